@@ -1,0 +1,68 @@
+// pgrig: which machine gives a PostgreSQL OLTP workload the most throughput
+// per dollar, and how to tune PostgreSQL on it.  This file only dispatches to
+// the subcommands in cmd_*.cc.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "cli/commands.h"
+#include "cli/version.h"
+
+namespace {
+
+using pgrig::cli::CommandInfo;
+
+constexpr CommandInfo kCommands[] = {
+    {"run", "set up the embedded cluster, load data and run the standard benchmark",
+     pgrig::cli::RunRun},
+    {"init", "create and load pgbench's tables (pgbench -i options), in parallel",
+     pgrig::cli::RunInit},
+    {"bench", "run a pgbench-compatible benchmark (pgbench options and scripts)",
+     pgrig::cli::RunBench},
+    {"facts", "describe this machine and the server: CPU, memory, OS, PostgreSQL",
+     pgrig::cli::RunFacts},
+    {"tune", "recommend, explain and apply PostgreSQL settings for this machine",
+     pgrig::cli::RunTune},
+    {"cost", "prices, total cost of ownership and transactions per dollar",
+     pgrig::cli::RunCost},
+    {"cluster", "manage the embedded PostgreSQL cluster: start|stop|status|destroy|logs",
+     pgrig::cli::RunCluster},
+};
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out,
+               "pgrig %s - PostgreSQL throughput per dollar, measured honestly\n\n"
+               "Usage:\n  pgrig <command> [options]\n  pgrig <command> --help\n\n"
+               "Commands:\n",
+               pgrig::cli::kVersion);
+  for (const auto& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "\nWith no server named (-h/-p/-U/-d, --db, or PG* variables), commands use the\n"
+               "embedded cluster under $PGRIG_HOME (default ~/.local/share/pgrig; /var/lib/pgrig\n"
+               "for root), starting it on demand.\n"
+               "Exit codes: 0 success, 1 bad invocation or setup, 2 failure during a run.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return pgrig::cli::kExitBadInvocation;
+  }
+  std::string_view cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    PrintUsage(stdout);
+    return pgrig::cli::kExitOk;
+  }
+  if (cmd == "--version" || cmd == "-V") {
+    std::printf("pgrig %s\n", pgrig::cli::kVersion);
+    return pgrig::cli::kExitOk;
+  }
+  for (const auto& c : kCommands) {
+    if (cmd == c.name) return c.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "pgrig: unknown command \"%s\"\nTry \"pgrig --help\" for the list of commands.\n",
+               argv[1]);
+  return pgrig::cli::kExitBadInvocation;
+}

@@ -1,0 +1,163 @@
+// The embedded PostgreSQL cluster: a private server that pgrig creates and
+// runs itself, so that `pgrig run` works on a fresh machine.
+//
+// Layout under the home directory ($PGRIG_HOME; see DefaultHome()):
+//   <home>/data/             the data directory (0700)
+//   <home>/run/              the Unix socket directory (0700); no TCP at all
+//   <home>/postgresql.log    the server's log
+//   <home>.lock              flock(2) lock serialising start/stop/destroy
+//
+// PostgreSQL refuses to run as root, so when pgrig runs as root the server
+// runs as an unprivileged account (the `postgres` system user, or
+// $PGRIG_SERVER_USER) that owns the home directory.  The server binaries come
+// from $PGRIG_PG_BINDIR, `pg_config --bindir`, or the newest
+// /usr/lib/postgresql/<major>/bin.
+//
+// A Cluster object is cheap; it holds paths, not a running server.  Methods
+// take the lock themselves, so two pgrig processes may call them at once.
+// Not thread-safe within one process (use one Cluster per thread).
+#ifndef PGRIG_CLUSTER_CLUSTER_H_
+#define PGRIG_CLUSTER_CLUSTER_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/process.h"
+#include "common/status.h"
+#include "pg/connection.h"
+
+namespace pgrig::cluster {
+
+// Where the embedded cluster lives when $PGRIG_HOME is not set: for root,
+// /var/lib/pgrig (root's home is closed to the server account); otherwise
+// $XDG_DATA_HOME/pgrig or ~/.local/share/pgrig.
+std::string DefaultHome();
+
+struct ServerAccount {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string name;
+  std::string home;
+  bool is_self = true;  // the server runs as the current user: no privilege drop
+};
+
+// The account the server must run as.  For root: $PGRIG_SERVER_USER or
+// "postgres", with an error saying how to create it when missing.
+Result<ServerAccount> ChooseServerAccount();
+
+struct ServerBinaries {
+  std::string bindir;
+  int major_version = 0;  // from `postgres --version`
+  std::string version;    // "15.18"
+};
+
+Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner);
+
+// Memory-derived settings for a machine with `memory_bytes` of RAM.
+struct SizedSettings {
+  uint64_t shared_buffers_mb;
+  uint64_t effective_cache_size_mb;
+  uint64_t maintenance_work_mem_mb;
+  int max_connections;
+};
+SizedSettings SizeForMemory(uint64_t memory_bytes);
+
+struct ClusterOptions {
+  std::string home;  // empty: DefaultHome()
+  int port = 5432;   // names the socket file; there is no TCP listener
+  const ProcessRunner* runner = nullptr;  // null: a RealProcessRunner
+  // Memory to size settings for; 0: this machine's (cgroup-aware).
+  uint64_t memory_bytes = 0;
+};
+
+struct ClusterStatus {
+  bool initialized = false;
+  bool running = false;
+  int pid = 0;
+  std::string version;  // server_version
+  std::string data_dir;
+  std::string socket_dir;
+  std::string socket_path;
+  int port = 0;
+  std::string log_file;
+  std::string bindir;
+  std::string account;
+  double uptime_s = 0;
+  uint64_t size_bytes = 0;
+};
+
+// What Start() did, for the caller to report.
+enum class StartAction { kAlreadyRunning, kStarted, kInitializedAndStarted };
+
+class Cluster {
+ public:
+  static Result<Cluster> Open(ClusterOptions options);
+
+  // Creates the cluster if needed and starts it; recovers a stale
+  // postmaster.pid.  On failure nothing is left running.
+  Result<StartAction> Start();
+  // Fast shutdown, then immediate, then SIGKILL of anything left; returns
+  // when no process of this cluster remains.
+  Status Stop();
+  // Stop, then remove the home directory and the lock.
+  Status Destroy();
+  Result<ClusterStatus> GetStatus() const;
+  // The last `lines` lines of the server log.
+  Result<std::string> LogTail(int lines) const;
+
+  // How to reach the running cluster.  The database "pgrig" is created by
+  // Start().
+  pg::ConnectionParams Params(const std::string& dbname = "pgrig") const;
+
+  const std::string& home() const { return home_; }
+  std::string data_dir() const { return home_ + "/data"; }
+  std::string socket_dir() const { return home_ + "/run"; }
+  std::string log_file() const { return home_ + "/postgresql.log"; }
+  std::string lock_file() const { return home_ + ".lock"; }
+  const ServerAccount& account() const { return account_; }
+
+  // The postmaster's pid when a server is running on our data directory.
+  std::optional<int> RunningPid() const;
+
+ private:
+  Cluster(ClusterOptions options, std::string home, ServerAccount account);
+
+  Status PrepareHome();
+  Status InitDb(const ServerBinaries& bins);
+  Status StartServer(const ServerBinaries& bins);
+  Status StopLocked();
+  Status RemoveStalePidFile();
+  Status CreateDatabase();
+  ProcessOptions AsServer(std::vector<std::string> argv) const;
+
+  ClusterOptions options_;
+  std::string home_;
+  ServerAccount account_;
+  // Not a stored pointer: a Cluster is moved around, and a pointer to its own
+  // member would dangle.
+  const ProcessRunner& runner() const {
+    return options_.runner ? *options_.runner : real_runner_;
+  }
+
+  RealProcessRunner real_runner_;
+};
+
+// Holds an exclusive flock on a file for its lifetime.
+class FileLock {
+ public:
+  static Result<FileLock> Acquire(const std::string& path, int timeout_s);
+  FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  FileLock& operator=(FileLock&&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+}  // namespace pgrig::cluster
+
+#endif  // PGRIG_CLUSTER_CLUSTER_H_

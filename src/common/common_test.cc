@@ -1,0 +1,126 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/fs.h"
+#include "common/process.h"
+#include "common/status.h"
+#include "common/strings.h"
+
+namespace pgrig {
+namespace {
+
+using ::testing::HasSubstr;
+
+Result<int> Half(int x) {
+  if (x % 2) return InvalidArgument("odd: " + std::to_string(x));
+  return x / 2;
+}
+
+Result<int> Quarter(int x) {
+  PGRIG_ASSIGN_OR_RETURN(int h, Half(x));
+  PGRIG_ASSIGN_OR_RETURN(int q, Half(h));
+  return q;
+}
+
+TEST(Status, PropagatesTheFirstError) {
+  EXPECT_EQ(*Quarter(8), 2);
+  auto r = Quarter(6);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "odd: 3");
+  EXPECT_EQ(r.status().WithContext("quartering 6").message(), "quartering 6: odd: 3");
+}
+
+TEST(Strings, ParsesWholeNumbersOnly) {
+  EXPECT_EQ(ParseInt64("42"), 42);
+  EXPECT_EQ(ParseInt64(" -7 "), -7);
+  EXPECT_EQ(ParseInt64("+3"), 3);
+  EXPECT_FALSE(ParseInt64("4x"));
+  EXPECT_FALSE(ParseInt64(""));
+  EXPECT_FALSE(ParseInt64("99999999999999999999"));
+  EXPECT_DOUBLE_EQ(*ParseDouble("1.5e3"), 1500.0);
+  EXPECT_FALSE(ParseDouble("1.5.3"));
+}
+
+TEST(Strings, SplitsJoinsAndFormats) {
+  EXPECT_THAT(Split("a,,b", ','), ::testing::ElementsAre("a", "", "b"));
+  EXPECT_THAT(SplitWords("  a \t b  "), ::testing::ElementsAre("a", "b"));
+  EXPECT_EQ(Join({"x", "y", "z"}, ", "), "x, y, z");
+  EXPECT_EQ(HumanBytes(512), "512 bytes");
+  EXPECT_EQ(HumanBytes(1536), "1.5 kB");
+  EXPECT_EQ(HumanBytes(45ull << 20), "45 MB");
+  EXPECT_EQ(ShellQuote("plain-word"), "plain-word");
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+}
+
+TEST(Fs, WritesAtomicallyAndReadsThroughARoot) {
+  char tmpl[] = "/tmp/pgrig-fs-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  ASSERT_TRUE(MakeDirs(dir + "/proc/sys", 0755).ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/proc/sys/x", "60\nrest\n", 0600).ok());
+  struct stat st;
+  ASSERT_EQ(::stat((dir + "/proc/sys/x").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  SysFs root(dir + "/");
+  EXPECT_EQ(*root.ReadLine("/proc/sys/x"), "60");
+  EXPECT_THAT(root.ListDir("/proc"), ::testing::ElementsAre("sys"));
+  auto missing = root.ReadFile("/proc/nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("/proc/nope"));
+  // No temporary file is left beside the target.
+  EXPECT_THAT(SysFs(dir).ListDir("/proc/sys"), ::testing::ElementsAre("x"));
+  EXPECT_GT(TreeSize(dir), 0u);
+  ASSERT_TRUE(RemoveTree(dir).ok());
+  EXPECT_FALSE(SysFs("/").Exists(dir));
+}
+
+TEST(Fs, ReportsAWriteIntoAMissingDirectory) {
+  Status s = WriteFileAtomically("/nonexistent-dir/file", "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("/nonexistent-dir/file"));
+}
+
+TEST(Process, CapturesOutputExitCodeAndStdin) {
+  RealProcessRunner runner;
+  auto r = runner.Run({.argv = {"sh", "-c", "cat; echo err >&2; exit 3"}, .stdin_data = "hello"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->out, "hello");
+  EXPECT_EQ(r->err, "err\n");
+}
+
+TEST(Process, SetsAndUnsetsEnvironment) {
+  ::setenv("PGRIG_TEST_UNSET_ME", "1", 1);
+  RealProcessRunner runner;
+  auto r = runner.Run({.argv = {"sh", "-c", "echo ${PGRIG_TEST_UNSET_ME:-gone} $FOO"},
+                       .env = {{"FOO", "bar"}},
+                       .unset_env = {"PGRIG_TEST_UNSET_ME"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->out, "gone bar\n");
+}
+
+TEST(Process, KillsOnTimeout) {
+  RealProcessRunner runner;
+  auto r = runner.Run({.argv = {"sleep", "30"}, .timeout = std::chrono::milliseconds(200)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_FALSE(r->success());
+}
+
+TEST(Process, SaysWhenAProgramIsMissing) {
+  RealProcessRunner runner;
+  auto r = runner.Run({.argv = {"/no/such/program"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("/no/such/program"));
+  auto c = RunAndCapture(runner, {.argv = {"sh", "-c", "echo boom >&2; exit 1"}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("boom"));
+}
+
+}  // namespace
+}  // namespace pgrig

@@ -1,0 +1,32 @@
+// Small string helpers shared by every module.  All are pure functions.
+#ifndef PGRIG_COMMON_STRINGS_H_
+#define PGRIG_COMMON_STRINGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgrig {
+
+std::string_view Trim(std::string_view s);
+std::vector<std::string> Split(std::string_view s, char sep);
+// Splits on runs of blanks (spaces and tabs), dropping empty pieces.
+std::vector<std::string> SplitWords(std::string_view s);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+std::string ToLower(std::string_view s);
+
+// Whole-string parses; std::nullopt on any junk, overflow or empty input.
+std::optional<int64_t> ParseInt64(std::string_view s);
+std::optional<double> ParseDouble(std::string_view s);
+
+// "1.5 GB", "512 MB", "12 kB" with 1024 steps, as PostgreSQL prints sizes.
+std::string HumanBytes(uint64_t bytes);
+
+// Quotes a word for a POSIX shell when needed (for printing commands).
+std::string ShellQuote(std::string_view s);
+
+}  // namespace pgrig
+
+#endif  // PGRIG_COMMON_STRINGS_H_

@@ -1,0 +1,114 @@
+#include "support/test_cluster.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "common/strings.h"
+
+namespace pgrig::testing {
+
+namespace {
+
+std::string Hex(size_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%08zx", v & 0xffffffffu);
+  return buf;
+}
+
+}  // namespace
+
+std::string SharedHome() {
+#ifdef PGRIG_TEST_CLUSTER_KEY
+  std::string key = PGRIG_TEST_CLUSTER_KEY;
+#else
+  std::string key = PGRIG_EXE;
+#endif
+  return "/tmp/pgrig-test-" + std::to_string(::getuid()) + "-" +
+         Hex(std::hash<std::string>{}(key));
+}
+
+cluster::Cluster& SharedCluster() {
+  static cluster::Cluster* c = [] {
+    auto opened = cluster::Cluster::Open({.home = SharedHome()});
+    if (!opened.ok()) {
+      std::fprintf(stderr, "test cluster: %s\n", opened.status().message().c_str());
+      std::abort();
+    }
+    auto* made = new cluster::Cluster(std::move(opened).value());
+    auto started = made->Start();
+    if (!started.ok()) {
+      std::fprintf(stderr, "test cluster did not start: %s\n",
+                   started.status().message().c_str());
+      std::abort();
+    }
+    return made;
+  }();
+  return *c;
+}
+
+pg::ConnectionParams SharedParams(const std::string& dbname) {
+  return SharedCluster().Params(dbname);
+}
+
+pg::Connection ConnectShared(const std::string& dbname) {
+  auto c = pg::Connect(SharedParams(dbname));
+  if (!c.ok()) {
+    ADD_FAILURE() << c.status().message();
+    return {};
+  }
+  return std::move(c).value();
+}
+
+std::string MakeTempHome(const std::string& prefix) {
+  std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+  char* d = ::mkdtemp(tmpl.data());
+  if (!d) return "";
+  ::chmod(d, 0755);
+  return std::string(d) + "/home";
+}
+
+std::string PgrigExe() { return PGRIG_EXE; }
+
+ProcessResult RunPgrig(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env,
+                       const std::string& stdin_data) {
+  ProcessOptions o;
+  o.argv.push_back(PgrigExe());
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.env = env;
+  o.stdin_data = stdin_data;
+  o.timeout = std::chrono::minutes(10);
+  auto r = RealProcessRunner().Run(o);
+  if (!r.ok()) {
+    ProcessResult failed;
+    failed.err = r.status().message();
+    return failed;
+  }
+  return std::move(r).value();
+}
+
+ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& env) {
+  RealProcessRunner runner;
+  auto bins = cluster::FindServerBinaries(runner);
+  ProcessOptions o;
+  o.argv.push_back(bins.ok() ? bins->bindir + "/" + tool : tool);
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.env = env;
+  o.timeout = std::chrono::minutes(10);
+  auto r = runner.Run(o);
+  if (!r.ok()) {
+    ProcessResult failed;
+    failed.err = r.status().message();
+    return failed;
+  }
+  return std::move(r).value();
+}
+
+}  // namespace pgrig::testing

@@ -1,0 +1,47 @@
+// Support for integration tests (*_itest.cc): a real embedded PostgreSQL
+// cluster, never a mock.
+//
+// All integration tests of one build share one cluster whose home is
+// /tmp/pgrig-test-<uid>-<hash of the build directory> (under /tmp so that the
+// server account can reach it when tests run as root).  CTest starts it in
+// the fixture test "embedded_cluster_start" and destroys it in
+// "embedded_cluster_destroy"; a test binary run by hand starts it on first
+// use (Start() is idempotent and locked).  Tests that stop, crash or destroy
+// a cluster make their own with MakeTempHome().
+#ifndef PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
+#define PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "common/process.h"
+#include "pg/connection.h"
+
+namespace pgrig::testing {
+
+std::string SharedHome();
+// The shared cluster, started if needed; aborts the test binary on failure.
+cluster::Cluster& SharedCluster();
+pg::ConnectionParams SharedParams(const std::string& dbname = "pgrig");
+pg::Connection ConnectShared(const std::string& dbname = "pgrig");
+
+// A fresh empty directory under /tmp that the server account can reach.
+std::string MakeTempHome(const std::string& prefix);
+
+// The pgrig executable of this build.
+std::string PgrigExe();
+
+// Runs the pgrig executable; env entries are added to the environment.
+ProcessResult RunPgrig(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env = {},
+                       const std::string& stdin_data = "");
+
+// Runs a program (pgbench, psql, ...) from the server's bin directory.
+ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& env = {});
+
+}  // namespace pgrig::testing
+
+#endif  // PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
