@@ -120,6 +120,17 @@ std::vector<int> ProcessesInDir(const std::string& dir) {
   return pids;
 }
 
+// Alive and not a zombie.  A stopped postmaster stays a zombie until its
+// parent (init, or whichever subreaper adopted it) reaps it; it holds no
+// resources by then.
+bool ProcessLives(int pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  auto stat = ReadWholeFile(fmt::format("/proc/{}/stat", pid));
+  if (!stat.ok()) return false;
+  size_t paren = stat->rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat->size() || (*stat)[paren + 2] != 'Z';
+}
+
 std::string LastLines(const std::string& text, int n) {
   if (n <= 0) return "";
   size_t pos = text.size();
@@ -492,6 +503,12 @@ Status Cluster::StopLocked() {
       }
     }
     if (RunningPid()) ::kill(*pid, SIGKILL);
+    // pg_ctl returns once postmaster.pid is gone, a moment before the
+    // postmaster itself exits.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ProcessLives(*pid) && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(milliseconds(20));
+    }
   }
   // Backends exit on their own once the postmaster is gone; give them a
   // moment, then make sure.

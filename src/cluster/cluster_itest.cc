@@ -24,7 +24,15 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
-bool ProcessAlive(int pid) { return ::kill(pid, 0) == 0; }
+// Alive and not a zombie (an exited process stays a zombie until its adopting
+// parent reaps it).
+bool ProcessAlive(int pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t paren = all.rfind(')');
+  return paren != std::string::npos && paren + 2 < all.size() && all[paren + 2] != 'Z';
+}
 
 // Every process whose cwd is the data directory: what must be gone after stop.
 int ProcessesOf(const Cluster& c) {
