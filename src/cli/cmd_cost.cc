@@ -1,14 +1,507 @@
-// Placeholder until issue 7 lands: the command exists so that --help lists
-// it, and says plainly that it is not built yet.
+// pgrig cost: the price catalog, total cost of ownership, checks of
+// published claims, and transactions per dollar from measured results.
+// The arithmetic lives in cost/; this file parses options, loads the
+// catalog, pairs per-machine options with machines, and prints.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "cost/catalog.h"
+#include "cost/claim.h"
+#include "cost/format.h"
+#include "cost/per_dollar.h"
+#include "cost/render.h"
+#include "cost/tco.h"
 
 namespace pgrig::cli {
 
-int RunCost(int /*argc*/, char** /*argv*/) {
-  std::fprintf(stderr, "pgrig cost: not available in this build yet (tracked as issue 7)\n");
+namespace {
+
+using Json = nlohmann::json;
+using cost::Catalog;
+
+constexpr const char* kFooter = R"(Modes:
+  TCO:        pgrig cost --instance TYPE [--count N] [--years Y] [--storage-gb G] ...
+  per-dollar: pgrig cost --results A.json [B.json ...]
+  catalog:    pgrig cost --list [PATTERN]
+
+TCO (all amounts in USD; storage, IOPS and throughput are per instance):
+  compute    = count x USD per hour x 8,760 h x years
+  discount   = compute x discount% (reserved instances, savings plans: compute only)
+  storage    = count x GB x USD per GB-month x 12 x years
+  iops       = count x (IOPS - included IOPS) x USD per IOPS-month x 12 x years
+  throughput = count x (MB/s - included MB/s) x USD per MB/s-month x 12 x years
+  support    = support% x (compute - discount + storage + iops + throughput)
+  total      = compute - discount + storage + iops + throughput + support
+
+Per-dollar (from pgrig results JSON: summary.tps, summary.tps_ci95,
+summary.tps_samples, run.usd_per_hour, run.instance_type,
+facts.host.cloud.instance_type):
+  transactions per USD    = tps x 3,600 / USD per hour
+  USD per 1M transactions = USD per hour x 1,000,000 / (tps x 3,600)
+  With two or more files, each is compared with the first: the ratio of
+  transactions per USD, as a ratio of geometric means with a Welch t 95%
+  interval on the log scale when both files have >= 2 summary.tps_samples;
+  otherwise the point ratio, with the interval reported as unknown.  An
+  interval that spans 1.0 is reported as "no significant difference".
+
+Per-machine options pair by position: with several --instance (or --results
+files), give --usd-per-hour, --claim-usd-per-hour and --claim-total either
+not at all or exactly once per machine, in the same order; "-" skips one.
+With --results, --instance and --usd-per-hour are likewise once per file
+("-" keeps what the file says).  A results file's price comes from, first to
+last: --usd-per-hour, --instance (catalog), run.usd_per_hour,
+run.instance_type or facts.host.cloud.instance_type (catalog).
+
+Flexible shapes are sized as SHAPE:OCPUS:MEMORY_GB, e.g.
+  --instance VM.Standard.A1.Flex:4:24   (4 OCPUs, 24 GB)
+
+Catalog: $PGRIG_DATA_DIR/prices.toml if PGRIG_DATA_DIR is set; else the
+first of <exe dir>/../data/prices.toml, <exe dir>/../share/pgrig/prices.toml,
+<exe dir>/../../data/prices.toml.  Each --catalog FILE is merged on top, in
+order: entries with the same provider + region + name replace earlier ones.
+
+Examples:
+  pgrig cost --instance r8g.16xlarge --count 3 --storage-gb 1000 --iops 6000
+  pgrig cost --instance r8g.16xlarge --instance r7i.16xlarge \
+             --claim-usd-per-hour 6.00 --claim-usd-per-hour 7.68
+  pgrig cost --results arm.json x86.json --instance r8g.4xlarge --instance r7i.4xlarge
+  pgrig cost --list 'r8g.*'
+
+Exit codes: 0 success, 1 bad invocation or input.
+See docs/cost.md for the model, units and the catalog format.)";
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "pgrig cost: %s\n", message.c_str());
   return kExitBadInvocation;
+}
+
+int Fail(const Status& status) { return Fail(status.message()); }
+
+// Directory of the running executable, from /proc/self/exe; empty when the
+// link cannot be read (the catalog search then skips those candidates).
+std::string ExecutableDir() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  return exe.parent_path().string();
+}
+
+Result<double> ParseNumber(const std::string& text, const std::string& option) {
+  std::optional<double> v = ParseDouble(text);
+  if (!v || !std::isfinite(*v)) {
+    return InvalidArgument(fmt::format("{} expects a number, got \"{}\"", option, text));
+  }
+  return *v;
+}
+
+// A per-machine value list: "-" entries stay nullopt.
+Result<std::vector<std::optional<double>>> ParseNumbers(const std::vector<std::string>& texts,
+                                                        const std::string& option) {
+  std::vector<std::optional<double>> out;
+  for (const auto& t : texts) {
+    if (t == "-") {
+      out.emplace_back();
+      continue;
+    }
+    PGRIG_ASSIGN_OR_RETURN(double v, ParseNumber(t, option));
+    if (v <= 0) {
+      return InvalidArgument(fmt::format("{} must be greater than 0, got {}", option, t));
+    }
+    out.emplace_back(v);
+  }
+  return out;
+}
+
+Status CheckPairing(size_t given, size_t machines, const std::string& option,
+                    const std::string& what) {
+  if (given != 0 && given != machines) {
+    return InvalidArgument(fmt::format(
+        "{} was given {} time{} for {} {}{}: give it once per {} in the same order (\"-\" to "
+        "skip one), or not at all",
+        option, given, given == 1 ? "" : "s", machines, what, machines == 1 ? "" : "s", what));
+  }
+  return Status::Ok();
+}
+
+struct LoadedCatalog {
+  Catalog catalog;
+  Json info;                       // for --json
+  std::vector<std::string> lines;  // for text output
+};
+
+// Loads the shipped catalog and the overlays.  `required` says whether the
+// command cannot do without a catalog (a missing one is then an error).
+Result<LoadedCatalog> LoadCatalog(const std::vector<std::string>& overlays, bool required) {
+  LoadedCatalog out;
+  cost::CatalogSearch search;
+  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') {
+    search.data_dir = d;
+  }
+  search.exe_dir = ExecutableDir();
+  Json files = Json::array();
+  auto located = cost::LocateCatalog(search);
+  if (located.ok()) {
+    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.MergeFile(located->path));
+    out.lines.push_back(fmt::format("Price catalog: {} (found as {}; {} entries)", located->path,
+                                    located->how, st.added));
+    files.push_back(Json{{"path", located->path},
+                         {"found_as", located->how},
+                         {"added", st.added},
+                         {"replaced", st.replaced}});
+  } else if (search.data_dir || (required && overlays.empty())) {
+    // A PGRIG_DATA_DIR that points nowhere is always an error: the user
+    // asked for a specific catalog.
+    return located.status();
+  } else {
+    out.lines.push_back(fmt::format("Price catalog: none found ({})", located.status().message()));
+  }
+  for (const auto& path : overlays) {
+    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.MergeFile(path));
+    out.lines.push_back(fmt::format("Catalog overlay: {} ({} entries replaced, {} added)", path,
+                                    st.replaced, st.added));
+    files.push_back(Json{
+        {"path", path}, {"found_as", "--catalog"}, {"added", st.added}, {"replaced", st.replaced}});
+  }
+  out.info = Json{{"files", files}};
+  return out;
+}
+
+void PrintLines(const std::vector<std::string>& lines) {
+  for (const auto& l : lines) std::printf("%s\n", l.c_str());
+}
+
+struct Options {
+  std::vector<std::string> instances;
+  std::vector<std::string> usd_per_hour;
+  std::vector<std::string> claim_usd_per_hour;
+  std::vector<std::string> claim_total;
+  std::vector<std::string> catalogs;
+  std::vector<std::string> results;
+  std::string list_pattern;
+  bool list = false;
+  bool json = false;
+  std::string count = "1";
+  std::string years = "3";
+  std::string storage_gb = "0";
+  std::string iops = "0";
+  std::string throughput = "0";
+  std::string support = "0";
+  std::string discount = "0";
+  std::string storage_type;
+  std::string region;
+  std::string provider;
+  // Which TCO-only options were given, to reject them in the other modes.
+  std::vector<std::string> tco_only_given;
+};
+
+int RunList(const Options& o) {
+  auto loaded = LoadCatalog(o.catalogs, /*required=*/true);
+  if (!loaded.ok()) return Fail(loaded.status());
+  if (o.json) {
+    Json j = cost::CatalogListToJson(loaded->catalog, o.list_pattern);
+    j["schema"] = "pgrig.cost/1";
+    j["mode"] = "list";
+    j["pattern"] = o.list_pattern;
+    j["catalog"] = loaded->info;
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  PrintLines(loaded->lines);
+  std::printf("\n%s", cost::RenderCatalogList(loaded->catalog, o.list_pattern).c_str());
+  return kExitOk;
+}
+
+int RunTco(const Options& o) {
+  auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
+  if (!prices.ok()) return Fail(prices.status());
+  auto claims = ParseNumbers(o.claim_usd_per_hour, "--claim-usd-per-hour");
+  if (!claims.ok()) return Fail(claims.status());
+  auto claim_totals = ParseNumbers(o.claim_total, "--claim-total");
+  if (!claim_totals.ok()) return Fail(claim_totals.status());
+
+  // With --instance, the instances are the machines and prices pair with them;
+  // without, each --usd-per-hour is a machine.
+  const size_t machines = o.instances.empty() ? prices->size() : o.instances.size();
+  if (machines == 0) {
+    return Fail(
+        "nothing to price: give --instance TYPE (or --usd-per-hour X), --results FILE..., or "
+        "--list; see pgrig cost --help");
+  }
+  if (!o.instances.empty()) {
+    if (Status s = CheckPairing(prices->size(), machines, "--usd-per-hour", "instance"); !s.ok()) {
+      return Fail(s);
+    }
+  }
+  if (Status s = CheckPairing(claims->size(), machines, "--claim-usd-per-hour", "machine");
+      !s.ok()) {
+    return Fail(s);
+  }
+  if (Status s = CheckPairing(claim_totals->size(), machines, "--claim-total", "machine");
+      !s.ok()) {
+    return Fail(s);
+  }
+
+  cost::TcoInput base;
+  {
+    std::optional<int64_t> count = ParseInt64(o.count);
+    if (!count) return Fail(fmt::format("--count expects a whole number, got \"{}\"", o.count));
+    base.count = *count;
+    struct {
+      const std::string& text;
+      const char* name;
+      double* out;
+    } nums[] = {{o.years, "--years", &base.years},
+                {o.storage_gb, "--storage-gb", &base.storage_gb},
+                {o.iops, "--iops", &base.iops},
+                {o.throughput, "--throughput", &base.throughput_mbps},
+                {o.support, "--support", &base.support_pct},
+                {o.discount, "--discount", &base.discount_pct}};
+    for (auto& n : nums) {
+      auto v = ParseNumber(n.text, n.name);
+      if (!v.ok()) return Fail(v.status());
+      *n.out = *v;
+    }
+  }
+
+  bool need_catalog = base.storage_gb > 0 || !o.instances.empty();
+  auto loaded = LoadCatalog(o.catalogs, need_catalog);
+  if (!loaded.ok()) return Fail(loaded.status());
+  const Catalog& catalog = loaded->catalog;
+  cost::LookupOptions lookup{o.region, o.provider};
+
+  std::vector<cost::MachineCost> results;
+  for (size_t i = 0; i < machines; ++i) {
+    cost::MachineCost m;
+    cost::TcoInput in = base;
+    std::optional<double> price;
+    if (i < prices->size()) price = (*prices)[i];
+    if (i < o.instances.size() && o.instances[i] != "-") {
+      auto e = catalog.FindInstance(o.instances[i], lookup);
+      if (!e.ok()) return Fail(e.status());
+      m.instance = *e;
+      m.label = e->instance_type;
+      in.usd_per_hour = e->usd_per_hour;
+      m.price_from = "catalog";
+    } else if (!price) {
+      return Fail(fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
+    } else {
+      m.label = fmt::format("machine {} at {} USD/hour", i + 1, cost::FormatPlain(*price));
+    }
+    if (price) {
+      in.usd_per_hour = *price;
+      m.price_from = m.instance ? fmt::format("given with --usd-per-hour; the catalog says {}",
+                                              cost::FormatPlain(m.instance->usd_per_hour))
+                                : "given with --usd-per-hour";
+    }
+    if (in.storage_gb > 0 || in.iops > 0 || in.throughput_mbps > 0) {
+      std::string prov = o.provider, reg = o.region;
+      if (m.instance) {
+        if (prov.empty()) prov = m.instance->provider;
+        if (reg.empty() && ToLower(m.instance->region) != "all") reg = m.instance->region;
+      }
+      auto sp = catalog.FindStorage(o.storage_type, prov, reg);
+      if (!sp.ok()) return Fail(sp.status());
+      in.storage = *sp;
+      m.storage = *sp;
+    }
+    auto tco = cost::ComputeTco(in);
+    if (!tco.ok()) return Fail(tco.status());
+    m.tco = *tco;
+    cost::Claim claim;
+    if (i < claims->size()) claim.usd_per_hour = (*claims)[i];
+    if (i < claim_totals->size()) claim.total_usd = (*claim_totals)[i];
+    if (claim.usd_per_hour || claim.total_usd) {
+      auto c = cost::CheckClaim(m.tco, claim);
+      if (!c.ok()) return Fail(c.status());
+      m.claim = *c;
+    }
+    results.push_back(std::move(m));
+  }
+
+  if (o.json) {
+    Json machines_json = Json::array();
+    for (const auto& m : results) machines_json.push_back(cost::MachineCostToJson(m));
+    Json j{{"schema", "pgrig.cost/1"},
+           {"mode", "tco"},
+           {"catalog", loaded->info},
+           {"machines", machines_json},
+           {"ratios", cost::PriceRatiosToJson(results)}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  PrintLines(loaded->lines);
+  for (const auto& m : results) std::printf("\n%s", cost::RenderMachineCost(m).c_str());
+  if (results.size() > 1) std::printf("\n%s", cost::RenderPriceRatios(results).c_str());
+  return kExitOk;
+}
+
+int RunResults(const Options& o) {
+  if (!o.tco_only_given.empty()) {
+    return Fail(fmt::format("{} only apply to a TCO (--instance without --results)",
+                            Join(o.tco_only_given, ", ")));
+  }
+  const size_t n = o.results.size();
+  if (Status s = CheckPairing(o.instances.size(), n, "--instance", "results file"); !s.ok()) {
+    return Fail(s);
+  }
+  if (Status s = CheckPairing(o.usd_per_hour.size(), n, "--usd-per-hour", "results file");
+      !s.ok()) {
+    return Fail(s);
+  }
+  auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
+  if (!prices.ok()) return Fail(prices.status());
+
+  bool need_catalog = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (i >= prices->size() || !(*prices)[i]) need_catalog = true;
+  }
+  auto loaded = LoadCatalog(o.catalogs, need_catalog);
+  if (!loaded.ok()) return Fail(loaded.status());
+  cost::LookupOptions lookup{o.region, o.provider};
+
+  cost::PerDollarReport report;
+  for (size_t i = 0; i < n; ++i) {
+    auto run = cost::LoadResultFile(o.results[i]);
+    if (!run.ok()) return Fail(run.status());
+    for (const auto& w : run->warnings)
+      std::fprintf(stderr, "pgrig cost: warning: %s\n", w.c_str());
+    cost::PriceOverride ov;
+    if (i < o.instances.size() && o.instances[i] != "-") ov.instance = o.instances[i];
+    if (i < prices->size()) ov.usd_per_hour = (*prices)[i];
+    auto priced = cost::PriceRun(std::move(*run), ov, loaded->catalog, lookup);
+    if (!priced.ok()) return Fail(priced.status());
+    auto figures = cost::ComputePerDollar(priced->run, priced->usd_per_hour);
+    if (!figures.ok()) return Fail(figures.status());
+    report.rows.push_back({std::move(*priced), *figures});
+  }
+  for (size_t i = 1; i < report.rows.size(); ++i) {
+    auto r = cost::ComparePerDollar(report.rows[0].priced, report.rows[i].priced);
+    if (!r.ok()) return Fail(r.status());
+    report.ratios.push_back(*r);
+  }
+
+  if (o.json) {
+    Json j = cost::PerDollarToJson(report);
+    j["schema"] = "pgrig.cost/1";
+    j["mode"] = "per_dollar";
+    j["catalog"] = loaded->info;
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  PrintLines(loaded->lines);
+  std::printf("\n%s", cost::RenderPerDollar(report).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunCost(int argc, char** argv) {
+  CLI::App app{
+      "Prices, total cost of ownership and transactions per dollar, with every price's date and "
+      "source.",
+      "pgrig cost"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  Options o;
+
+  // Descriptions stay short (CLI11 does not wrap); the footer has the rules.
+  app.add_option("--instance", o.instances,
+                 "Catalog instance type, or SHAPE:OCPUS:MEMORY_GB (repeatable)")
+      ->type_name("TYPE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--usd-per-hour", o.usd_per_hour,
+                 "Price in USD per instance-hour, overriding the catalog (repeatable)")
+      ->type_name("X")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--count", o.count, "Instances in the cluster (default 1)")->type_name("N");
+  app.add_option("--years", o.years, "TCO period in years of 8,760 h (default 3)")->type_name("Y");
+  app.add_option("--storage-gb", o.storage_gb, "Block storage per instance, GB (default 0)")
+      ->type_name("G");
+  app.add_option("--iops", o.iops, "Provisioned IOPS per volume (default: included only)")
+      ->type_name("I");
+  app.add_option("--throughput", o.throughput,
+                 "Provisioned MB/s per volume (default: included only)")
+      ->type_name("MBPS");
+  app.add_option("--support", o.support, "Support, % of the subtotal (default 0)")
+      ->type_name("PCT");
+  app.add_option("--discount", o.discount, "Discount off compute, % (RI, savings plan; default 0)")
+      ->type_name("PCT");
+  app.add_option("--storage-type", o.storage_type,
+                 "Storage entry for volumes (default: the provider/region's only one)")
+      ->type_name("NAME");
+  app.add_option("--region", o.region, "Region for catalog lookups (when several match)")
+      ->type_name("REGION");
+  app.add_option("--provider", o.provider, "Provider for catalog lookups (aws, oci, ...)")
+      ->type_name("NAME");
+  app.add_option("--catalog", o.catalogs,
+                 "Price file merged over the shipped catalog, by key (repeatable)")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--claim-usd-per-hour", o.claim_usd_per_hour,
+                 "Published hourly price to check, one per machine (repeatable)")
+      ->type_name("X")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--claim-total", o.claim_total,
+                 "Published total cost in USD to check, one per machine (repeatable)")
+      ->type_name("USD")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--results", o.results,
+                 "pgrig results JSON files: per-dollar figures and ratios to the first")
+      ->type_name("FILE")
+      ->expected(1, -1);
+  app.add_option("--list", o.list_pattern,
+                 "List the catalog with dates and sources; PATTERN: glob or substring")
+      ->type_name("[PATTERN]")
+      ->expected(0, 1);
+  app.add_flag("--json", o.json, "Print JSON to stdout instead of tables");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      std::printf("%s", app.help().c_str());
+      return kExitOk;
+    }
+    return Fail(fmt::format("{}; see pgrig cost --help", e.what()));
+  }
+  o.list = app.count("--list") > 0;
+  for (const char* name :
+       {"--count", "--years", "--storage-gb", "--iops", "--throughput", "--support", "--discount",
+        "--storage-type", "--claim-usd-per-hour", "--claim-total"}) {
+    if (app.count(name) > 0) o.tco_only_given.push_back(name);
+  }
+  if (!app.remaining().empty()) {
+    return Fail(
+        fmt::format("unexpected argument \"{}\"; see pgrig cost --help", app.remaining().front()));
+  }
+
+  if (o.list) {
+    if (!o.results.empty() || !o.instances.empty() || !o.usd_per_hour.empty() ||
+        !o.tco_only_given.empty()) {
+      return Fail("--list takes only [PATTERN], --catalog and --json");
+    }
+    return RunList(o);
+  }
+  if (!o.results.empty()) return RunResults(o);
+  return RunTco(o);
 }
 
 }  // namespace pgrig::cli

@@ -1,0 +1,20 @@
+// Number formatting shared by the cost module's text output: thousands
+// separators and a fixed number of decimals, independent of the C locale so
+// that output is the same on every machine.  Pure functions; thread-safe.
+#ifndef PGRIG_COST_FORMAT_H_
+#define PGRIG_COST_FORMAT_H_
+
+#include <string>
+
+namespace pgrig::cost {
+
+// 1234567.891 with 2 decimals -> "1,234,567.89"; -0.004 -> "0.00".
+std::string FormatNumber(double v, int decimals);
+
+// A number with up to `max_decimals` decimals and trailing zeros dropped,
+// without separators: 0.1178 -> "0.1178", 3.77 -> "3.77", 2.0 -> "2".
+std::string FormatPlain(double v, int max_decimals = 6);
+
+}  // namespace pgrig::cost
+
+#endif  // PGRIG_COST_FORMAT_H_

@@ -1,0 +1,174 @@
+#include "cost/tco.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/format.h"
+
+namespace pgrig::cost {
+
+namespace {
+
+Status CheckFinite(double v, const char* what) {
+  if (!std::isfinite(v)) return InvalidArgument(fmt::format("{} must be a finite number", what));
+  return Status::Ok();
+}
+
+Status Validate(const TcoInput& in) {
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.usd_per_hour, "the price per hour"));
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.years, "--years"));
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.storage_gb, "--storage-gb"));
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.iops, "--iops"));
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.throughput_mbps, "--throughput"));
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.support_pct, "--support"));
+  PGRIG_RETURN_IF_ERROR(CheckFinite(in.discount_pct, "--discount"));
+  if (in.usd_per_hour <= 0) {
+    return InvalidArgument(
+        fmt::format("the price per hour must be greater than 0 USD, got {}", in.usd_per_hour));
+  }
+  if (in.count < 1) {
+    return InvalidArgument(fmt::format("--count must be at least 1 instance, got {}", in.count));
+  }
+  if (in.years <= 0) {
+    return InvalidArgument(fmt::format("--years must be greater than 0, got {}", in.years));
+  }
+  if (in.storage_gb < 0) {
+    return InvalidArgument(fmt::format("--storage-gb must be 0 or more, got {}", in.storage_gb));
+  }
+  if (in.iops < 0) return InvalidArgument(fmt::format("--iops must be 0 or more, got {}", in.iops));
+  if (in.throughput_mbps < 0) {
+    return InvalidArgument(
+        fmt::format("--throughput must be 0 or more MB/s, got {}", in.throughput_mbps));
+  }
+  if (in.support_pct < 0 || in.support_pct > 100) {
+    return InvalidArgument(
+        fmt::format("--support must be a percentage from 0 to 100, got {}", in.support_pct));
+  }
+  if (in.discount_pct < 0 || in.discount_pct >= 100) {
+    return InvalidArgument(fmt::format(
+        "--discount must be a percentage from 0 to less than 100, got {}", in.discount_pct));
+  }
+  if ((in.iops > 0 || in.throughput_mbps > 0) && in.storage_gb <= 0) {
+    return InvalidArgument(
+        "--iops and --throughput are provisioned on a volume: give its size with --storage-gb");
+  }
+  if (in.storage_gb > 0 && !in.storage) {
+    return InvalidArgument("--storage-gb needs a storage price: none was chosen");
+  }
+  return Status::Ok();
+}
+
+std::string Count(int64_t count) {
+  return fmt::format("{} instance{}", count, count == 1 ? "" : "s");
+}
+
+}  // namespace
+
+Result<Tco> ComputeTco(const TcoInput& in) {
+  PGRIG_RETURN_IF_ERROR(Validate(in));
+  Tco t;
+  t.input = in;
+  t.hours = kHoursPerYear * in.years;
+  t.months = kMonthsPerYear * in.years;
+  const double n = static_cast<double>(in.count);
+
+  {
+    TcoLine l;
+    l.component = "compute";
+    l.quantity = n * t.hours;
+    l.unit = "instance-hours";
+    l.unit_price_usd = in.usd_per_hour;
+    l.price_unit = "USD per instance-hour";
+    l.how = fmt::format("{} x {} h ({} year{} x 8,760 h)", Count(in.count),
+                        FormatNumber(t.hours, t.hours == std::floor(t.hours) ? 0 : 2),
+                        FormatPlain(in.years), in.years == 1 ? "" : "s");
+    l.usd = l.quantity * l.unit_price_usd;
+    t.compute_usd = l.usd;
+    t.lines.push_back(l);
+  }
+  if (in.discount_pct > 0) {
+    TcoLine l;
+    l.component = "discount";
+    l.quantity = in.discount_pct;
+    l.unit = "%";
+    l.how = fmt::format("{}% of compute", FormatPlain(in.discount_pct));
+    t.discount_usd = t.compute_usd * in.discount_pct / 100;
+    l.usd = -t.discount_usd;
+    t.lines.push_back(l);
+  }
+  if (in.storage_gb > 0) {
+    const StoragePrice& sp = *in.storage;
+    {
+      TcoLine l;
+      l.component = "storage";
+      l.quantity = n * in.storage_gb * t.months;
+      l.unit = "GB-months";
+      l.unit_price_usd = sp.usd_per_gb_month;
+      l.price_unit = "USD per GB-month";
+      l.how = fmt::format("{} x {} GB {} x {} months", Count(in.count), FormatPlain(in.storage_gb),
+                          sp.name, FormatPlain(t.months));
+      l.usd = l.quantity * l.unit_price_usd;
+      t.storage_usd = l.usd;
+      t.lines.push_back(l);
+    }
+    const double extra_iops = std::max(0.0, in.iops - sp.included_iops);
+    if (in.iops > 0) {
+      TcoLine l;
+      l.component = "iops";
+      l.quantity = n * extra_iops * t.months;
+      l.unit = "IOPS-months";
+      l.unit_price_usd = sp.usd_per_iops_month;
+      l.price_unit = "USD per IOPS-month";
+      l.how =
+          fmt::format("{} x ({} - {} included) IOPS x {} months", Count(in.count),
+                      FormatPlain(in.iops), FormatPlain(sp.included_iops), FormatPlain(t.months));
+      if (extra_iops == 0) {
+        l.how = fmt::format("{} IOPS <= {} included: nothing extra", FormatPlain(in.iops),
+                            FormatPlain(sp.included_iops));
+      }
+      l.usd = l.quantity * l.unit_price_usd;
+      t.iops_usd = l.usd;
+      t.lines.push_back(l);
+    }
+    const double extra_mbps = std::max(0.0, in.throughput_mbps - sp.included_mbps);
+    if (in.throughput_mbps > 0) {
+      TcoLine l;
+      l.component = "throughput";
+      l.quantity = n * extra_mbps * t.months;
+      l.unit = "MB/s-months";
+      l.unit_price_usd = sp.usd_per_mbps_month;
+      l.price_unit = "USD per MB/s-month";
+      l.how = fmt::format("{} x ({} - {} included) MB/s x {} months", Count(in.count),
+                          FormatPlain(in.throughput_mbps), FormatPlain(sp.included_mbps),
+                          FormatPlain(t.months));
+      if (extra_mbps == 0) {
+        l.how = fmt::format("{} MB/s <= {} included: nothing extra",
+                            FormatPlain(in.throughput_mbps), FormatPlain(sp.included_mbps));
+      }
+      l.usd = l.quantity * l.unit_price_usd;
+      t.throughput_usd = l.usd;
+      t.lines.push_back(l);
+    }
+  }
+  t.subtotal_usd = t.compute_usd - t.discount_usd + t.storage_usd + t.iops_usd + t.throughput_usd;
+  if (in.support_pct > 0) {
+    TcoLine l;
+    l.component = "support";
+    l.quantity = in.support_pct;
+    l.unit = "%";
+    l.how =
+        fmt::format("{}% of {} USD", FormatPlain(in.support_pct), FormatNumber(t.subtotal_usd, 2));
+    t.support_usd = t.subtotal_usd * in.support_pct / 100;
+    l.usd = t.support_usd;
+    t.lines.push_back(l);
+  }
+  t.total_usd = t.subtotal_usd + t.support_usd;
+  t.usd_per_year = t.total_usd / in.years;
+  t.usd_per_month = t.total_usd / t.months;
+  t.usd_per_hour = t.total_usd / t.hours;
+  return t;
+}
+
+}  // namespace pgrig::cost
