@@ -1,14 +1,210 @@
-// Placeholder until issue 5 lands: the command exists so that --help lists
-// it, and says plainly that it is not built yet.
+// pgrig facts: describe this machine (and the server, when there is one),
+// or compare two facts documents with --diff.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cluster/cluster.h"
+#include "common/fs.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "host/facts_json.h"
+#include "host/host_facts.h"
+#include "host/server_facts.h"
+#include "pg/connection.h"
 
 namespace pgrig::cli {
 
-int RunFacts(int /*argc*/, char** /*argv*/) {
-  std::fprintf(stderr, "pgrig facts: not available in this build yet (tracked as issue 5)\n");
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "pgrig facts: %s\n", message.c_str());
   return kExitBadInvocation;
+}
+
+Result<nlohmann::json> LoadFacts(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return InvalidArgument(path + " is not JSON: " + e.what());
+  }
+  auto facts = host::ExtractFacts(doc);
+  if (!facts.ok()) return facts.status().WithContext(path);
+  return facts;
+}
+
+Status WriteOut(const std::string& file, const std::string& text) {
+  if (file.empty() || file == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return Status::Ok();
+  }
+  return WriteFileAtomically(file, text);
+}
+
+int RunDiff(const std::string& a_path, const std::string& b_path, bool json,
+            const std::string& json_file) {
+  auto a = LoadFacts(a_path);
+  if (!a.ok()) return Fail(a.status().message());
+  auto b = LoadFacts(b_path);
+  if (!b.ok()) return Fail(b.status().message());
+  auto diffs = host::DiffFacts(*a, *b);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : diffs) out.push_back({{"key", d.key}, {"a", d.a}, {"b", d.b}});
+    Status s = WriteOut(json_file, out.dump(2) + "\n");
+    return s.ok() ? kExitOk : Fail(s.message());
+  }
+  if (diffs.empty()) {
+    std::printf("No differences between %s and %s.\n", a_path.c_str(), b_path.c_str());
+    return kExitOk;
+  }
+  std::printf("%zu differences, most relevant first (A = %s, B = %s):\n", diffs.size(),
+              a_path.c_str(), b_path.c_str());
+  for (const auto& d : diffs) {
+    std::printf("  %s\n      A: %s\n      B: %s\n", d.key.c_str(), d.a.c_str(), d.b.c_str());
+  }
+  return kExitOk;
+}
+
+host::QueryFn QueryOver(pg::Connection* conn) {
+  return [conn](std::string_view sql) -> Result<host::SqlRows> {
+    auto r = conn->Exec(sql);
+    if (!r.ok()) return r.status();
+    host::SqlRows rows;
+    for (int i = 0; i < r->rows(); ++i) {
+      std::vector<std::optional<std::string>> row;
+      for (int c = 0; c < r->cols(); ++c) {
+        if (r->IsNull(i, c))
+          row.emplace_back(std::nullopt);
+        else
+          row.emplace_back(std::string(r->Get(i, c)));
+      }
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  };
+}
+
+// The server is on this machine when we reach it over a Unix socket
+// (inet_server_addr() is NULL) or over loopback.
+bool ServerIsLocal(pg::Connection* conn) {
+  auto r = conn->Exec("SELECT inet_server_addr()::text");
+  if (!r.ok() || r->rows() != 1) return false;
+  if (r->IsNull(0, 0)) return true;
+  std::string a(r->Get(0, 0));
+  return a.rfind("127.", 0) == 0 || a.rfind("::1", 0) == 0;
+}
+
+}  // namespace
+
+int RunFacts(int argc, char** argv) {
+  CLI::App app{
+      "Describe this machine and the PostgreSQL server: CPU (core or microarchitecture, chip,\n"
+      "counts, caches, flags), memory and container limits, huge pages, THP, kernel, NUMA,\n"
+      "virtualization, storage under the data directory; with a server, its version, key\n"
+      "settings and build.  With no server named (-h/-p/-U/-d or PG* variables) the embedded\n"
+      "cluster is described when it is running.  Missing facts are shown as \"unknown\".",
+      "pgrig facts"};
+  app.set_help_flag("--help", "print this help and exit");
+  std::string json_file;
+  bool no_server = false;
+  std::string sysroot = "/";
+  std::string data_dir;
+  std::vector<std::string> diff;
+  pg::ConnectionParams params;
+  std::string positional_db;
+  auto* json_opt =
+      app.add_option("--json", json_file,
+                     "print the facts as JSON (to FILE when given, else to standard output)")
+          ->expected(0, 1)
+          ->type_name("[FILE]");
+  app.add_option("--sysroot", sysroot,
+                 "read /proc and /sys under DIR instead of / (a tree copied from another machine)")
+      ->type_name("DIR");
+  app.add_option("--data-dir", data_dir,
+                 "describe the storage under this directory (default: the server's data directory)")
+      ->type_name("DIR");
+  app.add_option("--diff", diff,
+                 "compare two facts documents or results files: --diff A.json B.json")
+      ->expected(2)
+      ->type_name("A.json B.json");
+  app.add_option("-h,--host", params.host, "database server host or socket directory");
+  app.add_option("-p,--port", params.port, "database server port");
+  app.add_option("-U,--username", params.user, "database user name");
+  app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
+  app.add_option("dbname", positional_db, "database name (as psql takes it)");
+  app.add_flag("--no-server", no_server, "describe the host only, even when a server is reachable");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+  }
+  bool json = json_opt->count() > 0;
+  if (params.dbname.empty()) params.dbname = positional_db;
+
+  if (!diff.empty()) return RunDiff(diff[0], diff[1], json, json_file);
+
+  SysFs fs(sysroot);
+  if (sysroot != "/" && !fs.Exists("/proc") && !fs.Exists("/sys")) {
+    return Fail("--sysroot " + sysroot +
+                " has neither proc/ nor sys/; give the directory that holds them");
+  }
+  host::HostFacts hf = host::CollectHostFacts(fs, {.storage_path = data_dir});
+
+  // The server: the one named, else the embedded cluster when it is already
+  // running.  A server cannot be described for a tree from another machine.
+  std::optional<host::ServerFacts> sf;
+  std::optional<pg::Connection> conn;
+  bool live = sysroot == "/";
+  if (!no_server && live) {
+    if (params.NamesAServer()) {
+      auto c = pg::Connect(params);
+      if (!c.ok()) {
+        return Fail(c.status().message() + "\n(use --no-server to describe the host alone)");
+      }
+      conn = std::move(c).value();
+    } else if (auto cl = cluster::Cluster::Open({}); cl.ok() && cl->RunningPid()) {
+      auto c = pg::Connect(cl->Params());
+      if (c.ok())
+        conn = std::move(c).value();
+      else
+        hf.notes.push_back("server: the embedded cluster is running but " + c.status().message());
+    } else {
+      hf.notes.push_back(
+          "server: none named and the embedded cluster is not running; pass -h/-p/-U/-d or run "
+          "`pgrig cluster start` to include server facts");
+    }
+  }
+  if (conn) {
+    RealProcessRunner runner;
+    bool local = ServerIsLocal(&*conn);
+    bool arm = hf.cpu.architecture && *hf.cpu.architecture == "aarch64";
+    sf = host::CollectServerFacts(
+        QueryOver(&*conn),
+        {.location = local ? host::ServerLocation::kLocal : host::ServerLocation::kRemote,
+         .memory_bytes = hf.effective_memory_bytes,
+         .host_is_arm = arm,
+         .runner = &runner});
+    if (data_dir.empty() && local && sf->data_directory) {
+      hf.storage = host::CollectStorageFacts(fs, *sf->data_directory, &hf.notes);
+    }
+  }
+
+  if (json) {
+    nlohmann::json doc = host::FactsToJson(hf, sf);
+    Status s = WriteOut(json_file, doc.dump(2) + "\n");
+    return s.ok() ? kExitOk : Fail(s.message());
+  }
+  std::string text = host::FormatFacts(hf, sf);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
 }
 
 }  // namespace pgrig::cli

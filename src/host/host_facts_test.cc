@@ -1,0 +1,333 @@
+// Host facts against recorded machine trees (tests/data/hosts/*, written
+// by make_fixtures.py from the kernel's formats) and against this machine.
+#include "host/host_facts.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace pgrig::host {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Fixture(const std::string& name) {
+  return std::string(PGRIG_SOURCE_DIR) + "/tests/data/hosts/" + name;
+}
+
+HostFacts Collect(const std::string& name, const std::string& storage_path = "") {
+  SysFs fs(Fixture(name));
+  return CollectHostFacts(fs, HostProbeOptions{.storage_path = storage_path});
+}
+
+const CacheLevel* FindCache(const HostFacts& h, int level, const std::string& type) {
+  for (const auto& c : h.cpu.caches) {
+    if (c.level == level && c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+bool AnyNoteContains(const HostFacts& h, const std::string& s) {
+  return std::any_of(h.notes.begin(), h.notes.end(),
+                     [&](const std::string& n) { return n.find(s) != std::string::npos; });
+}
+
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024, kGiB = 1024ull * 1024 * 1024;
+
+TEST(HostFactsTest, Graviton2IsNeoverseN1OnAwsWithInstanceType) {
+  HostFacts h = Collect("graviton2", "/var/lib/pgsql/data");
+  EXPECT_EQ(h.cpu.architecture, "aarch64");
+  EXPECT_EQ(h.cpu.vendor, "Arm");
+  EXPECT_EQ(h.cpu.microarchitecture, "Neoverse N1");
+  EXPECT_EQ(h.cpu.arm_implementer, 0x41u);
+  EXPECT_EQ(h.cpu.arm_part, 0xd0cu);
+  EXPECT_EQ(h.cpu.arm_variant, 3u);
+  EXPECT_EQ(h.cpu.arm_revision, 1u);
+  EXPECT_EQ(h.cpu.midr_source, "sysfs midr_el1");
+  ASSERT_FALSE(h.cpu.chips.empty());
+  EXPECT_EQ(h.cpu.chips[0].name, "AWS Graviton2");
+  EXPECT_EQ(h.cpu.chips[0].confidence, Confidence::kHigh);
+  // Altra shares the core but is not what an EC2 instance runs.
+  ASSERT_EQ(h.cpu.chips.size(), 2u);
+  EXPECT_EQ(h.cpu.chips[1].confidence, Confidence::kLow);
+
+  EXPECT_EQ(h.cpu.vcpus, 4);
+  EXPECT_EQ(h.cpu.sockets, 1);
+  EXPECT_EQ(h.cpu.cores, 4);
+  EXPECT_EQ(h.cpu.threads_per_core, 1);
+  EXPECT_EQ(h.cpu.vcpu_is, "core");
+  EXPECT_EQ(h.cpu.lse_atomics, true);
+  EXPECT_EQ(h.cpu.crc32, true);
+  EXPECT_FALSE(h.cpu.avx2.has_value());  // not an x86 question
+
+  const CacheLevel* l2 = FindCache(h, 2, "Unified");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_EQ(l2->size_bytes, 1 * kMiB);
+  EXPECT_EQ(l2->instances, 4);
+  const CacheLevel* l3 = FindCache(h, 3, "Unified");
+  ASSERT_NE(l3, nullptr);
+  EXPECT_EQ(l3->size_bytes, 32 * kMiB);
+  EXPECT_EQ(l3->instances, 1);
+  EXPECT_EQ(l3->shared_cpu_count, 4);
+
+  ASSERT_TRUE(h.virtualization.cloud.has_value());
+  EXPECT_EQ(h.virtualization.cloud->provider, "aws");
+  EXPECT_EQ(h.virtualization.cloud->instance_type, "m6g.xlarge");
+  EXPECT_EQ(h.virtualization.virtualized, true);
+  EXPECT_EQ(h.virtualization.hypervisor, "nitro");
+
+  EXPECT_EQ(h.memory.total_bytes, 16092044ull * kKiB);
+  EXPECT_EQ(h.os.page_size_bytes, 4 * kKiB);
+  EXPECT_EQ(h.os.kernel_release, "5.10.215-203.850.amzn2.aarch64");
+  EXPECT_EQ(h.cgroup.version, "v2");
+  EXPECT_TRUE(h.cgroup.memory_unlimited);
+  EXPECT_EQ(h.effective_memory_bytes, h.memory.total_bytes);
+
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_EQ(h.storage->mount_point, "/");
+  EXPECT_EQ(h.storage->device, "nvme0n1");
+  EXPECT_EQ(h.storage->nvme, true);
+  EXPECT_EQ(h.storage->rotational, false);
+  EXPECT_EQ(h.storage->filesystem, "xfs");
+}
+
+TEST(HostFactsTest, Graviton3FromCpuinfoOnlyWith64KPages) {
+  HostFacts h = Collect("graviton3", "/var/lib/postgresql/16/main");
+  EXPECT_EQ(h.cpu.microarchitecture, "Neoverse V1");
+  EXPECT_EQ(h.cpu.isa, "Armv8.4-A");
+  EXPECT_EQ(h.cpu.midr_source, "/proc/cpuinfo");
+  EXPECT_EQ(h.cpu.arm_variant, 1u);
+  ASSERT_EQ(h.cpu.chips.size(), 1u);
+  EXPECT_THAT(h.cpu.chips[0].name, HasSubstr("Graviton3"));
+  EXPECT_EQ(h.cpu.chips[0].confidence, Confidence::kHigh);
+  EXPECT_EQ(h.cpu.vcpus, 16);
+  EXPECT_EQ(h.cpu.cores, 16);
+  EXPECT_EQ(h.os.page_size_bytes, 64 * kKiB);
+  EXPECT_EQ(h.memory.default_huge_page_size_bytes, 512 * kMiB);
+  ASSERT_EQ(h.memory.huge_pages.size(), 2u);
+  EXPECT_EQ(h.memory.huge_pages[0].page_size_bytes, 2 * kMiB);
+  EXPECT_EQ(h.memory.huge_pages[1].page_size_bytes, 512 * kMiB);
+  EXPECT_EQ(h.virtualization.cloud->instance_type, "c7g.4xlarge");
+  // The data directory is on its own instance-store NVMe, not the root disk.
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_EQ(h.storage->mount_point, "/var/lib/postgresql");
+  EXPECT_EQ(h.storage->device, "nvme1n1");
+  EXPECT_EQ(h.storage->model, "Amazon EC2 NVMe Instance Storage");
+  EXPECT_EQ(h.storage->filesystem, "ext4");
+}
+
+TEST(HostFactsTest, Graviton4InsideACgroupV2Container) {
+  HostFacts h = Collect("graviton4", "/var/lib/postgresql/data");
+  EXPECT_EQ(h.cpu.microarchitecture, "Neoverse V2");
+  ASSERT_EQ(h.cpu.chips.size(), 3u);  // Graviton4, Axion, Grace share the core
+  EXPECT_EQ(h.cpu.chips[0].name, "AWS Graviton4");
+  EXPECT_EQ(h.cpu.chips[0].confidence, Confidence::kHigh);
+  EXPECT_EQ(h.cpu.chips[1].confidence, Confidence::kLow);
+  EXPECT_EQ(h.cpu.chips[2].confidence, Confidence::kLow);
+  EXPECT_EQ(h.cpu.vcpus, 8);
+  const CacheLevel* l2 = FindCache(h, 2, "Unified");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_EQ(l2->size_bytes, 2 * kMiB);
+  const CacheLevel* l3 = FindCache(h, 3, "Unified");
+  ASSERT_NE(l3, nullptr);
+  EXPECT_EQ(l3->size_bytes, 36 * kMiB);
+
+  EXPECT_EQ(h.cgroup.version, "v2");
+  EXPECT_EQ(h.cgroup.path, "/kubepods.slice/pod1234/cri-containerd-abcd.scope");
+  // The leaf's 12 GiB is tighter than the parent's 16 GiB.
+  EXPECT_EQ(h.cgroup.memory_limit_bytes, 12 * kGiB);
+  ASSERT_TRUE(h.cgroup.cpu_quota_cpus.has_value());
+  EXPECT_DOUBLE_EQ(*h.cgroup.cpu_quota_cpus, 4.0);
+  EXPECT_EQ(h.cgroup.cpuset_cpus, 8);
+  EXPECT_EQ(h.effective_cpus, 4.0);
+  EXPECT_EQ(h.effective_memory_bytes, 12 * kGiB);
+  EXPECT_EQ(h.virtualization.container, true);
+  EXPECT_EQ(h.memory.thp_enabled, "never");
+  EXPECT_EQ(h.memory.swappiness, 1);
+  ASSERT_EQ(h.memory.huge_pages.size(), 1u);
+  EXPECT_EQ(h.memory.huge_pages[0].total, 1024);
+  // On overlayfs there is no block device to describe, and it says so.
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_EQ(h.storage->filesystem, "overlay");
+  EXPECT_FALSE(h.storage->device.has_value());
+  EXPECT_TRUE(AnyNoteContains(h, "not a block device"));
+}
+
+TEST(HostFactsTest, AmpereAltraBareMetal) {
+  HostFacts h = Collect("ampere-altra", "/srv/pg/data");
+  EXPECT_EQ(h.cpu.microarchitecture, "Neoverse N1");
+  ASSERT_EQ(h.cpu.chips.size(), 2u);
+  EXPECT_EQ(h.cpu.chips[0].name, "Ampere Altra / Altra Max");
+  EXPECT_EQ(h.cpu.chips[0].confidence, Confidence::kMedium);
+  EXPECT_EQ(h.cpu.chips[1].name, "AWS Graviton2");
+  EXPECT_EQ(h.cpu.chips[1].confidence, Confidence::kLow);
+  EXPECT_EQ(h.cpu.vcpus, 32);
+  EXPECT_EQ(h.cpu.cores, 32);
+  EXPECT_EQ(h.cpu.sockets, 1);
+  const CacheLevel* l1d = FindCache(h, 1, "Data");
+  ASSERT_NE(l1d, nullptr);
+  EXPECT_EQ(l1d->size_bytes, 64 * kKiB);
+  EXPECT_EQ(l1d->instances, 32);
+  EXPECT_FALSE(h.virtualization.cloud.has_value());
+  EXPECT_EQ(h.virtualization.virtualized, false);
+  EXPECT_EQ(h.cgroup.version, "v1");
+  EXPECT_TRUE(h.cgroup.memory_unlimited);
+  EXPECT_TRUE(h.cgroup.cpu_unlimited);
+  // LVM volume on a spinning disk: dm-0 resolved to its slave's disk.
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_EQ(h.storage->source, "/dev/mapper/vg0-pg");
+  EXPECT_EQ(h.storage->device, "sda");
+  EXPECT_EQ(h.storage->rotational, true);
+  EXPECT_EQ(h.storage->nvme, false);
+}
+
+TEST(HostFactsTest, IntelSapphireRapidsTwoSocketsWithHyperthreads) {
+  HostFacts h = Collect("intel-sapphire-rapids", "/var/lib/pgsql");
+  EXPECT_EQ(h.cpu.architecture, "x86_64");
+  EXPECT_EQ(h.cpu.vendor, "GenuineIntel");
+  EXPECT_EQ(h.cpu.model_name, "Intel(R) Xeon(R) Gold 5415+");
+  EXPECT_EQ(h.cpu.family, 6);
+  EXPECT_EQ(h.cpu.model, 143);
+  EXPECT_EQ(h.cpu.stepping, 8);
+  EXPECT_EQ(h.cpu.microarchitecture, "Golden Cove");
+  EXPECT_EQ(h.cpu.codename, "Sapphire Rapids");
+  EXPECT_TRUE(h.cpu.chips.empty());
+  EXPECT_EQ(h.cpu.vcpus, 32);
+  EXPECT_EQ(h.cpu.sockets, 2);
+  EXPECT_EQ(h.cpu.cores, 16);
+  EXPECT_EQ(h.cpu.threads_per_core, 2);
+  EXPECT_EQ(h.cpu.vcpu_is, "hyperthread");
+  EXPECT_EQ(h.cpu.sse4_2, true);
+  EXPECT_EQ(h.cpu.avx2, true);
+  EXPECT_EQ(h.cpu.avx512f, true);
+  EXPECT_EQ(h.cpu.hypervisor_flag, false);
+  EXPECT_EQ(h.virtualization.virtualized, false);
+  const CacheLevel* l1d = FindCache(h, 1, "Data");
+  ASSERT_NE(l1d, nullptr);
+  EXPECT_EQ(l1d->size_bytes, 48 * kKiB);
+  EXPECT_EQ(l1d->instances, 16);  // one per core, shared by its two threads
+  EXPECT_EQ(l1d->shared_cpu_count, 2);
+  const CacheLevel* l3 = FindCache(h, 3, "Unified");
+  ASSERT_NE(l3, nullptr);
+  EXPECT_EQ(l3->size_bytes, 23040 * kKiB);
+  EXPECT_EQ(l3->instances, 2);
+  EXPECT_EQ(l3->shared_cpu_count, 16);
+  ASSERT_EQ(h.os.numa_nodes.size(), 2u);
+  EXPECT_EQ(h.os.numa_nodes[1].cpus, 16);
+  EXPECT_EQ(h.os.clocksource, "tsc");
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_EQ(h.storage->device, "sda");
+  EXPECT_EQ(h.storage->rotational, true);
+}
+
+TEST(HostFactsTest, AmdGenoaInACgroupV1ContainerWithQuota) {
+  HostFacts h = Collect("amd-genoa", "/var/lib/postgresql/data");
+  EXPECT_EQ(h.cpu.vendor, "AuthenticAMD");
+  EXPECT_EQ(h.cpu.family, 25);
+  EXPECT_EQ(h.cpu.model, 17);
+  EXPECT_EQ(h.cpu.microarchitecture, "Zen 4");
+  EXPECT_EQ(h.cpu.codename, "Genoa");
+  EXPECT_EQ(h.cpu.identification_confidence, Confidence::kHigh);
+  EXPECT_EQ(h.cpu.vcpus, 64);
+  EXPECT_EQ(h.cpu.cores, 32);
+  EXPECT_EQ(h.cpu.threads_per_core, 2);
+  const CacheLevel* l3 = FindCache(h, 3, "Unified");
+  ASSERT_NE(l3, nullptr);
+  EXPECT_EQ(l3->size_bytes, 32 * kMiB);
+  EXPECT_EQ(l3->instances, 8);  // one per CCD
+  EXPECT_EQ(l3->shared_cpu_count, 8);
+  const CacheLevel* l2 = FindCache(h, 2, "Unified");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_EQ(l2->size_bytes, 1 * kMiB);
+  EXPECT_EQ(l2->instances, 32);
+  EXPECT_EQ(h.cgroup.version, "v1");
+  EXPECT_EQ(h.cgroup.memory_limit_bytes, 32 * kGiB);
+  ASSERT_TRUE(h.cgroup.cpu_quota_cpus.has_value());
+  EXPECT_DOUBLE_EQ(*h.cgroup.cpu_quota_cpus, 8.0);
+  EXPECT_EQ(h.cgroup.cpuset_cpus, 32);
+  EXPECT_EQ(h.effective_cpus, 8.0);
+  EXPECT_EQ(h.effective_memory_bytes, 32 * kGiB);
+  EXPECT_EQ(h.virtualization.container, true);
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_EQ(h.storage->mount_point, "/var/lib/postgresql/data");
+  EXPECT_EQ(h.storage->device, "nvme2n1");
+  EXPECT_EQ(h.storage->nvme, true);
+}
+
+TEST(HostFactsTest, BrokenTreeGivesUnknownsAndNotesNotGuesses) {
+  HostFacts h = Collect("broken", "/data");
+  // Two processors are listed, so that much is known...
+  EXPECT_EQ(h.cpu.vcpus, 2);
+  // ...but nothing says what they are.
+  EXPECT_FALSE(h.cpu.architecture.has_value());
+  EXPECT_FALSE(h.cpu.microarchitecture.has_value());
+  EXPECT_FALSE(h.cpu.vendor.has_value());
+  EXPECT_TRUE(h.cpu.chips.empty());
+  EXPECT_FALSE(h.cpu.sockets.has_value());
+  EXPECT_FALSE(h.cpu.cores.has_value());
+  EXPECT_TRUE(h.cpu.caches.empty());
+  EXPECT_FALSE(h.memory.total_bytes.has_value());
+  EXPECT_FALSE(h.memory.thp_enabled.has_value());
+  EXPECT_FALSE(h.os.kernel_release.has_value());
+  EXPECT_FALSE(h.os.page_size_bytes.has_value());
+  EXPECT_FALSE(h.virtualization.virtualized.has_value());
+  EXPECT_FALSE(h.virtualization.cloud.has_value());
+  EXPECT_FALSE(h.effective_memory_bytes.has_value());
+  EXPECT_FALSE(h.cgroup.version.has_value());  // an empty /proc/self/cgroup proves nothing
+  ASSERT_TRUE(h.storage.has_value());
+  EXPECT_FALSE(h.storage->device.has_value());
+  EXPECT_TRUE(AnyNoteContains(h, "MemTotal"));
+  EXPECT_TRUE(AnyNoteContains(h, "cache sizes unknown"));
+  EXPECT_TRUE(AnyNoteContains(h, "kernel version unknown"));
+  EXPECT_TRUE(AnyNoteContains(h, "THP mode unknown"));
+}
+
+TEST(HostFactsTest, MissingRootIsAllUnknownWithoutCrashing) {
+  SysFs fs("/nonexistent/pgrig-host-facts-test");
+  HostFacts h = CollectHostFacts(fs, HostProbeOptions{.storage_path = "/x"});
+  EXPECT_FALSE(h.cpu.vcpus.has_value());
+  EXPECT_FALSE(h.memory.total_bytes.has_value());
+  EXPECT_FALSE(h.cgroup.version.has_value());
+  EXPECT_GE(h.notes.size(), 5u);
+}
+
+TEST(HostFactsTest, ThisMachineSatisfiesInvariants) {
+  SysFs fs("/");
+  HostFacts h = CollectHostFacts(fs, HostProbeOptions{.storage_path = "/tmp"});
+  ASSERT_TRUE(h.cpu.vcpus.has_value());
+  EXPECT_GE(*h.cpu.vcpus, 1);
+  ASSERT_TRUE(h.memory.total_bytes.has_value());
+  EXPECT_GT(*h.memory.total_bytes, 0u);
+  ASSERT_TRUE(h.os.page_size_bytes.has_value());
+  EXPECT_GE(*h.os.page_size_bytes, 4096u);
+  ASSERT_TRUE(h.cpu.architecture.has_value());
+  ASSERT_TRUE(h.effective_cpus.has_value());
+  EXPECT_GT(*h.effective_cpus, 0.0);
+  EXPECT_LE(*h.effective_cpus, static_cast<double>(*h.cpu.vcpus));
+  ASSERT_TRUE(h.effective_memory_bytes.has_value());
+  EXPECT_LE(*h.effective_memory_bytes, *h.memory.total_bytes);
+}
+
+TEST(ParsersTest, CpuList) {
+  EXPECT_EQ(ParseCpuList("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(ParseCpuList("5"), (std::vector<int>{5}));
+  EXPECT_EQ(ParseCpuList(""), (std::vector<int>{}));
+  EXPECT_FALSE(ParseCpuList("garbage").has_value());
+  EXPECT_FALSE(ParseCpuList("3-1").has_value());
+}
+
+TEST(ParsersTest, SizesAndChoices) {
+  EXPECT_EQ(ParseSizeWithSuffix("48K"), 48u * 1024);
+  EXPECT_EQ(ParseSizeWithSuffix("32768K"), 32u * 1024 * 1024);
+  EXPECT_EQ(ParseSizeWithSuffix("2M"), 2u * 1024 * 1024);
+  EXPECT_EQ(ParseSizeWithSuffix("64 kB"), 64u * 1024);
+  EXPECT_EQ(ParseSizeWithSuffix("2048kB"), 2048u * 1024);
+  EXPECT_FALSE(ParseSizeWithSuffix("K").has_value());
+  EXPECT_FALSE(ParseSizeWithSuffix("12 parsecs").has_value());
+  EXPECT_EQ(BracketedChoice("always [madvise] never"), "madvise");
+  EXPECT_FALSE(BracketedChoice("always madvise never").has_value());
+}
+
+}  // namespace
+}  // namespace pgrig::host
