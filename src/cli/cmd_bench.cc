@@ -1,14 +1,295 @@
-// Placeholder until issue 3 lands: the command exists so that --help lists
-// it, and says plainly that it is not built yet.
-#include <cstdio>
+// pgrig bench: pgbench's benchmarking mode on pgrig's engine.
+//
+// Order of work follows pgbench's main(): options, scripts, -D, the setup
+// connection (version line, scale from pgbench_branches, vacuum), the run,
+// the summary.  Then pgrig's own lines and the --json results document.
+#include <signal.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/bench_json.h"
+#include "cli/bench_options.h"
+#include "cli/bench_report.h"
 #include "cli/commands.h"
+#include "cli/target.h"
+#include "cli/version.h"
+#include "common/clock.h"
+#include "common/fs.h"
+#include "engine/engine.h"
+#include "host/facts_json.h"
+#include "host/host_facts.h"
+#include "pg/connection.h"
+#include "script/prng.h"
+#include "script/script.h"
+#include "script/variables.h"
 
 namespace pgrig::cli {
 
-int RunBench(int /*argc*/, char** /*argv*/) {
-  std::fprintf(stderr, "pgrig bench: not available in this build yet (tracked as issue 3)\n");
-  return kExitBadInvocation;
+namespace {
+
+// The one piece of process-wide state: what a SIGINT handler may touch.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnSigint(int) { g_interrupted.store(true); }
+
+void PrintErr(const std::string& s) { std::fputs(s.c_str(), stderr); }
+
+Result<std::string> ReadScriptFile(const std::string& path) {
+  if (path == "-") {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return text;
+  }
+  auto r = ReadWholeFile(path);
+  if (!r.ok()) {
+    return InvalidArgument("could not open file \"" + path + "\": " + std::strerror(errno));
+  }
+  return r;
+}
+
+void TryExec(pg::Connection& con, const char* sql) {
+  auto r = con.Exec(sql);
+  if (!r.ok()) {
+    std::string m = r.status().message();
+    while (!m.empty() && m.back() == '\n') m.pop_back();
+    PrintErr("\n" + BenchError(m));
+    PrintErr(std::string(kBenchProgram) + ": detail: (ignoring this error and continuing anyway)\n");
+  }
+}
+
+std::string ServerVersionText(int v) {
+  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
+         std::to_string(v % 100);
+}
+
+}  // namespace
+
+int RunBench(int argc, char** argv) {
+  BenchParse parsed = ParseBenchArgs(argc, argv);
+  if (!parsed.out.empty()) std::fputs(parsed.out.c_str(), stdout);
+  if (!parsed.err.empty()) PrintErr(parsed.err);
+  if (parsed.action == BenchParse::Action::kExit) return parsed.exit_code;
+  BenchOptions& o = parsed.options;
+
+  // --random-seed, else PGBENCH_RANDOM_SEED, else the time (pgbench's order).
+  std::optional<std::string> seed_text = o.random_seed;
+  if (!seed_text) {
+    const char* env = std::getenv("PGBENCH_RANDOM_SEED");
+    if (env != nullptr && *env != '\0') seed_text = env;
+  }
+  auto seed = script::ParseRandomSeed(seed_text ? *seed_text : "time");
+  if (!seed.ok()) {
+    PrintErr(BenchError("unrecognized random seed option \"" + *seed_text + "\""));
+    PrintErr(BenchError("error while setting random seed from PGBENCH_RANDOM_SEED environment variable"));
+    return kExitBadInvocation;
+  }
+  if (seed_text && *seed_text != "time") {
+    PrintErr(std::string(kBenchProgram) + ": setting random seed to " + std::to_string(*seed) + "\n");
+  }
+
+  // Scripts.
+  auto names = std::make_shared<script::NameTable>();
+  auto scripts = std::make_shared<std::vector<script::Script>>();
+  for (const ScriptSpec& spec : o.scripts) {
+    std::string text;
+    std::string source;
+    if (spec.kind == ScriptSpec::Kind::kBuiltin) {
+      auto b = script::FindBuiltin(spec.name);
+      if (!b.ok()) {
+        PrintErr(BenchError(b.status().message()));
+        return kExitBadInvocation;
+      }
+      text = std::string((*b)->text);
+      source = std::string((*b)->desc);
+    } else {
+      auto t = ReadScriptFile(spec.name);
+      if (!t.ok()) {
+        PrintErr(BenchError(t.status().message()));
+        return kExitBadInvocation;
+      }
+      text = std::move(t).value();
+      source = spec.name;
+    }
+    auto s = script::ParseScript(text, source, *names);
+    if (!s.ok()) {
+      PrintErr(BenchError(s.status().message()));
+      return kExitBadInvocation;
+    }
+    s->weight = spec.weight;
+    scripts->push_back(std::move(s).value());
+  }
+  // The automatic variables need slots before any Variables exists.
+  for (const char* n : {"client_id", "scale", "default_seed", "random_seed"}) names->Intern(n);
+  for (const auto& [k, v] : o.defines) names->Intern(k);
+  std::shared_ptr<const script::NameTable> frozen_names = names;
+  auto base_vars = std::make_shared<script::Variables>(frozen_names);
+  for (const auto& [k, v] : o.defines) {
+    Status s = base_vars->SetStringByName("option", k, v);
+    if (!s.ok()) {
+      PrintErr(BenchError(s.message()));
+      return kExitBadInvocation;
+    }
+  }
+
+  // Target and setup connection.
+  auto target = ResolveTarget(o.conn, /*quiet=*/false);
+  if (!target.ok()) {
+    PrintErr(BenchError(target.status().message()));
+    return kExitBadInvocation;
+  }
+  auto con = pg::Connect(target->params);
+  if (!con.ok()) {
+    PrintErr(BenchError(con.status().message()));
+    PrintErr(BenchError("could not create connection for setup"));
+    return kExitBadInvocation;
+  }
+  ServerInfo server;
+  server.version_num = con->server_version();
+  server.version = ServerVersionText(server.version_num);
+  server.target = target->params.Describe();
+  server.embedded = target->embedded;
+  std::printf("pgrig bench (pgrig %s, server %s)\n", kVersion, server.version.c_str());
+  std::fflush(stdout);
+
+  int scale = o.scale;
+  if (o.internal_script_used) {
+    auto count = con->Exec("select count(*) from pgbench_branches");
+    if (!count.ok()) {
+      std::string m = count.status().message();
+      while (!m.empty() && m.back() == '\n') m.pop_back();
+      PrintErr(BenchError("could not count number of branches: " + m));
+      if (con->last_sqlstate() == "42P01") {
+        PrintErr(std::string(kBenchProgram) +
+                 ": hint: Perhaps you need to do initialization (\"pgrig init\") in database \"" +
+                 std::string(PQdb(con->raw())) + "\".\n");
+      }
+      return kExitBadInvocation;
+    }
+    const std::string v(count->Get(0, 0));
+    scale = std::atoi(v.c_str());
+    if (scale < 0) {
+      PrintErr(BenchError("invalid count(*) from pgbench_branches: \"" + v + "\""));
+      return kExitBadInvocation;
+    }
+    if (o.scale_given) {
+      PrintErr(std::string(kBenchProgram) +
+               ": warning: scale option ignored, using count from pgbench_branches table (" +
+               std::to_string(scale) + ")\n");
+    }
+  }
+  if (!o.no_vacuum) {
+    PrintErr("starting vacuum...");
+    TryExec(*con, "vacuum pgbench_branches");
+    TryExec(*con, "vacuum pgbench_tellers");
+    TryExec(*con, "truncate pgbench_history");
+    PrintErr("end.\n");
+    if (o.vacuum_accounts) {
+      PrintErr("starting vacuum pgbench_accounts...");
+      TryExec(*con, "vacuum analyze pgbench_accounts");
+      PrintErr("end.\n");
+    }
+  }
+  *con = pg::Connection();  // close the setup connection before the run
+
+  RunInfo info;
+  info.scale = scale;
+  info.threads = std::min(o.threads, o.clients);
+  info.cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  for (const auto& s : *scripts) {
+    ScriptInfo si{.desc = s.desc, .weight = s.weight, .command_lines = {}};
+    for (const auto& c : s.commands) si.command_lines.push_back(c.first_line);
+    info.scripts.push_back(std::move(si));
+  }
+
+  engine::EngineConfig cfg;
+  cfg.target = target->params;
+  cfg.scripts = scripts;
+  cfg.names = frozen_names;
+  cfg.base_variables = base_vars;
+  cfg.scale = scale;
+  cfg.clients = o.clients;
+  cfg.threads = info.threads;
+  cfg.transactions_per_client = o.duration_s > 0 ? 0 : o.transactions;
+  cfg.duration_s = o.duration_s;
+  cfg.mode = o.mode;
+  cfg.rate_tps = o.rate_tps;
+  cfg.latency_limit_us = o.latency_limit_us;
+  cfg.max_tries = o.max_tries;
+  cfg.connect_per_transaction = o.connect_per_transaction;
+  cfg.report_per_command = o.report_per_command;
+  cfg.verbose_errors = o.verbose_errors;
+  cfg.random_seed = *seed;
+  cfg.progress_s = o.progress_s;
+  cfg.series_interval_s = o.progress_s > 0 ? o.progress_s : 1;
+  cfg.log.enabled = o.log;
+  if (!o.log_prefix.empty()) cfg.log.prefix = o.log_prefix;
+  cfg.log.aggregate_interval_s = o.aggregate_interval_s;
+  cfg.log.sampling_rate = o.sampling_rate;
+  cfg.log.pid = static_cast<int>(getpid());
+  cfg.log.failures_detailed = o.failures_detailed;
+  // Tuning knob for measurements (bench/bench_vs_pgbench.sh), not an option.
+  if (const char* y = std::getenv("PGRIG_ENGINE_YIELD")) cfg.yield_rounds = std::atoi(y);
+  const double approx_start_wall = WallSeconds();
+  cfg.on_progress = [&o, approx_start_wall](const stats::IntervalStats& s, double duration_s,
+                                            double elapsed_s) {
+    PrintErr(FormatProgress(o, s, duration_s, elapsed_s, approx_start_wall));
+  };
+  cfg.on_message = [](const std::string& line) {
+    if (line.find("aborted") != std::string::npos) {
+      PrintErr(BenchError(line));
+    } else {
+      PrintErr(std::string(kBenchProgram) + ": " + line + "\n");
+    }
+  };
+  g_interrupted.store(false);
+  cfg.stop_requested = &g_interrupted;
+  struct sigaction sa {};
+  struct sigaction old_sa {};
+  sa.sa_handler = OnSigint;
+  sa.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills as usual
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_sa);
+
+  auto run = engine::RunBenchmark(cfg);
+  sigaction(SIGINT, &old_sa, nullptr);
+  if (!run.ok()) {
+    PrintErr(BenchError(run.status().message()));
+    return kExitBadInvocation;
+  }
+  const engine::RunResult& r = *run;
+  std::fputs(FormatPgbenchSummary(o, info, r).c_str(), stdout);
+  std::fputs(FormatPgrigExtras(o, info, r).c_str(), stdout);
+  std::fflush(stdout);
+
+  int exit_code = kExitOk;
+  if (r.stop_reason == engine::StopReason::kAborted) {
+    PrintErr(BenchError("Run was aborted; the above results are incomplete."));
+    exit_code = kExitRunFailure;
+  } else if (r.stop_reason == engine::StopReason::kInterrupted) {
+    PrintErr(BenchError("interrupted: the above results cover the " +
+                        std::to_string(static_cast<double>(r.bench_duration_ns) / 1e9) +
+                        " s measured before the interruption"));
+    exit_code = kExitRunFailure;
+  }
+
+  if (!o.json_path.empty()) {
+    nlohmann::json facts = nullptr;
+    facts = host::FactsToJson(host::CollectHostFacts(SysFs("/")), std::nullopt);
+    const nlohmann::json doc = BenchResultToJson(o, info, server, r, facts);
+    Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");
+    if (!w.ok()) {
+      PrintErr(BenchError("could not write results to \"" + o.json_path + "\": " + w.message()));
+      if (exit_code == kExitOk) exit_code = kExitRunFailure;
+    }
+  }
+  return exit_code;
 }
 
 }  // namespace pgrig::cli

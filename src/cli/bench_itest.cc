@@ -1,0 +1,254 @@
+// Integration tests of `pgrig bench` against real PostgreSQL servers: the
+// shared embedded cluster for workloads and options, private clusters for
+// the fault tests that stop the server.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "common/fs.h"
+#include "common/clock.h"
+#include "support/test_cluster.h"
+
+extern char** environ;
+
+namespace pgrig {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> ConnArgs(const pg::ConnectionParams& p) {
+  std::vector<std::string> a;
+  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
+  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
+  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
+  a.push_back(p.dbname);
+  return a;
+}
+
+ProcessResult Bench(std::vector<std::string> args, const pg::ConnectionParams& p) {
+  args.insert(args.begin(), "bench");
+  for (auto& a : ConnArgs(p)) args.push_back(a);
+  return testing::RunPgrig(args);
+}
+
+void InitPgbench(const pg::ConnectionParams& p, int scale) {
+  std::vector<std::string> args = {"-i", "-q", "-s", std::to_string(scale)};
+  for (auto& a : ConnArgs(p)) args.push_back(a);
+  ProcessResult r = testing::RunServerTool("pgbench", args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = "/tmp/pgrig-bench-itest-" + std::to_string(getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) return nullptr;
+  return nlohmann::json::parse(*text, nullptr, false);
+}
+
+class BenchSharedTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { InitPgbench(testing::SharedParams(), 1); }
+  pg::ConnectionParams params_ = testing::SharedParams();
+};
+
+TEST_F(BenchSharedTest, EveryBuiltinInEveryModeRunsExactCounts) {
+  for (const char* b : {"tpcb-like", "simple-update", "select-only"}) {
+    for (const char* m : {"simple", "extended", "prepared"}) {
+      ProcessResult r = Bench({"-b", b, "-M", m, "-c", "3", "-j", "2", "-t", "7", "-n"}, params_);
+      EXPECT_EQ(r.exit_code, 0) << b << " " << m << "\n" << r.err;
+      EXPECT_THAT(r.out, HasSubstr("number of transactions actually processed: 21/21\n"))
+          << b << " " << m << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr(std::string("query mode: ") + m + "\n"));
+      EXPECT_THAT(r.out, HasSubstr("number of failed transactions: 0 (0.000%)\n"));
+      EXPECT_THAT(r.out, HasSubstr("tps = "));
+    }
+  }
+}
+
+TEST_F(BenchSharedTest, DurationRunWithProgressAndJson) {
+  const std::string json = "/tmp/pgrig-bench-itest-" + std::to_string(getpid()) + ".json";
+  const int64_t t0 = MonotonicNanos();
+  ProcessResult r = Bench({"-S", "-c", "4", "-j", "2", "-T", "3", "-P", "1", "--json", json}, params_);
+  const double elapsed = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("duration: 3 s\n"));
+  EXPECT_THAT(r.out, HasSubstr("latency stddev = "));  // measured, because of -P
+  EXPECT_THAT(r.err, HasSubstr("progress: 1.0 s, "));
+  EXPECT_THAT(r.err, HasSubstr("starting vacuum...end."));
+  EXPECT_LT(elapsed, 15.0);
+  nlohmann::json j = ReadJson(json);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["schema"], "pgrig.result/1");
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_GT(j["summary"]["tps"].get<double>(), 0);
+  EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
+  EXPECT_EQ(j["histogram"]["count"], j["summary"]["transactions"]);
+  EXPECT_GE(j["series"]["intervals"].size(), 3u);
+  EXPECT_LE(j["latency_ms"]["p50"].get<double>(), j["latency_ms"]["p99"].get<double>());
+  std::remove(json.c_str());
+}
+
+TEST_F(BenchSharedTest, RateLimitReportsLagAndHoldsTheRate) {
+  ProcessResult r = Bench({"-S", "-c", "2", "-T", "3", "-R", "100", "-n"}, params_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("rate limit schedule lag: avg "));
+  const auto pos = r.out.find("tps = ");
+  ASSERT_NE(pos, std::string::npos);
+  const double tps = std::stod(r.out.substr(pos + 6));
+  EXPECT_GT(tps, 50);
+  EXPECT_LT(tps, 160);
+}
+
+TEST_F(BenchSharedTest, SerializationFailuresAreRetriedAndCounted) {
+  const std::string script = WriteTemp("serial.sql",
+                                       "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
+                                       "SELECT bbalance FROM pgbench_branches WHERE bid = 1;\n"
+                                       "\\sleep 1 ms\n"
+                                       "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+                                       "END;\n");
+  ProcessResult r = Bench({"-f", script, "-c", "4", "-j", "2", "-t", "20", "--max-tries", "100",
+                           "--failures-detailed", "-n"},
+                          params_);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("maximum number of tries: 100\n"));
+  EXPECT_THAT(r.out, HasSubstr("number of transactions actually processed: 80/80\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("number of transactions retried: [1-9][0-9]* "));
+  std::remove(script.c_str());
+}
+
+TEST_F(BenchSharedTest, SqlErrorAbortsClientWithPgbenchMessage) {
+  const std::string script = WriteTemp("bad.sql", "SELECT * FROM no_such_table_pgrig;\n");
+  ProcessResult r = Bench({"-f", script, "-c", "1", "-t", "1", "-n"}, params_);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("client 0 script 0 aborted in command 0 query 0: ERROR:  relation "
+                               "\"no_such_table_pgrig\" does not exist"));
+  EXPECT_THAT(r.err, HasSubstr("Run was aborted; the above results are incomplete."));
+  std::remove(script.c_str());
+}
+
+TEST_F(BenchSharedTest, ThousandClientsFromOneProcess) {
+  const std::string json = "/tmp/pgrig-bench-itest-1000-" + std::to_string(getpid()) + ".json";
+  ProcessResult r = Bench({"-S", "-c", "1000", "-j", "2", "-T", "5", "-n", "--json", json}, params_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("number of clients: 1000\n"));
+  EXPECT_THAT(r.out, HasSubstr("number of failed transactions: 0 (0.000%)\n"));
+  nlohmann::json j = ReadJson(json);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["aborted_clients"], 0);
+  EXPECT_LT(j["client"]["max_rss_bytes"].get<int64_t>(), 100LL * 1024 * 1024);
+  std::remove(json.c_str());
+}
+
+TEST(BenchFaultTest, UnreachableServerExitsOneWithLibpqMessage) {
+  pg::ConnectionParams p;
+  p.host = "/nonexistent-pgrig-socket-dir";
+  p.port = "5999";
+  p.user = "postgres";
+  p.dbname = "pgrig";
+  ProcessResult r = Bench({"-S", "-t", "1"}, p);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent-pgrig-socket-dir"));
+  EXPECT_THAT(r.err, HasSubstr("could not create connection for setup"));
+}
+
+// Starts `pgrig bench` asynchronously, stdout/stderr to files.
+pid_t Spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> all = {testing::PgrigExe(), "bench"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+// Waits up to timeout_s; returns the exit code, or -1 on timeout (then kills).
+int WaitExit(pid_t pid, double timeout_s) {
+  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
+  int status = 0;
+  while (MonotonicNanos() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
+  const std::string home = testing::MakeTempHome("pgrig-bench-fault");
+  auto opened = cluster::Cluster::Open({.home = home});
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  cluster::Cluster c = std::move(opened).value();
+  ASSERT_TRUE(c.Start().ok());
+  pg::ConnectionParams p = c.Params("pgrig");
+  InitPgbench(p, 1);
+  const std::string base = home + "-run";
+  std::vector<std::string> args = {"-S", "-c", "4", "-j", "2", "-T", "60", "-n", "--json", base + ".json"};
+  for (auto& a : ConnArgs(p)) args.push_back(a);
+  pid_t pid = Spawn(args, base + ".out", base + ".err");
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto pm = c.RunningPid();
+  ASSERT_TRUE(pm.has_value());
+  kill(*pm, SIGQUIT);  // what pg_ctl stop -m immediate sends
+  const int64_t t0 = MonotonicNanos();
+  const int code = WaitExit(pid, 20);
+  const double took = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+  EXPECT_EQ(code, 2);
+  EXPECT_LT(took, 5.0);
+  auto err = ReadWholeFile(base + ".err");
+  ASSERT_TRUE(err.ok());
+  EXPECT_THAT(*err, HasSubstr("aborted"));
+  EXPECT_THAT(*err, HasSubstr("Run was aborted; the above results are incomplete."));
+  nlohmann::json j = ReadJson(base + ".json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["stop_reason"], "aborted");
+  EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
+  (void)c.Destroy();
+}
+
+TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
+  const std::string base = "/tmp/pgrig-bench-itest-sigint-" + std::to_string(getpid());
+  std::vector<std::string> args = {"-S", "-c", "2", "-T", "60", "-n", "--json", base + ".json"};
+  for (auto& a : ConnArgs(params_)) args.push_back(a);
+  pid_t pid = Spawn(args, base + ".out", base + ".err");
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  kill(pid, SIGINT);
+  const int code = WaitExit(pid, 10);
+  EXPECT_EQ(code, 2);
+  auto out = ReadWholeFile(base + ".out");
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(*out, HasSubstr("tps = "));
+  nlohmann::json j = ReadJson(base + ".json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["stop_reason"], "interrupted");
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
+}
+
+}  // namespace
+}  // namespace pgrig

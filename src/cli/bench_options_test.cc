@@ -1,0 +1,164 @@
+#include "cli/bench_options.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pgrig::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+BenchParse Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "bench");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return ParseBenchArgs(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(BenchOptionsTest, DefaultsAreTpcbTenTransactionsOneClient) {
+  BenchParse p = Parse({});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  EXPECT_EQ(p.options.clients, 1);
+  EXPECT_EQ(p.options.threads, 1);
+  EXPECT_EQ(p.options.transactions, 10);
+  ASSERT_EQ(p.options.scripts.size(), 1u);
+  EXPECT_EQ(p.options.scripts[0].name, "tpcb-like");
+  EXPECT_TRUE(p.options.internal_script_used);
+}
+
+TEST(BenchOptionsTest, PgbenchCommandLineParses) {
+  BenchParse p = Parse({"-S", "-c", "8", "-j", "2", "-T", "30", "-M", "prepared", "-P", "5", "-n",
+                        "-h", "/tmp/sock", "-p", "5433", "-U", "bob", "mydb"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  const BenchOptions& o = p.options;
+  EXPECT_EQ(o.clients, 8);
+  EXPECT_EQ(o.threads, 2);
+  EXPECT_EQ(o.duration_s, 30);
+  EXPECT_EQ(o.transactions, 0);
+  EXPECT_EQ(o.mode, script::QueryMode::kPrepared);
+  EXPECT_EQ(o.progress_s, 5);
+  EXPECT_TRUE(o.no_vacuum);
+  EXPECT_EQ(o.conn.host, "/tmp/sock");
+  EXPECT_EQ(o.conn.port, "5433");
+  EXPECT_EQ(o.conn.user, "bob");
+  EXPECT_EQ(o.conn.dbname, "mydb");
+  ASSERT_EQ(o.scripts.size(), 1u);
+  EXPECT_EQ(o.scripts[0].name, "select-only");
+}
+
+TEST(BenchOptionsTest, ThreadsCappedAtClients) {
+  BenchParse p = Parse({"-c", "2", "-j", "8"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun);
+  EXPECT_EQ(p.options.threads, 2);
+}
+
+TEST(BenchOptionsTest, BuiltinPrefixAndWeight) {
+  BenchParse p = Parse({"-b", "simple@3", "-b", "sel@2"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  ASSERT_EQ(p.options.scripts.size(), 2u);
+  EXPECT_EQ(p.options.scripts[0].name, "simple-update");
+  EXPECT_EQ(p.options.scripts[0].weight, 3);
+  EXPECT_EQ(p.options.scripts[1].name, "select-only");
+  EXPECT_EQ(p.options.scripts[1].weight, 2);
+}
+
+TEST(BenchOptionsTest, BuiltinListExitsZeroOnStderr) {
+  BenchParse p = Parse({"-b", "list"});
+  EXPECT_EQ(p.action, BenchParse::Action::kExit);
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_THAT(p.err, HasSubstr("Available builtin scripts:"));
+  EXPECT_THAT(p.err, HasSubstr("select-only"));
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+class BenchOptionsErrorTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BenchOptionsErrorTest, ExitsOneWithPgbenchText) {
+  BenchParse p = Parse(GetParam().args);
+  EXPECT_EQ(p.action, BenchParse::Action::kExit);
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_THAT(p.err, HasSubstr("pgrig bench: error: " + GetParam().message)) << p.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PgbenchMessages, BenchOptionsErrorTest,
+    ::testing::Values(
+        BadCase{{"-c", "0"}, "-c/--clients must be in range 1..2147483647"},
+        BadCase{{"-c", "abc"}, "invalid value \"abc\" for option -c/--clients"},
+        BadCase{{"-j", "-1"}, "-j/--jobs must be in range 1..2147483647"},
+        BadCase{{"-t", "5", "-T", "5"},
+                "specify either a number of transactions (-t) or a duration (-T), not both"},
+        BadCase{{"-M", "fast"}, "invalid query mode (-M): \"fast\""},
+        BadCase{{"-R", "0"}, "invalid rate limit: \"0\""},
+        BadCase{{"-L", "-3"}, "invalid latency limit: \"-3\""},
+        BadCase{{"--sampling-rate", "2"}, "invalid sampling rate: \"2\""},
+        BadCase{{"--sampling-rate", "0.5"},
+                "log sampling (--sampling-rate) is allowed only when logging transactions (-l)"},
+        BadCase{{"-l", "--sampling-rate", "0.5", "--aggregate-interval", "1"},
+                "log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be "
+                "used at the same time"},
+        BadCase{{"--aggregate-interval", "1"},
+                "log aggregation is allowed only when actually logging transactions"},
+        BadCase{{"--log-prefix", "x"},
+                "log file prefix (--log-prefix) is allowed only when logging transactions (-l)"},
+        BadCase{{"-l", "--aggregate-interval", "10", "-T", "5"},
+                "number of seconds for aggregation (10) must not be higher than test duration (5)"},
+        BadCase{{"-l", "--aggregate-interval", "2", "-T", "5"},
+                "duration (5) must be a multiple of aggregation interval (2)"},
+        BadCase{{"--progress-timestamp"}, "--progress-timestamp is allowed only under --progress"},
+        BadCase{{"--max-tries", "0"},
+                "an unlimited number of transaction tries can only be used with --latency-limit or "
+                "a duration (-T)"},
+        BadCase{{"--max-tries", "-2"}, "invalid number of maximum tries: \"-2\""},
+        BadCase{{"-D", "novalue"}, "invalid variable definition: \"novalue\""},
+        BadCase{{"-D", "=x"}, "invalid variable definition: \"=x\""},
+        BadCase{{"-F", "90"}, "some of the specified options cannot be used in benchmarking mode"},
+        BadCase{{"db1", "db2"}, "too many command-line arguments (first is \"db2\")"},
+        BadCase{{"-b", "nosuch"}, "no builtin script found for name \"nosuch\""},
+        BadCase{{"-b", "tpcb@0"}, "total script weight must not be zero"},
+        BadCase{{"-i"}, "pgrig bench does not initialize databases; run \"pgrig init\""}));
+
+TEST(BenchOptionsTest, UnlimitedTriesAllowedWithDuration) {
+  BenchParse p = Parse({"--max-tries", "0", "-T", "1"});
+  EXPECT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  EXPECT_EQ(p.options.max_tries, 0u);
+}
+
+TEST(BenchOptionsTest, UnknownOptionGivesHint) {
+  BenchParse p = Parse({"--no-such-option"});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_THAT(p.err, HasSubstr("Try \"pgrig bench --help\" for more information."));
+}
+
+TEST(BenchOptionsTest, ParsesTwiceInOneProcess) {
+  BenchParse a = Parse({"-c", "3"});
+  BenchParse b = Parse({"-c", "5", "-t", "7"});
+  EXPECT_EQ(a.options.clients, 3);
+  EXPECT_EQ(b.options.clients, 5);
+  EXPECT_EQ(b.options.transactions, 7);
+}
+
+TEST(BenchOptionsTest, HelpGoesToStdout) {
+  BenchParse p = Parse({"--help"});
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_THAT(p.out, HasSubstr("--json=FILE"));
+  EXPECT_TRUE(p.err.empty());
+}
+
+TEST(BenchOptionsTest, JsonAndLatencyLimit) {
+  BenchParse p = Parse({"--json", "/tmp/x.json", "-L", "2.5", "-R", "100"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  EXPECT_EQ(p.options.json_path, "/tmp/x.json");
+  EXPECT_EQ(p.options.latency_limit_us, 2500);
+  EXPECT_DOUBLE_EQ(p.options.rate_tps, 100.0);
+}
+
+}  // namespace
+}  // namespace pgrig::cli

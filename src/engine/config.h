@@ -1,0 +1,91 @@
+// EngineConfig: everything the load engine needs to run one benchmark, as a
+// plain struct built by the caller (cli/ builds it from pgbench's options).
+//
+// The engine does no option parsing and prints nothing: the caller passes
+// parsed scripts, a name table, the per-client starting variables and
+// callbacks for progress lines and diagnostics.  The struct is read-only
+// while the engine runs and is shared by all worker threads; the callbacks
+// are called from the thread that called RunBenchmark() (progress) or from
+// worker threads (diagnostics, serialized by the engine).
+#ifndef PGRIG_ENGINE_CONFIG_H_
+#define PGRIG_ENGINE_CONFIG_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pg/connection.h"
+#include "script/script.h"
+#include "script/variables.h"
+#include "stats/time_series.h"
+
+namespace pgrig::engine {
+
+using script::QueryMode;
+
+// pgbench's -l / --log-prefix / --aggregate-interval / --sampling-rate.
+struct TxnLogOptions {
+  bool enabled = false;
+  std::string prefix = "pgbench_log";
+  int aggregate_interval_s = 0;  // 0: one line per transaction
+  double sampling_rate = 0.0;    // 0: log everything
+  int pid = 0;                   // names the files: <prefix>.<pid>[.<thread>]
+  bool failures_detailed = false;  // --failures-detailed: failure kinds in the log
+};
+
+struct EngineConfig {
+  pg::ConnectionParams target;
+
+  // The run's scripts (-b/-f/-S/-N), parsed with `names`.
+  std::shared_ptr<const std::vector<script::Script>> scripts;
+  std::shared_ptr<const script::NameTable> names;
+  // Variables every client starts with (-D definitions); the engine adds
+  // client_id, scale, default_seed and random_seed unless defined here.
+  std::shared_ptr<const script::Variables> base_variables;
+  int scale = 1;
+
+  int clients = 1;
+  int threads = 1;
+  int64_t transactions_per_client = 0;  // -t; 0 when -T is used
+  int duration_s = 0;                   // -T; 0 when -t is used
+  QueryMode mode = QueryMode::kSimple;
+
+  double rate_tps = 0.0;         // -R; 0: no throttling
+  int64_t latency_limit_us = 0;  // -L; 0: none
+  uint32_t max_tries = 1;        // --max-tries; 0: unlimited (needs -L or -T)
+  bool connect_per_transaction = false;  // -C
+  bool report_per_command = false;       // -r
+  bool verbose_errors = false;           // --verbose-errors
+  uint64_t random_seed = 0;              // resolved --random-seed
+
+  int progress_s = 0;  // -P; 0: no progress callbacks
+  // Length of the intervals of RunResult::series (and of progress when -P).
+  int series_interval_s = 1;
+
+  TxnLogOptions log;
+
+  // Before blocking in epoll, yield the CPU this many times and poll again
+  // (see worker.cc: it saves a sleep/wake-up per transaction when the server
+  // shares the machine).  0 disables it.
+  int yield_rounds = 1;
+
+  // Called once per -P interval from the thread running RunBenchmark:
+  // the interval's merged stats, its length and its end (seconds since the
+  // benchmark start).
+  std::function<void(const stats::IntervalStats& interval, double duration_s, double elapsed_s)>
+      on_progress;
+  // Called for pgbench's per-client messages (aborts, verbose errors); may be
+  // called from worker threads, never concurrently.
+  std::function<void(const std::string& line)> on_message;
+
+  // Set by the caller (e.g. from a SIGINT handler) to stop the run early; the
+  // engine lets in-flight transactions finish for a short grace period.
+  const std::atomic<bool>* stop_requested = nullptr;
+};
+
+}  // namespace pgrig::engine
+
+#endif  // PGRIG_ENGINE_CONFIG_H_
