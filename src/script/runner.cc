@@ -100,7 +100,12 @@ bool ScriptRunner::EvalSleep(const Command& cmd) {
                   "sleep", "execution of meta-command failed");
     }
   }
-  sleep_us_ = usec * cmd.sleep_unit_us;
+  // pgbench computes this in int and silently wraps; report it instead.
+  if (__builtin_mul_overflow(usec, cmd.sleep_unit_us, &sleep_us_)) {
+    return Fail(InvalidArgument(cmd.argv[0] + ": sleep time out of range: " +
+                                std::to_string(usec) + " * " + std::to_string(cmd.sleep_unit_us) + " us"),
+                "sleep", "execution of meta-command failed");
+  }
   return true;
 }
 
