@@ -1,0 +1,308 @@
+// `pgrig init` against the real thing: a database initialized by `pgbench -i`
+// and one initialized by `pgrig init` (same options) must be the same in
+// every way pgbench and a benchmark can see, and pgbench must run on ours.
+// Also the failure paths: bad options, an unreachable server, a bad
+// tablespace and a disk that fills up, each leaving no tables behind.
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/strings.h"
+#include "support/test_cluster.h"
+#include "workload/pgbench_schema.h"
+
+namespace pgrig::workload {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::ConnectShared;
+using testing::RunPgrig;
+using testing::RunServerTool;
+using testing::SharedParams;
+
+// Every row of `sql`, "a|b|c" per line; NULL prints as "NULL".
+std::string Rows(pg::Connection& c, const std::string& sql) {
+  auto r = c.Exec(sql);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.status().message();
+    return "";
+  }
+  std::string out;
+  for (int i = 0; i < r->rows(); ++i) {
+    for (int j = 0; j < r->cols(); ++j) {
+      if (j) out += '|';
+      out += r->IsNull(i, j) ? std::string("NULL") : std::string(r->Get(i, j));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+void RecreateDatabase(const std::string& name) {
+  pg::Connection admin = ConnectShared("postgres");
+  ASSERT_TRUE(admin.valid());
+  ASSERT_TRUE(admin.Exec("set client_min_messages = warning").ok());
+  ASSERT_TRUE(admin.Exec("drop database if exists " + name + " with (force)").ok());
+  ASSERT_TRUE(admin.Exec("create database " + name).ok());
+}
+
+void DropDatabase(const std::string& name) {
+  pg::Connection admin = ConnectShared("postgres");
+  if (admin.valid()) (void)admin.Exec("drop database if exists " + name + " with (force)");
+}
+
+// -h -p -U naming the shared cluster, as a user would pass them.
+std::vector<std::string> ServerArgs() {
+  pg::ConnectionParams p = SharedParams();
+  return {"-h", p.host, "-p", p.port, "-U", p.user};
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// What a database initialized for pgbench looks like, aspect by aspect.
+struct Fingerprint {
+  std::vector<std::pair<std::string, std::string>> aspects;
+};
+
+Fingerprint Take(const std::string& db) {
+  pg::Connection c = ConnectShared(db);
+  Fingerprint f;
+  auto add = [&](const char* name, const std::string& sql) {
+    f.aspects.emplace_back(name, Rows(c, sql));
+  };
+  add("tables",
+      "select c.relname, c.relkind, c.relpersistence, "
+      "coalesce(array_to_string(c.reloptions, ','), ''), pg_get_partkeydef(c.oid) "
+      "from pg_class c where c.relnamespace = 'public'::regnamespace "
+      "and c.relkind in ('r', 'p') order by 1");
+  add("partition bounds",
+      "select c.relname, pg_get_expr(c.relpartbound, c.oid) from pg_class c "
+      "where c.relispartition and c.relnamespace = 'public'::regnamespace order by 1");
+  add("columns",
+      "select table_name, ordinal_position, column_name, data_type, "
+      "character_maximum_length, is_nullable from information_schema.columns "
+      "where table_schema = 'public' order by 1, 2");
+  add("attributes",
+      "select a.attrelid::regclass::text, a.attname, format_type(a.atttypid, a.atttypmod), "
+      "a.attnotnull from pg_attribute a join pg_class c on c.oid = a.attrelid "
+      "where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') "
+      "and a.attnum > 0 and not a.attisdropped order by 1, a.attnum");
+  add("constraints",
+      "select conrelid::regclass::text, conname, contype, pg_get_constraintdef(oid) "
+      "from pg_constraint where connamespace = 'public'::regnamespace order by 1, 2");
+  add("indexes",
+      "select indrelid::regclass::text, indexrelid::regclass::text, "
+      "pg_get_indexdef(indexrelid) from pg_index "
+      "where indrelid::regclass::text like 'pgbench%' order by 1, 2");
+  add("row counts and balances",
+      "select 'accounts', count(*), sum(abalance), min(aid), max(aid), count(distinct aid) "
+      "from pgbench_accounts union all "
+      "select 'branches', count(*), sum(bbalance), min(bid), max(bid), count(distinct bid) "
+      "from pgbench_branches union all "
+      "select 'tellers', count(*), sum(tbalance), min(tid), max(tid), count(distinct tid) "
+      "from pgbench_tellers union all "
+      "select 'history', count(*), sum(delta), min(aid), max(aid), 0 from pgbench_history");
+  add("accounts per bid",
+      "select bid, count(*), min(aid), max(aid) from pgbench_accounts group by bid order by bid");
+  add("tellers per bid",
+      "select bid, count(*), min(tid), max(tid) from pgbench_tellers group by bid order by bid");
+  add("filler",
+      "select 'accounts', count(*) filter (where octet_length(filler) = 84 and "
+      "filler = ''), count(*) filter (where filler is null) from pgbench_accounts union all "
+      "select 'branches', 0, count(*) filter (where filler is null) from pgbench_branches "
+      "union all select 'tellers', 0, count(*) filter (where filler is null) "
+      "from pgbench_tellers");
+  add("rows per partition",
+      "select tableoid::regclass::text, count(*) from pgbench_accounts group by 1 order by 1");
+  add("statistics",
+      "select tablename, attname, inherited from pg_stats where schemaname = 'public' "
+      "order by 1, 2, 3");
+  add("vacuumed heaps",
+      "select relname, relpages > 0, relallvisible = relpages from pg_class "
+      "where relnamespace = 'public'::regnamespace and relkind = 'r' order by 1");
+  add("accounts row estimate",
+      "select c.relname, abs(c.reltuples - n.n) <= 0.01 * n.n from pg_class c, "
+      "(select count(*) n from pgbench_accounts) n "
+      "where c.relname = 'pgbench_accounts'");
+  return f;
+}
+
+void ExpectSame(const Fingerprint& ref, const Fingerprint& ours) {
+  ASSERT_EQ(ref.aspects.size(), ours.aspects.size());
+  for (size_t i = 0; i < ref.aspects.size(); ++i) {
+    EXPECT_EQ(ref.aspects[i].second, ours.aspects[i].second)
+        << "aspect \"" << ref.aspects[i].first << "\" differs (expected: pgbench -i)";
+    EXPECT_FALSE(ours.aspects[i].second.empty() && ref.aspects[i].first != "partition bounds")
+        << ref.aspects[i].first;
+  }
+}
+
+void CompareWithPgbench(const std::string& tag, const std::vector<std::string>& options) {
+  const std::string ref_db = "itest_init_ref_" + tag;
+  const std::string our_db = "itest_init_pgrig_" + tag;
+  RecreateDatabase(ref_db);
+  RecreateDatabase(our_db);
+
+  ProcessResult ref = RunServerTool(
+      "pgbench", Concat(Concat({"-i"}, options), Concat(ServerArgs(), {ref_db})));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  ProcessResult ours = RunPgrig(Concat(Concat({"init", "-j", "2"}, options),
+                                       Concat(ServerArgs(), {our_db})));
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_THAT(ours.err, HasSubstr("done in "));
+
+  ExpectSame(Take(ref_db), Take(our_db));
+
+  // pgbench itself runs on what pgrig made.
+  ProcessResult run =
+      RunServerTool("pgbench", Concat({"-t", "20", "-c", "2"}, Concat(ServerArgs(), {our_db})));
+  EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+  EXPECT_THAT(run.out, HasSubstr("number of transactions actually processed: 40/40"));
+
+  DropDatabase(ref_db);
+  DropDatabase(our_db);
+}
+
+TEST(PgbenchInitITest, SameAsPgbenchDefault) { CompareWithPgbench("plain", {"-s", "3"}); }
+
+TEST(PgbenchInitITest, SameAsPgbenchRangePartitions) {
+  CompareWithPgbench("range", {"-s", "3", "--partitions", "4", "-F", "90"});
+}
+
+TEST(PgbenchInitITest, SameAsPgbenchHashPartitionsAndForeignKeys) {
+  CompareWithPgbench("hash",
+                     {"-s", "2", "--partitions=3", "--partition-method=hash", "--foreign-keys"});
+}
+
+TEST(PgbenchInitITest, SameAsPgbenchServerSideUnlogged) {
+  CompareWithPgbench("serverside", {"-s", "2", "-I", "dtGvp", "--unlogged-tables"});
+}
+
+TEST(PgbenchInitITest, RerunOnExistingTablesWithoutCreate) {
+  // -I gvp on tables another run made (and with foreign keys in place)
+  // takes pgbench's single-transaction path and still ends up identical.
+  const std::string db = "itest_init_rerun";
+  RecreateDatabase(db);
+  ProcessResult first =
+      RunPgrig(Concat({"init", "-s", "1", "--foreign-keys"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ProcessResult again = RunPgrig(Concat({"init", "-s", "1", "-I", "gv"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(Rows(c, "select count(*), sum(abalance) from pgbench_accounts"), "100000|0\n");
+  EXPECT_EQ(Rows(c, "select count(*) from pgbench_branches"), "1\n");
+  DropDatabase(db);
+}
+
+std::vector<std::string> ErrorLines(const ProcessResult& r) {
+  std::vector<std::string> out;
+  for (const auto& line : Split(r.err, '\n')) {
+    if (line.find("error") != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(PgbenchInitITest, BadOptionsExitOneWithOneLine) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"init", "-s", "0"}, {"init", "-F", "5"}, {"init", "-I", "dtz"}, {"init", "--nope"}}) {
+    ProcessResult r = RunPgrig(args);
+    EXPECT_EQ(r.exit_code, 1) << args[1];
+    auto lines = Split(std::string(Trim(r.err)), '\n');
+    EXPECT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("pgrig init: error: "));
+  }
+  ProcessResult f = RunPgrig({"init", "-F", "5"});
+  EXPECT_THAT(f.err, HasSubstr("-F/--fillfactor must be in range 10..100"));
+}
+
+TEST(PgbenchInitITest, RefusedConnectionIsOneLineExitOne) {
+  const std::string dir = testing::MakeTempHome("pgrig-init-nosrv");
+  ProcessResult r = RunPgrig({"init", "-h", dir, "-p", "5999", "-U", "nobody", "x"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(Split(std::string(Trim(r.err)), '\n').size(), 1u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("connection"));
+  EXPECT_THAT(r.err, HasSubstr("check that the server is running"));
+  ::rmdir(dir.substr(0, dir.rfind('/')).c_str());
+}
+
+TEST(PgbenchInitITest, MissingDatabaseIsOneLineExitOne) {
+  ProcessResult r = RunPgrig(Concat({"init"}, Concat(ServerArgs(), {"no_such_db_pgrig"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(Split(std::string(Trim(r.err)), '\n').size(), 1u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no_such_db_pgrig"));
+}
+
+TEST(PgbenchInitITest, BadTablespaceLeavesNoTables) {
+  const std::string db = "itest_init_badts";
+  RecreateDatabase(db);
+  ProcessResult r =
+      RunPgrig(Concat({"init", "--tablespace", "no_such_ts"}, Concat(ServerArgs(), {db})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(ErrorLines(r).size(), 1u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no_such_ts"));
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(Rows(c, "select count(*) from pg_class where relname like 'pgbench%'"), "0\n");
+  DropDatabase(db);
+}
+
+// A tablespace on a 24 MB tmpfs: the accounts table (13 MB per scale unit)
+// fills it while loading.  Needs root (mount); skipped otherwise.
+TEST(PgbenchInitITest, DiskFullDuringLoadLeavesNoTables) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  std::string base = testing::MakeTempHome("pgrig-init-full");
+  ASSERT_FALSE(base.empty());
+  std::string mnt = base.substr(0, base.rfind('/')) + "/mnt";
+  ASSERT_EQ(::mkdir(mnt.c_str(), 0755), 0);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=24m,mode=0755") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+  }
+  const auto& account = testing::SharedCluster().account();
+  std::string dir = mnt + "/ts";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chown(dir.c_str(), account.uid, account.gid), 0);
+
+  const std::string db = "itest_init_full";
+  RecreateDatabase(db);
+  {
+    pg::Connection admin = ConnectShared("postgres");
+    (void)admin.Exec("set client_min_messages = warning; drop tablespace if exists itest_tiny");
+    auto made = admin.Exec("create tablespace itest_tiny location '" + dir + "'");
+    ASSERT_TRUE(made.ok()) << made.status().message();
+  }
+  ProcessResult r = RunPgrig(
+      Concat({"init", "-s", "4", "--tablespace", "itest_tiny"}, Concat(ServerArgs(), {db})));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(ErrorLines(r).size(), 1u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("No space left on device"));
+  EXPECT_THAT(r.err, HasSubstr("free disk space"));
+  EXPECT_THAT(r.err, HasSubstr("were dropped"));
+  {
+    pg::Connection c = ConnectShared(db);
+    EXPECT_EQ(Rows(c, "select count(*) from pg_class where relname like 'pgbench%'"), "0\n");
+  }
+  DropDatabase(db);
+  {
+    pg::Connection admin = ConnectShared("postgres");
+    auto dropped = admin.Exec("drop tablespace itest_tiny");
+    EXPECT_TRUE(dropped.ok()) << dropped.status().message();
+  }
+  EXPECT_EQ(::umount2(mnt.c_str(), MNT_DETACH), 0);
+  ::rmdir(mnt.c_str());
+  ::rmdir(base.substr(0, base.rfind('/')).c_str());
+}
+
+}  // namespace
+}  // namespace pgrig::workload

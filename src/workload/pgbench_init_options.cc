@@ -1,0 +1,258 @@
+#include "workload/pgbench_init_options.h"
+
+#include <getopt.h>
+
+#include <cctype>
+#include <climits>
+#include <cstring>
+
+#include "common/strings.h"
+
+namespace pgrig::workload {
+
+namespace {
+
+// Long-only options get values above the char range.
+enum LongOnly : int {
+  kForeignKeys = 1000,
+  kIndexTablespace,
+  kPartitionMethod,
+  kPartitions,
+  kTablespace,
+  kUnloggedTables,
+  kDb,
+  kHelp,
+};
+
+constexpr char kShortOptions[] = ":iI:F:nqs:h:p:U:dj:V?";
+
+const struct option kLongOptions[] = {
+    {"initialize", no_argument, nullptr, 'i'},
+    {"init-steps", required_argument, nullptr, 'I'},
+    {"fillfactor", required_argument, nullptr, 'F'},
+    {"no-vacuum", no_argument, nullptr, 'n'},
+    {"quiet", no_argument, nullptr, 'q'},
+    {"scale", required_argument, nullptr, 's'},
+    {"host", required_argument, nullptr, 'h'},
+    {"port", required_argument, nullptr, 'p'},
+    {"username", required_argument, nullptr, 'U'},
+    {"debug", no_argument, nullptr, 'd'},
+    {"jobs", required_argument, nullptr, 'j'},
+    {"version", no_argument, nullptr, 'V'},
+    {"foreign-keys", no_argument, nullptr, kForeignKeys},
+    {"index-tablespace", required_argument, nullptr, kIndexTablespace},
+    {"partition-method", required_argument, nullptr, kPartitionMethod},
+    {"partitions", required_argument, nullptr, kPartitions},
+    {"tablespace", required_argument, nullptr, kTablespace},
+    {"unlogged-tables", no_argument, nullptr, kUnloggedTables},
+    {"db", required_argument, nullptr, kDb},
+    {"help", no_argument, nullptr, kHelp},
+    {nullptr, 0, nullptr, 0},
+};
+
+// pgbench's option_parse_int(): blanks around the number are fine, anything
+// else is "invalid value"; a well-formed number outside [min, max] is a
+// range error.
+Result<int> ParseIntOption(const char* text, const char* name, int min, int max) {
+  std::string_view s = Trim(text);
+  bool digits = !s.empty();
+  size_t start = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (start == s.size()) digits = false;
+  for (size_t i = start; i < s.size() && digits; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) digits = false;
+  }
+  if (!digits) {
+    return InvalidArgument(std::string("invalid value \"") + text + "\" for option " + name);
+  }
+  std::optional<int64_t> v = ParseInt64(s[0] == '+' ? s.substr(1) : s);
+  if (!v || *v < min || *v > max) {
+    return InvalidArgument(std::string(name) + " must be in range " + std::to_string(min) + ".." +
+                           std::to_string(max));
+  }
+  return static_cast<int>(*v);
+}
+
+// The option text as the user typed it, for error messages.
+std::string OffendingOption(int opt, int optopt_value, const std::vector<char*>& argv,
+                            int index) {
+  if (optopt_value > 0 && optopt_value < 256) return std::string("-") + static_cast<char>(optopt_value);
+  if (index > 0 && index <= static_cast<int>(argv.size()) && argv[index - 1]) {
+    return argv[index - 1];
+  }
+  return std::string(1, static_cast<char>(opt));
+}
+
+}  // namespace
+
+const char* PartitionMethodName(PartitionMethod m) {
+  switch (m) {
+    case PartitionMethod::kRange:
+      return "range";
+    case PartitionMethod::kHash:
+      return "hash";
+    case PartitionMethod::kNone:
+      break;
+  }
+  return "none";
+}
+
+Status CheckInitSteps(std::string_view steps) {
+  if (steps.empty()) return InvalidArgument("no initialization steps specified");
+  for (char c : steps) {
+    if (c != ' ' && kAllInitSteps.find(c) == std::string_view::npos) {
+      return InvalidArgument(std::string("unrecognized initialization step \"") + c +
+                             "\" (allowed step characters are: \"" + std::string(kAllInitSteps) +
+                             "\")");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& args) {
+  InitCommandLine out;
+  InitOptions& o = out.options;
+  // getopt_long permutes argv, so it gets its own copy.
+  std::vector<std::string> storage = args;
+  if (storage.empty()) storage.push_back("init");
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(storage.size());
+
+  std::optional<std::string> steps;
+  bool no_vacuum = false;
+  bool foreign_keys = false;
+  std::optional<std::string> db;
+
+  // optind = 0 makes glibc's getopt start afresh (also resetting its
+  // internal scan position), which a second call in one process needs.
+  optind = 0;
+  opterr = 0;
+  int opt;
+  int long_index = 0;
+  while ((opt = getopt_long(argc, argv.data(), kShortOptions, kLongOptions, &long_index)) != -1) {
+    switch (opt) {
+      case 'i':
+        break;  // `pgbench -i` spelled out: init is what we do anyway
+      case 'I':
+        steps = optarg;
+        break;
+      case 'F': {
+        PGRIG_ASSIGN_OR_RETURN(o.fillfactor, ParseIntOption(optarg, "-F/--fillfactor", 10, 100));
+        break;
+      }
+      case 'n':
+        no_vacuum = true;
+        break;
+      case 'q':
+        o.quiet = true;
+        break;
+      case 's': {
+        PGRIG_ASSIGN_OR_RETURN(o.scale, ParseIntOption(optarg, "-s/--scale", 1, INT_MAX));
+        break;
+      }
+      case 'h':
+        out.connection.host = optarg;
+        break;
+      case 'p':
+        out.connection.port = optarg;
+        break;
+      case 'U':
+        out.connection.user = optarg;
+        break;
+      case 'd':
+        o.debug = true;
+        break;
+      case 'j': {
+        PGRIG_ASSIGN_OR_RETURN(o.jobs, ParseIntOption(optarg, "-j/--jobs", 1, kMaxJobs));
+        break;
+      }
+      case 'V':
+        out.version = true;
+        break;
+      case kForeignKeys:
+        foreign_keys = true;
+        break;
+      case kIndexTablespace:
+        o.index_tablespace = optarg;
+        break;
+      case kPartitionMethod:
+        if (std::strcmp(optarg, "range") == 0) {
+          o.partition_method = PartitionMethod::kRange;
+        } else if (std::strcmp(optarg, "hash") == 0) {
+          o.partition_method = PartitionMethod::kHash;
+        } else {
+          return InvalidArgument(
+              std::string("invalid partition method, expecting \"range\" or \"hash\", got: \"") +
+              optarg + "\"");
+        }
+        break;
+      case kPartitions: {
+        PGRIG_ASSIGN_OR_RETURN(o.partitions, ParseIntOption(optarg, "--partitions", 0, INT_MAX));
+        break;
+      }
+      case kTablespace:
+        o.tablespace = optarg;
+        break;
+      case kUnloggedTables:
+        o.unlogged_tables = true;
+        break;
+      case kDb:
+        db = optarg;
+        break;
+      case kHelp:
+        out.help = true;
+        break;
+      case ':':
+        return InvalidArgument("option " + OffendingOption(opt, optopt, argv, optind) +
+                               " requires an argument");
+      case '?':
+        // '?' is both "-?" (pgbench's help) and "unknown option"; glibc
+        // leaves optopt stale for a valid "-?", so look at the word itself.
+        if (optind > 0 && optind <= argc && std::strcmp(argv[optind - 1], "-?") == 0) {
+          out.help = true;
+          break;
+        }
+        return InvalidArgument(
+            (optopt > 0 && optopt < 256 ? "invalid option " : "unrecognized option ") +
+            OffendingOption(opt, optopt, argv, optind));
+      default:
+        return Internal("unexpected option code " + std::to_string(opt));
+    }
+  }
+  if (out.help || out.version) return out;
+
+  if (optind < argc && !db) {
+    out.connection.dbname = argv[optind++];
+  }
+  if (optind < argc) {
+    if (db) {
+      return InvalidArgument(std::string("both --db and a database name (\"") + argv[optind] +
+                             "\") were given; use one of them");
+    }
+    return InvalidArgument(std::string("too many command-line arguments (first is \"") +
+                           argv[optind] + "\")");
+  }
+  if (db) out.connection.dbname = *db;
+
+  if (o.partitions == 0 && o.partition_method != PartitionMethod::kNone) {
+    return InvalidArgument("--partition-method requires greater than zero --partitions");
+  }
+  if (o.partitions > 0 && o.partition_method == PartitionMethod::kNone) {
+    o.partition_method = PartitionMethod::kRange;
+  }
+  if (steps) {
+    PGRIG_RETURN_IF_ERROR(CheckInitSteps(*steps));
+    o.steps = *steps;
+  }
+  if (no_vacuum) {
+    for (char& c : o.steps) {
+      if (c == 'v') c = ' ';
+    }
+  }
+  if (foreign_keys && o.steps.find('f') == std::string::npos) o.steps += 'f';
+  out.connection.application_name = "pgrig init";
+  return out;
+}
+
+}  // namespace pgrig::workload

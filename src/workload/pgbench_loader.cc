@@ -1,0 +1,535 @@
+#include "workload/pgbench_loader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "common/clock.h"
+#include "workload/pgbench_schema.h"
+
+namespace pgrig::workload {
+
+namespace {
+
+// COPY data is handed to libpq in pieces of about this size: large enough
+// that per-call overhead vanishes, small enough to stay in L2 and to react
+// to Cancel() quickly.
+constexpr size_t kCopyChunkBytes = 256 * 1024;
+
+double SecondsSince(int64_t start_ns) {
+  return static_cast<double>(MonotonicNanos() - start_ns) / 1e9;
+}
+
+}  // namespace
+
+struct PgbenchLoader::Session {
+  int index = 0;
+  pg::Connection conn;
+  PGcancel* cancel = nullptr;
+
+  ~Session() {
+    if (cancel) PQfreeCancel(cancel);
+  }
+};
+
+const char* InitStepName(InitStep step) {
+  switch (step) {
+    case InitStep::kDropTables:
+      return "drop tables";
+    case InitStep::kCreateTables:
+      return "create tables";
+    case InitStep::kClientGenerate:
+      return "client-side generate";
+    case InitStep::kServerGenerate:
+      return "server-side generate";
+    case InitStep::kVacuum:
+      return "vacuum";
+    case InitStep::kPrimaryKeys:
+      return "primary keys";
+    case InitStep::kForeignKeys:
+      return "foreign keys";
+  }
+  return "?";
+}
+
+std::optional<InitStep> InitStepFromLetter(char letter) {
+  switch (letter) {
+    case 'd':
+      return InitStep::kDropTables;
+    case 't':
+      return InitStep::kCreateTables;
+    case 'g':
+      return InitStep::kClientGenerate;
+    case 'G':
+      return InitStep::kServerGenerate;
+    case 'v':
+      return InitStep::kVacuum;
+    case 'p':
+      return InitStep::kPrimaryKeys;
+    case 'f':
+      return InitStep::kForeignKeys;
+    default:
+      return std::nullopt;
+  }
+}
+
+PgbenchLoader::PgbenchLoader(InitOptions options, pg::ConnectionParams params)
+    : options_(std::move(options)), params_(std::move(params)) {
+  jobs_ = options_.jobs;
+  if (jobs_ <= 0) jobs_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+PgbenchLoader::~PgbenchLoader() = default;
+
+InitProgress PgbenchLoader::Progress() const {
+  return {.rows_done = rows_done_.load(std::memory_order_relaxed),
+          .rows_total = rows_total_.load(std::memory_order_relaxed)};
+}
+
+void PgbenchLoader::Cancel() {
+  cancelled_ = true;
+  std::lock_guard<std::mutex> lock(sessions_mu_);
+  char err[256];
+  for (auto& s : sessions_) {
+    if (s && s->cancel) PQcancel(s->cancel, err, sizeof err);
+  }
+}
+
+Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    if (static_cast<int>(sessions_.size()) > index && sessions_[index]) {
+      return sessions_[index].get();
+    }
+  }
+  if (cancelled_) return Aborted("canceled");
+  PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(params_));
+  auto s = std::make_unique<Session>();
+  s->index = index;
+  s->conn = std::move(conn);
+  s->cancel = PQgetCancel(s->conn.raw());
+  // NOTICEs ("table ... does not exist, skipping") are noise for a loader.
+  PGRIG_RETURN_IF_ERROR(Exec(*s, "set client_min_messages = warning"));
+  Session* raw = s.get();
+  std::lock_guard<std::mutex> lock(sessions_mu_);
+  if (static_cast<int>(sessions_.size()) <= index) sessions_.resize(index + 1);
+  sessions_[index] = std::move(s);
+  if (cancelled_) {
+    char err[256];
+    PQcancel(raw->cancel, err, sizeof err);
+  }
+  return raw;
+}
+
+Status PgbenchLoader::Exec(Session& s, const std::string& sql) {
+  if (options_.debug && observer_) observer_->OnStatement(s.index, sql);
+  auto r = s.conn.Exec(sql);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status PgbenchLoader::Rollback(Session& s) {
+  auto r = s.conn.Exec("rollback");
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status PgbenchLoader::RunTasks(const std::vector<Task>& tasks) {
+  if (tasks.empty()) return Status::Ok();
+  const int workers = std::min<int>(jobs_, static_cast<int>(tasks.size()));
+  std::atomic<size_t> next{0};
+  std::mutex err_mu;
+  Status first_error;
+
+  auto record = [&](const Status& st) {
+    {
+      std::lock_guard<std::mutex> lock(err_mu);
+      if (first_error.ok()) first_error = st;
+    }
+    if (!failed_.exchange(true)) {
+      // Stop the siblings' statements now instead of letting them finish a
+      // load that will be thrown away.
+      std::lock_guard<std::mutex> lock(sessions_mu_);
+      char err[256];
+      for (auto& s : sessions_) {
+        if (s && s->cancel) PQcancel(s->cancel, err, sizeof err);
+      }
+    }
+  };
+  auto work = [&](int w) {
+    auto session = SessionFor(w);
+    if (!session.ok()) {
+      record(session.status());
+      return;
+    }
+    while (!failed_ && !cancelled_) {
+      size_t i = next.fetch_add(1);
+      if (i >= tasks.size()) break;
+      Status st = tasks[i](**session);
+      if (!st.ok()) {
+        record(st);
+        break;
+      }
+    }
+  };
+
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) threads.emplace_back(work, w);
+  work(0);
+  for (auto& t : threads) t.join();
+  if (cancelled_) return Aborted("canceled");
+  return first_error;
+}
+
+Result<bool> PgbenchLoader::ForeignKeysExist(Session& s) {
+  // (A plain Result rather than PGRIG_ASSIGN_OR_RETURN: GCC 12 warns
+  // spuriously about a std::string moved out of a std::variant.)
+  Result<std::string> n = s.conn.QueryValue(
+          "with t(oid) as (select pg_catalog.to_regclass(n)::oid from pg_catalog.unnest("
+          "array['pgbench_accounts','pgbench_branches','pgbench_history','pgbench_tellers']) n) "
+          "select pg_catalog.count(*) from pg_catalog.pg_constraint c where c.contype = 'f' "
+          "and (c.conrelid in (select oid from t) or c.confrelid in (select oid from t))");
+  if (!n.ok()) return n.status();
+  return n.value() != "0";
+}
+
+Status PgbenchLoader::StreamAccounts(Session& s, const std::string& table, bool freeze,
+                                     int64_t first, int64_t last, int hash_partition) {
+  std::string sql = fmt::format("copy {} from stdin with (format binary{})", table,
+                                freeze ? ", freeze" : "");
+  if (options_.debug && observer_) observer_->OnStatement(s.index, sql);
+  PGRIG_RETURN_IF_ERROR(s.conn.CopyBegin(sql));
+  const bool bigint = options_.BigintAids();
+  std::string buf;
+  buf.reserve(kCopyChunkBytes + 64);
+  copy_binary::AppendHeader(buf);
+  int64_t pending = 0;
+  Status put;
+  for (int64_t aid = first; aid <= last; ++aid) {
+    if (hash_partition > 0 &&
+        HashPartitionOf(aid, options_.partitions, bigint) != hash_partition) {
+      continue;
+    }
+    copy_binary::AppendAccount(buf, aid, bigint);
+    ++pending;
+    if (buf.size() >= kCopyChunkBytes) {
+      put = s.conn.CopyPut(buf);
+      buf.clear();
+      rows_done_.fetch_add(pending, std::memory_order_relaxed);
+      pending = 0;
+      if (!put.ok() || cancelled_ || failed_) break;
+    }
+  }
+  if (put.ok() && !cancelled_ && !failed_) {
+    copy_binary::AppendTrailer(buf);
+    put = s.conn.CopyPut(buf);
+    rows_done_.fetch_add(pending, std::memory_order_relaxed);
+    if (put.ok()) return s.conn.CopyEnd();
+  }
+  // Abandon the COPY so that the server rolls the rows back; the status of
+  // the statement then carries the server's own error, if it had one.
+  PQputCopyEnd(s.conn.raw(), "pgrig init stopped loading");
+  Status end = s.conn.CopyEnd();
+  if (!put.ok()) return put;
+  if (cancelled_) return Aborted("canceled");
+  return end.ok() ? Aborted("stopped after another connection failed") : end;
+}
+
+Status PgbenchLoader::CopySmallTables(Session& s, bool freeze) {
+  const std::string with = freeze ? " with (format binary, freeze)" : " with (format binary)";
+  std::string buf;
+  PGRIG_RETURN_IF_ERROR(Exec(s, std::string("copy pgbench_branches from stdin") + with));
+  copy_binary::AppendHeader(buf);
+  for (int64_t bid = 1; bid <= options_.BranchRows(); ++bid) copy_binary::AppendBranch(buf, bid);
+  copy_binary::AppendTrailer(buf);
+  PGRIG_RETURN_IF_ERROR(s.conn.CopyPut(buf));
+  PGRIG_RETURN_IF_ERROR(s.conn.CopyEnd());
+  buf.clear();
+  PGRIG_RETURN_IF_ERROR(Exec(s, std::string("copy pgbench_tellers from stdin") + with));
+  copy_binary::AppendHeader(buf);
+  for (int64_t tid = 1; tid <= options_.TellerRows(); ++tid) copy_binary::AppendTeller(buf, tid);
+  copy_binary::AppendTrailer(buf);
+  PGRIG_RETURN_IF_ERROR(s.conn.CopyPut(buf));
+  return s.conn.CopyEnd();
+}
+
+Status PgbenchLoader::DropTables() {
+  PGRIG_ASSIGN_OR_RETURN(Session * s, SessionFor(0));
+  return Exec(*s, DropTablesSql());
+}
+
+Status PgbenchLoader::CreateTables() {
+  PGRIG_ASSIGN_OR_RETURN(Session * s, SessionFor(0));
+  created_tables_ = true;
+  // One transaction: a failure (a bad tablespace, say) leaves no table.
+  PGRIG_RETURN_IF_ERROR(Exec(*s, "begin"));
+  for (const std::string& sql : CreateTablesSql(options_)) {
+    Status st = Exec(*s, sql);
+    if (!st.ok()) {
+      (void)Rollback(*s);
+      return st;
+    }
+  }
+  return Exec(*s, "commit");
+}
+
+Status PgbenchLoader::Generate(bool client_side) {
+  PGRIG_ASSIGN_OR_RETURN(Session * s0, SessionFor(0));
+  PGRIG_ASSIGN_OR_RETURN(bool fks, ForeignKeysExist(*s0));
+  const int64_t accounts = options_.AccountRows();
+  rows_done_ = 0;
+  rows_total_ = client_side ? accounts : 0;
+
+  // The safe path: pgbench's own single transaction (all four tables
+  // truncated together, so foreign keys between them are fine), used when
+  // keys exist or when the tables were made by someone else and their
+  // partitioning may not be what the options say.
+  if (fks || !created_tables_) {
+    Result<std::string> relkind =
+        s0->conn.QueryValue("select relkind from pg_catalog.pg_class where oid = "
+                            "pg_catalog.to_regclass('pgbench_accounts')");
+    if (!relkind.ok()) return relkind.status();
+    const bool plain = relkind.value() == "r";
+    return RunTasks({[&](Session& s) -> Status {
+      PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
+      PGRIG_RETURN_IF_ERROR(Exec(s,
+                                 "truncate table pgbench_accounts, pgbench_branches, "
+                                 "pgbench_history, pgbench_tellers"));
+      if (client_side) {
+        PGRIG_RETURN_IF_ERROR(CopySmallTables(s, /*freeze=*/true));
+        PGRIG_RETURN_IF_ERROR(StreamAccounts(s, kAccounts, plain, 1, accounts, 0));
+      } else {
+        PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateBranchesSql(options_)));
+        PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateTellersSql(options_)));
+        PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateAccountsSql(kAccounts, 1, accounts)));
+      }
+      return Exec(s, "commit");
+    }});
+  }
+
+  // The fast path: one transaction per heap, each truncating its own table
+  // so that COPY FREEZE applies, all running at once.
+  std::vector<Task> tasks;
+  auto load_accounts = [this, client_side](const std::string& table, int64_t first,
+                                           int64_t last, int hash_partition) -> Task {
+    return [this, client_side, table, first, last, hash_partition](Session& s) -> Status {
+      PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
+      PGRIG_RETURN_IF_ERROR(Exec(s, "truncate table " + table));
+      if (client_side) {
+        PGRIG_RETURN_IF_ERROR(StreamAccounts(s, table, /*freeze=*/true, first, last,
+                                             hash_partition));
+      } else if (hash_partition == 0) {
+        PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateAccountsSql(table, first, last)));
+      } else {
+        // Server-side generation into hash partitions goes through the
+        // parent, which routes each row (see below); never reached.
+        return Internal("hash partition in server-side generation");
+      }
+      return Exec(s, "commit");
+    };
+  };
+  if (!Partitioned()) {
+    tasks.push_back(load_accounts(kAccounts, 1, accounts, 0));
+  } else if (options_.partition_method == PartitionMethod::kRange) {
+    for (int p = 1; p <= options_.partitions; ++p) {
+      AidRange r = RangePartitionAids(options_, p);
+      if (r.size() == 0) continue;
+      tasks.push_back(load_accounts(PartitionName(p), r.first, r.last, 0));
+    }
+  } else if (client_side) {
+    for (int p = 1; p <= options_.partitions; ++p) {
+      tasks.push_back(load_accounts(PartitionName(p), 1, accounts, p));
+    }
+  } else {
+    // INSERT ... SELECT into the hash-partitioned parent: the server routes
+    // rows; filtering per partition on the server would hash every aid once
+    // per partition.
+    tasks.push_back([this, accounts](Session& s) -> Status {
+      PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
+      PGRIG_RETURN_IF_ERROR(Exec(s, std::string("truncate table ") + kAccounts));
+      PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateAccountsSql(kAccounts, 1, accounts)));
+      return Exec(s, "commit");
+    });
+  }
+  tasks.push_back([this, client_side](Session& s) -> Status {
+    PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
+    PGRIG_RETURN_IF_ERROR(
+        Exec(s, "truncate table pgbench_branches, pgbench_history, pgbench_tellers"));
+    if (client_side) {
+      PGRIG_RETURN_IF_ERROR(CopySmallTables(s, /*freeze=*/true));
+    } else {
+      PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateBranchesSql(options_)));
+      PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateTellersSql(options_)));
+    }
+    return Exec(s, "commit");
+  });
+  return RunTasks(tasks);
+}
+
+Status PgbenchLoader::Vacuum() {
+  std::vector<Task> tasks;
+  auto statement = [this](std::string sql) -> Task {
+    return [this, sql = std::move(sql)](Session& s) { return Exec(s, sql); };
+  };
+  const bool per_partition = Partitioned() && created_tables_;
+  if (per_partition) {
+    for (int p = 1; p <= options_.partitions; ++p) {
+      tasks.push_back(statement("vacuum " + PartitionName(p)));
+    }
+  } else {
+    tasks.push_back(statement("vacuum analyze pgbench_accounts"));
+  }
+  tasks.push_back(statement("vacuum analyze pgbench_branches"));
+  tasks.push_back(statement("vacuum analyze pgbench_tellers"));
+  tasks.push_back(statement("vacuum analyze pgbench_history"));
+  PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
+  // ANALYZE of a partitioned table samples across its partitions and also
+  // analyzes each of them: the statistics "vacuum analyze pgbench_accounts"
+  // leaves, with the vacuuming already done in parallel above.
+  if (per_partition) return RunTasks({statement("analyze pgbench_accounts")});
+  return Status::Ok();
+}
+
+Status PgbenchLoader::PrimaryKeys() {
+  std::vector<Task> tasks;
+  auto statement = [this](std::string sql) -> Task {
+    return [this, sql = std::move(sql)](Session& s) { return Exec(s, sql); };
+  };
+  const bool per_partition = Partitioned() && created_tables_;
+  // The big index first, so that it starts at once.
+  if (per_partition) {
+    for (int p = 1; p <= options_.partitions; ++p) {
+      tasks.push_back(statement(PrimaryKeySql(PartitionName(p), "aid", options_)));
+    }
+  } else {
+    tasks.push_back(statement(PrimaryKeySql(kAccounts, "aid", options_)));
+  }
+  tasks.push_back(statement(PrimaryKeySql(kBranches, "bid", options_)));
+  tasks.push_back(statement(PrimaryKeySql(kTellers, "tid", options_)));
+  PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
+  // With every partition keyed, the parent's key only attaches their
+  // indexes (the result is what pgbench's single statement builds).
+  if (per_partition) return RunTasks({statement(PrimaryKeySql(kAccounts, "aid", options_))});
+  return Status::Ok();
+}
+
+Status PgbenchLoader::ForeignKeys() {
+  // Each key locks pgbench_branches or pgbench_tellers in a mode that
+  // conflicts with the others', so they run one after another.
+  PGRIG_ASSIGN_OR_RETURN(Session * s, SessionFor(0));
+  for (const std::string& sql : ForeignKeysSql()) PGRIG_RETURN_IF_ERROR(Exec(*s, sql));
+  return Status::Ok();
+}
+
+Status PgbenchLoader::RunStep(InitStep step) {
+  switch (step) {
+    case InitStep::kDropTables:
+      return DropTables();
+    case InitStep::kCreateTables:
+      return CreateTables();
+    case InitStep::kClientGenerate:
+      return Generate(/*client_side=*/true);
+    case InitStep::kServerGenerate:
+      return Generate(/*client_side=*/false);
+    case InitStep::kVacuum:
+      return Vacuum();
+    case InitStep::kPrimaryKeys:
+      return PrimaryKeys();
+    case InitStep::kForeignKeys:
+      return ForeignKeys();
+  }
+  return Internal("unknown step");
+}
+
+Status PgbenchLoader::Cleanup() {
+  // The failed sessions may hold locks until their backends notice; close
+  // them, then drop the tables from a fresh connection.
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_.clear();
+  }
+  PGRIG_ASSIGN_OR_RETURN(pg::Connection c, pg::Connect(params_));
+  auto r = c.Exec("set client_min_messages = warning; set lock_timeout = '60s'; " +
+                  DropTablesSql());
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status PgbenchLoader::Decorate(const Status& s) const {
+  if (s.ok()) return s;
+  if (cancelled_) return Aborted("canceled by the user");
+  std::string m = s.message();
+  switch (s.code()) {
+    case StatusCode::kUnavailable:
+      m += "; check that the server is running and accepts connections (-h, -p, -U, --db)";
+      break;
+    case StatusCode::kResourceExhausted:
+      m += "; free disk space on the database server (or load into a larger tablespace with "
+           "--tablespace) and run pgrig init again";
+      break;
+    default:
+      break;
+  }
+  return Status(s.code(), m);
+}
+
+Result<InitReport> PgbenchLoader::Run(InitObserver* observer) {
+  observer_ = observer;
+  InitReport report;
+  Status failure;
+  // Connect before announcing any step, so that an unreachable server is
+  // one error line and nothing else.
+  {
+    auto first = SessionFor(0);
+    if (!first.ok()) return Decorate(first.status());
+    server_version_ = (*first)->conn.server_version();
+  }
+  for (char letter : options_.steps) {
+    std::optional<InitStep> step = InitStepFromLetter(letter);
+    if (!step) {
+      if (letter == ' ') continue;
+      PGRIG_RETURN_IF_ERROR(CheckInitSteps(options_.steps));
+      continue;
+    }
+    if (cancelled_) {
+      failure = Aborted("canceled");
+      break;
+    }
+    if (observer_) observer_->OnStepStart(*step);
+    const int64_t start = MonotonicNanos();
+    Status st = RunStep(*step);
+    if (!st.ok()) {
+      failure = st;
+      break;
+    }
+    const double secs = SecondsSince(start);
+    report.steps.push_back({*step, secs});
+    report.total_seconds += secs;
+    if (observer_) observer_->OnStepDone(*step, secs);
+  }
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    report.connections = static_cast<int>(
+        std::count_if(sessions_.begin(), sessions_.end(), [](auto& s) { return s != nullptr; }));
+  }
+  report.server_version = server_version_;
+  if (failure.ok()) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_.clear();
+    return report;
+  }
+  Status decorated = Decorate(failure);
+  if (!created_tables_) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_.clear();
+    return decorated;
+  }
+  Status cleaned = Cleanup();
+  if (cleaned.ok()) {
+    return Status(decorated.code(),
+                  decorated.message() + " (the pgbench tables this run created were dropped)");
+  }
+  return Status(decorated.code(),
+                decorated.message() + " (could not drop the pgbench tables this run created: " +
+                    cleaned.message() + "; drop them with: " + DropTablesSql() + ")");
+}
+
+}  // namespace pgrig::workload
