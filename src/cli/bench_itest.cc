@@ -60,10 +60,26 @@ nlohmann::json ReadJson(const std::string& path) {
   return nlohmann::json::parse(*text, nullptr, false);
 }
 
+// Each test gets its own database in the shared cluster: CTest runs every
+// test as its own process, several at once, and re-initializing one shared
+// database would pull the tables from under a test that is running.
 class BenchSharedTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { InitPgbench(testing::SharedParams(), 1); }
-  pg::ConnectionParams params_ = testing::SharedParams();
+  void SetUp() override {
+    db_ = "bench_itest_" + std::to_string(::getpid());
+    pg::Connection admin = testing::ConnectShared("postgres");
+    ASSERT_TRUE(admin.valid());
+    ASSERT_TRUE(admin.Exec("DROP DATABASE IF EXISTS " + db_).ok());
+    ASSERT_TRUE(admin.Exec("CREATE DATABASE " + db_).ok());
+    params_ = testing::SharedParams(db_);
+    InitPgbench(params_, 1);
+  }
+  void TearDown() override {
+    pg::Connection admin = testing::ConnectShared("postgres");
+    if (admin.valid()) (void)admin.Exec("DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
+  }
+  std::string db_;
+  pg::ConnectionParams params_;
 };
 
 TEST_F(BenchSharedTest, EveryBuiltinInEveryModeRunsExactCounts) {
