@@ -1,14 +1,407 @@
-// Placeholder until issue 6 lands: the command exists so that --help lists
-// it, and says plainly that it is not built yet.
+// pgrig tune: recommend, explain and safely apply PostgreSQL settings for
+// this machine (src/tune holds the rules and the apply/rollback machinery;
+// this file gathers the inputs, prints, and restarts the embedded cluster).
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/target.h"
+#include "cluster/cluster.h"
+#include "common/fs.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "host/host_facts.h"
+#include "host/server_facts.h"
+#include "pg/connection.h"
+#include "tune/apply.h"
+#include "tune/from_facts.h"
+#include "tune/huge_pages.h"
+#include "tune/recommend.h"
+#include "tune/render.h"
+#include "tune/rules.h"
 
 namespace pgrig::cli {
 
-int RunTune(int /*argc*/, char** /*argv*/) {
-  std::fprintf(stderr, "pgrig tune: not available in this build yet (tracked as issue 6)\n");
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "pgrig tune: %s\n", message.c_str());
   return kExitBadInvocation;
+}
+
+host::QueryFn QueryOver(pg::Connection* conn) {
+  return [conn](std::string_view sql) -> Result<host::SqlRows> {
+    auto r = conn->Exec(sql);
+    if (!r.ok()) return r.status();
+    host::SqlRows rows;
+    for (int i = 0; i < r->rows(); ++i) {
+      std::vector<std::optional<std::string>> row;
+      for (int c = 0; c < r->cols(); ++c) {
+        if (r->IsNull(i, c)) row.emplace_back(std::nullopt);
+        else row.emplace_back(std::string(r->Get(i, c)));
+      }
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  };
+}
+
+// Unix socket or loopback: the server runs on this machine, so this
+// machine's facts describe it.
+bool ServerIsLocal(pg::Connection& conn) {
+  auto r = conn.Exec("SELECT inet_server_addr()::text");
+  if (!r.ok() || r->rows() != 1) return false;
+  if (r->IsNull(0, 0)) return true;
+  std::string a(r->Get(0, 0));
+  return a.rfind("127.", 0) == 0 || a == "::1" || a.rfind("::1/", 0) == 0;
+}
+
+// Where backups go: beside the embedded cluster's home (like its .lock), so
+// that destroying the embedded cluster never takes other servers' backups.
+std::string DefaultBackupDir() { return cluster::DefaultHome() + ".tune-backups"; }
+
+// The server binaries of `major` on this machine, for the huge-page probe.
+std::optional<std::string> BinDirFor(int major, const ProcessRunner& runner) {
+  std::string d = fmt::format("/usr/lib/postgresql/{}/bin", major);
+  if (::access((d + "/postgres").c_str(), X_OK) == 0) return d;
+  auto b = cluster::FindServerBinaries(runner);
+  if (b.ok() && b->major_version == major) return b->bindir;
+  return std::nullopt;
+}
+
+std::optional<RunAs> ServerAccountRunAs() {
+  if (::geteuid() != 0) return std::nullopt;
+  auto a = cluster::ChooseServerAccount();
+  if (!a.ok() || a->is_self) return std::nullopt;
+  return RunAs{a->uid, a->gid, a->home, a->name};
+}
+
+// Replaces the estimate with the server binary's own figure when it can.
+void ProbeHugePagesInto(tune::TuneReport* report, const tune::CurrentSettings& current,
+                        const ProcessRunner& runner) {
+  const int major = report->inputs.server_major;
+  if (major < 15) {
+    report->huge_pages.notes.push_back(
+        "PostgreSQL 13/14 cannot report shared_memory_size_in_huge_pages; this is an estimate");
+    return;
+  }
+  auto bindir = BinDirFor(major, runner);
+  if (!bindir) {
+    report->huge_pages.notes.push_back(fmt::format(
+        "no PostgreSQL {} server binaries here to ask for the exact figure; this is an estimate",
+        major));
+    return;
+  }
+  tune::HugePagesProbeOptions o{.runner = &runner, .bindir = *bindir, .run_as = ServerAccountRunAs()};
+  auto h = tune::ProbeHugePages(tune::CandidateConfig(*report, current), major,
+                                report->inputs.huge_page_size, o);
+  if (!h.ok()) {
+    report->huge_pages.notes.push_back("asking the server binary failed (" + h.status().message() +
+                                       "); this is an estimate");
+    return;
+  }
+  report->huge_pages = *h;
+}
+
+// Restarts the embedded cluster; if it will not start with the new
+// configuration, puts the backup's postgresql.auto.conf back and starts it
+// again, so the cluster is never left down.
+Status RestartEmbedded(cluster::Cluster& c, const tune::Backup& backup) {
+  PGRIG_RETURN_IF_ERROR(c.Stop());
+  auto started = c.Start();
+  if (started.ok()) return Status::Ok();
+  Status restore = tune::RestoreAutoConfFile(backup, c.data_dir());
+  auto again = restore.ok() ? c.Start() : Result<cluster::StartAction>(restore);
+  if (!again.ok()) {
+    return Internal(fmt::format(
+        "the embedded cluster did not start with the new settings ({}), and restoring {} failed "
+        "too ({}); see `pgrig cluster logs`",
+        started.status().message(), backup.path, again.status().message()));
+  }
+  return FailedPrecondition(fmt::format(
+      "the embedded cluster did not start with the new settings ({}); the previous configuration "
+      "was restored from {} and the cluster is running again",
+      started.status().message(), backup.path));
+}
+
+struct Options {
+  std::string profile;
+  std::string memory, data_size, storage;
+  std::optional<int> cpus, connections, server_version;
+  std::vector<std::string> sets;
+  std::string format = "table";
+  bool all = false, apply = false, dry_run = false, restart = false, rollback = false;
+  bool offline = false, no_probe = false;
+  std::string backup_dir;
+  pg::ConnectionParams params;
+  std::string positional_db;
+};
+
+}  // namespace
+
+// Applies `profile` to a running embedded cluster and restarts it when a
+// setting needs that.  For the cli layer (e.g. ResolveTarget after it created
+// the cluster: issue 6, point 8).
+Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile) {
+  PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(c.Params()));
+  std::vector<std::string> notes;
+  host::HostFacts hf = host::CollectHostFacts(SysFs("/"), {.storage_path = c.data_dir()});
+  tune::TuneInputs in = tune::InputsFromFacts(hf, nullptr, &notes);
+  in.server_major = conn.server_version() / 10000;
+  PGRIG_ASSIGN_OR_RETURN(tune::CurrentSettings current, tune::ReadCurrentSettings(conn));
+  PGRIG_ASSIGN_OR_RETURN(tune::TuneReport report, tune::Recommend(in, profile, current));
+  PGRIG_ASSIGN_OR_RETURN(tune::ApplyOutcome out,
+                         tune::ApplyRecommendations(conn, report, {.backup_dir = DefaultBackupDir()}));
+  if (out.pending_restart.empty()) return Status::Ok();
+  conn = pg::Connection();
+  PGRIG_ASSIGN_OR_RETURN(tune::Backup backup, tune::ReadBackup(out.backup_path));
+  return RestartEmbedded(c, backup);
+}
+
+int RunTune(int argc, char** argv) {
+  CLI::App app{
+      "Recommend PostgreSQL settings for this machine and a workload profile, explain each one,\n"
+      "and apply them safely (validate, back up, ALTER SYSTEM, reload, verify; roll back on any\n"
+      "failure).  With no server named (-h/-p/-U/-d or PG* variables) the embedded cluster is\n"
+      "tuned, with the benchmark profile unless --profile says otherwise.",
+      "pgrig tune"};
+  app.set_help_flag("--help", "print this help and exit");
+  Options o;
+  app.add_option("--profile", o.profile,
+                 "oltp, web, mixed, dw, desktop or benchmark (default: oltp; benchmark for the "
+                 "embedded cluster)");
+  app.add_option("--memory", o.memory, "memory for the server, e.g. 16GB (default: this machine's, "
+                                       "container-aware)");
+  app.add_option("--cpus", o.cpus, "CPUs for the server (default: this machine's, container-aware)");
+  app.add_option("--storage", o.storage, "hdd, ssd, nvme or san (default: detected)");
+  app.add_option("--connections", o.connections, "max_connections wanted (default: per profile)");
+  app.add_option("--data-size", o.data_size, "size of the database, e.g. 20GB");
+  app.add_option("--set", o.sets, "override one setting: --set name=value (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME=VALUE");
+  app.add_option("--format", o.format, "table, conf, alter-system or json");
+  app.add_flag("--all", o.all, "table: also list settings already within 5% of the recommendation");
+  app.add_flag("--apply", o.apply, "apply the changes (ALTER SYSTEM, reload, verify)");
+  app.add_flag("--dry-run", o.dry_run, "check privileges and values and show what would change");
+  app.add_flag("--restart", o.restart,
+               "after --apply or --rollback, restart the embedded cluster if a setting needs it");
+  app.add_flag("--rollback", o.rollback, "restore the configuration saved by the last --apply");
+  app.add_option("--backup-dir", o.backup_dir, "where --apply keeps backups (default: " +
+                                                    DefaultBackupDir() + ")");
+  app.add_flag("--offline", o.offline, "no server: recommend for --server-version only");
+  app.add_option("--server-version", o.server_version, "PostgreSQL major version with --offline");
+  app.add_flag("--no-probe", o.no_probe, "do not ask the server binary for the huge page count");
+  app.add_option("-h,--host", o.params.host, "database server host or socket directory");
+  app.add_option("-p,--port", o.params.port, "database server port");
+  app.add_option("-U,--username", o.params.user, "database user name");
+  app.add_option("-d,--db,--dbname", o.params.dbname, "database name, conninfo string or URI");
+  app.add_option("dbname", o.positional_db, "database name (as psql takes it)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+  }
+  if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
+
+  // --- everything the user typed is checked before any server is touched ---
+  if (o.rollback && (o.apply || o.dry_run)) return Fail("--rollback cannot be combined with --apply or --dry-run");
+  if (o.restart && !o.apply && !o.rollback) return Fail("--restart goes with --apply or --rollback");
+  if (o.offline && (o.apply || o.rollback || o.dry_run)) {
+    return Fail("--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
+  }
+  if (o.offline && !o.server_version) return Fail("--offline needs --server-version (13 to 17)");
+  if (!o.offline && o.server_version) return Fail("--server-version goes with --offline (a server reports its own)");
+  if (o.restart && !o.offline && o.params.NamesAServer()) {
+    return Fail("--restart restarts only pgrig's embedded cluster; apply without it and restart "
+                "your server yourself (nothing was changed)");
+  }
+  auto format = tune::ParseFormat(o.format);
+  if (!format.ok()) return Fail(format.status().message());
+  std::optional<tune::Profile> profile;
+  if (!o.profile.empty()) {
+    auto p = tune::ParseProfile(o.profile);
+    if (!p.ok()) return Fail(p.status().message());
+    profile = *p;
+  }
+  std::optional<uint64_t> memory, data_size;
+  if (!o.memory.empty()) {
+    auto m = tune::ParseSize(o.memory);
+    if (!m.ok()) return Fail("--memory: " + m.status().message());
+    if (*m < tune::kMinMemoryBytes) {
+      return Fail(fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
+                              o.memory));
+    }
+    memory = *m;
+  }
+  if (!o.data_size.empty()) {
+    auto m = tune::ParseSize(o.data_size);
+    if (!m.ok()) return Fail("--data-size: " + m.status().message());
+    data_size = *m;
+  }
+  std::optional<tune::StorageClass> storage;
+  if (!o.storage.empty()) {
+    auto s = tune::ParseStorageClass(o.storage);
+    if (!s.ok()) return Fail(s.status().message());
+    storage = *s;
+  }
+  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096)) return Fail(fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
+  if (o.connections && (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
+    return Fail(fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
+                            *o.connections, tune::kMinConnections, tune::kMaxConnections));
+  }
+  tune::Overrides overrides;
+  for (const auto& s : o.sets) {
+    auto kv = tune::ParseOverride(s);
+    if (!kv.ok()) return Fail(kv.status().message());
+    overrides.values[kv->first] = kv->second;
+  }
+  const std::string backup_dir = o.backup_dir.empty() ? DefaultBackupDir() : o.backup_dir;
+  RealProcessRunner runner;
+
+  // --- the server ---
+  std::optional<Target> target;
+  std::optional<pg::Connection> conn;
+  bool local = true;
+  if (!o.offline) {
+    auto t = ResolveTarget(o.params, /*quiet=*/*format == tune::Format::kJson);
+    if (!t.ok()) return Fail(t.status().message());
+    target.emplace(std::move(t).value());
+    auto c = pg::Connect(target->params);
+    if (!c.ok()) return Fail(c.status().message());
+    conn.emplace(std::move(c).value());
+    local = ServerIsLocal(*conn);
+  }
+
+  if (o.rollback) {
+    auto rb = tune::Rollback(*conn, {.backup_dir = backup_dir});
+    if (!rb.ok()) return Fail(rb.status().message());
+    std::printf("Restored the configuration saved at %s (%s).\n", rb->restored.created_at.c_str(),
+                rb->restored.path.c_str());
+    if (!rb->pending_restart.empty()) {
+      if (o.restart && target->embedded) {
+        conn.reset();
+        Status s = RestartEmbedded(*target->cluster, rb->restored);
+        if (!s.ok()) return Fail(s.message());
+        std::printf("Restarted the embedded cluster.\n");
+      } else {
+        std::printf("Waiting for a restart: %s\n", Join(rb->pending_restart, ", ").c_str());
+      }
+    }
+    return kExitOk;
+  }
+
+  // --- inputs: facts of this machine, then the user's overrides ---
+  std::vector<std::string> notes;
+  tune::TuneInputs in;
+  std::optional<host::ServerFacts> sf;
+  if (local) {
+    std::string data_dir;
+    if (conn) {
+      auto d = conn->QueryValue("SHOW data_directory");
+      if (d.ok()) data_dir = *d;
+    }
+    host::HostFacts hf = host::CollectHostFacts(SysFs("/"), {.storage_path = data_dir});
+    if (conn) {
+      bool arm = hf.cpu.architecture && *hf.cpu.architecture == "aarch64";
+      sf = host::CollectServerFacts(QueryOver(&*conn), {.location = host::ServerLocation::kLocal,
+                                                         .memory_bytes = hf.effective_memory_bytes,
+                                                         .host_is_arm = arm,
+                                                         .runner = &runner});
+    }
+    in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, &notes);
+  } else if (!memory || !o.cpus) {
+    return Fail("the server is on another machine, so this machine's facts do not describe it; "
+                "give --memory and --cpus (and --storage) for the server's machine");
+  }
+  if (conn) in.server_major = conn->server_version() / 10000;
+  if (o.server_version) in.server_major = *o.server_version;
+  if (memory) in.memory_bytes = *memory;
+  if (o.cpus) in.cpus = *o.cpus;
+  if (storage) in.storage = *storage;
+  if (o.connections) in.connections = o.connections;
+  if (data_size) in.data_size_bytes = data_size;
+  if (!profile) profile = target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp;
+
+  tune::CurrentSettings current;
+  if (conn) {
+    auto cur = tune::ReadCurrentSettings(*conn);
+    if (!cur.ok()) return Fail(cur.status().message());
+    current = std::move(cur).value();
+  }
+  auto report = tune::Recommend(in, *profile, current, overrides);
+  if (!report.ok()) return Fail(report.status().message() + " (nothing was changed)");
+  if (local && !o.no_probe) ProbeHugePagesInto(&*report, current, runner);
+  if (!local) {
+    report->huge_pages.notes.push_back("the server is remote: run pgrig tune on its machine for the exact figure");
+  }
+  for (const auto& n : notes) report->warnings.push_back("facts: " + n);
+
+  std::string text = tune::Render(*report, *format, {.show_unchanged = o.all});
+  std::fwrite(text.data(), 1, text.size(), stdout);
+
+  auto changes = report->Changes();
+  if (!o.apply && !o.dry_run) return kExitOk;
+  if (o.dry_run) {
+    Status s = tune::CheckPrivileges(*conn, changes);
+    if (s.ok()) s = tune::Validate(changes, current);
+    if (!s.ok()) return Fail(s.message());
+    size_t restart = 0;
+    for (auto* c : changes) restart += c->apply == tune::Apply::kRestart;
+    std::fprintf(stderr,
+                 "pgrig tune: dry run: %zu settings would change (%zu need a restart); the server "
+                 "accepts every value; nothing was changed\n",
+                 changes.size(), restart);
+    return kExitOk;
+  }
+  if (changes.empty()) {
+    std::fprintf(stderr, "pgrig tune: nothing to apply\n");
+    return kExitOk;
+  }
+  auto out = tune::ApplyRecommendations(*conn, *report, {.backup_dir = backup_dir});
+  if (!out.ok()) return Fail(out.status().message());
+  std::fprintf(stderr, "pgrig tune: applied %zu settings with ALTER SYSTEM (backup: %s)\n",
+               out->applied.size(), out->backup_path.c_str());
+  if (!out->took_effect.empty()) {
+    std::fprintf(stderr, "  in effect now: %s\n", Join(out->took_effect, ", ").c_str());
+  }
+  for (const auto& ov : out->overridden) std::fprintf(stderr, "  overridden: %s\n", ov.c_str());
+  if (out->pending_restart.empty()) return kExitOk;
+  std::fprintf(stderr, "  waiting for a restart: %s\n", Join(out->pending_restart, ", ").c_str());
+  if (!o.restart) {
+    std::fprintf(stderr, "  restart the server to finish (%s)\n",
+                 target->embedded ? "pgrig tune --apply --restart, or pgrig cluster stop && pgrig cluster start"
+                                  : "for example pg_ctl restart or systemctl restart postgresql");
+    return kExitOk;
+  }
+  conn.reset();
+  auto backup = tune::ReadBackup(out->backup_path);
+  if (!backup.ok()) return Fail(backup.status().message());
+  Status s = RestartEmbedded(*target->cluster, *backup);
+  if (!s.ok()) return Fail(s.message());
+  // Confirm that the restart-only values are now live.
+  auto after = pg::Connect(target->params);
+  if (!after.ok()) return Fail(after.status().message());
+  auto now = tune::ReadCurrentSettings(*after);
+  if (!now.ok()) return Fail(now.status().message());
+  std::vector<std::string> wrong;
+  for (const auto* c : changes) {
+    const auto& cs = now->at(c->name);
+    auto live = tune::FromPgSettings(cs.name, cs.setting, cs.unit, cs.vartype);
+    if (!live.ok() || !tune::LiveValueMatches(*live, c->value)) {
+      wrong.push_back(fmt::format("{} is {}", c->name, live.ok() ? live->ToConf() : cs.setting));
+    }
+  }
+  if (!wrong.empty()) return Fail("after the restart: " + Join(wrong, "; "));
+  std::fprintf(stderr, "pgrig tune: restarted the embedded cluster; every setting is in effect\n");
+  return kExitOk;
 }
 
 }  // namespace pgrig::cli
