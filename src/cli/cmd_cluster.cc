@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/target.h"
 #include "cluster/cluster.h"
 #include "common/strings.h"
 
@@ -36,7 +37,10 @@ int RunCluster(int argc, char** argv) {
   app.require_subcommand(1, 1);
   bool json = false;
   int lines = 50;
-  auto* start = app.add_subcommand("start", "create the cluster if needed and start it");
+  auto* start = app.add_subcommand(
+      "start",
+      "create the cluster if needed and start it; a new cluster is tuned with the\n"
+      "$PGRIG_EMBEDDED_PROFILE profile (default benchmark; \"none\" keeps the defaults)");
   auto* stop = app.add_subcommand("stop", "stop the server; nothing is left running");
   auto* status = app.add_subcommand("status", "version, data directory, socket, port, uptime, size");
   status->add_flag("--json", json, "print the status as JSON");
@@ -54,7 +58,7 @@ int RunCluster(int argc, char** argv) {
   cluster::Cluster& c = *opened;
 
   if (start->parsed()) {
-    auto r = c.Start();
+    auto r = StartEmbedded(c, /*quiet=*/false);
     if (!r.ok()) return Fail(r.status());
     const char* what = *r == cluster::StartAction::kAlreadyRunning ? "already running"
                        : *r == cluster::StartAction::kStarted      ? "started"

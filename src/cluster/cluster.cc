@@ -543,6 +543,9 @@ Status Cluster::Destroy() {
   PGRIG_ASSIGN_OR_RETURN(FileLock lock, FileLock::Acquire(lock_file(), 300));
   PGRIG_RETURN_IF_ERROR(StopLocked());
   PGRIG_RETURN_IF_ERROR(RemoveTree(home_));
+  // `pgrig tune --apply` keeps its backups beside the home (so that they
+  // survive a failed start); they belong to this cluster too.
+  PGRIG_RETURN_IF_ERROR(RemoveTree(home_ + ".tune-backups"));
   ::unlink(lock_file().c_str());
   return Status::Ok();
 }
