@@ -166,7 +166,11 @@ TEST_F(BenchSharedTest, ThousandClientsFromOneProcess) {
   nlohmann::json j = ReadJson(json);
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["aborted_clients"], 0);
+#ifndef __SANITIZE_ADDRESS__
+  // AddressSanitizer's shadow memory and quarantine inflate the resident set;
+  // the limit is about the real build.
   EXPECT_LT(j["client"]["max_rss_bytes"].get<int64_t>(), 100LL * 1024 * 1024);
+#endif
   std::remove(json.c_str());
 }
 
@@ -248,11 +252,18 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
 
 TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   const std::string base = "/tmp/pgrig-bench-itest-sigint-" + std::to_string(getpid());
-  std::vector<std::string> args = {"-S", "-c", "2", "-T", "60", "-n", "--json", base + ".json"};
+  std::vector<std::string> args = {"-S", "-c", "2", "-T", "60", "-P", "1", "-n",
+                                   "--json", base + ".json"};
   for (auto& a : ConnArgs(params_)) args.push_back(a);
   pid_t pid = Spawn(args, base + ".out", base + ".err");
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // Interrupt a running benchmark, not one still starting up (a loaded or
+  // sanitized build can take seconds to connect): wait for a progress line.
+  for (int i = 0; i < 300; ++i) {
+    auto err = ReadWholeFile(base + ".err");
+    if (err.ok() && err->find("progress: ") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   kill(pid, SIGINT);
   const int code = WaitExit(pid, 10);
   EXPECT_EQ(code, 2);

@@ -78,6 +78,11 @@ struct BadCase {
   std::string message;
 };
 
+// Names the case in test listings (CTest shows it) instead of a byte dump.
+void PrintTo(const BadCase& c, std::ostream* os) {
+  for (const auto& a : c.args) *os << a << ' ';
+}
+
 class BenchOptionsErrorTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BenchOptionsErrorTest, ExitsOneWithPgbenchText) {
