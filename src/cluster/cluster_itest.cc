@@ -184,7 +184,14 @@ TEST_F(ClusterTest, CliStatusStopAndLogs) {
   auto none = testing::RunPgrig({"cluster", "status"}, env);
   EXPECT_EQ(none.exit_code, 0);
   EXPECT_THAT(none.out, HasSubstr("not created"));
-  ASSERT_EQ(testing::RunPgrig({"cluster", "start"}, env).exit_code, 0);
+  auto started = testing::RunPgrig({"cluster", "start"}, env);
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  // A new embedded cluster gets the tuner's benchmark profile (issue 6).
+  EXPECT_THAT(started.err, HasSubstr("benchmark profile"));
+  auto conn = pg::Connect(cluster_->Params());
+  ASSERT_TRUE(conn.ok()) << conn.status().message();
+  EXPECT_EQ(*conn->QueryValue("SHOW synchronous_commit"), "off");
+  EXPECT_EQ(*conn->QueryValue("SHOW wal_level"), "minimal");
   auto st = testing::RunPgrig({"cluster", "status", "--json"}, env);
   EXPECT_EQ(st.exit_code, 0);
   EXPECT_THAT(st.out, HasSubstr("\"running\": true"));
