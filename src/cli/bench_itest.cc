@@ -116,6 +116,18 @@ TEST_F(BenchSharedTest, DurationRunWithProgressAndJson) {
   EXPECT_EQ(j["histogram"]["count"], j["summary"]["transactions"]);
   EXPECT_GE(j["series"]["intervals"].size(), 3u);
   EXPECT_LE(j["latency_ms"]["p50"].get<double>(), j["latency_ms"]["p99"].get<double>());
+  // The run carries the facts of what produced it: this host and the server
+  // as it was configured when measured.
+  const nlohmann::json& facts = j["facts"];
+  ASSERT_TRUE(facts["host"].is_object()) << facts.dump();
+  EXPECT_FALSE(facts["host"]["cpu"]["architecture"].is_null());
+  ASSERT_TRUE(facts["server"].is_object()) << facts.dump();
+  EXPECT_EQ(facts["server"]["version_num"], j["server"]["version_num"]);
+  EXPECT_EQ(facts["server"]["database"], db_);
+  EXPECT_TRUE(facts["server"]["settings"].contains("shared_buffers")) << facts["server"].dump();
+  EXPECT_TRUE(facts["server"]["settings"].contains("synchronous_commit"));
+  EXPECT_GT(facts["server"]["database_size_bytes"].get<int64_t>(), 0);
+  EXPECT_FALSE(facts["server"]["fits_in_ram"].is_null());
   std::remove(json.c_str());
 }
 

@@ -18,6 +18,7 @@
 #include "cli/bench_options.h"
 #include "cli/bench_report.h"
 #include "cli/commands.h"
+#include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
 #include "common/clock.h"
@@ -155,6 +156,14 @@ int RunBench(int argc, char** argv) {
   server.version = ServerVersionText(server.version_num);
   server.target = target->params.Describe();
   server.embedded = target->embedded;
+  // Facts for --json are taken before the run, so that they describe the
+  // server as it was measured (and survive a server that dies mid-run).
+  nlohmann::json facts = nullptr;
+  if (!o.json_path.empty()) {
+    host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
+    host::ServerFacts sf = ProbeServer(*con, &hf);
+    facts = host::FactsToJson(hf, sf);
+  }
   std::printf("pgrig bench (pgrig %s, server %s)\n", kVersion, server.version.c_str());
   std::fflush(stdout);
 
@@ -280,8 +289,6 @@ int RunBench(int argc, char** argv) {
   }
 
   if (!o.json_path.empty()) {
-    nlohmann::json facts = nullptr;
-    facts = host::FactsToJson(host::CollectHostFacts(SysFs("/")), std::nullopt);
     const nlohmann::json doc = BenchResultToJson(o, info, server, r, facts);
     Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");
     if (!w.ok()) {

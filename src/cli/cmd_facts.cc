@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/server_probe.h"
 #include "cluster/cluster.h"
 #include "common/fs.h"
 #include "common/process.h"
@@ -71,35 +72,6 @@ int RunDiff(const std::string& a_path, const std::string& b_path, bool json,
     std::printf("  %s\n      A: %s\n      B: %s\n", d.key.c_str(), d.a.c_str(), d.b.c_str());
   }
   return kExitOk;
-}
-
-host::QueryFn QueryOver(pg::Connection* conn) {
-  return [conn](std::string_view sql) -> Result<host::SqlRows> {
-    auto r = conn->Exec(sql);
-    if (!r.ok()) return r.status();
-    host::SqlRows rows;
-    for (int i = 0; i < r->rows(); ++i) {
-      std::vector<std::optional<std::string>> row;
-      for (int c = 0; c < r->cols(); ++c) {
-        if (r->IsNull(i, c))
-          row.emplace_back(std::nullopt);
-        else
-          row.emplace_back(std::string(r->Get(i, c)));
-      }
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  };
-}
-
-// The server is on this machine when we reach it over a Unix socket
-// (inet_server_addr() is NULL) or over loopback.
-bool ServerIsLocal(pg::Connection* conn) {
-  auto r = conn->Exec("SELECT inet_server_addr()::text");
-  if (!r.ok() || r->rows() != 1) return false;
-  if (r->IsNull(0, 0)) return true;
-  std::string a(r->Get(0, 0));
-  return a.rfind("127.", 0) == 0 || a.rfind("::1", 0) == 0;
 }
 
 }  // namespace
@@ -183,18 +155,9 @@ int RunFacts(int argc, char** argv) {
     }
   }
   if (conn) {
-    RealProcessRunner runner;
-    bool local = ServerIsLocal(&*conn);
-    bool arm = hf.cpu.architecture && *hf.cpu.architecture == "aarch64";
-    sf = host::CollectServerFacts(
-        QueryOver(&*conn),
-        {.location = local ? host::ServerLocation::kLocal : host::ServerLocation::kRemote,
-         .memory_bytes = hf.effective_memory_bytes,
-         .host_is_arm = arm,
-         .runner = &runner});
-    if (data_dir.empty() && local && sf->data_directory) {
-      hf.storage = host::CollectStorageFacts(fs, *sf->data_directory, &hf.notes);
-    }
+    // With --data-dir the storage facts are already there; otherwise the
+    // probe describes the device under the server's data directory.
+    sf = ProbeServer(*conn, &hf);
   }
 
   if (json) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cluster/cluster.h"
 #include "common/fs.h"
@@ -35,33 +36,6 @@ namespace {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "pgrig tune: %s\n", message.c_str());
   return kExitBadInvocation;
-}
-
-host::QueryFn QueryOver(pg::Connection* conn) {
-  return [conn](std::string_view sql) -> Result<host::SqlRows> {
-    auto r = conn->Exec(sql);
-    if (!r.ok()) return r.status();
-    host::SqlRows rows;
-    for (int i = 0; i < r->rows(); ++i) {
-      std::vector<std::optional<std::string>> row;
-      for (int c = 0; c < r->cols(); ++c) {
-        if (r->IsNull(i, c)) row.emplace_back(std::nullopt);
-        else row.emplace_back(std::string(r->Get(i, c)));
-      }
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  };
-}
-
-// Unix socket or loopback: the server runs on this machine, so this
-// machine's facts describe it.
-bool ServerIsLocal(pg::Connection& conn) {
-  auto r = conn.Exec("SELECT inet_server_addr()::text");
-  if (!r.ok() || r->rows() != 1) return false;
-  if (r->IsNull(0, 0)) return true;
-  std::string a(r->Get(0, 0));
-  return a.rfind("127.", 0) == 0 || a == "::1" || a.rfind("::1/", 0) == 0;
 }
 
 // Where backups go: beside the embedded cluster's home (like its .lock), so
@@ -309,13 +283,7 @@ int RunTune(int argc, char** argv) {
       if (d.ok()) data_dir = *d;
     }
     host::HostFacts hf = host::CollectHostFacts(SysFs("/"), {.storage_path = data_dir});
-    if (conn) {
-      bool arm = hf.cpu.architecture && *hf.cpu.architecture == "aarch64";
-      sf = host::CollectServerFacts(QueryOver(&*conn), {.location = host::ServerLocation::kLocal,
-                                                         .memory_bytes = hf.effective_memory_bytes,
-                                                         .host_is_arm = arm,
-                                                         .runner = &runner});
-    }
+    if (conn) sf = ProbeServer(*conn, &hf);
     in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, &notes);
   } else if (!memory || !o.cpus) {
     return Fail("the server is on another machine, so this machine's facts do not describe it; "
