@@ -126,7 +126,11 @@ class ConsoleObserver : public workload::InitObserver {
   void OnStatement(int connection, const std::string& sql) override {
     std::lock_guard<std::mutex> lock(print_mu_);
     ClearBarLocked();
-    std::fprintf(stderr, "pgrig init: debug: [connection %d] %s\n", connection, sql.c_str());
+    if (connection < 0) {
+      std::fprintf(stderr, "pgrig init: debug: [background drop] %s\n", sql.c_str());
+    } else {
+      std::fprintf(stderr, "pgrig init: debug: [connection %d] %s\n", connection, sql.c_str());
+    }
   }
 
   // Stops the progress thread (also after a failed run).
@@ -334,6 +338,14 @@ int RunInit(int argc, char** argv) {
     stats += buf;
   }
   std::fprintf(stderr, "done in %.2f s (%s).\n", report->total_seconds, stats.c_str());
+  for (const std::string& note : report->notes) {
+    std::fprintf(stderr, "note: %s\n", note.c_str());
+  }
+  if (report->keys_built_during_load) {
+    std::fputs("note: the primary keys were built while loading; their time is part of "
+               "\"client-side generate\"\n",
+               stderr);
+  }
   return kExitOk;
 }
 

@@ -80,7 +80,9 @@ PgbenchLoader::PgbenchLoader(InitOptions options, pg::ConnectionParams params)
   if (jobs_ <= 0) jobs_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-PgbenchLoader::~PgbenchLoader() = default;
+PgbenchLoader::~PgbenchLoader() {
+  if (drop_thread_.joinable()) drop_thread_.join();
+}
 
 InitProgress PgbenchLoader::Progress() const {
   return {.rows_done = rows_done_.load(std::memory_order_relaxed),
@@ -254,7 +256,100 @@ Status PgbenchLoader::CopySmallTables(Session& s, bool freeze) {
 
 Status PgbenchLoader::DropTables() {
   PGRIG_ASSIGN_OR_RETURN(Session * s, SessionFor(0));
-  return Exec(*s, DropTablesSql());
+  Result<bool> moved = MoveTablesAside(*s);
+  if (!moved.ok()) return moved.status();
+  if (!moved.value() && trash_schemas_.empty()) return Exec(*s, DropTablesSql());
+  if (!moved.value()) PGRIG_RETURN_IF_ERROR(Exec(*s, DropTablesSql()));
+  if (drop_thread_.joinable()) drop_thread_.join();  // a second d step
+  drop_status_ = Status::Ok();
+  std::vector<std::string> schemas = trash_schemas_;
+  drop_thread_ = std::thread([this, schemas]() {
+    auto c = pg::Connect(params_);
+    if (!c.ok()) {
+      drop_status_ = c.status();
+      return;
+    }
+    std::string sql = "set client_min_messages = warning";
+    for (const std::string& schema : schemas) sql += "; drop schema if exists " + schema + " cascade";
+    if (options_.debug && observer_) observer_->OnStatement(-1, sql);
+    auto r = c->Exec(sql);
+    if (!r.ok()) drop_status_ = r.status();
+  });
+  return Status::Ok();
+}
+
+Result<bool> PgbenchLoader::MoveTablesAside(Session& s) {
+  trash_schemas_.clear();
+  // pg_partition_tree() appeared in PostgreSQL 12.
+  if (server_version_ < 120000) return false;
+  // Schemas left behind by an init that was killed before its background
+  // drop finished: their backend is gone.
+  {
+    auto left = s.conn.Exec(
+        "select n.nspname from pg_catalog.pg_namespace n "
+        "where n.nspname ~ '^pgrig_init_trash_[0-9]+$' and pg_catalog.substr(n.nspname, 18)::int "
+        "not in (select a.pid from pg_catalog.pg_stat_activity a where a.pid is not null)");
+    if (left.ok()) {
+      for (int i = 0; i < left->rows(); ++i) trash_schemas_.emplace_back(left->Get(i, 0));
+    }
+  }
+  // The tables pgbench's DROP would drop, their partitions, and whether
+  // anything else depends on them (then the plain DROP must decide).
+  auto rels = s.conn.Exec(
+      "with roots(oid) as (select pg_catalog.to_regclass(n)::oid from "
+      "pg_catalog.unnest(array['pgbench_accounts','pgbench_branches','pgbench_history',"
+      "'pgbench_tellers']) n), "
+      "rels(oid) as (select oid from roots where oid is not null union "
+      "select t.relid from roots r, pg_catalog.pg_partition_tree(r.oid) t "
+      "where r.oid is not null), "
+      "outside(n) as (select pg_catalog.count(*) from pg_catalog.pg_depend d "
+      " where d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+      " and d.refobjid in (select oid from rels) and d.deptype = 'n' "
+      " and not (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass and "
+      "   (select c.conrelid from pg_catalog.pg_constraint c where c.oid = d.objid) "
+      "   in (select oid from rels))) "
+      "select r.oid::pg_catalog.regclass::text, o.n from rels r, outside o order by r.oid");
+  if (!rels.ok() || rels->rows() == 0 || rels->Get(0, 1) != "0") return false;
+  const std::string schema =
+      "pgrig_init_trash_" + std::to_string(PQbackendPID(s.conn.raw()));
+  std::string sql = "begin; create schema " + schema;
+  for (int i = 0; i < rels->rows(); ++i) {
+    sql += "; alter table " + std::string(rels->Get(i, 0)) + " set schema " + schema;
+  }
+  sql += "; commit";
+  if (options_.debug && observer_) observer_->OnStatement(s.index, sql);
+  auto moved = s.conn.Exec(sql);
+  if (!moved.ok()) {
+    // No privilege to create a schema, a lock timeout, ...: pgbench's way.
+    (void)Rollback(s);
+    return false;
+  }
+  trash_schemas_.push_back(schema);
+  return true;
+}
+
+void PgbenchLoader::JoinBackgroundDrop(InitReport* report) {
+  if (!drop_thread_.joinable()) return;
+  const int64_t start = MonotonicNanos();
+  drop_thread_.join();
+  const double waited = SecondsSince(start);
+  report->dropped_in_background = true;
+  report->drop_wait_seconds = waited;
+  for (auto& st : report->steps) {
+    if (st.step == InitStep::kDropTables) {
+      st.seconds += waited;
+      report->total_seconds += waited;
+      break;
+    }
+  }
+  if (!drop_status_.ok()) {
+    std::string list;
+    for (const auto& t : trash_schemas_) list += (list.empty() ? "" : ", ") + t;
+    report->notes.push_back("the old pgbench tables were moved to schema " + list +
+                            " but could not be dropped (" + drop_status_.message() +
+                            "); the next pgrig init drops them, or run: drop schema " + list +
+                            " cascade");
+  }
 }
 
 Status PgbenchLoader::CreateTables() {
@@ -307,13 +402,17 @@ Status PgbenchLoader::Generate(bool client_side) {
   }
 
   // The fast path: one transaction per heap, each truncating its own table
-  // so that COPY FREEZE applies, all running at once.
+  // so that COPY FREEZE applies, all running at once.  The key goes onto
+  // the empty table after TRUNCATE: adding an index does not rewrite the
+  // table, so FREEZE still applies.
+  const bool keys = client_side && KeysDuringLoad(step_pos_);
   std::vector<Task> tasks;
-  auto load_accounts = [this, client_side](const std::string& table, int64_t first,
-                                           int64_t last, int hash_partition) -> Task {
-    return [this, client_side, table, first, last, hash_partition](Session& s) -> Status {
+  auto load_accounts = [this, client_side, keys](const std::string& table, int64_t first,
+                                                 int64_t last, int hash_partition) -> Task {
+    return [this, client_side, keys, table, first, last, hash_partition](Session& s) -> Status {
       PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
       PGRIG_RETURN_IF_ERROR(Exec(s, "truncate table " + table));
+      if (keys) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
       if (client_side) {
         PGRIG_RETURN_IF_ERROR(StreamAccounts(s, table, /*freeze=*/true, first, last,
                                              hash_partition));
@@ -350,10 +449,14 @@ Status PgbenchLoader::Generate(bool client_side) {
       return Exec(s, "commit");
     });
   }
-  tasks.push_back([this, client_side](Session& s) -> Status {
+  tasks.push_back([this, client_side, keys](Session& s) -> Status {
     PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
     PGRIG_RETURN_IF_ERROR(
         Exec(s, "truncate table pgbench_branches, pgbench_history, pgbench_tellers"));
+    if (keys) {
+      PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(kBranches, "bid", options_)));
+      PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(kTellers, "tid", options_)));
+    }
     if (client_side) {
       PGRIG_RETURN_IF_ERROR(CopySmallTables(s, /*freeze=*/true));
     } else {
@@ -362,7 +465,34 @@ Status PgbenchLoader::Generate(bool client_side) {
     }
     return Exec(s, "commit");
   });
-  return RunTasks(tasks);
+  PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
+  if (keys) keys_built_ = true;
+  return Status::Ok();
+}
+
+bool PgbenchLoader::KeysDuringLoad(size_t pos) const {
+  // Only tables this run created have no key yet and the layout the
+  // options describe; the fallback path (foreign keys) never gets here.
+  if (!created_tables_) return false;
+  // A p step since the tables were created has keyed them already.
+  for (size_t i = pos; i-- > 0;) {
+    if (options_.steps[i] == 'p') return false;
+    if (options_.steps[i] == 't') break;
+  }
+  for (size_t i = pos + 1; i < options_.steps.size(); ++i) {
+    switch (options_.steps[i]) {
+      case 'p':
+        return true;
+      case 'd':
+      case 't':
+      case 'g':
+      case 'G':
+        return false;
+      default:
+        break;
+    }
+  }
+  return false;
 }
 
 Status PgbenchLoader::Vacuum() {
@@ -395,6 +525,13 @@ Status PgbenchLoader::PrimaryKeys() {
     return [this, sql = std::move(sql)](Session& s) { return Exec(s, sql); };
   };
   const bool per_partition = Partitioned() && created_tables_;
+  if (keys_built_) {
+    // Step g keyed every table and partition; with every partition keyed,
+    // the parent's key only attaches their indexes.
+    keys_built_ = false;
+    if (per_partition) return RunTasks({statement(PrimaryKeySql(kAccounts, "aid", options_))});
+    return Status::Ok();
+  }
   // The big index first, so that it starts at once.
   if (per_partition) {
     for (int p = 1; p <= options_.partitions; ++p) {
@@ -482,7 +619,9 @@ Result<InitReport> PgbenchLoader::Run(InitObserver* observer) {
     if (!first.ok()) return Decorate(first.status());
     server_version_ = (*first)->conn.server_version();
   }
-  for (char letter : options_.steps) {
+  for (size_t pos = 0; pos < options_.steps.size(); ++pos) {
+    const char letter = options_.steps[pos];
+    step_pos_ = pos;
     std::optional<InitStep> step = InitStepFromLetter(letter);
     if (!step) {
       if (letter == ' ') continue;
@@ -501,6 +640,7 @@ Result<InitReport> PgbenchLoader::Run(InitObserver* observer) {
       break;
     }
     const double secs = SecondsSince(start);
+    if (keys_built_) report.keys_built_during_load = true;
     report.steps.push_back({*step, secs});
     report.total_seconds += secs;
     if (observer_) observer_->OnStepDone(*step, secs);
@@ -511,6 +651,7 @@ Result<InitReport> PgbenchLoader::Run(InitObserver* observer) {
         std::count_if(sessions_.begin(), sessions_.end(), [](auto& s) { return s != nullptr; }));
   }
   report.server_version = server_version_;
+  JoinBackgroundDrop(&report);
   if (failure.ok()) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_.clear();

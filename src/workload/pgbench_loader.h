@@ -6,11 +6,27 @@
 // on up to `jobs` connections in parallel:
 //   g  every table (and every accounts partition) is its own transaction:
 //      TRUNCATE, then a binary COPY ... FREEZE that a thread generates on
-//      the fly, so each heap is written once, already frozen and all-visible;
+//      the fly, so each heap is written once, already frozen and all-visible.
+//      When a later p step will key the tables this run created (and no
+//      step in between drops, creates or reloads them), the primary key is
+//      added to the empty table inside the load transaction: keys arrive in
+//      ascending order, so maintaining the index row by row (btree's
+//      rightmost-leaf fast path) costs far less than sorting and building
+//      it afterwards, and the p step then only attaches partition indexes;
 //   v  one VACUUM per table/partition (the parent is analyzed after them);
 //   p  one ADD PRIMARY KEY per table/partition (the parent's key then only
 //      attaches the partitions' indexes);
-//   d t f  as pgbench does them (t in one transaction).
+//   d  the old tables (with their partitions) are moved into a new schema
+//      of their own in one short transaction and dropped from there by a
+//      background connection while the next steps run: dropping a large,
+//      checkpointed table costs the server a fraction of a second of
+//      freeing file pages, which then overlaps the load.  When anything
+//      outside the pgbench tables depends on them (a view, a foreign key
+//      from another table), or the server or privileges do not allow it,
+//      step d is pgbench's plain DROP TABLE, with its errors.  Run() waits
+//      for the background drop before it returns; schemas left by a killed
+//      run are dropped by the next step d;
+//   t f  as pgbench does them (t in one transaction).
 // When foreign keys already tie the tables together, or the tables were not
 // created by this run (their layout may differ from the options), step g/G
 // falls back to pgbench's single transaction.
@@ -34,6 +50,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/status.h"
@@ -66,6 +83,15 @@ struct StepTiming {
 struct InitReport {
   std::vector<StepTiming> steps;  // in execution order
   double total_seconds = 0;       // sum of the steps, as pgbench reports it
+  // The primary keys were built during step g (their time is in g's).
+  bool keys_built_during_load = false;
+  // Step d's old tables were dropped in the background, overlapping later
+  // steps; drop_wait_seconds is how long Run() waited for it at the end
+  // (included in "drop tables" and in the total).
+  bool dropped_in_background = false;
+  double drop_wait_seconds = 0;
+  // Things the user should know that did not fail the run.
+  std::vector<std::string> notes;
   int connections = 0;            // connections actually opened
   int server_version = 0;
 };
@@ -77,6 +103,7 @@ class InitObserver {
   virtual void OnStepStart(InitStep step) = 0;
   virtual void OnStepDone(InitStep step, double seconds) = 0;
   // Every SQL statement sent, when options.debug is set; from any thread.
+  // connection is -1 for step d's background drop.
   virtual void OnStatement(int connection, const std::string& sql) { (void)connection, (void)sql; }
 };
 
@@ -129,10 +156,18 @@ class PgbenchLoader {
   Status CopySmallTables(Session& s, bool freeze);
   Status Cleanup();
   Status Decorate(const Status& s) const;
+  // Step d's fast path; false when it does not apply (nothing was moved).
+  Result<bool> MoveTablesAside(Session& s);
+  // Waits for the background drop; its failure becomes a note.
+  void JoinBackgroundDrop(InitReport* report);
 
   bool Partitioned() const {
     return options_.partitions > 0 && options_.partition_method != PartitionMethod::kNone;
   }
+
+  // Whether the g step at options_.steps[pos] builds the primary keys (see
+  // the file comment).
+  bool KeysDuringLoad(size_t pos) const;
 
   InitOptions options_;
   pg::ConnectionParams params_;
@@ -150,6 +185,15 @@ class PgbenchLoader {
   std::atomic<int64_t> rows_total_{0};
   // True once step t began in this run: on failure the tables are ours to drop.
   bool created_tables_ = false;
+  // Position in options_.steps of the step being run.
+  size_t step_pos_ = 0;
+  // Set by a g step that built the keys, cleared by the p step it serves.
+  bool keys_built_ = false;
+  // The background drop of step d: the schemas it drops, its thread and
+  // its outcome (written by the thread, read after join).
+  std::vector<std::string> trash_schemas_;
+  std::thread drop_thread_;
+  Status drop_status_;
   int server_version_ = 0;
 };
 
