@@ -58,23 +58,17 @@ constexpr int kMaxSteps = 10000;
 // the command text so that runs are reproducible: "nosuch" -> could not
 // start; "false" -> exit 1 with no output; "text" -> a non-integer line;
 // otherwise exit 0 printing the command's length.
-class FakeShell : public pgrig::ProcessRunner {
+// Never runs anything: the fuzzer's input must not reach a real shell.
+class FakeShell : public pgrig::script::Shell {
  public:
-  pgrig::Result<pgrig::ProcessResult> Run(const pgrig::ProcessOptions& options) const override {
-    FUZZ_CHECK(options.argv.size() == 3);
-    const std::string& command = options.argv[2];
-    if (command.find("nosuch") != std::string::npos) {
-      return pgrig::NotFound("fake shell: cannot start");
-    }
-    pgrig::ProcessResult r;
-    if (command.find("false") != std::string::npos) {
-      r.exit_code = 1;
-      return r;
-    }
-    r.exit_code = 0;
-    r.out = command.find("text") != std::string::npos ? "some text\n"
-                                                       : std::to_string(command.size()) + "\n";
-    return r;
+  bool Run(const std::string& command) const override {
+    return command.find("false") == std::string::npos && command.find("nosuch") == std::string::npos;
+  }
+  std::optional<std::string> FirstLine(const std::string& command, bool* closed_ok) const override {
+    *closed_ok = true;
+    if (command.find("nosuch") != std::string::npos) return std::nullopt;
+    return command.find("text") != std::string::npos ? "some text\n"
+                                                     : std::to_string(command.size()) + "\n";
   }
 };
 

@@ -1,6 +1,7 @@
 #include "cli/bench_options.h"
 
 #include <getopt.h>
+#include <strings.h>
 #include <sys/resource.h>
 
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace pgrig::cli {
 
@@ -56,6 +58,25 @@ bool ParseIntOption(const char* arg, const char* optname, int min, int max, int*
     return false;
   }
   *out = static_cast<int>(v);
+  return true;
+}
+
+// pgbench's checkInitSteps(), run on -I while parsing: a known step letter
+// (or a blank) in every position.
+bool CheckInitSteps(const char* steps, std::string* err) {
+  constexpr std::string_view kAllInitSteps = "dtgGvpf";
+  if (*steps == '\0') {
+    *err += BenchError("no initialization steps specified");
+    return false;
+  }
+  for (const char* c = steps; *c != '\0'; ++c) {
+    if (*c != ' ' && kAllInitSteps.find(*c) == std::string_view::npos) {
+      *err += BenchError(std::string("unrecognized initialization step \"") + *c + "\"");
+      *err += std::string(kBenchProgram) + ": detail: Allowed step characters are: \"" +
+              std::string(kAllInitSteps) + "\".\n";
+      return false;
+    }
+  }
   return true;
 }
 
@@ -223,15 +244,43 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
         p.err += BenchError("pgrig bench does not initialize databases; run \"pgrig init\" (it takes "
                             "pgbench's -i options: -s, -F, -I, --partitions, ...)");
         return Exit(std::move(p), 1);
+      // Initialization options are refused after parsing, but pgbench
+      // checks their values while parsing, so a bad value is reported first
+      // ("-F/--fillfactor must be in range 10..100").
+      case 'F': {
+        initialization_option_set = true;
+        int fillfactor = 0;
+        if (!ParseIntOption(optarg, "-F/--fillfactor", 10, 100, &fillfactor, &p.err)) {
+          return Exit(std::move(p), 1);
+        }
+        break;
+      }
+      case kPartitions: {
+        initialization_option_set = true;
+        int partitions = 0;
+        if (!ParseIntOption(optarg, "--partitions", 0, INT_MAX, &partitions, &p.err)) {
+          return Exit(std::move(p), 1);
+        }
+        break;
+      }
+      case kPartitionMethod:
+        initialization_option_set = true;
+        if (strcasecmp(optarg, "range") != 0 && strcasecmp(optarg, "hash") != 0) {
+          p.err += BenchError(
+              std::string("invalid partition method, expecting \"range\" or \"hash\", got: \"") +
+              optarg + "\"");
+          return Exit(std::move(p), 1);
+        }
+        break;
       case 'I':
-      case 'F':
+        initialization_option_set = true;
+        if (!CheckInitSteps(optarg, &p.err)) return Exit(std::move(p), 1);
+        break;
       case 'q':
       case kUnloggedTables:
       case kTablespace:
       case kIndexTablespace:
       case kForeignKeys:
-      case kPartitions:
-      case kPartitionMethod:
         initialization_option_set = true;
         break;
       case 'h':
@@ -462,10 +511,12 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
   }
   if (o.threads > o.clients) o.threads = o.clients;
 
-  if (optind < argc) o.conn.dbname = argv[optind++];
+  // The operands are read from `args`, which getopt_long has permuted so
+  // that they follow the options ("pgrig bench DB -n ..." names DB).
+  if (optind < argc) o.conn.dbname = args[static_cast<size_t>(optind++)];
   if (optind < argc) {
-    p.err += BenchError(std::string("too many command-line arguments (first is \"") + argv[optind] +
-                        "\")");
+    p.err += BenchError(std::string("too many command-line arguments (first is \"") +
+                        args[static_cast<size_t>(optind)] + "\")");
     p.err += Hint();
     return Exit(std::move(p), 1);
   }

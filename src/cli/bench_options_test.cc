@@ -125,10 +125,36 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{"-D", "novalue"}, "invalid variable definition: \"novalue\""},
         BadCase{{"-D", "=x"}, "invalid variable definition: \"=x\""},
         BadCase{{"-F", "90"}, "some of the specified options cannot be used in benchmarking mode"},
+        // Values of initialization options are checked while parsing, before
+        // the options themselves are refused (pgbench's order).
+        BadCase{{"-F", "1"}, "-F/--fillfactor must be in range 10..100"},
+        BadCase{{"-I", "dtx"}, "unrecognized initialization step \"x\""},
+        BadCase{{"-I", ""}, "no initialization steps specified"},
+        BadCase{{"--partitions", "-1"}, "--partitions must be in range 0..2147483647"},
+        BadCase{{"--partition-method", "list"},
+                "invalid partition method, expecting \"range\" or \"hash\", got: \"list\""},
+        BadCase{{"-I", "dtg"}, "some of the specified options cannot be used in benchmarking mode"},
         BadCase{{"db1", "db2"}, "too many command-line arguments (first is \"db2\")"},
+        // getopt moves the operands behind the options; the message must
+        // still name the second one.
+        BadCase{{"db1", "-c", "2", "db2", "-n"}, "too many command-line arguments (first is \"db2\")"},
         BadCase{{"-b", "nosuch"}, "no builtin script found for name \"nosuch\""},
         BadCase{{"-b", "tpcb@0"}, "total script weight must not be zero"},
         BadCase{{"-i"}, "pgrig bench does not initialize databases; run \"pgrig init\""}));
+
+TEST(BenchOptionsTest, DatabaseNameBeforeOptions) {
+  BenchParse p = Parse({"mydb", "-h", "/tmp/sock", "-U", "bob", "-n", "-t", "1"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  EXPECT_EQ(p.options.conn.dbname, "mydb");
+  EXPECT_EQ(p.options.conn.host, "/tmp/sock");
+  EXPECT_EQ(p.options.conn.user, "bob");
+  EXPECT_EQ(p.options.transactions, 1);
+}
+
+TEST(BenchOptionsTest, InitStepsDetailNamesTheAllowedLetters) {
+  BenchParse p = Parse({"-I", "dtx"});
+  EXPECT_THAT(p.err, HasSubstr("pgrig bench: detail: Allowed step characters are: \"dtgGvpf\".\n"));
+}
 
 TEST(BenchOptionsTest, UnlimitedTriesAllowedWithDuration) {
   BenchParse p = Parse({"--max-tries", "0", "-T", "1"});

@@ -6,28 +6,20 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "script/pg_format.h"
+
 namespace pgrig::cli {
 
 namespace {
 
-// printf into a std::string.
+// printf into a std::string, with PostgreSQL's snprintf spelling of
+// non-finite doubles as pgbench prints them: "0 (NaN%)" when nothing was
+// processed, where glibc would say "(-nan%)".
 __attribute__((format(printf, 2, 3))) void Appendf(std::string* out, const char* fmt, ...) {
-  char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  script::PgVAppendf(out, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
-  if (static_cast<size_t>(n) < sizeof buf) {
-    out->append(buf, static_cast<size_t>(n));
-    return;
-  }
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(big.data(), big.size(), fmt, ap);
-  va_end(ap);
-  big.pop_back();
-  out->append(big);
 }
 
 // pgbench's printSimpleStats() from sums in nanoseconds.

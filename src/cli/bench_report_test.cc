@@ -67,6 +67,19 @@ TEST(BenchReportTest, PgbenchSummaryLinesInOrder) {
             "tps = 500.000000 (without initial connection time)\n");
 }
 
+// pgbench prints with PostgreSQL's snprintf: 0/0 is "NaN", not "-nan".
+TEST(BenchReportTest, NothingProcessedGivesNaNPercentAsPgbench) {
+  BenchOptions o = MakeOptions();
+  o.duration_s = 0;
+  o.transactions = 1;
+  engine::RunResult r;
+  r.scripts.resize(1);
+  const std::string s = FormatPgbenchSummary(o, MakeInfo(), r);
+  EXPECT_THAT(s, HasSubstr("number of transactions actually processed: 0/4\n"
+                           "number of failed transactions: 0 (NaN%)\n"));
+  EXPECT_THAT(s, Not(HasSubstr("nan")));
+}
+
 TEST(BenchReportTest, MeasuredLatencyWithProgressAndPerCommand) {
   BenchOptions o = MakeOptions();
   o.progress_s = 1;

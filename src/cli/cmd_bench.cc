@@ -54,12 +54,21 @@ Result<std::string> ReadScriptFile(const std::string& path) {
   return r;
 }
 
+// What pgbench prints for a failed statement: the connection's error
+// message as the server sent it (pg::Connection's own status adds
+// " (while running: ...)", which pgbench does not), without the final
+// newline.
+std::string ServerErrorText(pg::Connection& con, const Status& failed) {
+  std::string m = con.raw() != nullptr ? PQerrorMessage(con.raw()) : "";
+  if (m.empty()) m = failed.message();
+  while (!m.empty() && m.back() == '\n') m.pop_back();
+  return m;
+}
+
 void TryExec(pg::Connection& con, const char* sql) {
   auto r = con.Exec(sql);
   if (!r.ok()) {
-    std::string m = r.status().message();
-    while (!m.empty() && m.back() == '\n') m.pop_back();
-    PrintErr("\n" + BenchError(m));
+    PrintErr("\n" + BenchError(ServerErrorText(con, r.status())));
     PrintErr(std::string(kBenchProgram) + ": detail: (ignoring this error and continuing anyway)\n");
   }
 }
@@ -171,9 +180,8 @@ int RunBench(int argc, char** argv) {
   if (o.internal_script_used) {
     auto count = con->Exec("select count(*) from pgbench_branches");
     if (!count.ok()) {
-      std::string m = count.status().message();
-      while (!m.empty() && m.back() == '\n') m.pop_back();
-      PrintErr(BenchError("could not count number of branches: " + m));
+      PrintErr(BenchError("could not count number of branches: " +
+                          ServerErrorText(*con, count.status())));
       if (con->last_sqlstate() == "42P01") {
         PrintErr(std::string(kBenchProgram) +
                  ": hint: Perhaps you need to do initialization (\"pgrig init\") in database \"" +
@@ -250,12 +258,10 @@ int RunBench(int argc, char** argv) {
                                             double elapsed_s) {
     PrintErr(FormatProgress(o, s, duration_s, elapsed_s, approx_start_wall));
   };
+  // The engine marks error-level lines itself ("error: ..."), so each line
+  // gets pgbench's level: "pgrig bench: error: division by zero".
   cfg.on_message = [](const std::string& line) {
-    if (line.find("aborted") != std::string::npos) {
-      PrintErr(BenchError(line));
-    } else {
-      PrintErr(std::string(kBenchProgram) + ": " + line + "\n");
-    }
+    PrintErr(std::string(kBenchProgram) + ": " + line + "\n");
   };
   g_interrupted.store(false);
   cfg.stop_requested = &g_interrupted;

@@ -77,8 +77,10 @@ struct EngineConfig {
   // benchmark start).
   std::function<void(const stats::IntervalStats& interval, double duration_s, double elapsed_s)>
       on_progress;
-  // Called for pgbench's per-client messages (aborts, verbose errors); may be
-  // called from worker threads, never concurrently.
+  // Called for pgbench's per-client messages (aborts, their causes, verbose
+  // errors), one log line without the program name; error-level lines start
+  // with "error: " (print "<program>: " + line).  May be called from worker
+  // threads, never concurrently.
   std::function<void(const std::string& line)> on_message;
 
   // Set by the caller (e.g. from a SIGINT handler) to stop the run early; the

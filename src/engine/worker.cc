@@ -46,6 +46,8 @@ void Shared::Message(const std::string& line) {
   if (config->on_message) config->on_message(line);
 }
 
+void Shared::Error(const std::string& line) { Message("error: " + line); }
+
 void Shared::SetupError(const std::string& message) {
   std::lock_guard<std::mutex> lock(message_mu);
   if (setup_error.empty()) setup_error = message;
@@ -245,7 +247,7 @@ void Worker::Run() {
       log_ = std::move(opened).value();
       log_->Start(EpochUs(bench_start_));
     } else {
-      shared_->Message(opened.status().message());
+      shared_->Error(opened.status().message());
     }
   }
 
@@ -311,7 +313,7 @@ void Worker::Run() {
       }
       if (n < 0) {
         if (errno == EINTR) continue;
-        shared_->Message(std::string("epoll_wait() failed: ") + std::strerror(errno));
+        shared_->Error(std::string("epoll_wait() failed: ") + std::strerror(errno));
         for (auto& c : clients_) {
           if (c->state != ClientState::kDone && c->state != ClientState::kAborted) {
             Abort(*c, "client " + std::to_string(c->id) + " aborted: event loop failed");
@@ -556,6 +558,8 @@ void Worker::RunScript(Client& c) {
         EndTransaction(c);
         return;
       case script::StepKind::kError:
+        // pgbench logs the cause ("division by zero") before the abort line.
+        if (!c.runner.cause().empty()) shared_->Error(std::string(c.runner.cause()));
         Abort(c, c.runner.AbortMessage(c.id));
         return;
     }
@@ -611,7 +615,7 @@ void Worker::OnSocket(Client& c, uint32_t events) {
   if (c.state == ClientState::kConnecting) {
     bool done = false;
     if (!PollConnect(c, &done)) {
-      shared_->Message("connection to database \"" + config_.target.dbname + "\" failed: " +
+      shared_->Error("connection to database \"" + config_.target.dbname + "\" failed: " +
                        TrimNewline(PQerrorMessage(c.conn)));
       Abort(c, "client " + std::to_string(c.id) + " aborted while establishing connection");
       return;
@@ -757,6 +761,7 @@ bool Worker::StoreGset(Client& c, PGresult* res, bool aset) {
   }
   Status s = c.runner.StoreRow(names, values);
   if (!s.ok()) {
+    if (!c.runner.cause().empty()) shared_->Error(std::string(c.runner.cause()));
     Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
                  " command " + std::to_string(c.runner.command_index()) + " query " +
                  std::to_string(std::max(c.query_index - 1, 0)) + ": " + s.message());
@@ -843,7 +848,7 @@ void Worker::ReadPrepareResults(Client& c) {
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
       // pgbench reports a failed PREPARE and goes on; the EXECUTE then fails
       // with the real error.
-      shared_->Message(TrimNewline(PQresultErrorMessage(res)));
+      shared_->Error(TrimNewline(PQresultErrorMessage(res)));
     }
     PQclear(res);
   }
@@ -862,7 +867,7 @@ void Worker::HandleError(Client& c) {
     return;
   }
   if (tx != PQTRANS_IDLE) {
-    if (PQstatus(c.conn) == CONNECTION_BAD) shared_->Message("perhaps the backend died while processing");
+    if (PQstatus(c.conn) == CONNECTION_BAD) shared_->Error("perhaps the backend died while processing");
     Abort(c, "client " + std::to_string(c.id) + " aborted while receiving the transaction status");
     return;
   }
@@ -1004,7 +1009,7 @@ void Worker::Abort(Client& c, const std::string& message) {
   if (c.state == ClientState::kDone || c.state == ClientState::kAborted) return;
   c.state = ClientState::kAborted;
   ++c.timer_seq;
-  shared_->Message(message);
+  shared_->Error(message);  // pgbench logs every abort at error level
   if (first_abort_.empty()) first_abort_ = message;
   CloseConnection(c);
   --remaining_;

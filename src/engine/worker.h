@@ -59,7 +59,12 @@ struct Shared {
   std::mutex message_mu;
   std::string setup_error;  // guarded by message_mu
 
+  // Lines for config->on_message: pgbench's log lines without the program
+  // name.  Message() is pgbench's info level (the line as is); Error() its
+  // error level, passed on as "error: <line>" so that the caller prints
+  // "<program>: error: <line>" as pgbench does.
   void Message(const std::string& line);
+  void Error(const std::string& line);
   void SetupError(const std::string& message);
 };
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <strings.h>
 
+#include "script/pg_format.h"
+
 namespace pgrig::script {
 
 const char* FuncName(Func f) {
@@ -978,26 +980,22 @@ class Evaluator {
     }
     double param;
     if (!ToDouble(args[2], &param)) return false;
-    char buf[256];
+    // The messages use PostgreSQL's %f, as pgbench's ("(not NaN)").
     if (f == Func::kRandomGaussian) {
       if (param < kMinGaussianParam) {
-        std::snprintf(buf, sizeof(buf), "gaussian parameter must be at least %f (not %f)",
-                      kMinGaussianParam, param);
-        return Fail(buf);
+        return Fail(PgFormat("gaussian parameter must be at least %f (not %f)", kMinGaussianParam,
+                             param));
       }
       *out = Value::Int(RandomGaussian(rng, imin, imax, param));
     } else if (f == Func::kRandomZipfian) {
       if (param < kMinZipfianParam || param > kMaxZipfianParam) {
-        std::snprintf(buf, sizeof(buf), "zipfian parameter must be in range [%.3f, %.0f] (not %f)",
-                      kMinZipfianParam, kMaxZipfianParam, param);
-        return Fail(buf);
+        return Fail(PgFormat("zipfian parameter must be in range [%.3f, %.0f] (not %f)",
+                             kMinZipfianParam, kMaxZipfianParam, param));
       }
       *out = Value::Int(RandomZipfian(rng, imin, imax, param));
     } else {
       if (param <= 0.0) {
-        std::snprintf(buf, sizeof(buf), "exponential parameter must be greater than zero (not %f)",
-                      param);
-        return Fail(buf);
+        return Fail(PgFormat("exponential parameter must be greater than zero (not %f)", param));
       }
       *out = Value::Int(RandomExponential(rng, imin, imax, param));
     }

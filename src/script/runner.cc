@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace pgrig::script {
 
@@ -36,6 +38,13 @@ bool ScriptRunner::Fail(Status status, std::string_view command, std::string_vie
   error_ = std::move(status);
   failure_command_.assign(command.data(), command.size());
   failure_ = failure;
+  // pgbench logs the cause itself (pg_log_error) and then the abort line,
+  // except where the abort line carries the whole story.
+  if (failure_.empty() || error_.message() == failure_) {
+    cause_.clear();
+  } else {
+    cause_ = error_.message();
+  }
   return false;
 }
 
@@ -109,6 +118,28 @@ bool ScriptRunner::EvalSleep(const Command& cmd) {
   return true;
 }
 
+// pgbench runs \shell through system(): "/bin/sh -c" with our stdin, stdout
+// and stderr, so the shell's own complaints show as they do for pgbench.  Any
+// non-zero status (or a shell that could not start) fails.
+bool SystemShell::Run(const std::string& command) const {
+  return std::system(command.c_str()) == 0;
+}
+
+// \setshell: popen(), reading the first line as fgets() into pgbench's
+// 64-byte buffer does (newline included); stderr passes through.
+std::optional<std::string> SystemShell::FirstLine(const std::string& command,
+                                                  bool* closed_ok) const {
+  FILE* fp = ::popen(command.c_str(), "r");
+  if (fp == nullptr) return std::nullopt;
+  char line[64];
+  if (std::fgets(line, sizeof line, fp) == nullptr) {
+    ::pclose(fp);
+    return std::nullopt;
+  }
+  *closed_ok = ::pclose(fp) >= 0;
+  return std::string(line);
+}
+
 bool ScriptRunner::RunShell(const Command& cmd) {
   const bool assign = cmd.kind == CommandKind::kSetShell;
   const std::string_view what = assign ? "setshell" : "shell";
@@ -132,33 +163,29 @@ bool ScriptRunner::RunShell(const Command& cmd) {
     if (i > 0) command.push_back(' ');
     command += *arg;
   }
-  const ProcessRunner& runner = options_.shell != nullptr ? *options_.shell : real_shell_;
-  ProcessOptions po;
-  po.argv = {"/bin/sh", "-c", command};
-  po.inherit_output = !assign;
-  Result<ProcessResult> r = runner.Run(po);
+  const Shell& shell = options_.shell != nullptr ? *options_.shell : system_shell_;
   if (!assign) {
-    if (!r.ok() || r->exit_code != 0) {
+    if (!shell.Run(command)) {
       return Fail(InvalidArgument(arg0 + ": could not launch shell command"), what,
                   "execution of meta-command failed");
     }
     return true;
   }
-  if (!r.ok()) {
-    return Fail(InvalidArgument(arg0 + ": could not launch shell command"), what,
-                "execution of meta-command failed");
-  }
-  // As fgets() into a 64-byte buffer: the first line, newline included.
-  std::string res = r->out.substr(0, 63);
-  if (size_t nl = res.find('\n'); nl != std::string::npos) res.resize(nl + 1);
-  if (res.empty()) {
+  bool closed_ok = true;
+  std::optional<std::string> line = shell.FirstLine(command, &closed_ok);
+  if (!line) {
     return Fail(InvalidArgument(arg0 + ": could not read result of shell command"), what,
                 "execution of meta-command failed");
   }
+  if (!closed_ok) {
+    return Fail(InvalidArgument(arg0 + ": could not run shell command: " + std::strerror(errno)),
+                what, "execution of meta-command failed");
+  }
+  const std::string res = *line;
   char* end = nullptr;
   const long v = std::strtol(res.c_str(), &end, 10);
   while (*end != '\0' && std::isspace(static_cast<unsigned char>(*end))) end++;
-  if (*end != '\0') {
+  if (res.empty() || *end != '\0') {
     return Fail(InvalidArgument(arg0 + ": shell command must return an integer (not \"" + res +
                                 "\")"),
                 what, "execution of meta-command failed");
@@ -315,6 +342,7 @@ Status ScriptRunner::StoreRow(std::span<const std::string_view> names,
     scratch_.assign(cmd.capture_prefix);
     scratch_.append(names[i]);
     if (Status st = variables_->SetStringByName(context, scratch_, values[i]); !st.ok()) {
+      cause_ = st.message();  // pgbench logs the reason first
       return RuntimeError("error storing into variable " + scratch_);
     }
   }

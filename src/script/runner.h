@@ -4,7 +4,9 @@
 // For each transaction the engine calls Start() with the chosen script, then
 // Advance() repeatedly.  Advance() executes meta-commands itself — \set,
 // \if/\elif/\else/\endif branching, \shell and \setshell (these block: they
-// fork a shell, as pgbench's system()/popen() do) — and returns at each
+// run system() and popen(), i.e. "/bin/sh -c", exactly as pgbench does, so
+// the shell's complaints reach stderr as "sh: 1: ..." and the commands see
+// pgrig's stdin, stdout and stderr) — and returns at each
 // point where the engine must act:
 //
 //   kSql            send command `command_index`: sql() is the text to send
@@ -25,14 +27,18 @@
 //   kError          the client must abort: error() is pgbench's message
 //                   (e.g. "division by zero"), failure() its summary
 //                   ("evaluation of meta-command failed"); AbortMessage()
-//                   builds pgbench's "client N aborted in command ..." line.
+//                   builds pgbench's "client N aborted in command ..." line,
+//                   and cause() is the error line pgbench logs before it
+//                   (empty when the abort line already says it all).
 //
 // \gset / \aset (pgbench's readCommandResponse): for a kGset command only the
 // LAST result of a compound query is stored and it must have exactly one row
 // (else the engine reports "expected one row, got N"; a command result with
 // no tuples counts as 0 rows); for kAset every result with at least one row
 // stores its last row, empty results are skipped.  For each stored row the
-// engine calls StoreRow(names, values) (PQfname / PQgetvalue).
+// engine calls StoreRow(names, values) (PQfname / PQgetvalue); when that
+// fails, cause() holds what pgbench logs first ("gset: invalid variable
+// name: ...").
 //
 // Retries (--max-tries): Start() saves the client's random state;
 // RestartForRetry() restores it and rewinds, so a retried transaction draws
@@ -50,10 +56,10 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
-#include "common/process.h"
 #include "common/status.h"
 #include "script/expr.h"
 #include "script/prng.h"
@@ -73,14 +79,38 @@ enum class StepKind : uint8_t {
   kError,
 };
 
+// How \shell and \setshell reach a shell.  The default, SystemShell, is
+// pgbench's system() and popen(); tests and the fuzzer substitute a fake so
+// that no command from their input is ever executed.  Implementations must
+// be usable from any thread (each worker's runners share one).
+class Shell {
+ public:
+  virtual ~Shell() = default;
+  // \shell: runs `command` with the process's stdin, stdout and stderr;
+  // true when it started and exited with status 0.
+  virtual bool Run(const std::string& command) const = 0;
+  // \setshell: runs `command` with its stdout read and stderr passed
+  // through; its first line as fgets() into a 64-byte buffer reads it
+  // (newline included), or nullopt when nothing could be read.  Sets
+  // *closed_ok to false when the command's status could not be collected.
+  virtual std::optional<std::string> FirstLine(const std::string& command,
+                                               bool* closed_ok) const = 0;
+};
+
+class SystemShell : public Shell {
+ public:
+  bool Run(const std::string& command) const override;
+  std::optional<std::string> FirstLine(const std::string& command, bool* closed_ok) const override;
+};
+
 class ScriptRunner {
  public:
   struct Options {
     QueryMode mode = QueryMode::kSimple;
     // Return kMetaDone after each executed meta-command (for -r).
     bool report_meta_commands = false;
-    // Runs \shell and \setshell; nullptr means a RealProcessRunner.
-    const ProcessRunner* shell = nullptr;
+    // Runs \shell and \setshell; nullptr means a SystemShell.
+    const Shell* shell = nullptr;
     // debug() output: nullptr means stderr.
     std::string* debug_sink = nullptr;
   };
@@ -115,6 +145,12 @@ class ScriptRunner {
   // pgbench's commandFailed() text for the last kError:
   // "client <id> aborted in command <n> (<cmd>) of script <s>; <failure>".
   std::string AbortMessage(int client_id) const;
+  // The line pgbench logs (at error level) before the abort line for the
+  // last kError or failed StoreRow(): e.g. "division by zero", "malformed
+  // variable ...", "gset: invalid variable name: ...".  Empty when pgbench
+  // logs only the abort line (the pipeline errors, whose abort line names
+  // the problem).
+  std::string_view cause() const { return cause_; }
 
   // Stores one \gset/\aset row of the current SQL command: variable
   // prefix+names[i] = values[i] (as strings, parsed lazily).  Error text:
@@ -131,6 +167,7 @@ class ScriptRunner {
   bool EvalSleep(const Command& cmd);
 
   Options options_;
+  SystemShell system_shell_;
   Variables* variables_;
   Prng* rng_;
   Prng saved_rng_;
@@ -146,10 +183,10 @@ class ScriptRunner {
   Status error_;
   std::string_view failure_;
   std::string failure_command_;
+  std::string cause_;
   std::string scratch_;
   bool branch_pending_ = false;  // jumped to a branch whose condition must be tried
   EvalContext ctx_;
-  RealProcessRunner real_shell_;
 };
 
 }  // namespace pgrig::script

@@ -10,7 +10,8 @@ using ::testing::HasSubstr;
 
 // A parsed script plus one client's state, for driving the runner.
 struct Harness {
-  explicit Harness(std::string_view text, QueryMode mode = QueryMode::kSimple) {
+  explicit Harness(std::string_view text, QueryMode mode = QueryMode::kSimple,
+                   const Shell* shell = nullptr) {
     auto table = std::make_shared<NameTable>();
     table->Intern("scale");
     Result<Script> s = ParseScript(text, "t.sql", *table);
@@ -22,6 +23,7 @@ struct Harness {
     ScriptRunner::Options o;
     o.mode = mode;
     o.debug_sink = &debug;
+    o.shell = shell;
     runner = std::make_unique<ScriptRunner>(o, vars.get(), &rng);
     runner->Start(script, 0);
   }
@@ -142,6 +144,30 @@ TEST(RunnerTest, RuntimeErrorVectors) {
   }
 }
 
+// pgbench logs the cause before the abort line, except where the abort line
+// already names the problem (the pipeline errors).
+TEST(RunnerTest, CauseIsWhatPgbenchLogsBeforeTheAbort) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"\\set i 1/0\n", "division by zero"},
+      {"\\set . 1\n", "set: invalid variable name: \".\""},
+      {"\\set i int(0.0/0)\n", "double to int overflow for NaN"},
+      {"\\sleep :nosuchvariable\n", "sleep: undefined variable \"nosuchvariable\""},
+      {"\\setshell v echo x\n", "echo: shell command must return an integer (not \"x\n\")"},
+      {"\\endpipeline\n", ""},
+      {"\\startpipeline\n", ""},
+  };
+  for (const auto& [script, cause] : kCases) {
+    Harness h(script);
+    ASSERT_EQ(h.runner->Advance(), StepKind::kError) << script;
+    EXPECT_EQ(h.runner->cause(), cause) << script;
+  }
+  Harness open("\\startpipeline\nSELECT 1;\n", QueryMode::kExtended);
+  EXPECT_EQ(open.runner->Advance(), StepKind::kPipelineStart);
+  EXPECT_EQ(open.runner->Advance(), StepKind::kSql);
+  ASSERT_EQ(open.runner->Advance(), StepKind::kError);
+  EXPECT_EQ(open.runner->cause(), "");
+}
+
 TEST(RunnerTest, PipelineState) {
   Harness h("\\startpipeline\n\\startpipeline\n", QueryMode::kExtended);
   EXPECT_EQ(h.runner->Advance(), StepKind::kPipelineStart);
@@ -171,6 +197,18 @@ TEST(RunnerTest, ShellCommands) {
   ASSERT_EQ(missing.runner->Advance(), StepKind::kError);
   EXPECT_THAT(missing.runner->error().message(), HasSubstr("could not read result of shell command"));
 
+  // Both run "/bin/sh -c" as system() and popen() do: the shell calls
+  // itself "sh" (its complaints read "sh: 1: ..." as under pgbench).
+  Harness sh("\\shell test \"$0\" = sh\n\\setshell v echo $0\n");
+  ASSERT_EQ(sh.runner->Advance(), StepKind::kError);
+  EXPECT_EQ(sh.runner->command_index(), 1);
+  EXPECT_EQ(sh.runner->error().message(), "echo: shell command must return an integer (not \"sh\n\")");
+
+  // Only the first line counts, as with fgets() into a 64-byte buffer.
+  Harness first("\\setshell v printf '12\\n34\\n'\n\\set x debug(:v)\n");
+  EXPECT_EQ(first.runner->Advance(), StepKind::kEndOfScript);
+  EXPECT_EQ(first.debug, "debug(script=0,command=2): int 12\n");
+
   Harness fails("\\shell false\n");
   ASSERT_EQ(fails.runner->Advance(), StepKind::kError);
   EXPECT_THAT(fails.runner->AbortMessage(0), HasSubstr("(shell) of script 0; execution of meta-command failed"));
@@ -190,6 +228,7 @@ TEST(RunnerTest, GsetStoresRows) {
   std::string_view col[] = {"?column?"};
   std::string_view one[] = {"1"};
   EXPECT_EQ(bad.runner->StoreRow(col, one).message(), "error storing into variable ?column?");
+  EXPECT_EQ(bad.runner->cause(), "gset: invalid variable name: \"?column?\"");
 }
 
 TEST(RunnerTest, MetaDoneWhenAsked) {
@@ -204,6 +243,33 @@ TEST(RunnerTest, MetaDoneWhenAsked) {
   EXPECT_EQ(r.command_index(), 0);
   EXPECT_EQ(r.Advance(), StepKind::kSql);
   EXPECT_EQ(r.command_index(), 1);
+}
+
+// The shell is injectable (the fuzzer relies on it never running its input).
+class RecordingShell : public Shell {
+ public:
+  bool Run(const std::string& command) const override {
+    commands.push_back("run:" + command);
+    return command != "fail";
+  }
+  std::optional<std::string> FirstLine(const std::string& command, bool* closed_ok) const override {
+    commands.push_back("line:" + command);
+    *closed_ok = true;
+    return std::string("42\n");
+  }
+  mutable std::vector<std::string> commands;
+};
+
+TEST(RunnerTest, InjectedShellReceivesSubstitutedCommands) {
+  RecordingShell shell;
+  Harness h("\\set n 7\n\\shell no-such-binary :n\n\\setshell v no-such-binary x\n"
+            "\\set x debug(:v + :n)\n\\shell fail\n",
+            QueryMode::kSimple, &shell);
+  EXPECT_EQ(h.runner->Advance(), StepKind::kError);
+  EXPECT_EQ(shell.commands,
+            (std::vector<std::string>{"run:no-such-binary 7", "line:no-such-binary x", "run:fail"}));
+  EXPECT_EQ(h.debug, "debug(script=0,command=4): int 49\n");  // pgbench counts from 1
+  EXPECT_THAT(h.runner->AbortMessage(0), HasSubstr("(shell) of script 0"));
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <strings.h>
 
+#include "script/pg_format.h"
+
 namespace pgrig::script {
 
 const char* ValueTypeName(ValueType type) {
@@ -41,9 +43,8 @@ Result<int64_t> CoerceToInt(const Value& v) {
     double d = std::rint(v.double_value());
     // FLOAT8_FITS_IN_INT64: [-2^63, 2^63).
     if (std::isnan(d) || !(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
-      char buf[400];
-      std::snprintf(buf, sizeof(buf), "double to int overflow for %f", d);
-      return InvalidArgument(buf);
+      // PostgreSQL's snprintf: "... for NaN", as pgbench says.
+      return InvalidArgument(PgFormat("double to int overflow for %f", d));
     }
     return static_cast<int64_t>(d);
   }
@@ -92,31 +93,40 @@ bool LooksLikeInt(std::string_view s) {
   return i == s.size();
 }
 
+enum class IntParse { kOk, kSyntax, kOutOfRange };
+
 // pgbench's strtoint64(): blanks, sign, digits, blanks; checked overflow.
-std::optional<int64_t> ParseInt64Strict(std::string_view s) {
+// Tells a malformed text from one out of range, because pgbench's
+// messages differ.
+IntParse ParseInt64Strict(std::string_view s, int64_t* out) {
   size_t i = 0;
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) i++;
   bool neg = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-  if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+  if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return IntParse::kSyntax;
   uint64_t acc = 0;
   const uint64_t limit = neg ? 9223372036854775808ULL : 9223372036854775807ULL;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
     uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (acc > (limit - digit) / 10) return std::nullopt;
+    if (acc > (limit - digit) / 10) return IntParse::kOutOfRange;
     acc = acc * 10 + digit;
     i++;
   }
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) i++;
-  if (i != s.size()) return std::nullopt;
-  if (neg) return static_cast<int64_t>(0 - acc);
-  return static_cast<int64_t>(acc);
+  if (i != s.size()) return IntParse::kSyntax;
+  *out = neg ? static_cast<int64_t>(0 - acc) : static_cast<int64_t>(acc);
+  return IntParse::kOk;
 }
 
 }  // namespace
 
-std::optional<Value> ParseValueString(std::string_view s) {
-  if (s.empty()) return std::nullopt;
+Result<Value> ParseVariableValue(std::string_view name, std::string_view s) {
+  const auto malformed = [&] {
+    return InvalidArgument("malformed variable \"" + std::string(name) + "\" value: \"" +
+                           std::string(s) + "\"");
+  };
+  // pgbench fails an empty value without a word; say what is wrong.
+  if (s.empty()) return malformed();
   if (EqualsNoCase(s, "null")) return Value::Null();
   // Prefixes of true/yes, "on"; of false/no, "off"/"of" ("o" alone fails).
   if (IsPrefixOf(s, "true") || IsPrefixOf(s, "yes") || EqualsNoCase(s, "on")) {
@@ -127,16 +137,30 @@ std::optional<Value> ParseValueString(std::string_view s) {
     return Value::Bool(false);
   }
   if (LooksLikeInt(s)) {
-    std::optional<int64_t> i = ParseInt64Strict(s);
-    if (!i) return std::nullopt;
-    return Value::Int(*i);
+    // Whatever looks like an int must be one; pgbench's strtoint64() then
+    // names the problem instead of "malformed variable".
+    int64_t i = 0;
+    switch (ParseInt64Strict(s, &i)) {
+      case IntParse::kOk:
+        return Value::Int(i);
+      case IntParse::kOutOfRange:
+        return InvalidArgument("value \"" + std::string(s) + "\" is out of range for type bigint");
+      case IntParse::kSyntax:
+        return InvalidArgument("invalid input syntax for type bigint: \"" + std::string(s) + "\"");
+    }
   }
   std::string copy(s);
   char* end = nullptr;
   errno = 0;
   double d = std::strtod(copy.c_str(), &end);
-  if (errno != 0 || end == copy.c_str() || *end != '\0') return std::nullopt;
+  if (errno != 0 || end == copy.c_str() || *end != '\0') return malformed();
   return Value::Double(d);
+}
+
+std::optional<Value> ParseValueString(std::string_view s) {
+  Result<Value> v = ParseVariableValue("", s);
+  if (!v.ok()) return std::nullopt;
+  return *v;
 }
 
 void AppendValueString(const Value& v, std::string* out) {
@@ -149,6 +173,12 @@ void AppendValueString(const Value& v, std::string* out) {
       n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v.int_value()));
       break;
     case ValueType::kDouble:
+      // pgbench formats with PostgreSQL's snprintf: "NaN", "Infinity",
+      // "-Infinity" (glibc would say "nan", "-nan", "inf", "-inf").
+      if (const char* word = PgNonFiniteText(v.double_value())) {
+        out->append(word);
+        return;
+      }
       n = std::snprintf(buf, sizeof(buf), "%.*g", DBL_DIG, v.double_value());
       break;
   }

@@ -61,7 +61,8 @@ class Value {
 
 // pgbench's coercions (coerceToBool / coerceToInt / coerceToDouble).  Errors
 // carry pgbench's texts: "cannot coerce double to boolean", "cannot coerce
-// boolean to int", "double to int overflow for <%f>", ...
+// boolean to int", "double to int overflow for <%f>" (PostgreSQL's %f:
+// "NaN", "Infinity"), ...
 Result<bool> CoerceToBool(const Value& v);
 Result<int64_t> CoerceToInt(const Value& v);
 Result<double> CoerceToDouble(const Value& v);
@@ -69,17 +70,25 @@ Result<double> CoerceToDouble(const Value& v);
 // pgbench's valueTruth(): NULL is false, int/double non-zero is true.
 bool ValueTruth(const Value& v);
 
-// pgbench's makeVariableValue() on a string; std::nullopt when malformed.
+// pgbench's makeVariableValue() on the string value of variable `name`,
+// with pgbench's error texts: an int-looking string that does not fit is
+// "value \"<s>\" is out of range for type bigint" (a lone sign: "invalid
+// input syntax for type bigint: \"<s>\""), anything else that does not parse
+// "malformed variable \"<name>\" value: \"<s>\"".
+Result<Value> ParseVariableValue(std::string_view name, std::string_view s);
+
+// The same without the error text; std::nullopt when it does not parse.
 std::optional<Value> ParseValueString(std::string_view s);
 
 // The string pgbench substitutes for a value (getVariable()): int in decimal,
-// double with "%.*g" and DBL_DIG (15) digits, boolean "true"/"false", NULL as
-// "NULL".  Appends to *out.
+// double with "%.*g" and DBL_DIG (15) digits (non-finite ones as PostgreSQL's
+// snprintf spells them: "NaN", "Infinity", "-Infinity"), boolean
+// "true"/"false", NULL as "NULL".  Appends to *out.
 void AppendValueString(const Value& v, std::string* out);
 std::string ValueToString(const Value& v);
 
 // How debug() prints a value: "int 4", "double 15.3938040025900",
-// "boolean true", "null".  Doubles use "%.*g" with DBL_DIG, as pgbench.
+// "boolean true", "null", "double NaN".  Doubles as AppendValueString().
 std::string DebugString(const Value& v);
 
 }  // namespace pgrig::script

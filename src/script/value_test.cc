@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "script/variables.h"
 
 namespace pgrig::script {
@@ -30,6 +32,30 @@ TEST(ValueTest, ParsesStringsAsPgbench) {
       EXPECT_EQ(*v, *c.v) << c.s;
     }
   }
+}
+
+TEST(ValueTest, ParseErrorsAsPgbench) {
+  EXPECT_EQ(ParseVariableValue("v", "bla").status().message(), "malformed variable \"v\" value: \"bla\"");
+  EXPECT_EQ(ParseVariableValue("v", "").status().message(), "malformed variable \"v\" value: \"\"");
+  // Int-looking text must be an int: strtoint64()'s messages instead.
+  EXPECT_EQ(ParseVariableValue("v", "9223372036854775808").status().message(),
+            "value \"9223372036854775808\" is out of range for type bigint");
+  EXPECT_EQ(ParseVariableValue("v", "-9223372036854775809").status().message(),
+            "value \"-9223372036854775809\" is out of range for type bigint");
+  EXPECT_EQ(ParseVariableValue("v", "-").status().message(),
+            "invalid input syntax for type bigint: \"-\"");
+  EXPECT_EQ(*ParseVariableValue("v", "-9223372036854775808"), Value::Int(INT64_MIN));
+}
+
+TEST(ValueTest, NonFiniteDoublesAsPostgresPrintsThem) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(ValueToString(Value::Double(inf)), "Infinity");
+  EXPECT_EQ(DebugString(Value::Double(-inf)), "double -Infinity");
+  EXPECT_EQ(DebugString(*ParseValueString("nan")), "double NaN");
+  EXPECT_EQ(DebugString(*ParseValueString("-nan")), "double NaN");
+  EXPECT_EQ(CoerceToInt(*ParseValueString("nan")).status().message(), "double to int overflow for NaN");
+  EXPECT_EQ(CoerceToInt(Value::Double(-inf)).status().message(),
+            "double to int overflow for -Infinity");
 }
 
 TEST(ValueTest, StringFormsAsPgbench) {

@@ -39,11 +39,8 @@ Variables::Variables(std::shared_ptr<const NameTable> names)
 Result<Value> Variables::GetVar(Var& var, std::string_view name) {
   if (!var.defined) return InvalidArgument("undefined variable \"" + std::string(name) + "\"");
   if (!var.has_value) {
-    std::optional<Value> v = ParseValueString(var.str);
-    if (!v) {
-      return InvalidArgument("malformed variable \"" + std::string(name) + "\" value: \"" +
-                             var.str + "\"");
-    }
+    Result<Value> v = ParseVariableValue(name, var.str);
+    if (!v.ok()) return v.status();
     var.value = *v;
     var.has_value = true;
   }
