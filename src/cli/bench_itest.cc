@@ -9,9 +9,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -260,6 +262,10 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
   EXPECT_EQ(j["stop_reason"], "aborted");
   EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
   (void)c.Destroy();
+  // The cluster's home and the run's files all live in MakeTempHome's
+  // directory.
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(home).parent_path(), ec);
 }
 
 TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
@@ -287,6 +293,7 @@ TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   EXPECT_EQ(j["stop_reason"], "interrupted");
   EXPECT_EQ(j["complete"], false);
   EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
+  for (const char* ext : {".json", ".out", ".err"}) std::remove((base + ext).c_str());
 }
 
 }  // namespace

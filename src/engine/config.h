@@ -68,9 +68,10 @@ struct EngineConfig {
   TxnLogOptions log;
 
   // Before blocking in epoll, yield the CPU this many times and poll again
-  // (see worker.cc: it saves a sleep/wake-up per transaction when the server
-  // shares the machine).  0 disables it.
-  int yield_rounds = 1;
+  // (see worker.cc).  Off by default: on the 2-core test machine it saved
+  // wake-ups but cost more system time than it saved (docs/performance.md);
+  // PGRIG_ENGINE_YIELD=N turns it on for experiments.
+  int yield_rounds = 0;
 
   // Called once per -P interval from the thread running RunBenchmark:
   // the interval's merged stats, its length and its end (seconds since the

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -169,9 +170,12 @@ void AppendValueString(const Value& v, std::string* out) {
   switch (v.type()) {
     case ValueType::kNull: out->append("NULL"); return;
     case ValueType::kBool: out->append(v.bool_value() ? "true" : "false"); return;
-    case ValueType::kInt:
-      n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v.int_value()));
+    case ValueType::kInt: {
+      // On every SQL send of an integer variable: to_chars, not printf.
+      const auto r = std::to_chars(buf, buf + sizeof(buf), v.int_value());
+      n = static_cast<int>(r.ptr - buf);
       break;
+    }
     case ValueType::kDouble:
       // pgbench formats with PostgreSQL's snprintf: "NaN", "Infinity",
       // "-Infinity" (glibc would say "nan", "-nan", "inf", "-inf").
