@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "common/fs.h"
+#include "common/strings.h"
 #include "common/clock.h"
 #include "support/test_cluster.h"
 
@@ -168,6 +169,31 @@ TEST_F(BenchSharedTest, SqlErrorAbortsClientWithPgbenchMessage) {
   EXPECT_THAT(r.err, HasSubstr("client 0 script 0 aborted in command 0 query 0: ERROR:  relation "
                                "\"no_such_table_pgrig\" does not exist"));
   EXPECT_THAT(r.err, HasSubstr("Run was aborted; the above results are incomplete."));
+  std::remove(script.c_str());
+}
+
+// The average latency -r shows for one command of the script.
+double PerCommandMs(const std::string& out, const std::string& command) {
+  for (const auto& line : Split(out, '\n')) {
+    if (line.find(command) != std::string::npos && line.find("ms") != std::string::npos) {
+      return std::atof(line.c_str());
+    }
+  }
+  return -1;
+}
+
+TEST_F(BenchSharedTest, PerCommandLatencyCountsSleepAsPgbenchDoes) {
+  const std::string script = WriteTemp("sleep.sql", "\\sleep 20 ms\nSELECT 1;\n");
+  ProcessResult ours = Bench({"-f", script, "-c", "1", "-t", "3", "-n", "-r"}, params_);
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  std::vector<std::string> args = {"-f", script, "-c", "1", "-t", "3", "-n", "-r"};
+  for (auto& a : ConnArgs(params_)) args.push_back(a);
+  ProcessResult ref = testing::RunServerTool("pgbench", args);
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  // Both report the time slept for the \sleep line, and a short SELECT.
+  EXPECT_GE(PerCommandMs(ref.out, "\\sleep 20 ms"), 19.0) << ref.out;
+  EXPECT_GE(PerCommandMs(ours.out, "\\sleep 20 ms"), 19.0) << ours.out;
+  EXPECT_LT(PerCommandMs(ours.out, "SELECT 1;"), 19.0) << ours.out;
   std::remove(script.c_str());
 }
 

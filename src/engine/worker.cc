@@ -273,8 +273,9 @@ void Worker::Run() {
           BeginTransaction(c);
         }
       } else if (c.state == ClientState::kSleeping) {
-        c.state = ClientState::kRunning;
-        RunScript(c);
+        // The \sleep command is done: with -r its latency is the time
+        // slept, as pgbench reports it.
+        CommandDone(c);
       }
     }
     if (!ready_.empty()) {

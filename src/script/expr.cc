@@ -988,7 +988,9 @@ class Evaluator {
       }
       *out = Value::Int(RandomGaussian(rng, imin, imax, param));
     } else if (f == Func::kRandomZipfian) {
-      if (param < kMinZipfianParam || param > kMaxZipfianParam) {
+      // NaN passes pgbench's range check and then loops forever in its
+      // rejection sampling; here it is out of range.
+      if (!(param >= kMinZipfianParam && param <= kMaxZipfianParam)) {
         return Fail(PgFormat("zipfian parameter must be in range [%.3f, %.0f] (not %f)",
                              kMinZipfianParam, kMaxZipfianParam, param));
       }

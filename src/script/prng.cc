@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace pgrig::script {
@@ -69,11 +70,39 @@ int64_t RandomUniform(Prng& rng, int64_t min, int64_t max) {
   return static_cast<int64_t>(static_cast<uint64_t>(min) + rng.Uint64Range(0, span));
 }
 
+namespace {
+
+// pgbench computes `min + (int64) (width * r)` in C, where r is NaN or the
+// product out of range for some parameters it accepts (a NaN or infinite
+// gaussian or exponential parameter).  That conversion is undefined in C and
+// C++; the hardware gives a definite value, which is what pgbench prints.
+// Reproduce it without the undefined behaviour: x86's cvttsd2si returns
+// INT64_MIN ("integer indefinite") for NaN and out-of-range values; Arm's
+// fcvtzs saturates and maps NaN to 0.  The sum wraps as it does there.
+int64_t OffsetLikePgbench(int64_t min, double product) {
+  int64_t offset;
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (product >= -kTwo63 && product < kTwo63) {
+    offset = static_cast<int64_t>(product);
+  } else {
+#if defined(__aarch64__)
+    offset = std::isnan(product) ? 0
+             : product > 0       ? std::numeric_limits<int64_t>::max()
+                                 : std::numeric_limits<int64_t>::min();
+#else
+    offset = std::numeric_limits<int64_t>::min();
+#endif
+  }
+  return static_cast<int64_t>(static_cast<uint64_t>(min) + static_cast<uint64_t>(offset));
+}
+
+}  // namespace
+
 int64_t RandomExponential(Prng& rng, int64_t min, int64_t max, double parameter) {
   const double cut = std::exp(-parameter);
   const double uniform = 1.0 - rng.NextDouble();  // (0, 1]
   const double r = -std::log(cut + (1.0 - cut) * uniform) / parameter;
-  return min + static_cast<int64_t>(static_cast<double>(max - min + 1) * r);
+  return OffsetLikePgbench(min, static_cast<double>(max - min + 1) * r);
 }
 
 int64_t RandomGaussian(Prng& rng, int64_t min, int64_t max, double parameter) {
@@ -85,7 +114,7 @@ int64_t RandomGaussian(Prng& rng, int64_t min, int64_t max, double parameter) {
     stdev = std::sqrt(-2.0 * std::log(u1)) * std::sin(2.0 * kPi * u2);
   } while (stdev < -parameter || stdev >= parameter);
   const double r = (stdev + parameter) / (parameter * 2.0);
-  return min + static_cast<int64_t>(static_cast<double>(max - min + 1) * r);
+  return OffsetLikePgbench(min, static_cast<double>(max - min + 1) * r);
 }
 
 int64_t RandomZipfian(Prng& rng, int64_t min, int64_t max, double s) {
