@@ -73,7 +73,13 @@ constexpr char kUsage[] =
     "  -?, --help               show this help, then exit\n"
     "\n"
     "The result is what pgbench -i leaves: same tables, columns, keys, rows and\n"
-    "statistics, so pgbench and pgrig bench run against it unchanged.\n"
+    "statistics, so pgbench and pgrig bench run against it unchanged.  How it gets\n"
+    "there differs: each table or partition is loaded by its own binary COPY ...\n"
+    "FREEZE, up to -j at once; when a later p step wants primary keys, they are added\n"
+    "to the empty tables and kept up to date while loading (step p then takes no\n"
+    "time); step d moves the old tables to a schema pgrig_init_trash_<pid> and drops\n"
+    "it in the background while the load runs (a plain DROP, as pgbench's, when\n"
+    "other objects depend on them).\n"
     "Exit status: 0 done, 1 bad option, cannot connect, or loading failed (nothing\n"
     "half-loaded is left behind).\n";
 
