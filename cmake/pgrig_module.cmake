@@ -4,7 +4,7 @@
 # directory except *_test.cc and *_benchmark.cc.  Every *_test.cc becomes a
 # GoogleTest binary (registered with CTest); tests named *_itest.cc are
 # integration tests that need the embedded cluster and get the label
-# "integration".  Globbing keeps adding a file from touching shared CMake.
+# "integration"; *_serial_itest.cc ones also run alone (RUN_SERIAL).  Globbing keeps adding a file from touching shared CMake.
 function(pgrig_module name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
@@ -34,9 +34,15 @@ function(pgrig_module name)
         target_link_libraries(${tn} PRIVATE pgrig_test_support)
         # Integration tests also run the pgrig executable (see the top level).
         set_property(GLOBAL APPEND PROPERTY PGRIG_ITESTS ${tn})
+        # *_serial_itest.cc: tests that load the whole machine run alone.
+        if(tn MATCHES "_serial_itest$")
+          set(serial TRUE)
+        else()
+          set(serial FALSE)
+        endif()
         gtest_discover_tests(${tn} DISCOVERY_TIMEOUT 60
                              PROPERTIES LABELS integration TIMEOUT 900
-                             FIXTURES_REQUIRED embedded_cluster)
+                             FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial})
       else()
         gtest_discover_tests(${tn} DISCOVERY_TIMEOUT 60
                              PROPERTIES LABELS unit TIMEOUT 300)

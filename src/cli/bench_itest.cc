@@ -197,23 +197,6 @@ TEST_F(BenchSharedTest, PerCommandLatencyCountsSleepAsPgbenchDoes) {
   std::remove(script.c_str());
 }
 
-TEST_F(BenchSharedTest, ThousandClientsFromOneProcess) {
-  const std::string json = "/tmp/pgrig-bench-itest-1000-" + std::to_string(getpid()) + ".json";
-  ProcessResult r = Bench({"-S", "-c", "1000", "-j", "2", "-T", "5", "-n", "--json", json}, params_);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("number of clients: 1000\n"));
-  EXPECT_THAT(r.out, HasSubstr("number of failed transactions: 0 (0.000%)\n"));
-  nlohmann::json j = ReadJson(json);
-  ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j["aborted_clients"], 0);
-#ifndef __SANITIZE_ADDRESS__
-  // AddressSanitizer's shadow memory and quarantine inflate the resident set;
-  // the limit is about the real build.
-  EXPECT_LT(j["client"]["max_rss_bytes"].get<int64_t>(), 100LL * 1024 * 1024);
-#endif
-  std::remove(json.c_str());
-}
-
 TEST(BenchFaultTest, UnreachableServerExitsOneWithLibpqMessage) {
   pg::ConnectionParams p;
   p.host = "/nonexistent-pgrig-socket-dir";
@@ -303,12 +286,18 @@ TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   ASSERT_GT(pid, 0);
   // Interrupt a running benchmark, not one still starting up (a loaded or
   // sanitized build can take seconds to connect): wait for a progress line.
-  for (int i = 0; i < 300; ++i) {
+  bool running = false;
+  for (int i = 0; i < 1200 && !running; ++i) {
     auto err = ReadWholeFile(base + ".err");
-    if (err.ok() && err->find("progress: ") != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    running = err.ok() && err->find("progress: ") != std::string::npos;
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   kill(pid, SIGINT);
+  if (!running) {
+    (void)WaitExit(pid, 10);
+    auto err = ReadWholeFile(base + ".err");
+    FAIL() << "no progress line within 120 s; stderr:\n" << (err.ok() ? *err : "");
+  }
   const int code = WaitExit(pid, 10);
   EXPECT_EQ(code, 2);
   auto out = ReadWholeFile(base + ".out");

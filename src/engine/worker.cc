@@ -251,6 +251,10 @@ void Worker::Run() {
     }
   }
 
+  // A -T that ran out while connecting (a thousand backends can take longer
+  // to start than the run lasts) ends the run before any transaction, as in
+  // pgbench.
+  CheckTime();
   for (auto& c : clients_) {
     c->state = ClientState::kReady;
     Drive(*c);
