@@ -162,6 +162,38 @@ TEST_F(BenchSharedTest, SerializationFailuresAreRetriedAndCounted) {
   std::remove(script.c_str());
 }
 
+// pgbench reads a pipeline's results at \endpipeline; a serialization
+// failure there discards the rest of the pipeline, rolls back and retries.
+TEST_F(BenchSharedTest, SerializationFailuresInsidePipelineAreRetried) {
+  const std::string script = WriteTemp("serial-pipe.sql",
+                                       "\\startpipeline\n"
+                                       "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
+                                       "SELECT pg_sleep(0.002);\n"
+                                       "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+                                       "END;\n"
+                                       "\\endpipeline\n");
+  ProcessResult r = Bench({"-f", script, "-M", "extended", "-c", "4", "-j", "2", "-t", "20",
+                           "--max-tries", "100", "--verbose-errors", "-r", "-n"},
+                          params_);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("number of transactions actually processed: 80/80\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("number of transactions retried: [1-9][0-9]* "));
+  EXPECT_THAT(r.err, ::testing::ContainsRegex(
+                         "client [0-3] got an error in command 5 \\(SQL\\) of script 0; ERROR:  "
+                         "could not serialize access due to concurrent update"));
+  EXPECT_THAT(r.err, HasSubstr("repeats the transaction after the error (try 1/100)"));
+  // -r charges the wait for the pipeline's results, and its retries, to
+  // \endpipeline, as pgbench does.
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "[0-9.]+ +0 +[1-9][0-9]* +\\\\endpipeline"));
+  for (const auto& line : Split(r.out, '\n')) {
+    if (line.find("\\endpipeline") != std::string::npos) {
+      EXPECT_GT(std::atof(line.c_str()), 1.0) << line;
+    }
+  }
+  std::remove(script.c_str());
+}
+
 TEST_F(BenchSharedTest, SqlErrorAbortsClientWithPgbenchMessage) {
   const std::string script = WriteTemp("bad.sql", "SELECT * FROM no_such_table_pgrig;\n");
   ProcessResult r = Bench({"-f", script, "-c", "1", "-t", "1", "-n"}, params_);

@@ -718,6 +718,12 @@ const std::vector<ScriptCase> kScriptCases = {
     {"pipeline_simple_protocol", "\\startpipeline\nSELECT 1;\n\\endpipeline\n", 2,
      "cannot use pipeline mode with the simple query protocol"},
     {"pipeline_left_open", "\\startpipeline\nSELECT 1;\n", 2, "", {"-t", "1", "-M", "extended"}},
+    // An error inside a pipeline belongs to \\endpipeline, which reads it.
+    {"pipeline_error_is_endpipelines",
+     "\\startpipeline\nSELECT 1;\nSELECT 1/0;\nSELECT 2;\n\\endpipeline\n",
+     2,
+     "aborted in command 4 query 0: ERROR:  division by zero",
+     {"-t", "1", "-M", "prepared"}},
     {"sql_syntax_error", "SELECT 1 + ;\n", 2, "ERROR:  syntax error"},
     {"sql_undefined_variable_left_in_text", "SELECT :nosuch;\n", 2, ""},
     {"sql_undefined_variable_prepared", "SELECT :nosuch;\n", 0, "", {"-t", "1", "-M", "prepared"}},

@@ -501,7 +501,14 @@ void Worker::RunScript(Client& c) {
         if (!SendCommand(c)) return;
         c.io_this_txn = true;
         if (c.runner.in_pipeline()) {
-          c.pipeline_pending.push_back(c.runner.command_index());
+          if (per_command) {  // sent, not waited for: pgbench's -r counts it so
+            const int64_t t = Now();
+            auto& cs = script_stats_[static_cast<size_t>(c.script_index)]
+                           .commands[static_cast<size_t>(c.runner.command_index())];
+            ++cs.count;
+            cs.sum_ns += t - c.cmd_begin_ns;
+            c.cmd_begin_ns = t;
+          }
           continue;
         }
         c.query_index = 0;
@@ -535,8 +542,6 @@ void Worker::RunScript(Client& c) {
                        std::to_string(c.script_index) + "; failed to enter pipeline mode");
           return;
         }
-        c.pipeline_pending.clear();
-        c.pipeline_head = 0;
         c.pipeline_syncs = 0;
         c.pipeline_ending = false;
         continue;
@@ -546,7 +551,6 @@ void Worker::RunScript(Client& c) {
           return;
         }
         ++c.pipeline_syncs;
-        c.pipeline_pending.push_back(-1);  // the sync's own result
         continue;
       case script::StepKind::kPipelineEnd:
         if (!PQpipelineSync(c.conn)) {
@@ -554,7 +558,6 @@ void Worker::RunScript(Client& c) {
           return;
         }
         ++c.pipeline_syncs;
-        c.pipeline_pending.push_back(-1);
         c.pipeline_ending = true;
         Flush(c);
         c.state = ClientState::kWaiting;
@@ -788,51 +791,65 @@ void Worker::CommandDone(Client& c) {
   RunScript(c);
 }
 
+// Reads what a pipeline returns, once \endpipeline has sent its sync.  As in
+// pgbench, results and errors belong to the \endpipeline command, which
+// waits for them.  A serialization failure or deadlock discards the rest of
+// the pipeline up to its last sync, leaves pipeline mode and goes through
+// HandleError (rollback, then retry or fail); any other error aborts.
 void Worker::ReadPipelineResults(Client& c) {
   while (!PQisBusy(c.conn)) {
     PGresult* res = PQgetResult(c.conn);
-    if (res == nullptr) {
-      // End of one query's results; the next query's come after.
-      if (c.pipeline_head < c.pipeline_pending.size() &&
-          c.pipeline_pending[c.pipeline_head] >= 0) {
-        ++c.pipeline_head;
-      }
-      continue;
-    }
+    if (res == nullptr) continue;  // end of one query's results; the next's follow
     const ExecStatusType st = PQresultStatus(res);
     if (st == PGRES_PIPELINE_SYNC) {
       PQclear(res);
-      if (c.pipeline_head < c.pipeline_pending.size()) ++c.pipeline_head;
       --c.pipeline_syncs;
       if (c.pipeline_syncs == 0 && c.pipeline_ending) {
         if (!PQexitPipelineMode(c.conn)) {
-          Abort(c, "client " + std::to_string(c.id) + " failed to exit pipeline mode: " +
-                       TrimNewline(PQerrorMessage(c.conn)));
+          Abort(c, "client " + std::to_string(c.id) +
+                       (c.error != ErrorKind::kNone
+                            ? " aborted: failed to exit pipeline mode for rolling back the failed "
+                              "transaction"
+                            : " failed to exit pipeline mode: " +
+                                  TrimNewline(PQerrorMessage(c.conn))));
           return;
         }
         c.pipeline_ending = false;
-        c.pipeline_pending.clear();
-        c.pipeline_head = 0;
-        c.state = ClientState::kRunning;
-        RunScript(c);
+        if (c.error != ErrorKind::kNone) {
+          HandleError(c);
+        } else {
+          CommandDone(c);  // \endpipeline: -r counts the wait for the results
+        }
         return;
       }
       continue;
     }
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) {
-      PQclear(res);
+    if (c.error != ErrorKind::kNone || st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ||
+        st == PGRES_EMPTY_QUERY || st == PGRES_PIPELINE_ABORTED) {
+      PQclear(res);  // a result, or what follows a retryable error up to the sync
       continue;
     }
-    // Errors inside a pipeline end the client (pgbench would retry
-    // serialization failures here; pgrig does not yet).
+    if (st == PGRES_FATAL_ERROR || st == PGRES_NONFATAL_ERROR) {
+      const ErrorKind kind = Classify(PQresultErrorField(res, PG_DIAG_SQLSTATE));
+      if (kind != ErrorKind::kOther) {
+        c.error = kind;
+        c.error_command = c.runner.command_index();
+        if (config_.verbose_errors) {
+          shared_->Message("client " + std::to_string(c.id) + " got an error in command " +
+                           std::to_string(c.error_command) + " (SQL) of script " +
+                           std::to_string(c.script_index) + "; " +
+                           TrimNewline(PQresultErrorMessage(res)));
+        }
+        PQclear(res);
+        continue;
+      }
+    }
     std::string msg = TrimNewline(PQresultErrorMessage(res));
     if (msg.empty()) msg = TrimNewline(PQerrorMessage(c.conn));
-    const int cmd = c.pipeline_head < c.pipeline_pending.size()
-                        ? c.pipeline_pending[c.pipeline_head]
-                        : c.runner.command_index();
     PQclear(res);
     Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
-                 " aborted in command " + std::to_string(cmd) + " query 0: " + msg);
+                 " aborted in command " + std::to_string(c.runner.command_index()) +
+                 " query 0: " + msg);
     return;
   }
 }

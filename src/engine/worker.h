@@ -126,10 +126,7 @@ struct Client {
   std::vector<bool> prepared;  // per script
   int prepare_next = 0;        // next command to prepare
   PGresult* gset_result = nullptr;
-  // Pipeline mode: command indices whose results are still to come, and
-  // the number of sync points sent but not yet read.
-  std::vector<int> pipeline_pending;
-  size_t pipeline_head = 0;
+  // Pipeline mode: the number of sync points sent but not yet read.
   int pipeline_syncs = 0;
   bool pipeline_ending = false;
 };
