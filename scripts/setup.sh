@@ -9,7 +9,7 @@ packages=(
   libpq-dev postgresql-15 postgresql-client-15 postgresql-contrib
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  sysbench clang
+  sysbench clang liburing-dev
 )
 
 missing=()

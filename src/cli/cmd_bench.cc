@@ -253,6 +253,8 @@ int RunBench(int argc, char** argv) {
   cfg.log.failures_detailed = o.failures_detailed;
   // Tuning knob for measurements (bench/bench_vs_pgbench.sh), not an option.
   if (const char* y = std::getenv("PGRIG_ENGINE_YIELD")) cfg.yield_rounds = std::atoi(y);
+  // The same for the transaction path: libpq's instead of pgrig's own.
+  if (const char* l = std::getenv("PGRIG_ENGINE_LIBPQ")) cfg.lean_wire = std::string_view(l) != "1";
   const double approx_start_wall = WallSeconds();
   cfg.on_progress = [&o, approx_start_wall](const stats::IntervalStats& s, double duration_s,
                                             double elapsed_s) {

@@ -728,6 +728,35 @@ const std::vector<ScriptCase> kScriptCases = {
     {"sql_undefined_variable_left_in_text", "SELECT :nosuch;\n", 2, ""},
     {"sql_undefined_variable_prepared", "SELECT :nosuch;\n", 0, "", {"-t", "1", "-M", "prepared"}},
     {"sql_division_by_zero", "SELECT 1/0;\n", 2, "division by zero"},
+    // Server errors and notices as the lean path formats them (pg/wire.h):
+    // the caret line in each query mode, cut long lines, later lines,
+    // tabs, wide characters, DETAIL/HINT/CONTEXT, internal queries.
+    {"wire_error_caret_simple", "SELECT * FROM no_such_table_pgrig_wire;\n", 2, "LINE 1: "},
+    {"wire_error_caret_extended", "\\set x 3\nSELECT :x, * FROM no_such_table_pgrig_wire;\n", 2,
+     "LINE 1: ", {"-t", "1", "-M", "extended"}},
+    {"wire_error_prepared_no_caret", "\\set x 3\nSELECT :x, no_such_column_pgrig;\n", 2,
+     "does not exist", {"-t", "1", "-M", "prepared"}},
+    {"wire_error_long_line_cut_both_sides",
+     "SELECT 1 AS a, 2 AS b, 3 AS c, 4 AS d, 5 AS e, 6 AS f, 7 AS g, 8 AS h, 9 AS i, "
+     "no_such_column_x, 10 AS j, 11 AS k, 12 AS l, 13 AS m, 14 AS n, 15 AS o;\n",
+     2, "..."},
+    {"wire_error_long_line_cut_right",
+     "SELECT no_such_column_x, 1 AS a, 2 AS b, 3 AS c, 4 AS d, 5 AS e, 6 AS f, 7 AS g, 8 AS h, "
+     "9 AS i, 10 AS j;\n",
+     2, "..."},
+    {"wire_error_later_line_and_tabs", "SELECT 1,\n\t2,\r\n\tno_such_column_y;\n", 2, "LINE 3: "},
+    {"wire_error_wide_characters", "SELECT 'été', '日本語', no_such_column_z;\n", 2, "LINE 1: "},
+    {"wire_error_detail_hint_context",
+     "DO $$ BEGIN RAISE EXCEPTION 'boom' USING DETAIL = 'the detail', HINT = 'the hint'; END $$;\n",
+     2, "CONTEXT:  "},
+    {"wire_error_internal_query", "DO $$ BEGIN PERFORM no_such_column_q FROM pg_class; END $$;\n",
+     2, "QUERY:  "},
+    {"wire_error_in_second_query", "SELECT 1 \\; SELECT 1/0;\n", 2, "query 1: ERROR:  division by zero"},
+    {"wire_notice", "DO $$ BEGIN RAISE NOTICE 'hello % times', 3; END $$;\nSELECT 1;\n", 0,
+     "NOTICE:  hello 3 times", {"-t", "2"}},
+    {"wire_notice_extended", "DO $$ BEGIN RAISE NOTICE 'hi' USING DETAIL = 'more'; END $$;\n", 0,
+     "DETAIL:  more", {"-t", "1", "-M", "extended"}},
+    {"wire_empty_query", ";\n\\set r debug(1)\n", 0},
     {"shell_no_such_command", "\\shell no-such-command\n", 2, "meta-command failed"},
     {"shell_undefined_variable", "\\shell echo ::foo :nosuchvariable\n", 2,
      "undefined variable \":nosuchvariable\""},
@@ -883,6 +912,22 @@ TEST(CompatMultiScript, SameScriptChoicesUnderFixedSeed) {
     ExpectSameDebug(b);
     ExpectSameReport(b);
   }
+}
+
+// Prepared statements are named P_0, P_1, ... over the SQL commands of all
+// scripts in order; the names reach the user in errors, so the server lists
+// them in one.
+TEST(CompatMultiScript, SamePreparedStatementNames) {
+  TempScript first("\\set x 1\nSELECT 2;\nSELECT 3;\n");
+  TempScript second(
+      "SELECT 1;\n"
+      "SELECT CAST(string_agg(name, ',' ORDER BY name) AS int) FROM pg_prepared_statements;\n");
+  Both b = RunBoth({"-n", "-t", "6", "-c", "1", "-M", "prepared", "--random-seed=3", "-f",
+                    first.path(), "-f", second.path()});
+  EXPECT_EQ(b.pgbench.exit_code, 2) << Show(b);
+  EXPECT_THAT(b.pgbench.err, HasSubstr("\"P_0,P_1,P_2,P_3\"")) << Show(b);
+  ExpectSameExit(b);
+  ExpectSameReport(b);
 }
 
 TEST(CompatMultiScript, SameChoicesPerClient) {

@@ -73,6 +73,13 @@ struct EngineConfig {
   // PGRIG_ENGINE_YIELD=N turns it on for experiments.
   int yield_rounds = 0;
 
+  // Speak the protocol directly (pg/wire.h) for transactions whose scripts
+  // need nothing else from libpq: no \gset or \aset, no pipeline, and
+  // connections without SSL or GSS encryption in UTF-8 or a single-byte
+  // client encoding.  libpq still connects and prepares.  Off only for
+  // comparisons (PGRIG_ENGINE_LIBPQ=1).
+  bool lean_wire = true;
+
   // Called once per -P interval from the thread running RunBenchmark:
   // the interval's merged stats, its length and its end (seconds since the
   // benchmark start).

@@ -2,12 +2,15 @@
 
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "common/clock.h"
 #include "pg/connection.h"
@@ -72,8 +75,24 @@ Worker::Worker(Shared* shared, int thread_index, std::vector<std::unique_ptr<Cli
   remaining_ = static_cast<int>(clients_.size());
   const auto& scripts = *config_.scripts;
   script_stats_.resize(scripts.size());
+  wire_scripts_ = config_.lean_wire;
+  // pgbench names prepared statements P_0, P_1, ... counting the SQL
+  // commands of all scripts in order; errors show the name.
+  prepared_names_.resize(scripts.size());
+  int sql_counter = 0;
   for (size_t i = 0; i < scripts.size(); ++i) {
     script_stats_[i].commands.resize(scripts[i].commands.size());
+    for (size_t k = 0; k < scripts[i].commands.size(); ++k) {
+      const script::Command& cmd = scripts[i].commands[k];
+      prepared_names_[i].push_back(cmd.kind == script::CommandKind::kSql
+                                       ? "P_" + std::to_string(sql_counter++)
+                                       : std::string());
+      if (cmd.capture != script::Capture::kNone || cmd.kind == script::CommandKind::kStartPipeline ||
+          cmd.kind == script::CommandKind::kSyncPipeline ||
+          cmd.kind == script::CommandKind::kEndPipeline) {
+        wire_scripts_ = false;
+      }
+    }
   }
   for (auto& c : clients_) c->prepared.assign(scripts.size(), false);
   if (config_.rate_tps > 0) {
@@ -166,6 +185,10 @@ void Worker::CloseConnection(Client& c) {
     c.conn = nullptr;
   }
   c.want_write = false;
+  c.wire = false;
+  c.wire_out.clear();
+  c.wire_out_sent = 0;
+  c.wire_in.Clear();
 }
 
 bool Worker::ConnectAll() {
@@ -202,6 +225,7 @@ bool Worker::ConnectAll() {
         return false;
       }
       if (done) {
+        ChooseWire(c);
         c.state = ClientState::kReady;
         --pending;
       }
@@ -463,10 +487,6 @@ void Worker::BeginTransaction(Client& c) {
   RunScript(c);
 }
 
-std::string Worker::PreparedName(int script, int command) const {
-  return "P" + std::to_string(script) + "_" + std::to_string(command);
-}
-
 // Sends the next PQsendPrepare of the script; false when none is left (the
 // script is then marked prepared) or the client aborted.
 bool Worker::SendPrepare(Client& c) {
@@ -475,7 +495,7 @@ bool Worker::SendPrepare(Client& c) {
     const script::Command& cmd = commands[static_cast<size_t>(i)];
     if (cmd.kind != script::CommandKind::kSql) continue;
     c.prepare_next = i + 1;
-    const std::string name = PreparedName(c.script_index, i);
+    const std::string& name = PreparedName(c.script_index, i);
     if (!PQsendPrepare(c.conn, name.c_str(), cmd.sql_params.c_str(),
                        static_cast<int>(cmd.param_slots.size()), nullptr)) {
       Abort(c, "client " + std::to_string(c.id) + " aborted in command " + std::to_string(i) +
@@ -575,6 +595,7 @@ void Worker::RunScript(Client& c) {
 }
 
 bool Worker::SendCommand(Client& c) {
+  if (c.wire) return WireSendCommand(c);
   const std::string_view sql = c.runner.sql();
   int ok = 0;
   switch (config_.mode) {
@@ -586,7 +607,7 @@ bool Worker::SendCommand(Client& c) {
                              c.runner.params(), nullptr, nullptr, 0);
       break;
     case QueryMode::kPrepared: {
-      const std::string name = PreparedName(c.script_index, c.runner.command_index());
+      const std::string& name = PreparedName(c.script_index, c.runner.command_index());
       ok = PQsendQueryPrepared(c.conn, name.c_str(), c.runner.param_count(), c.runner.params(),
                                nullptr, nullptr, 0);
       break;
@@ -630,8 +651,14 @@ void Worker::OnSocket(Client& c, uint32_t events) {
     }
     if (done) {
       conn_ns_ += Now() - c.connect_begin_ns;
+      ChooseWire(c);
       BeginTransaction(c);
     }
+    return;
+  }
+  // Statements are prepared through libpq even on the lean path.
+  if (c.wire && c.state != ClientState::kPreparing) {
+    OnWireSocket(c, events);
     return;
   }
   if ((events & EPOLLOUT) && c.want_write) Flush(c);
@@ -877,14 +904,21 @@ void Worker::ReadPrepareResults(Client& c) {
 }
 
 void Worker::HandleError(Client& c) {
-  const PGTransactionStatusType tx = PQtransactionStatus(c.conn);
+  const PGTransactionStatusType tx = TxStatus(c);
   if (tx == PQTRANS_INERROR || tx == PQTRANS_INTRANS) {
-    if (!PQsendQuery(c.conn, "ROLLBACK")) {
+    bool sent = false;
+    if (c.wire) {
+      pg::WireWriter(&c.wire_out).Query("ROLLBACK");
+      sent = WireFlush(c);
+    } else {
+      sent = PQsendQuery(c.conn, "ROLLBACK") != 0;
+      if (sent) Flush(c);
+    }
+    if (!sent) {
       Abort(c, "client " + std::to_string(c.id) +
                    " aborted: failed to send sql command for rolling back the failed transaction");
       return;
     }
-    Flush(c);
     c.state = ClientState::kRollingBack;
     return;
   }
@@ -980,7 +1014,7 @@ void Worker::EndTransaction(Client& c) {
   }
   c.error = ErrorKind::kNone;
 
-  const PGTransactionStatusType tx = PQtransactionStatus(c.conn);
+  const PGTransactionStatusType tx = TxStatus(c);
   if (tx == PQTRANS_INTRANS || tx == PQTRANS_INERROR) {
     Abort(c, "client " + std::to_string(c.id) +
                  " aborted: end of script reached without completing the last transaction");
@@ -1036,6 +1070,246 @@ void Worker::Abort(Client& c, const std::string& message) {
   CloseConnection(c);
   --remaining_;
   ++aborted_;
+}
+
+
+PGTransactionStatusType Worker::TxStatus(const Client& c) const {
+  if (!c.wire) return PQtransactionStatus(c.conn);
+  switch (c.tx_status) {
+    case 'I': return PQTRANS_IDLE;
+    case 'T': return PQTRANS_INTRANS;
+    case 'E': return PQTRANS_INERROR;
+    default: return PQTRANS_UNKNOWN;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The lean path: the same steps as the libpq functions above, on bytes.
+
+void Worker::ChooseWire(Client& c) {
+  c.wire = false;
+  if (!wire_scripts_ || PQsslInUse(c.conn) || PQgssEncInUse(c.conn)) return;
+  // The caret under an error position counts characters: UTF-8 and the
+  // single-byte encodings are handled here, other multibyte ones by libpq.
+  const std::string_view enc = pg_encoding_to_char(PQclientEncoding(c.conn));
+  static constexpr std::string_view kOtherMultibyte[] = {
+      "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", "EUC_JIS_2004", "MULE_INTERNAL", "SJIS",
+      "BIG5", "GBK", "UHC", "GB18030", "JOHAB", "SHIFT_JIS_2004"};
+  for (std::string_view m : kOtherMultibyte) {
+    if (enc == m) return;
+  }
+  c.wire = true;
+  c.wire_utf8 = enc == "UTF8";
+  c.tx_status = PQtransactionStatus(c.conn) == PQTRANS_IDLE ? 'I' : 'T';
+  c.wire_out.clear();
+  c.wire_out_sent = 0;
+  c.wire_in.Clear();
+}
+
+// What PQsendQuery, PQsendQueryParams and PQsendQueryPrepared would send.
+bool Worker::WireSendCommand(Client& c) {
+  pg::WireWriter w(&c.wire_out);
+  switch (config_.mode) {
+    case QueryMode::kSimple:
+      w.Query(c.runner.sql());
+      break;
+    case QueryMode::kExtended:
+      w.Parse("", c.runner.sql());
+      w.Bind("", c.runner.param_count(), c.runner.params());
+      w.DescribePortal();
+      w.Execute();
+      w.Sync();
+      break;
+    case QueryMode::kPrepared:
+      w.Bind(PreparedName(c.script_index, c.runner.command_index()), c.runner.param_count(),
+             c.runner.params());
+      w.DescribePortal();
+      w.Execute();
+      w.Sync();
+      break;
+  }
+  if (!WireFlush(c)) {
+    Abort(c, "client " + std::to_string(c.id) + " aborted in command " +
+                 std::to_string(c.runner.command_index()) + " (SQL) of script " +
+                 std::to_string(c.script_index) + "; SQL command send failed: " +
+                 std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+// Sends what is pending; false on a socket error (errno set).  A full
+// socket buffer is not an error: the rest goes when epoll says writable.
+bool Worker::WireFlush(Client& c) {
+  while (c.wire_out_sent < c.wire_out.size()) {
+    const ssize_t n = ::send(c.fd, c.wire_out.data() + c.wire_out_sent,
+                             c.wire_out.size() - c.wire_out_sent, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+      if (!c.want_write) {
+        c.want_write = true;
+        Watch(c, EPOLLIN | EPOLLOUT);
+      }
+      return true;
+    }
+    c.wire_out_sent += static_cast<size_t>(n);
+  }
+  c.wire_out.clear();
+  c.wire_out_sent = 0;
+  if (c.want_write) {
+    c.want_write = false;
+    Watch(c, EPOLLIN);
+  }
+  return true;
+}
+
+void Worker::OnWireSocket(Client& c, uint32_t events) {
+  if ((events & EPOLLOUT) && c.want_write && !WireFlush(c)) {
+    Abort(c, "client " + std::to_string(c.id) + " aborted: connection lost: could not send data " +
+                 "to server: " + std::strerror(errno));
+    return;
+  }
+  if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) == 0) return;
+  constexpr size_t kReadRoom = 16 * 1024;
+  for (;;) {
+    char* space = c.wire_in.WriteSpace(kReadRoom);
+    const size_t room = c.wire_in.WriteRoom();
+    const ssize_t n = ::recv(c.fd, space, room, 0);
+    if (n > 0) {
+      c.wire_in.Commit(static_cast<size_t>(n));
+      if (static_cast<size_t>(n) < room) break;  // drained: no second call for EAGAIN
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    // End of stream or a socket error: what libpq would report.
+    std::string why = n == 0 ? "server closed the connection unexpectedly\n"
+                               "\tThis probably means the server terminated abnormally\n"
+                               "\tbefore or while processing the request."
+                             : std::string("could not receive data from server: ") +
+                                   std::strerror(errno);
+    if (c.state == ClientState::kWaiting) {
+      Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
+                   " aborted in command " + std::to_string(c.runner.command_index()) + " query " +
+                   std::to_string(c.query_index) + ": " + why);
+    } else {
+      Abort(c, "client " + std::to_string(c.id) + " aborted: connection lost: " + why);
+    }
+    return;
+  }
+  switch (c.state) {
+    case ClientState::kWaiting:
+      WireReadResults(c);
+      break;
+    case ClientState::kRollingBack:
+      WireReadRollback(c);
+      break;
+    default:
+      // While idle: notices, parameter changes, or the server's goodbye.
+      while (auto m = c.wire_in.Next()) {
+        if (m->type == 'N' || m->type == 'E') WireNotice(m->body);
+      }
+      c.wire_in.Compact();
+      break;
+  }
+}
+
+void Worker::WireReadResults(Client& c) {
+  while (auto m = c.wire_in.Next()) {
+    switch (m->type) {
+      case 'C':  // CommandComplete
+      case 'I':  // EmptyQueryResponse
+        if (c.error == ErrorKind::kNone) ++c.query_index;
+        break;
+      case 'T': case 'D': case '1': case '2': case '3': case 'n': case 's': case 'S': case 'A':
+        break;  // rows and acknowledgements: nothing to keep
+      case 'N':
+        WireNotice(m->body);
+        break;
+      case 'E': {
+        if (c.error != ErrorKind::kNone) break;  // draining after a retryable error
+        ErrorKind kind = ErrorKind::kOther;
+        const std::string text = WireErrorText(c, m->body, &kind);
+        if (kind != ErrorKind::kOther) {
+          c.error = kind;
+          c.error_command = c.runner.command_index();
+          if (config_.verbose_errors) {
+            shared_->Message("client " + std::to_string(c.id) + " got an error in command " +
+                             std::to_string(c.error_command) + " (SQL) of script " +
+                             std::to_string(c.script_index) + "; " + text);
+          }
+          break;
+        }
+        Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
+                     " aborted in command " + std::to_string(c.runner.command_index()) +
+                     " query " + std::to_string(c.query_index) + ": " + text);
+        return;
+      }
+      case 'Z':  // ReadyForQuery: the command is over
+        c.tx_status = m->body.empty() ? '?' : m->body[0];
+        c.wire_in.Compact();
+        if (c.error != ErrorKind::kNone) {
+          HandleError(c);
+        } else {
+          CommandDone(c);
+        }
+        return;
+      default:
+        // COPY and anything this path does not speak.
+        Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
+                     " aborted in command " + std::to_string(c.runner.command_index()) +
+                     " query " + std::to_string(c.query_index) +
+                     ": unexpected protocol message type '" +
+                     (m->type >= 0x20 && m->type < 0x7F ? std::string(1, m->type) : "?") +
+                     "' (pgrig does not run COPY in scripts)");
+        return;
+    }
+  }
+  c.wire_in.Compact();
+}
+
+void Worker::WireReadRollback(Client& c) {
+  while (auto m = c.wire_in.Next()) {
+    if (m->type == 'N') {
+      WireNotice(m->body);
+    } else if (m->type == 'E') {
+      ErrorKind kind = ErrorKind::kOther;
+      const std::string text = WireErrorText(c, m->body, &kind);
+      Abort(c, "client " + std::to_string(c.id) +
+                   " aborted while rolling back the transaction after an error; " + text);
+      return;
+    } else if (m->type == 'Z') {
+      c.tx_status = m->body.empty() ? '?' : m->body[0];
+      c.wire_in.Compact();
+      HandleError(c);  // now idle: retry or fail
+      return;
+    }
+  }
+  c.wire_in.Compact();
+}
+
+// libpq's default notice processor writes the notice to stderr as is.
+void Worker::WireNotice(std::string_view body) {
+  const pg::ServerMessageFields f = pg::ParseServerMessage(body);
+  const std::string text =
+      pg::FormatServerMessage(f, pg::ServerMessageKind::kNotice, std::nullopt, /*multibyte_utf8=*/true);
+  std::fputs(text.c_str(), stderr);
+}
+
+std::string Worker::WireErrorText(const Client& c, std::string_view body, ErrorKind* kind) const {
+  const pg::ServerMessageFields f = pg::ParseServerMessage(body);
+  *kind = f.sqlstate.empty() ? ErrorKind::kOther : Classify(std::string(f.sqlstate).c_str());
+  // libpq shows the statement under the error position when it sent the
+  // text itself (simple and extended protocol), not for prepared statements.
+  std::optional<std::string_view> query;
+  if (c.state == ClientState::kWaiting && config_.mode != QueryMode::kPrepared) {
+    query = c.runner.sql();
+  } else if (c.state == ClientState::kRollingBack) {
+    query = "ROLLBACK";
+  }
+  return TrimNewline(
+      pg::FormatServerMessage(f, pg::ServerMessageKind::kError, query, c.wire_utf8).c_str());
 }
 
 }  // namespace pgrig::engine

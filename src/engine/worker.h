@@ -18,6 +18,13 @@
 // reports the socket readable, so a transaction costs about one send and
 // one receive system call, plus a share of one epoll_wait.
 //
+// Two ways to talk to the server, chosen per connection once it is open: the
+// lean path (Client::wire) writes protocol messages and parses the answers
+// itself (pg/wire.h), never building a PGresult; the libpq path serves
+// scripts that need more (\gset, \aset, pipelines) and encrypted
+// connections.  Both share the state machine; libpq always connects and
+// prepares statements.
+//
 // The worker owns its connections, histograms, counters and log file; it
 // shares only the read-only config and the Shared block (atomics, the
 // progress mailbox, the message mutex).  Not thread-safe: Run() is the
@@ -39,6 +46,7 @@
 #include "engine/config.h"
 #include "engine/result.h"
 #include "engine/txn_log.h"
+#include "pg/wire.h"
 #include "script/prng.h"
 #include "script/runner.h"
 #include "script/variables.h"
@@ -129,6 +137,14 @@ struct Client {
   // Pipeline mode: the number of sync points sent but not yet read.
   int pipeline_syncs = 0;
   bool pipeline_ending = false;
+
+  // The lean path: set when the connection opens (Worker::ChooseWire).
+  bool wire = false;
+  bool wire_utf8 = true;     // client encoding UTF-8 (else single-byte)
+  std::string wire_out;      // messages written, from wire_out_sent on not yet sent
+  size_t wire_out_sent = 0;
+  pg::WireReader wire_in;
+  char tx_status = 'I';      // the last ReadyForQuery's transaction status
 };
 
 class Worker {
@@ -187,6 +203,17 @@ class Worker {
   void Abort(Client& c, const std::string& message);
   void CloseConnection(Client& c);
   void Flush(Client& c);
+  PGTransactionStatusType TxStatus(const Client& c) const;
+
+  // The lean path (see the top of this file).
+  void ChooseWire(Client& c);
+  bool WireSendCommand(Client& c);
+  bool WireFlush(Client& c);
+  void OnWireSocket(Client& c, uint32_t events);
+  void WireReadResults(Client& c);
+  void WireReadRollback(Client& c);
+  void WireNotice(std::string_view body);
+  std::string WireErrorText(const Client& c, std::string_view body, ErrorKind* kind) const;
   void SetTimer(Client& c, int64_t when_ns, ClientState state);
 
   // Loop helpers.
@@ -197,7 +224,9 @@ class Worker {
   static int64_t MonotonicNanosCached();
   void CheckTime();
   void PublishIntervals(bool final_publish);
-  std::string PreparedName(int script, int command) const;
+  const std::string& PreparedName(int script, int command) const {
+    return prepared_names_[static_cast<size_t>(script)][static_cast<size_t>(command)];
+  }
   int64_t EpochUs(int64_t mono_ns) const { return (mono_ns + epoch_shift_ns_) / 1000; }
 
   Shared* shared_;
@@ -207,6 +236,8 @@ class Worker {
   script::Prng choose_rng_;
   script::Prng throttle_rng_;
   Mailbox* mailbox_;
+  std::vector<std::vector<std::string>> prepared_names_;  // [script][command]
+  bool wire_scripts_ = false;  // every script can take the lean path
   int epfd_ = -1;
   int remaining_ = 0;
   int64_t now_ = 0;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Rotates pgbench, pgrig bench and the two loops of bench/wire_probe (raw
+# protocol over epoll, raw protocol over io_uring) on the same server with
+# select-only, the same clients, threads and duration, and reports medians
+# of throughput and client CPU per transaction (user+sys from getrusage of
+# the child), each as a ratio to pgbench's.  The experiment behind
+# docs/performance.md's "What it would take to halve it".
+#
+# Usage: bench/wire_probe.sh [ROUNDS] [DURATION_S]
+# Environment as bench/bench_vs_pgbench.sh (PGRIG, PGBENCH, PGRIG_HOME,
+# CLIENTS, THREADS, MODES); PROBE: the wire_probe executable (default
+# build/bench/wire_probe).
+set -euo pipefail
+ROUNDS=${1:-5}
+DURATION=${2:-8}
+here=$(cd "$(dirname "$0")/.." && pwd)
+PGRIG=${PGRIG:-$here/build/pgrig}
+PGBENCH=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
+PROBE=${PROBE:-$here/build/bench/wire_probe}
+CLIENTS=${CLIENTS:-8}
+THREADS=${THREADS:-2}
+MODES=${MODES:-"prepared simple"}
+export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
+
+"$PGRIG" cluster start >/dev/null
+SOCK="$PGRIG_HOME/run"
+if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_branches" >/dev/null 2>&1; then
+  "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
+fi
+
+python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$PROBE" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" <<'PY'
+import re, resource, statistics, subprocess, sys
+rounds, duration, pgrig, pgbench, probe, sock, clients, threads, modes = sys.argv[1:]
+rounds, duration = int(rounds), int(duration)
+
+def run(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
+    n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
+    user = after.ru_utime - before.ru_utime
+    sys_ = after.ru_stime - before.ru_stime
+    return tps, (user + sys_) * 1e6 / n, user * 1e6 / n, sys_ * 1e6 / n
+
+print("rounds=%d duration=%ds clients=%s threads=%s select-only" % (rounds, duration, clients, threads))
+conninfo = "host=%s user=postgres dbname=pgrig" % sock
+for mode in modes.split():
+    common = ["-S", "-c", clients, "-j", threads, "-T", str(duration), "-M", mode, "-n",
+              "-h", sock, "-U", "postgres", "pgrig"]
+    tools = [("pgbench", [pgbench] + common), ("pgrig", [pgrig, "bench"] + common),
+             ("raw-epoll", [probe, "epoll", mode, clients, threads, str(duration), conninfo]),
+             ("raw-uring", [probe, "uring", mode, clients, threads, str(duration), conninfo])]
+    res = {name: [] for name, _ in tools}
+    for i in range(rounds):
+        # every tool once per round, the order rotating so none always goes first
+        k = i % len(tools)
+        for name, cmd in tools[k:] + tools[:k]:
+            res[name].append(run(cmd))
+    med = {k: [statistics.median(x[j] for x in v) for j in range(4)] for k, v in res.items()}
+    base = med["pgbench"]
+    print("mode=%s" % mode)
+    for name, _ in tools:
+        m = med[name]
+        print("  %-9s median tps %9.1f (x%.3f)  client CPU/txn %6.2f us (x%.3f; user %5.2f, sys %5.2f)"
+              % (name, m[0], m[0] / base[0], m[1], m[1] / base[1], m[2], m[3]))
+PY
