@@ -255,6 +255,7 @@ int RunBench(int argc, char** argv) {
   if (const char* y = std::getenv("PGRIG_ENGINE_YIELD")) cfg.yield_rounds = std::atoi(y);
   // The same for the transaction path: libpq's instead of pgrig's own.
   if (const char* l = std::getenv("PGRIG_ENGINE_LIBPQ")) cfg.lean_wire = std::string_view(l) != "1";
+  if (const char* u = std::getenv("PGRIG_ENGINE_URING")) cfg.io_uring = std::string_view(u) != "0";
   const double approx_start_wall = WallSeconds();
   cfg.on_progress = [&o, approx_start_wall](const stats::IntervalStats& s, double duration_s,
                                             double elapsed_s) {

@@ -79,6 +79,10 @@ struct EngineConfig {
   // client encoding.  libpq still connects and prepares.  Off only for
   // comparisons (PGRIG_ENGINE_LIBPQ=1).
   bool lean_wire = true;
+  // On the lean path, batch each loop turn's sends and receives into one
+  // io_uring system call (engine/ring.h) when the kernel allows it; not with
+  // -C.  Off only for comparisons (PGRIG_ENGINE_URING=0).
+  bool io_uring = true;
 
   // Called once per -P interval from the thread running RunBenchmark:
   // the interval's merged stats, its length and its end (seconds since the

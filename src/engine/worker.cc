@@ -22,6 +22,18 @@ namespace {
 constexpr int kMaxEvents = 256;
 constexpr int64_t kStopGraceNs = 2'000'000'000;    // in-flight work after SIGINT
 constexpr int64_t kMaxWaitNs = 100'000'000;        // re-check the stop flag this often
+constexpr size_t kRecvBufferBytes = 8192;          // per connection, with the ring
+
+// Ring tags: the client's address with the operation in the low bits.
+constexpr uint64_t kTagRecv = 1;
+constexpr uint64_t kTagSend = 2;
+constexpr uint64_t kTagEpoll = 4;  // the poll on the epoll set (no client)
+uint64_t Tag(Client& c, uint64_t op) { return reinterpret_cast<uint64_t>(&c) | op; }
+
+const char kServerClosed[] =
+    "server closed the connection unexpectedly\n"
+    "\tThis probably means the server terminated abnormally\n"
+    "\tbefore or while processing the request.";
 
 // libpq messages end with a newline; pgbench's logging strips one.
 std::string TrimNewline(const char* s) {
@@ -179,6 +191,7 @@ void Worker::CloseConnection(Client& c) {
     PQclear(c.gset_result);
     c.gset_result = nullptr;
   }
+  if (c.recv_armed && ring_) ring_->Cancel(Tag(c, kTagRecv));
   if (c.conn != nullptr) {
     Unwatch(c);
     PQfinish(c.conn);
@@ -247,6 +260,9 @@ void Worker::Run() {
     std::lock_guard<std::mutex> lock(mailbox_->mu);
     mailbox_->finished = true;
     return;
+  }
+  if (config_.io_uring && wire_scripts_ && !config_.connect_per_transaction) {
+    ring_ = Ring::Create(static_cast<unsigned>(std::max<size_t>(64, 2 * clients_.size() + 8)));
   }
   int64_t expected = 0;
   shared_->bench_start_ns.compare_exchange_strong(expected, MonotonicNanos());
@@ -323,6 +339,19 @@ void Worker::Run() {
     if (stopping_) wait_ns = std::min(wait_ns, stop_deadline_ns_ - now_);
     wait_ns = std::max<int64_t>(wait_ns, 0);
     int n = 0;
+    if (ring_) {
+      bool epoll_ready = false;
+      RingTurn(wait_ns, &epoll_ready);
+      if (epoll_ready) n = epoll_wait(epfd_, events, kMaxEvents, 0);
+      if (n > 0) {
+        Now();
+        for (int i = 0; i < n; ++i) {
+          Client& c = *static_cast<Client*>(events[i].data.ptr);
+          OnSocket(c, events[i].events);
+        }
+      }
+      continue;
+    }
     if (wait_ns > 0 && config_.yield_rounds > 0) {
       // Going to sleep costs a context switch and a wake-up, the largest
       // item in the client's CPU profile.  With a busy server on the same
@@ -359,9 +388,53 @@ void Worker::Run() {
       }
     }
   }
+  // Receives still pending belong to connections already closed (clients
+  // dropped at the end of a stop's grace period); their buffers must outlive
+  // them, so wait for the cancellations before the ring goes.
+  if (ring_) {
+    const int64_t deadline = MonotonicNanos() + 2'000'000'000;
+    while (armed_recvs_ > 0 && MonotonicNanos() < deadline) {
+      bool epoll_ready = false;
+      RingTurn(10'000'000, &epoll_ready);
+    }
+    ring_.reset();
+  }
   Now();
   if (log_) log_->Finish(EpochUs(now_));
   PublishIntervals(/*final_publish=*/true);
+}
+
+// One turn of the ring: everything queued goes to the kernel, then the
+// completions are handled.
+void Worker::RingTurn(int64_t wait_ns, bool* epoll_ready) {
+  if (!epoll_polled_) {
+    ring_->PollIn(epfd_, kTagEpoll);
+    epoll_polled_ = true;
+  }
+  if (!ring_->SubmitAndWait(wait_ns)) {
+    shared_->Error(std::string("io_uring_enter() failed: ") + std::strerror(errno));
+    for (auto& c : clients_) {
+      if (c->state != ClientState::kDone && c->state != ClientState::kAborted) {
+        Abort(*c, "client " + std::to_string(c->id) + " aborted: event loop failed");
+      }
+    }
+    return;
+  }
+  Now();
+  ring_->ForEachCompletion([this, epoll_ready](uint64_t tag, int res) {
+    if (tag == kTagEpoll) {
+      epoll_polled_ = false;
+      *epoll_ready = true;
+      return;
+    }
+    if (tag == 0) return;  // a cancellation that found nothing to cancel
+    Client& c = *reinterpret_cast<Client*>(tag & ~uint64_t{7});
+    if (tag & kTagRecv) {
+      OnWireRecv(c, res);
+    } else if (c.state != ClientState::kDone && c.state != ClientState::kAborted) {
+      WireLost(c, std::string("could not send data to server: ") + std::strerror(-res));
+    }
+  });
 }
 
 void Worker::CheckTime() {
@@ -505,6 +578,7 @@ bool Worker::SendPrepare(Client& c) {
     }
     c.io_this_txn = true;
     Flush(c);
+    if (c.fd < 0) Watch(c, EPOLLIN);  // the ring's lean path had taken it out
     return true;
   }
   c.prepared[static_cast<size_t>(c.script_index)] = true;
@@ -658,7 +732,7 @@ void Worker::OnSocket(Client& c, uint32_t events) {
   }
   // Statements are prepared through libpq even on the lean path.
   if (c.wire && c.state != ClientState::kPreparing) {
-    OnWireSocket(c, events);
+    if (!ring_) OnWireSocket(c, events);  // with the ring, its receives do this
     return;
   }
   if ((events & EPOLLOUT) && c.want_write) Flush(c);
@@ -908,6 +982,10 @@ void Worker::HandleError(Client& c) {
   if (tx == PQTRANS_INERROR || tx == PQTRANS_INTRANS) {
     bool sent = false;
     if (c.wire) {
+      if (c.wire_out_sent == c.wire_out.size()) {
+        c.wire_out.clear();
+        c.wire_out_sent = 0;
+      }
       pg::WireWriter(&c.wire_out).Query("ROLLBACK");
       sent = WireFlush(c);
     } else {
@@ -1099,6 +1177,7 @@ void Worker::ChooseWire(Client& c) {
     if (enc == m) return;
   }
   c.wire = true;
+  c.sock = PQsocket(c.conn);
   c.wire_utf8 = enc == "UTF8";
   c.tx_status = PQtransactionStatus(c.conn) == PQTRANS_IDLE ? 'I' : 'T';
   c.wire_out.clear();
@@ -1108,6 +1187,11 @@ void Worker::ChooseWire(Client& c) {
 
 // What PQsendQuery, PQsendQueryParams and PQsendQueryPrepared would send.
 bool Worker::WireSendCommand(Client& c) {
+  if (c.wire_out_sent == c.wire_out.size()) {
+    // Everything before was sent (the server answered it): start afresh.
+    c.wire_out.clear();
+    c.wire_out_sent = 0;
+  }
   pg::WireWriter w(&c.wire_out);
   switch (config_.mode) {
     case QueryMode::kSimple:
@@ -1141,8 +1225,20 @@ bool Worker::WireSendCommand(Client& c) {
 // Sends what is pending; false on a socket error (errno set).  A full
 // socket buffer is not an error: the rest goes when epoll says writable.
 bool Worker::WireFlush(Client& c) {
+  if (ring_) {
+    // Queued; it goes with the loop turn's single system call.  The buffer
+    // stays as it is until the next command, which comes after the answer.
+    if (c.fd >= 0) Unwatch(c);  // answers come through the ring, not epoll
+    if (c.wire_out_sent < c.wire_out.size()) {
+      ring_->Send(c.sock, c.wire_out.data() + c.wire_out_sent, c.wire_out.size() - c.wire_out_sent,
+                  Tag(c, kTagSend));
+      c.wire_out_sent = c.wire_out.size();
+    }
+    ArmRecv(c);
+    return true;
+  }
   while (c.wire_out_sent < c.wire_out.size()) {
-    const ssize_t n = ::send(c.fd, c.wire_out.data() + c.wire_out_sent,
+    const ssize_t n = ::send(c.sock, c.wire_out.data() + c.wire_out_sent,
                              c.wire_out.size() - c.wire_out_sent, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -1166,8 +1262,7 @@ bool Worker::WireFlush(Client& c) {
 
 void Worker::OnWireSocket(Client& c, uint32_t events) {
   if ((events & EPOLLOUT) && c.want_write && !WireFlush(c)) {
-    Abort(c, "client " + std::to_string(c.id) + " aborted: connection lost: could not send data " +
-                 "to server: " + std::strerror(errno));
+    WireLost(c, std::string("could not send data to server: ") + std::strerror(errno));
     return;
   }
   if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) == 0) return;
@@ -1175,7 +1270,7 @@ void Worker::OnWireSocket(Client& c, uint32_t events) {
   for (;;) {
     char* space = c.wire_in.WriteSpace(kReadRoom);
     const size_t room = c.wire_in.WriteRoom();
-    const ssize_t n = ::recv(c.fd, space, room, 0);
+    const ssize_t n = ::recv(c.sock, space, room, 0);
     if (n > 0) {
       c.wire_in.Commit(static_cast<size_t>(n));
       if (static_cast<size_t>(n) < room) break;  // drained: no second call for EAGAIN
@@ -1183,21 +1278,55 @@ void Worker::OnWireSocket(Client& c, uint32_t events) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    // End of stream or a socket error: what libpq would report.
-    std::string why = n == 0 ? "server closed the connection unexpectedly\n"
-                               "\tThis probably means the server terminated abnormally\n"
-                               "\tbefore or while processing the request."
-                             : std::string("could not receive data from server: ") +
-                                   std::strerror(errno);
-    if (c.state == ClientState::kWaiting) {
-      Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
-                   " aborted in command " + std::to_string(c.runner.command_index()) + " query " +
-                   std::to_string(c.query_index) + ": " + why);
-    } else {
-      Abort(c, "client " + std::to_string(c.id) + " aborted: connection lost: " + why);
-    }
+    WireLost(c, n == 0 ? std::string(kServerClosed)
+                       : std::string("could not receive data from server: ") + std::strerror(errno));
     return;
   }
+  WireDispatch(c);
+}
+
+// A receive of the ring completed: res bytes are in recv_buf, or -errno.
+void Worker::OnWireRecv(Client& c, int res) {
+  c.recv_armed = false;
+  --armed_recvs_;
+  if (c.state == ClientState::kDone || c.state == ClientState::kAborted) return;
+  if (res == -EINTR || res == -EAGAIN) {
+    ArmRecv(c);
+    return;
+  }
+  if (res <= 0) {
+    WireLost(c, res == 0 ? std::string(kServerClosed)
+                         : std::string("could not receive data from server: ") + std::strerror(-res));
+    return;
+  }
+  c.wire_in.Feed(std::string_view(c.recv_buf.get(), static_cast<size_t>(res)));
+  WireDispatch(c);
+  // Still waiting for the rest of an answer: receive again.
+  if (c.wire && (c.state == ClientState::kWaiting || c.state == ClientState::kRollingBack)) {
+    ArmRecv(c);
+  }
+}
+
+void Worker::ArmRecv(Client& c) {
+  if (c.recv_armed) return;
+  if (!c.recv_buf) c.recv_buf = std::make_unique<char[]>(kRecvBufferBytes);
+  ring_->Recv(c.sock, c.recv_buf.get(), kRecvBufferBytes, Tag(c, kTagRecv));
+  c.recv_armed = true;
+  ++armed_recvs_;
+}
+
+// End of stream or a socket error: what the libpq path would report.
+void Worker::WireLost(Client& c, const std::string& why) {
+  if (c.state == ClientState::kWaiting) {
+    Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
+                 " aborted in command " + std::to_string(c.runner.command_index()) + " query " +
+                 std::to_string(c.query_index) + ": " + why);
+  } else {
+    Abort(c, "client " + std::to_string(c.id) + " aborted: connection lost: " + why);
+  }
+}
+
+void Worker::WireDispatch(Client& c) {
   switch (c.state) {
     case ClientState::kWaiting:
       WireReadResults(c);

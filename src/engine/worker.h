@@ -45,6 +45,7 @@
 
 #include "engine/config.h"
 #include "engine/result.h"
+#include "engine/ring.h"
 #include "engine/txn_log.h"
 #include "pg/wire.h"
 #include "script/prng.h"
@@ -145,6 +146,10 @@ struct Client {
   size_t wire_out_sent = 0;
   pg::WireReader wire_in;
   char tx_status = 'I';      // the last ReadyForQuery's transaction status
+  int sock = -1;             // the connection's socket
+  // With the ring: a receive is pending into recv_buf (kept for the run).
+  bool recv_armed = false;
+  std::unique_ptr<char[]> recv_buf;
 };
 
 class Worker {
@@ -210,6 +215,11 @@ class Worker {
   bool WireSendCommand(Client& c);
   bool WireFlush(Client& c);
   void OnWireSocket(Client& c, uint32_t events);
+  void OnWireRecv(Client& c, int res);
+  void WireDispatch(Client& c);
+  void WireLost(Client& c, const std::string& why);
+  void ArmRecv(Client& c);
+  void RingTurn(int64_t wait_ns, bool* epoll_ready);
   void WireReadResults(Client& c);
   void WireReadRollback(Client& c);
   void WireNotice(std::string_view body);
@@ -239,6 +249,9 @@ class Worker {
   std::vector<std::vector<std::string>> prepared_names_;  // [script][command]
   bool wire_scripts_ = false;  // every script can take the lean path
   int epfd_ = -1;
+  std::unique_ptr<Ring> ring_;   // the lean path's I/O, when available
+  bool epoll_polled_ = false;    // the ring has a poll pending on epfd_
+  int armed_recvs_ = 0;
   int remaining_ = 0;
   int64_t now_ = 0;
   bool timer_exceeded_ = false;

@@ -1,0 +1,75 @@
+#include "engine/ring.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <ctime>
+
+namespace pgrig::engine {
+
+std::unique_ptr<Ring> Ring::Create(unsigned entries) {
+  std::unique_ptr<Ring> r(new Ring());
+  io_uring_params p{};
+  // Completions are processed only when this thread asks for them (6.1+),
+  // which keeps the backends' answers from interrupting the loop.
+  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+  if (io_uring_queue_init_params(entries, &r->ring_, &p) == 0) return r;
+  p = io_uring_params{};
+  if (io_uring_queue_init_params(entries, &r->ring_, &p) == 0) return r;
+  return nullptr;
+}
+
+Ring::~Ring() { io_uring_queue_exit(&ring_); }
+
+io_uring_sqe* Ring::Sqe() {
+  io_uring_sqe* s = io_uring_get_sqe(&ring_);
+  if (s == nullptr) {
+    // The submission queue is full: hand it to the kernel and go on.
+    io_uring_submit(&ring_);
+    s = io_uring_get_sqe(&ring_);
+  }
+  return s;
+}
+
+void Ring::Send(int fd, const char* data, size_t len, uint64_t tag) {
+  io_uring_sqe* s = Sqe();
+  io_uring_prep_send(s, fd, data, len, MSG_NOSIGNAL | MSG_WAITALL);
+  s->flags |= IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(s, tag);
+}
+
+void Ring::Recv(int fd, char* buf, size_t len, uint64_t tag) {
+  io_uring_sqe* s = Sqe();
+  io_uring_prep_recv(s, fd, buf, len, 0);
+  io_uring_sqe_set_data64(s, tag);
+}
+
+void Ring::PollIn(int fd, uint64_t tag) {
+  io_uring_sqe* s = Sqe();
+  io_uring_prep_poll_add(s, fd, POLLIN);
+  io_uring_sqe_set_data64(s, tag);
+}
+
+void Ring::Cancel(uint64_t tag) {
+  io_uring_sqe* s = Sqe();
+  io_uring_prep_cancel64(s, tag, 0);
+  s->flags |= IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(s, 0);
+}
+
+bool Ring::SubmitAndWait(int64_t timeout_ns) {
+  int r = 0;
+  if (timeout_ns <= 0) {
+    r = io_uring_submit(&ring_);
+  } else {
+    __kernel_timespec ts{.tv_sec = timeout_ns / 1'000'000'000, .tv_nsec = timeout_ns % 1'000'000'000};
+    io_uring_cqe* cqe = nullptr;
+    r = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+  }
+  if (r >= 0 || r == -ETIME || r == -EINTR || r == -EAGAIN || r == -EBUSY) return true;
+  errno = -r;
+  return false;
+}
+
+}  // namespace pgrig::engine
