@@ -194,6 +194,32 @@ TEST_F(BenchSharedTest, SerializationFailuresInsidePipelineAreRetried) {
   std::remove(script.c_str());
 }
 
+// The results say how the client talked to the server: the built-in
+// scripts take the lean protocol path (io_uring where the kernel allows);
+// a script that needs libpq (\gset) keeps every connection on libpq.
+TEST_F(BenchSharedTest, JsonSaysWhichClientPathRan) {
+  const std::string json = "/tmp/pgrig-bench-itest-io-" + std::to_string(getpid()) + ".json";
+  for (const char* mode : {"simple", "extended", "prepared"}) {
+    ProcessResult r =
+        Bench({"-S", "-M", mode, "-c", "3", "-j", "2", "-t", "20", "-n", "--json", json}, params_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    nlohmann::json j = ReadJson(json);
+    ASSERT_TRUE(j.is_object());
+    EXPECT_EQ(j["client"]["lean_protocol_connections"], 3) << mode;
+    EXPECT_THAT(j["client"]["io"].get<std::string>(), ::testing::AnyOf("io_uring", "epoll"));
+    EXPECT_EQ(j["summary"]["transactions"], 60);
+  }
+  const std::string script = WriteTemp("gset.sql", "SELECT 1 AS one \\gset\n");
+  ProcessResult r = Bench({"-f", script, "-c", "2", "-t", "5", "-n", "--json", json}, params_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = ReadJson(json);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["client"]["lean_protocol_connections"], 0);
+  EXPECT_EQ(j["client"]["io"], "epoll");
+  std::remove(script.c_str());
+  std::remove(json.c_str());
+}
+
 TEST_F(BenchSharedTest, SqlErrorAbortsClientWithPgbenchMessage) {
   const std::string script = WriteTemp("bad.sql", "SELECT * FROM no_such_table_pgrig;\n");
   ProcessResult r = Bench({"-f", script, "-c", "1", "-t", "1", "-n"}, params_);

@@ -211,7 +211,11 @@ json BenchResultToJson(const BenchOptions& o, const RunInfo& info, const ServerI
          ended > 0 ? r.client_sys_cpu_s * 1e6 / static_cast<double>(ended) : 0.0},
         {"busy_fraction", ClientBusyFraction(info, r)},
         {"bottleneck", ClientBusyFraction(info, r) >= 0.9},
-        {"max_rss_bytes", r.client_max_rss_kb * 1024}}},
+        {"max_rss_bytes", r.client_max_rss_kb * 1024},
+        {"io", r.ring_threads == 0                ? "epoll"
+               : r.ring_threads == r.threads ? "io_uring"
+                                             : "mixed"},
+        {"lean_protocol_connections", r.lean_connections}}},
       {"scripts", scripts},
       {"series", {{"interval_s", interval_s}, {"intervals", series_items}}},
       {"facts", facts},

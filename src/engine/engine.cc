@@ -216,6 +216,9 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
     r.latency_late += w->latency_late();
     r.conn_total_ns += w->conn_total_ns();
     r.aborted_clients += w->aborted();
+    r.lean_connections += w->lean_connections();
+    r.ring_threads += w->used_ring() ? 1 : 0;
+    ++r.threads;
     r.finished_clients += w->finished();
     if (r.first_abort_message.empty()) r.first_abort_message = w->first_abort();
   }

@@ -74,6 +74,13 @@ struct RunResult {
   double client_sys_cpu_s = 0;
   int64_t client_max_rss_kb = 0;
 
+  // How the client talked to the server: connections that took the lean
+  // protocol path (pg/wire.h; the others went through libpq's), and worker
+  // threads whose I/O went through io_uring (the others used epoll alone).
+  int lean_connections = 0;
+  int ring_threads = 0;
+  int threads = 0;
+
   // Successful transactions per second, as pgbench computes "tps".
   double Tps() const;
   // Client CPU (user+sys) per transaction that ended (success or failure), us.

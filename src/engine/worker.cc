@@ -263,6 +263,7 @@ void Worker::Run() {
   }
   if (config_.io_uring && wire_scripts_ && !config_.connect_per_transaction) {
     ring_ = Ring::Create(static_cast<unsigned>(std::max<size_t>(64, 2 * clients_.size() + 8)));
+    used_ring_ = ring_ != nullptr;
   }
   int64_t expected = 0;
   shared_->bench_start_ns.compare_exchange_strong(expected, MonotonicNanos());
@@ -732,7 +733,11 @@ void Worker::OnSocket(Client& c, uint32_t events) {
   }
   // Statements are prepared through libpq even on the lean path.
   if (c.wire && c.state != ClientState::kPreparing) {
-    if (!ring_) OnWireSocket(c, events);  // with the ring, its receives do this
+    if (!ring_) {
+      OnWireSocket(c, events);
+    } else if (c.fd >= 0) {
+      Unwatch(c);  // the ring's receives read this socket; epoll must not spin on it
+    }
     return;
   }
   if ((events & EPOLLOUT) && c.want_write) Flush(c);
@@ -826,14 +831,7 @@ bool Worker::HandleResult(Client& c, PGresult* res) {
     case PGRES_NONFATAL_ERROR: {
       const ErrorKind kind = Classify(PQresultErrorField(res, PG_DIAG_SQLSTATE));
       if (kind != ErrorKind::kOther) {
-        c.error = kind;
-        c.error_command = c.runner.command_index();
-        if (config_.verbose_errors) {
-          shared_->Message("client " + std::to_string(c.id) + " got an error in command " +
-                           std::to_string(c.error_command) + " (SQL) of script " +
-                           std::to_string(c.script_index) + "; " +
-                           TrimNewline(PQresultErrorMessage(res)));
-        }
+        NoteRetryableError(c, kind, TrimNewline(PQresultErrorMessage(res)));
         PQclear(res);
         return true;
       }
@@ -933,14 +931,7 @@ void Worker::ReadPipelineResults(Client& c) {
     if (st == PGRES_FATAL_ERROR || st == PGRES_NONFATAL_ERROR) {
       const ErrorKind kind = Classify(PQresultErrorField(res, PG_DIAG_SQLSTATE));
       if (kind != ErrorKind::kOther) {
-        c.error = kind;
-        c.error_command = c.runner.command_index();
-        if (config_.verbose_errors) {
-          shared_->Message("client " + std::to_string(c.id) + " got an error in command " +
-                           std::to_string(c.error_command) + " (SQL) of script " +
-                           std::to_string(c.script_index) + "; " +
-                           TrimNewline(PQresultErrorMessage(res)));
-        }
+        NoteRetryableError(c, kind, TrimNewline(PQresultErrorMessage(res)));
         PQclear(res);
         continue;
       }
@@ -1049,6 +1040,18 @@ void Worker::ReadRollbackResults(Client& c) {
       return;
     }
     PQclear(res);
+  }
+}
+
+// A serialization failure or deadlock: the transaction ends in HandleError
+// once the command's results are in.
+void Worker::NoteRetryableError(Client& c, ErrorKind kind, const std::string& text) {
+  c.error = kind;
+  c.error_command = c.runner.command_index();
+  if (config_.verbose_errors) {
+    shared_->Message("client " + std::to_string(c.id) + " got an error in command " +
+                     std::to_string(c.error_command) + " (SQL) of script " +
+                     std::to_string(c.script_index) + "; " + text);
   }
 }
 
@@ -1177,6 +1180,10 @@ void Worker::ChooseWire(Client& c) {
     if (enc == m) return;
   }
   c.wire = true;
+  if (!c.was_wire) {
+    c.was_wire = true;
+    ++lean_connections_;
+  }
   c.sock = PQsocket(c.conn);
   c.wire_utf8 = enc == "UTF8";
   c.tx_status = PQtransactionStatus(c.conn) == PQTRANS_IDLE ? 'I' : 'T';
@@ -1309,7 +1316,7 @@ void Worker::OnWireRecv(Client& c, int res) {
 
 void Worker::ArmRecv(Client& c) {
   if (c.recv_armed) return;
-  if (!c.recv_buf) c.recv_buf = std::make_unique<char[]>(kRecvBufferBytes);
+  if (!c.recv_buf) c.recv_buf = std::make_unique_for_overwrite<char[]>(kRecvBufferBytes);
   ring_->Recv(c.sock, c.recv_buf.get(), kRecvBufferBytes, Tag(c, kTagRecv));
   c.recv_armed = true;
   ++armed_recvs_;
@@ -1361,13 +1368,7 @@ void Worker::WireReadResults(Client& c) {
         ErrorKind kind = ErrorKind::kOther;
         const std::string text = WireErrorText(c, m->body, &kind);
         if (kind != ErrorKind::kOther) {
-          c.error = kind;
-          c.error_command = c.runner.command_index();
-          if (config_.verbose_errors) {
-            shared_->Message("client " + std::to_string(c.id) + " got an error in command " +
-                             std::to_string(c.error_command) + " (SQL) of script " +
-                             std::to_string(c.script_index) + "; " + text);
-          }
+          NoteRetryableError(c, kind, text);
           break;
         }
         Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +

@@ -147,6 +147,7 @@ struct Client {
   pg::WireReader wire_in;
   char tx_status = 'I';      // the last ReadyForQuery's transaction status
   int sock = -1;             // the connection's socket
+  bool was_wire = false;     // took the lean path at least once
   // With the ring: a receive is pending into recv_buf (kept for the run).
   bool recv_armed = false;
   std::unique_ptr<char[]> recv_buf;
@@ -173,6 +174,8 @@ class Worker {
   int64_t conn_total_ns() const { return conn_ns_; }
   int64_t bench_start_ns() const { return bench_start_; }
   int aborted() const { return aborted_; }
+  int lean_connections() const { return lean_connections_; }
+  bool used_ring() const { return used_ring_; }
   int finished() const { return finished_; }
   const std::string& first_abort() const { return first_abort_; }
 
@@ -201,6 +204,7 @@ class Worker {
   bool StoreGset(Client& c, PGresult* res, bool aset);
   void CommandDone(Client& c);
   void HandleError(Client& c);
+  void NoteRetryableError(Client& c, ErrorKind kind, const std::string& text);
   bool CanRetry(const Client& c);
   void EndTransaction(Client& c);
   void RecordSkipped(Client& c);
@@ -252,6 +256,8 @@ class Worker {
   std::unique_ptr<Ring> ring_;   // the lean path's I/O, when available
   bool epoll_polled_ = false;    // the ring has a poll pending on epfd_
   int armed_recvs_ = 0;
+  bool used_ring_ = false;
+  int lean_connections_ = 0;  // clients that took the lean path at least once
   int remaining_ = 0;
   int64_t now_ = 0;
   bool timer_exceeded_ = false;
