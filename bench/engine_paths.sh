@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Rotates pgbench and pgrig bench's three client paths — the lean protocol
+# path over io_uring (the default), the lean path over epoll
+# (PGRIG_ENGINE_URING=0) and libpq (PGRIG_ENGINE_LIBPQ=1) — on the same server
+# with the same options, and reports medians of throughput and client CPU
+# per transaction (user+sys from getrusage of the child), each as a ratio to
+# pgbench's.  It shows what each layer of the engine's design is worth.
+#
+# Usage: bench/engine_paths.sh [ROUNDS] [DURATION_S]
+# Environment as bench/bench_vs_pgbench.sh (PGRIG, PGBENCH, PGRIG_HOME,
+# CLIENTS, THREADS, MODES, SCRIPT_OPT).
+set -euo pipefail
+ROUNDS=${1:-5}
+DURATION=${2:-8}
+here=$(cd "$(dirname "$0")/.." && pwd)
+PGRIG=${PGRIG:-$here/build/pgrig}
+PGBENCH=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
+CLIENTS=${CLIENTS:-8}
+THREADS=${THREADS:-2}
+MODES=${MODES:-"prepared simple"}
+SCRIPT_OPT=${SCRIPT_OPT:--S}
+export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
+
+"$PGRIG" cluster start >/dev/null
+SOCK="$PGRIG_HOME/run"
+if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_branches" >/dev/null 2>&1; then
+  "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
+fi
+
+python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" <<'PY'
+import os, re, resource, statistics, subprocess, sys
+rounds, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt = sys.argv[1:]
+rounds = int(rounds)
+
+def run(cmd, env):
+    e = dict(os.environ)
+    e.update(env)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=e)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
+    n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
+    user = (after.ru_utime - before.ru_utime) * 1e6 / n
+    sys_ = (after.ru_stime - before.ru_stime) * 1e6 / n
+    return tps, user + sys_, user, sys_
+
+print("rounds=%d duration=%ss clients=%s threads=%s script=%s" % (rounds, duration, clients, threads, script_opt))
+for mode in modes.split():
+    common = [script_opt, "-c", clients, "-j", threads, "-T", duration, "-M", mode, "-n",
+              "-h", sock, "-U", "postgres", "pgrig"]
+    tools = [("pgbench", [pgbench] + common, {}),
+             ("io_uring", [pgrig, "bench"] + common, {}),
+             ("epoll", [pgrig, "bench"] + common, {"PGRIG_ENGINE_URING": "0"}),
+             ("libpq", [pgrig, "bench"] + common, {"PGRIG_ENGINE_LIBPQ": "1"})]
+    res = {name: [] for name, _, _ in tools}
+    for i in range(rounds):
+        k = i % len(tools)  # the order rotates so that none always goes first
+        for name, cmd, env in tools[k:] + tools[:k]:
+            res[name].append(run(cmd, env))
+    med = {k: [statistics.median(x[j] for x in v) for j in range(4)] for k, v in res.items()}
+    base = med["pgbench"]
+    print("mode=%s" % mode)
+    for name, _, _ in tools:
+        m = med[name]
+        print("  %-8s median tps %9.1f (x%.3f)  client CPU/txn %6.2f us (x%.3f; user %5.2f, sys %5.2f)"
+              % (name, m[0], m[0] / base[0], m[1], m[1] / base[1], m[2], m[3]))
+        print("           runs (us/txn): " + ", ".join("%.2f" % r[1] for r in res[name]))
+PY
