@@ -1,6 +1,7 @@
 #include "pg/wire.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -175,6 +176,14 @@ namespace {
 
 bool Present(std::string_view v) { return v.data() != nullptr; }
 
+// A position field as a number; 0 (no cursor) when it is not one.
+int PositionValue(std::string_view v) {
+  long long n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n <= 0) return 0;
+  return static_cast<int>(std::min<long long>(n, 1'000'000'000));
+}
+
 // Bytes in the UTF-8 sequence starting at s[i] (1 for a stray byte), never
 // past the end.
 size_t Utf8Length(std::string_view s, size_t i) {
@@ -304,7 +313,7 @@ std::string FormatServerMessage(const ServerMessageFields& f, ServerMessageKind 
   if (Present(f.position)) {
     if (query.has_value()) {
       cursor_query = *query;
-      cursor_pos = std::atoi(std::string(f.position).c_str());
+      cursor_pos = PositionValue(f.position);
     } else {
       out.append(" at character ");
       out.append(f.position);
@@ -312,7 +321,7 @@ std::string FormatServerMessage(const ServerMessageFields& f, ServerMessageKind 
   } else if (Present(f.internal_position)) {
     if (Present(f.internal_query)) {
       cursor_query = f.internal_query;
-      cursor_pos = std::atoi(std::string(f.internal_position).c_str());
+      cursor_pos = PositionValue(f.internal_position);
     } else {
       out.append(" at character ");
       out.append(f.internal_position);

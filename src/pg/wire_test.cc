@@ -182,5 +182,21 @@ TEST(FormatServerMessageTest, PositionPastTheEndShowsNoCaret) {
   EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, "SELECT 1", true), "ERROR:  m\n");
 }
 
+TEST(FormatServerMessageTest, MalformedPositionsShowNoCaret) {
+  for (const char* pos : {"", "abc", "-3", "0", "99999999999999999999999"}) {
+    const std::string body = Body({{'S', "ERROR"}, {'M', "m"}, {'P', pos}});
+    const ServerMessageFields f = ParseServerMessage(body);
+    EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, "SELECT 1", true), "ERROR:  m\n")
+        << pos;
+  }
+}
+
+TEST(FormatServerMessageTest, TruncatedBodiesAreRead) {
+  // A field without its terminating NUL, then nothing: no crash, what is there counts.
+  const std::string body = "SERROR\0Mhalf"s;
+  const ServerMessageFields f = ParseServerMessage(body);
+  EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, std::nullopt, true), "ERROR:  half\n");
+}
+
 }  // namespace
 }  // namespace pgrig::pg
