@@ -337,6 +337,12 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
 
 TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   const std::string base = "/tmp/pgrig-bench-itest-sigint-" + std::to_string(getpid());
+  struct RemoveFiles {  // also when an assertion ends the test early
+    std::string base;
+    ~RemoveFiles() {
+      for (const char* ext : {".json", ".out", ".err"}) std::remove((base + ext).c_str());
+    }
+  } cleanup{base};
   std::vector<std::string> args = {"-S", "-c", "2", "-T", "60", "-P", "1", "-n",
                                    "--json", base + ".json"};
   for (auto& a : ConnArgs(params_)) args.push_back(a);
@@ -366,7 +372,6 @@ TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   EXPECT_EQ(j["stop_reason"], "interrupted");
   EXPECT_EQ(j["complete"], false);
   EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
-  for (const char* ext : {".json", ".out", ".err"}) std::remove((base + ext).c_str());
 }
 
 }  // namespace

@@ -9,15 +9,23 @@
 namespace pgrig::engine {
 
 std::unique_ptr<Ring> Ring::Create(unsigned entries) {
-  std::unique_ptr<Ring> r(new Ring());
+  io_uring ring{};
   io_uring_params p{};
-  // Completions are processed only when this thread asks for them (6.1+),
-  // which keeps the backends' answers from interrupting the loop.
+  // Completions are processed only when this thread asks for them, which
+  // keeps the backends' answers from interrupting the loop.  This flag is
+  // Linux 6.1's; a kernel that lacks it also predates the send semantics
+  // relied on below (silent successes, MSG_WAITALL retried by io_uring), so
+  // without it the engine stays on epoll rather than on a half-working ring.
   p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-  if (io_uring_queue_init_params(entries, &r->ring_, &p) == 0) return r;
-  p = io_uring_params{};
-  if (io_uring_queue_init_params(entries, &r->ring_, &p) == 0) return r;
-  return nullptr;
+  if (io_uring_queue_init_params(entries, &ring, &p) != 0) return nullptr;
+  if ((p.features & IORING_FEAT_CQE_SKIP) == 0) {
+    io_uring_queue_exit(&ring);
+    return nullptr;
+  }
+  // The structure only points into the kernel's mappings: it may be copied.
+  std::unique_ptr<Ring> r(new Ring());
+  r->ring_ = ring;
+  return r;
 }
 
 Ring::~Ring() { io_uring_queue_exit(&ring_); }
