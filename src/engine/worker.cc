@@ -596,14 +596,7 @@ void Worker::RunScript(Client& c) {
         if (!SendCommand(c)) return;
         c.io_this_txn = true;
         if (c.runner.in_pipeline()) {
-          if (per_command) {  // sent, not waited for: pgbench's -r counts it so
-            const int64_t t = Now();
-            auto& cs = script_stats_[static_cast<size_t>(c.script_index)]
-                           .commands[static_cast<size_t>(c.runner.command_index())];
-            ++cs.count;
-            cs.sum_ns += t - c.cmd_begin_ns;
-            c.cmd_begin_ns = t;
-          }
+          if (per_command) RecordCommandTime(c);  // sent, not waited for: pgbench's -r counts it so
           continue;
         }
         c.query_index = 0;
@@ -614,14 +607,7 @@ void Worker::RunScript(Client& c) {
         SetTimer(c, Now() + c.runner.sleep_us() * 1000, ClientState::kSleeping);
         return;
       case script::StepKind::kMetaDone:
-        if (per_command) {
-          const int64_t t = Now();
-          auto& cs = script_stats_[static_cast<size_t>(c.script_index)]
-                         .commands[static_cast<size_t>(c.runner.command_index())];
-          ++cs.count;
-          cs.sum_ns += t - c.cmd_begin_ns;
-          c.cmd_begin_ns = t;
-        }
+        if (per_command) RecordCommandTime(c);
         continue;
       case script::StepKind::kPipelineStart:
         if (config_.mode == QueryMode::kSimple) {
@@ -877,15 +863,19 @@ bool Worker::StoreGset(Client& c, PGresult* res, bool aset) {
   return true;
 }
 
+// -r: the current command took from cmd_begin_ns to now; the next one
+// starts now.
+void Worker::RecordCommandTime(Client& c) {
+  const int64_t t = Now();
+  auto& cs = script_stats_[static_cast<size_t>(c.script_index)]
+                 .commands[static_cast<size_t>(c.runner.command_index())];
+  ++cs.count;
+  cs.sum_ns += t - c.cmd_begin_ns;
+  c.cmd_begin_ns = t;
+}
+
 void Worker::CommandDone(Client& c) {
-  if (config_.report_per_command) {
-    const int64_t t = Now();
-    auto& cs = script_stats_[static_cast<size_t>(c.script_index)]
-                   .commands[static_cast<size_t>(c.runner.command_index())];
-    ++cs.count;
-    cs.sum_ns += t - c.cmd_begin_ns;
-    c.cmd_begin_ns = t;
-  }
+  if (config_.report_per_command) RecordCommandTime(c);
   c.state = ClientState::kRunning;
   RunScript(c);
 }

@@ -203,6 +203,7 @@ class Worker {
   bool HandleResult(Client& c, PGresult* res);
   bool StoreGset(Client& c, PGresult* res, bool aset);
   void CommandDone(Client& c);
+  void RecordCommandTime(Client& c);
   void HandleError(Client& c);
   void NoteRetryableError(Client& c, ErrorKind kind, const std::string& text);
   bool CanRetry(const Client& c);
