@@ -1,0 +1,153 @@
+// A run plan: what `pgrig run` measures, as read from a TOML file.
+//
+// A plan is a matrix (workload × protocol × settings variant × clients ×
+// threads) times iterations, with the measurement rules of DESIGN.md: a
+// warm-up that is not counted, a CHECKPOINT (and for writing workloads a
+// VACUUM) before every run, iterations interleaved across the cells with the
+// order rotated per iteration.  This header is the contract between the plan
+// reader (plan.cc: TOML -> Plan, with errors naming file, line and key) and
+// the runner (runner.h: Plan -> suite).  docs/plans.md documents the file
+// format; plans/*.toml are the shipped plans.
+//
+// Client and thread counts may be written relative to the machine
+// ("cores", "2*cores", "cores/2"); they are kept as CountExpr and resolved by
+// ExpandPlan() against the number of CPUs the benchmark may use, so a plan
+// means the same thing on a 2-vCPU and a 64-vCPU machine.
+//
+// Everything here is a plain value type; thread-compatible.
+#ifndef PGRIG_PLAN_PLAN_H_
+#define PGRIG_PLAN_PLAN_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "script/script.h"
+
+namespace pgrig::plan {
+
+// "8", "cores", "2*cores", "cores/2" (at least 1 once resolved).
+struct CountExpr {
+  int64_t constant = 0;    // used when per_core == 0
+  int64_t per_core = 0;    // multiplier of the CPU count ("2*cores" -> 2)
+  int64_t divisor = 1;     // "cores/2" -> per_core 1, divisor 2
+  std::string text;        // as written, for messages and the suite record
+
+  int64_t Resolve(int64_t cpus) const;  // max(1, ...)
+};
+
+// How big the pgbench data set is.
+enum class SizeTarget {
+  kScale,               // an explicit scale factor
+  kFitsSharedBuffers,   // largest scale whose tables and indexes fit in shared_buffers
+  kFitsRam,             // fits in memory but not in shared_buffers
+  kLargerThanRam,       // larger than the machine's memory (storage-bound)
+};
+
+// One -b/-f entry of a workload.
+struct ScriptRef {
+  enum class Kind { kBuiltin, kFile };
+  Kind kind = Kind::kBuiltin;
+  // Built-in name as pgbench spells it ("tpcb-like", "simple-update",
+  // "select-only"), or the file's absolute path (relative paths in the plan
+  // are resolved against the plan file's directory).
+  std::string spec;
+  int weight = 1;
+};
+
+// What VACUUM to run between runs.
+enum class VacuumPolicy { kNever, kWriteWorkloads, kAlways };
+
+struct Workload {
+  std::string name;                 // unique in the plan: [a-z0-9_-]+
+  std::vector<ScriptRef> scripts;   // at least one, total weight > 0
+  // True when the scripts modify data (built-ins: tpcb-like, simple-update;
+  // files: the `writes` key, default true).  Drives VacuumPolicy.
+  bool writes = false;
+  // -D NAME=VALUE definitions.
+  std::map<std::string, std::string> defines;
+  // Per-workload overrides of the plan's lists (empty: use the plan's).
+  std::vector<CountExpr> clients;
+  std::vector<CountExpr> threads;
+  std::vector<script::QueryMode> protocols;
+};
+
+// A named set of PostgreSQL settings for some cells ("jit-on": jit=on,
+// jit_above_cost=1000).  Which ones are per-connection and which need the
+// server changed is decided by the runner from pg_settings.context.
+struct SettingsVariant {
+  std::string name;                            // [a-z0-9_-]+, unique
+  std::map<std::string, std::string> settings;  // name -> value as PostgreSQL takes it
+};
+
+struct Plan {
+  std::string name;          // from the file name unless given
+  std::string description;
+  std::string source_path;   // absolute path of the TOML file ("" for built-in defaults)
+  std::string source_text;   // the file as read, kept in the suite for provenance
+
+  SizeTarget size = SizeTarget::kScale;
+  int scale = 10;            // with kScale
+  int init_partitions = 0;   // pgbench -i --partitions (0: none)
+
+  std::vector<Workload> workloads;
+  std::vector<CountExpr> clients;               // default for every workload
+  std::vector<CountExpr> threads;               // empty: min(clients, cpus)
+  std::vector<script::QueryMode> protocols;     // default {kSimple}
+  std::vector<SettingsVariant> variants;        // empty: one variant without settings
+  // Settings applied to every cell (e.g. the published method's
+  // shared_buffers and work_mem); server-level ones are restored at the end.
+  std::map<std::string, std::string> settings;
+
+  double duration_s = 10;
+  double warmup_s = 0;
+  int iterations = 3;
+  std::optional<double> rate_tps;          // -R
+  std::optional<double> latency_limit_ms;  // -L
+  int max_tries = 1;                       // --max-tries
+
+  bool checkpoint_between_runs = true;
+  VacuumPolicy vacuum = VacuumPolicy::kWriteWorkloads;
+};
+
+// Parses a plan file.  Unknown keys, wrong types and bad values are errors
+// whose message names the file, the line and the key, and for an unknown
+// key suggests the closest valid one ("plans/x.toml:7: unknown key
+// 'iteration' in [plan]; did you mean 'iterations'?").  kInvalidArgument.
+Result<Plan> ReadPlanFile(const std::string& path);
+// The same from text; `path` is used in messages and to resolve script paths.
+Result<Plan> ParsePlan(const std::string& text, const std::string& path);
+
+// One point of the matrix.
+struct Cell {
+  // Stable across machines and runs, used to match cells in comparisons and
+  // to resume: "<workload>/<protocol>/<variant>/c<clients>/j<threads>"
+  // (variant "default" when the plan has none).
+  std::string id;
+  int workload = 0;   // index into Plan::workloads
+  int variant = -1;   // index into Plan::variants, -1: none
+  script::QueryMode protocol = script::QueryMode::kSimple;
+  int clients = 1;
+  int threads = 1;
+};
+
+// The matrix for a machine with `cpus` usable CPUs, in plan order (workload,
+// protocol, variant, clients, threads), duplicates removed, threads clamped
+// to clients.  Fails when the matrix is empty.
+Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus);
+
+// The order of the cells in iteration `iteration` (0-based): the plan order
+// rotated left by `iteration` places, so that no cell always runs first or
+// last.  Returns indexes into the cell vector.
+std::vector<int> IterationOrder(size_t cell_count, int iteration);
+
+// Names for messages and records.
+const char* SizeTargetName(SizeTarget t);     // "scale", "fits_shared_buffers", ...
+const char* QueryModeName(script::QueryMode m);  // "simple", "extended", "prepared"
+
+}  // namespace pgrig::plan
+
+#endif  // PGRIG_PLAN_PLAN_H_
