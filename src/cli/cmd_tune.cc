@@ -339,10 +339,12 @@ int RunTune(int argc, char** argv) {
     return Fail("the server is on another machine, so this machine's facts do not describe it; "
                 "give --memory and --cpus (and --storage) for the server's machine");
   } else {
+    // A remote server: only the options describe its machine.
     in = tune::InputsAsGiven(given, &notes);
     notes_from = "assumed";
   }
-  if (!as_given) tune::ApplyOverrides(given, &in, &notes);
+  // InputsAsGiven already holds the options; facts get them laid over.
+  if (notes_from == "facts") tune::ApplyOverrides(given, &in, &notes);
   if (conn) in.server_major = conn->server_version() / 10000;
   if (o.server_version) in.server_major = *o.server_version;
   if (!profile) profile = target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp;
