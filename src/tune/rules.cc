@@ -622,6 +622,12 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
   if (k.autovacuum_workers != 3) {
     add("autovacuum_max_workers", SettingValue::Integer(k.autovacuum_workers),
         fmt::format("{} vCPUs can vacuum more tables at once", in.cpus), "autovacuum.workers");
+  } else if (was_fitted("autovacuum_max_workers")) {
+    add("autovacuum_max_workers", SettingValue::Integer(3),
+        fmt::format("the default: {} vCPUs could vacuum more tables at once, but each worker may "
+                    "take maintenance_work_mem{}",
+                    in.cpus, fit_note),
+        "autovacuum.workers");
   }
   if (major >= 18) {
     // Proposed only when above the default 3 (k.io_workers, sized above).

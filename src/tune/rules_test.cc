@@ -415,7 +415,10 @@ TEST(RulesBudget, GiveUpOrderAndReasonsFollowTheDoc) {
   TuneInputs in = Machine(2 * kGiB, 64, StorageClass::kSsd, 15);
   auto plan = ComputePlan(in, Profile::kOltp);
   ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(Find(*plan, "autovacuum_max_workers"), nullptr);  // back to the default 3 first
+  // Back to the default 3 first, and the reason says why.
+  ASSERT_NE(Find(*plan, "autovacuum_max_workers"), nullptr);
+  EXPECT_EQ(Int(*plan, "autovacuum_max_workers"), 3);
+  EXPECT_THAT(Find(*plan, "autovacuum_max_workers")->reason, HasSubstr("90% of memory"));
   in.connections = 300;
   auto fixed = ComputePlan(in, Profile::kOltp);
   ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
