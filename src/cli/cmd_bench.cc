@@ -81,8 +81,9 @@ Status CheckCanCreate(const std::string& path, const std::string& what) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat st {};
-  if (!path.empty() && path.back() != '/' && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return InvalidArgument("cannot write " + what + " \"" + path + "\": it is a directory");
+  if (path.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    return InvalidArgument("cannot write " + what + " \"" + path + "\": " +
+                           (path.empty() ? "no file name" : "it is a directory"));
   }
   std::string probe = dir + "/.pgrig-probe-XXXXXX";
   const int fd = ::mkstemp(probe.data());

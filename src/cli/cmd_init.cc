@@ -324,6 +324,9 @@ int RunInit(int argc, char** argv) {
     }
     std::fprintf(stderr, "pgrig init: error: %s\n", m.c_str());
     if (!detail.empty()) std::fprintf(stderr, "pgrig init: detail: %s\n", detail.c_str());
+    if (m.rfind("too many command-line arguments", 0) == 0) {
+      std::fputs("pgrig init: hint: Try \"pgrig init --help\" for more information.\n", stderr);
+    }
     return kExitBadInvocation;
   }
   if (parsed->help) {

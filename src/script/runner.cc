@@ -254,11 +254,11 @@ StepKind ScriptRunner::Advance() {
     const Command& cmd = cmds[static_cast<size_t>(next_)];
     command_index_ = next_;
     ctx_.command_index = next_;
-    // A branch command jumped to while skipping is not "executed" (pgbench
-    // handles it in its skipping state, without a debug line).
+    // pgbench traces the \\elif or \\else a false branch jumps to (it
+    // executes them), but not the \\endif it jumps to (its skipping state
+    // passes over that one); commands skipped over are never visited here.
     if (options_.trace && cmd.kind != CommandKind::kSql &&
-        !(branch_pending_ && (cmd.kind == CommandKind::kElif || cmd.kind == CommandKind::kElse ||
-                              cmd.kind == CommandKind::kEndif))) {
+        !(branch_pending_ && cmd.kind == CommandKind::kEndif)) {
       TraceMeta(cmd);
     }
     switch (cmd.kind) {

@@ -117,7 +117,7 @@ class ScriptRunner {
     // pgbench -d: called with pgbench's debug text for each meta-command the
     // runner executes, before running it (per_client: "executing \\set x",
     // "executing \\sleep 1 ms", for the caller to prefix with "client N ";
-    // branch commands only when reached by executing, not when jumped to)
+    // an \\endif only when reached by executing, not when jumped to)
     // and for each \\setshell result (not per_client: "echo: shell
     // parameter name: ...", as pgbench words it).  Empty: no tracing (one
     // test of an empty std::function per meta-command).
