@@ -13,7 +13,10 @@
 //    order (pgrig may say more, never less);
 //  - stdout: pgbench's summary lines up to the latency figures, the same
 //    way (pgrig adds lines of its own after them);
-//  - for error cases, a substring that both stderrs must contain.
+//  - for error cases, a substring that both stderrs must contain;
+//  - with -d, pgbench's trace lines ("client 0 sending ..."), one to one;
+//  - pgrig run under the name "pgbench" (a symlink) against pgbench itself,
+//    for -i's refusals and for both modes; --help's headings and options.
 // Known mismatches are not skipped: the case fails and names what differs.
 // None is known at present (against PostgreSQL 15.18); the differences the
 // suite found when it was written have been fixed in pgrig.
