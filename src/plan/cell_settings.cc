@@ -107,7 +107,7 @@ std::string Suggestion(const tune::CurrentSettings& table, const std::string& na
   std::string best;
   size_t best_d = std::string::npos;
   for (const auto& [known, row] : table) {
-    size_t d = cost::EditDistance(name, known);
+    size_t d = EditDistance(name, known);
     if (d < best_d) {
       best_d = d;
       best = known;
