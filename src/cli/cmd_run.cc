@@ -139,6 +139,7 @@ int RunRun(int argc, char** argv) {
       "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC time>/\n"
       "(suite.json, runs.csv, summary.md; docs/results-format.md).",
       "pgrig run"};
+  app.set_help_flag("--help", "print this help and exit");
   std::string plan_arg;
   std::string out_dir;
   std::string label;
@@ -168,7 +169,6 @@ int RunRun(int argc, char** argv) {
       ->check(CLI::IsMember({"stop", "continue"}));
   app.add_flag("-q,--quiet", quiet, "no progress lines");
   app.add_flag("--dry-run", dry_run, "print the cells and the time estimate; run and write nothing");
-  app.set_help_flag("--help", "print this help and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
