@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,30 @@ TEST(ShippedPlans, JitPlanShipsItsScript) {
   EXPECT_EQ(agg.scripts[0].kind, ScriptRef::Kind::kFile);
   EXPECT_EQ(agg.scripts[0].spec, fs::absolute(kPlansDir + "/jit_aggregate.sql").lexically_normal().string());
   EXPECT_FALSE(agg.writes);
+}
+
+// The example in docs/plans.md parses and has the cells the page says.
+TEST(ShippedPlans, DocumentedExampleIsTrue) {
+  std::ifstream in(std::string(PGRIG_SOURCE_DIR) + "/docs/plans.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const size_t begin = text.find("```toml\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = text.find("```", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  TempDir dir;
+  dir.Write("report.sql", "SELECT count(*) FROM pgbench_branches;\n");
+  const std::string path = dir.Write("example.toml", text.substr(begin + 8, end - begin - 8));
+  Result<Plan> plan = ReadPlanFile(path);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  Result<std::vector<Cell>> cells = ExpandPlan(*plan, 4);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 6u) << testing::PrintToString(Ids(*cells));
+  EXPECT_EQ(cells->front().id, "select-only/prepared/jit-off/c4/j4");
+  EXPECT_EQ((*cells)[1].id, "select-only/prepared/jit-off/c16/j4");
+  EXPECT_EQ((*cells)[2].id, "select-only/prepared/jit-on/c4/j4");
+  EXPECT_EQ(cells->back().id, "mix/prepared/jit-on/c8/j4");
 }
 
 // --- a good plan, every key --------------------------------------------------
