@@ -17,8 +17,8 @@ namespace pgrig::plan {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using script::QueryMode;
+using ::testing::HasSubstr;
 
 const std::string kPlansDir = std::string(PGRIG_SOURCE_DIR) + "/plans";
 
@@ -83,10 +83,10 @@ TEST_P(ShippedPlanTest, ParsesAndExpands) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlanTest,
-                         ::testing::Values(ShippedCase{"standard", 6, 6}, ShippedCase{"quick", 3, 3},
+                         ::testing::Values(ShippedCase{"standard", 6, 6},
+                                           ShippedCase{"quick", 3, 3},
                                            ShippedCase{"scaling", 12, 20},
-                                           ShippedCase{"protocols", 6, 6},
-                                           ShippedCase{"jit", 4, 4},
+                                           ShippedCase{"protocols", 6, 6}, ShippedCase{"jit", 4, 4},
                                            ShippedCase{"graviton-vs-xeon", 6, 6}),
                          [](const auto& test_info) {
                            std::string n = test_info.param.name;
@@ -104,7 +104,8 @@ TEST(ShippedPlans, StandardFitsFiveMinutesOnTwoCores) {
   Result<std::vector<Cell>> cells = ExpandPlan(*plan, 2);
   ASSERT_TRUE(cells.ok());
   const double seconds = static_cast<double>(cells->size()) * plan->iterations *
-                             (plan->warmup_s + plan->duration_s + 2.0) + 10.0;
+                             (plan->warmup_s + plan->duration_s + 2.0) +
+                         10.0;
   EXPECT_LE(seconds, 300.0);
   EXPECT_EQ(plan->protocols, std::vector<QueryMode>{QueryMode::kPrepared});
   EXPECT_EQ(Ids(*cells), (std::vector<std::string>{
@@ -148,7 +149,8 @@ TEST(ShippedPlans, JitPlanShipsItsScript) {
   const Workload& agg = plan->workloads[1];
   ASSERT_EQ(agg.scripts.size(), 1u);
   EXPECT_EQ(agg.scripts[0].kind, ScriptRef::Kind::kFile);
-  EXPECT_EQ(agg.scripts[0].spec, fs::absolute(kPlansDir + "/jit_aggregate.sql").lexically_normal().string());
+  EXPECT_EQ(agg.scripts[0].spec,
+            fs::absolute(kPlansDir + "/jit_aggregate.sql").lexically_normal().string());
   EXPECT_FALSE(agg.writes);
 }
 
@@ -265,11 +267,13 @@ settings = { jit = "on", jit_above_cost = 1000 }
   EXPECT_EQ(mixed.scripts[0].spec, "tpcb-like");
   EXPECT_EQ(mixed.scripts[0].weight, 2);
   EXPECT_EQ(mixed.scripts[1].kind, ScriptRef::Kind::kFile);
-  EXPECT_EQ(mixed.scripts[1].spec, fs::absolute(dir.path() + "/mix.sql").lexically_normal().string());
+  EXPECT_EQ(mixed.scripts[1].spec,
+            fs::absolute(dir.path() + "/mix.sql").lexically_normal().string());
   EXPECT_EQ(mixed.scripts[1].weight, 1);
   EXPECT_FALSE(mixed.writes);  // the explicit key wins
-  EXPECT_EQ(mixed.defines, (std::map<std::string, std::string>{
-                               {"branches", "10"}, {"ratio", "0.5"}, {"label", "x"}, {"flag", "true"}}));
+  EXPECT_EQ(mixed.defines,
+            (std::map<std::string, std::string>{
+                {"branches", "10"}, {"ratio", "0.5"}, {"label", "x"}, {"flag", "true"}}));
   ASSERT_EQ(mixed.clients.size(), 1u);
   EXPECT_EQ(mixed.clients[0].constant, 7);
   EXPECT_EQ(mixed.protocols, std::vector<QueryMode>{QueryMode::kExtended});
@@ -339,86 +343,159 @@ constexpr const char* kOk = "[[workload]]\nbuiltin = \"select-only\"\n";
 INSTANTIATE_TEST_SUITE_P(
     Plans, BadPlanTest,
     ::testing::Values(
-        BadCase{"unknown_plan_key", "[plan]\nduration_s = 5\niteration = 3\n[[workload]]\nbuiltin = \"tpcb-like\"\n", 3,
+        BadCase{"unknown_plan_key",
+                "[plan]\nduration_s = 5\niteration = 3\n[[workload]]\nbuiltin = \"tpcb-like\"\n",
+                3,
                 {"unknown key 'iteration' in [plan]; did you mean 'iterations'?"}},
-        BadCase{"misspelt_key", "[plan]\n\n\nwarmpu_s = 3\n", 4,
+        BadCase{"misspelt_key",
+                "[plan]\n\n\nwarmpu_s = 3\n",
+                4,
                 {"unknown key 'warmpu_s' in [plan]; did you mean 'warmup_s'?"}},
-        BadCase{"unknown_workload_key", "[[workload]]\nname = \"rw\"\nbultin = \"tpcb-like\"\n", 3,
+        BadCase{"unknown_workload_key",
+                "[[workload]]\nname = \"rw\"\nbultin = \"tpcb-like\"\n",
+                3,
                 {"unknown key 'bultin' in [[workload]] 'rw'; did you mean 'builtin'?"}},
         BadCase{"unknown_variant_key",
-                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[variant]]\nname = \"v\"\nsetting = {jit = \"on\"}\n", 5,
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[variant]]\nname = \"v\"\nsetting = {jit "
+                "= \"on\"}\n",
+                5,
                 {"unknown key 'setting' in [[variant]] 'v'; did you mean 'settings'?"}},
-        BadCase{"unknown_top_table", "[plans]\nscale = 1\n", 1,
+        BadCase{"unknown_top_table",
+                "[plans]\nscale = 1\n",
+                1,
                 {"unknown key 'plans'", "did you mean 'plan'?"}},
         BadCase{"unknown_script_key",
-                "[[workload]]\nname = \"m\"\nscripts = [\n  {builtin = \"tpcb-like\", wieght = 2},\n]\n", 4,
+                "[[workload]]\nname = \"m\"\nscripts = [\n  {builtin = \"tpcb-like\", wieght = "
+                "2},\n]\n",
+                4,
                 {"unknown key 'wieght' in scripts[0] of [[workload]] 'm'; did you mean 'weight'?"}},
-        BadCase{"negative_duration", "[plan]\nduration_s = -5\n", 2,
+        BadCase{"negative_duration",
+                "[plan]\nduration_s = -5\n",
+                2,
                 {"'duration_s' in [plan] must be greater than 0, got -5"}},
-        BadCase{"zero_duration", "[plan]\nscale = 1\nduration_s = 0.0\n", 3, {"'duration_s'", "greater than 0"}},
-        BadCase{"negative_warmup", "[plan]\nwarmup_s = -1\n", 2, {"'warmup_s' in [plan] must be at least 0"}},
-        BadCase{"zero_iterations", "[plan]\niterations = 0\n", 2,
+        BadCase{"zero_duration",
+                "[plan]\nscale = 1\nduration_s = 0.0\n",
+                3,
+                {"'duration_s'", "greater than 0"}},
+        BadCase{"negative_warmup",
+                "[plan]\nwarmup_s = -1\n",
+                2,
+                {"'warmup_s' in [plan] must be at least 0"}},
+        BadCase{"zero_iterations",
+                "[plan]\niterations = 0\n",
+                2,
                 {"'iterations' in [plan] must be from 1 to 1000, got 0"}},
-        BadCase{"iterations_as_string", "[plan]\niterations = \"3\"\n", 2,
+        BadCase{"iterations_as_string",
+                "[plan]\niterations = \"3\"\n",
+                2,
                 {"'iterations' in [plan] must be an integer, got a string"}},
-        BadCase{"zero_clients", "[plan]\nclients = [4, 0]\n", 2,
+        BadCase{"zero_clients",
+                "[plan]\nclients = [4, 0]\n",
+                2,
                 {"'clients' in [plan] must be at least 1, got 0"}},
-        BadCase{"bad_count_expr", "[plan]\nthreads = [1, \"3*corez\"]\n", 2,
+        BadCase{"bad_count_expr",
+                "[plan]\nthreads = [1, \"3*corez\"]\n",
+                2,
                 {"'threads' in [plan]: \"3*corez\" is not a count"}},
         BadCase{"empty_clients", "[plan]\nclients = []\n", 2, {"'clients' in [plan] is empty"}},
-        BadCase{"workload_zero_clients", "[[workload]]\nname = \"ro\"\nbuiltin = \"select-only\"\nclients = 0\n", 4,
+        BadCase{"workload_zero_clients",
+                "[[workload]]\nname = \"ro\"\nbuiltin = \"select-only\"\nclients = 0\n",
+                4,
                 {"'clients' in [[workload]] 'ro' must be at least 1"}},
         BadCase{"duplicate_workloads",
-                "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[workload]]\nbuiltin = \"tpcb\"\n", 4,
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[workload]]\nbuiltin = \"tpcb\"\n",
+                4,
                 {"workload name 'tpcb-like' is used twice"}},
         BadCase{"duplicate_variants",
-                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"a\"\n", 5,
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[variant]]\nname = "
+                "\"a\"\n[[variant]]\nname = \"a\"\n",
+                5,
                 {"variant name 'a' is used twice"}},
         BadCase{"no_workloads", "[plan]\nscale = 5\n", 1, {"no workloads", "[[workload]]"}},
-        BadCase{"unknown_builtin", "[[workload]]\nbuiltin = \"select-everything\"\n", 2,
-                {"'builtin' in [[workload]] #1", "no builtin script found for name \"select-everything\"",
+        BadCase{"unknown_builtin",
+                "[[workload]]\nbuiltin = \"select-everything\"\n",
+                2,
+                {"'builtin' in [[workload]] #1",
+                 "no builtin script found for name \"select-everything\"",
                  "tpcb-like, simple-update, select-only"}},
-        BadCase{"ambiguous_builtin", "[[workload]]\nname = \"x\"\nbuiltin = \"s\"\n", 3,
+        BadCase{"ambiguous_builtin",
+                "[[workload]]\nname = \"x\"\nbuiltin = \"s\"\n",
+                3,
                 {"'builtin' in [[workload]] 'x'", "ambiguous builtin name"}},
-        BadCase{"missing_script_file", "[[workload]]\nname = \"w\"\nfile = \"no-such-script.sql\"\n", 3,
+        BadCase{"missing_script_file",
+                "[[workload]]\nname = \"w\"\nfile = \"no-such-script.sql\"\n",
+                3,
                 {"'file' in [[workload]] 'w'", "\"no-such-script.sql\" not found"}},
-        BadCase{"builtin_and_file", "[[workload]]\nname = \"w\"\nbuiltin = \"tpcb-like\"\nfile = \"x.sql\"\n", 1,
+        BadCase{"builtin_and_file",
+                "[[workload]]\nname = \"w\"\nbuiltin = \"tpcb-like\"\nfile = \"x.sql\"\n",
+                1,
                 {"[[workload]] 'w' needs exactly one of 'builtin', 'file' or 'scripts', got 2"}},
-        BadCase{"scripts_need_name", "[[workload]]\nscripts = [{builtin = \"tpcb-like\"}, {builtin = \"select-only\"}]\n", 1,
-                {"[[workload]] #1 needs a 'name'"}},
-        BadCase{"zero_total_weight", "[[workload]]\nname = \"z\"\nscripts = [{builtin = \"tpcb-like\", weight = 0}]\n", 3,
+        BadCase{
+            "scripts_need_name",
+            "[[workload]]\nscripts = [{builtin = \"tpcb-like\"}, {builtin = \"select-only\"}]\n",
+            1,
+            {"[[workload]] #1 needs a 'name'"}},
+        BadCase{"zero_total_weight",
+                "[[workload]]\nname = \"z\"\nscripts = [{builtin = \"tpcb-like\", weight = 0}]\n",
+                3,
                 {"'scripts' in [[workload]] 'z': the total weight must not be zero"}},
-        BadCase{"negative_weight", "[[workload]]\nname = \"z\"\nscripts = [{builtin = \"tpcb-like\", weight = -1}]\n", 3,
+        BadCase{"negative_weight",
+                "[[workload]]\nname = \"z\"\nscripts = [{builtin = \"tpcb-like\", weight = -1}]\n",
+                3,
                 {"'weight' in scripts[0] of [[workload]] 'z' must be from 0"}},
-        BadCase{"bad_workload_name", "[[workload]]\nname = \"Read Only\"\nbuiltin = \"select-only\"\n", 2,
+        BadCase{"bad_workload_name",
+                "[[workload]]\nname = \"Read Only\"\nbuiltin = \"select-only\"\n",
+                2,
                 {"'name' in [[workload]] #1 must be 1-63 characters of a-z"}},
-        BadCase{"unknown_protocol", "[plan]\nprotocols = [\"simple\", \"fast\"]\n", 2,
+        BadCase{"unknown_protocol",
+                "[plan]\nprotocols = [\"simple\", \"fast\"]\n",
+                2,
                 {"'protocols' in [plan]: unknown protocol \"fast\""}},
-        BadCase{"unknown_vacuum", "[plan]\nvacuum = \"sometimes\"\n", 2,
+        BadCase{"unknown_vacuum",
+                "[plan]\nvacuum = \"sometimes\"\n",
+                2,
                 {"'vacuum' in [plan]: unknown policy \"sometimes\""}},
-        BadCase{"unknown_size", "[plan]\nsize = \"fits-disk\"\n", 2, {"'size' in [plan]: unknown size \"fits-disk\""}},
-        BadCase{"scale_and_size", "[plan]\nscale = 10\nsize = \"fits-ram\"\n", 3,
+        BadCase{"unknown_size",
+                "[plan]\nsize = \"fits-disk\"\n",
+                2,
+                {"'size' in [plan]: unknown size \"fits-disk\""}},
+        BadCase{"scale_and_size",
+                "[plan]\nscale = 10\nsize = \"fits-ram\"\n",
+                3,
                 {"either 'scale' or 'size'"}},
         BadCase{"zero_scale", "[plan]\nscale = 0\n", 2, {"'scale' in [plan] must be from 1"}},
-        BadCase{"zero_latency_limit", "[plan]\nlatency_limit_ms = 0\n", 2,
+        BadCase{"zero_latency_limit",
+                "[plan]\nlatency_limit_ms = 0\n",
+                2,
                 {"'latency_limit_ms' in [plan] must be greater than 0"}},
-        BadCase{"setting_value_array", "[plan]\nsettings = { jit = [1] }\n", 2,
+        BadCase{"setting_value_array",
+                "[plan]\nsettings = { jit = [1] }\n",
+                2,
                 {"setting 'jit' in [plan] must be a string, number or boolean, got an array"}},
-        BadCase{"setting_bad_name", "[plan]\n[plan.settings]\n\"work mem\" = \"4MB\"\n", 3,
+        BadCase{"setting_bad_name",
+                "[plan]\n[plan.settings]\n\"work mem\" = \"4MB\"\n",
+                3,
                 {"\"work mem\" is not a setting name"}},
-        BadCase{"workload_as_table", "[workload]\nbuiltin = \"tpcb-like\"\n", 1,
+        BadCase{"workload_as_table",
+                "[workload]\nbuiltin = \"tpcb-like\"\n",
+                1,
                 {"'workload' must be a list of tables: write [[workload]]"}},
-        BadCase{"checkpoint_not_bool", "[plan]\ncheckpoint = \"yes\"\n", 2,
+        BadCase{"checkpoint_not_bool",
+                "[plan]\ncheckpoint = \"yes\"\n",
+                2,
                 {"'checkpoint' in [plan] must be true or false, got a string"}},
         BadCase{"toml_syntax", "[plan]\nscale = 10\nduration_s = \n", 3, {"not valid TOML"}},
-        BadCase{"variant_without_name", "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[variant]]\nsettings = {jit = \"on\"}\n", 4,
+        BadCase{"variant_without_name",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[variant]]\nsettings = {jit = \"on\"}\n",
+                4,
                 {"[[variant]] #1 needs a 'name'"}}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 
 TEST(ParsePlan, BadScriptFileReportsThePlanLineAndTheScriptError) {
   TempDir dir;
   dir.Write("broken.sql", "\\set x 1 +\nSELECT 1;\n");
-  const std::string path = dir.Write("p.toml", "[[workload]]\nname = \"b\"\nfile = \"broken.sql\"\n");
+  const std::string path =
+      dir.Write("p.toml", "[[workload]]\nname = \"b\"\nfile = \"broken.sql\"\n");
   Result<Plan> p = ReadPlanFile(path);
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(p.status().message(), ::testing::StartsWith(path + ":3: 'file' in [[workload]] 'b'"));
@@ -527,12 +604,18 @@ name = "b"
   Result<std::vector<Cell>> cells = ExpandPlan(p, 1);
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ(Ids(*cells), (std::vector<std::string>{
-                             "select-only/simple/a/c1/j1", "select-only/simple/a/c2/j1",
-                             "select-only/simple/b/c1/j1", "select-only/simple/b/c2/j1",
-                             "select-only/prepared/a/c1/j1", "select-only/prepared/a/c2/j1",
-                             "select-only/prepared/b/c1/j1", "select-only/prepared/b/c2/j1",
-                             "tpcb-like/extended/a/c1/j1", "tpcb-like/extended/a/c2/j1",
-                             "tpcb-like/extended/b/c1/j1", "tpcb-like/extended/b/c2/j1",
+                             "select-only/simple/a/c1/j1",
+                             "select-only/simple/a/c2/j1",
+                             "select-only/simple/b/c1/j1",
+                             "select-only/simple/b/c2/j1",
+                             "select-only/prepared/a/c1/j1",
+                             "select-only/prepared/a/c2/j1",
+                             "select-only/prepared/b/c1/j1",
+                             "select-only/prepared/b/c2/j1",
+                             "tpcb-like/extended/a/c1/j1",
+                             "tpcb-like/extended/a/c2/j1",
+                             "tpcb-like/extended/b/c1/j1",
+                             "tpcb-like/extended/b/c2/j1",
                          }));
 }
 
