@@ -48,7 +48,7 @@ ServerSampler::ServerSampler(pg::Connection conn, std::string database)
 Result<ServerSampler> ServerSampler::Connect(const pg::ConnectionParams& params,
                                              const std::string& database) {
   pg::ConnectionParams p = params;
-  p.application_name = "pgrig-observer";
+  p.application_name = params.application_name + "-observer";
   bool has_timeout = std::any_of(p.extra.begin(), p.extra.end(),
                                  [](const auto& kv) { return kv.first == "connect_timeout"; });
   if (!has_timeout) p.extra.emplace_back("connect_timeout", "5");

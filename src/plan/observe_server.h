@@ -47,8 +47,8 @@ struct ServerSnapshot {
 
 class ServerSampler {
  public:
-  // Connects with application_name "pgrig-observer" and a 2 s statement
-  // timeout.  `database` "" follows the connection's own database.
+  // Connects with application_name "<params' name>-observer" ("pgrig-observer")
+  // and a 2 s statement timeout.  `database` "" follows the connection's own database.
   static Result<ServerSampler> Connect(const pg::ConnectionParams& params,
                                        const std::string& database);
 
