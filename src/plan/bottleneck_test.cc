@@ -171,6 +171,24 @@ TEST(Diagnose, SharedCpusWarning) {
               IsEmpty());
 }
 
+TEST(ClientUseOf, SubtractsTheSamplerThread) {
+  engine::RunResult r;
+  r.client_user_cpu_s = 3.0;
+  r.client_sys_cpu_s = 1.0;
+  r.bench_duration_ns = 10'000'000'000;
+  r.threads = 4;
+  Observation o;
+  o.sampler_cpu_s = 0.05;
+  ClientUse c = ClientUseOf(r, o, 8);
+  EXPECT_DOUBLE_EQ(c.cpu_s, 3.95);
+  EXPECT_DOUBLE_EQ(c.duration_s, 10.0);
+  EXPECT_EQ(c.threads, 4);
+  EXPECT_EQ(c.cpus, 8);
+  o.sampler_cpu_s = 9;  // never negative
+  EXPECT_DOUBLE_EQ(ClientUseOf(r, o, 0).cpu_s, 0.0);
+  EXPECT_EQ(ClientUseOf(r, o, 0).cpus, 1);
+}
+
 TEST(Diagnose, UnknownCarriesTheNumbers) {
   Bottleneck b = Diagnose(Obs({.user = 30, .system = 10, .util = 5}, {{"CPU", 20}}), Client(0.2));
   EXPECT_EQ(b.kind, BottleneckKind::kUnknown);

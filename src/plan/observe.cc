@@ -1,5 +1,6 @@
 #include "plan/observe.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -27,8 +28,17 @@ class Observer::Impl {
     obs_.data_device = device;
     device_ = device.value_or("");
     for (auto& n : notes) Note(std::move(n));
+    if (sampler_ && options_.server_is_local) {
+      // The backend serving us, if this machine shows it (not in another pid namespace).
+      backend_pid_ = sampler_->backend_pid();
+      auto comm = options_.sysfs.ReadLine("/proc/" + std::to_string(backend_pid_) + "/comm");
+      if (comm.ok() && comm->rfind("postgres", 0) == 0)
+        backend_cpu0_ = ProcessCpuSeconds(options_.sysfs, backend_pid_);
+    }
     start_ns_ = MonotonicNanos();
+    const double cpu0 = ThisThreadCpuSeconds();
     TakeBaseline();
+    obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
     thread_ = std::thread([this] { Run(); });
   }
 
@@ -41,6 +51,10 @@ class Observer::Impl {
     cv_.notify_all();
     thread_.join();
     obs_.server_totals = window_.ToJson();
+    if (backend_cpu0_) {
+      if (auto cpu1 = ProcessCpuSeconds(options_.sysfs, backend_pid_))
+        obs_.sampler_backend_cpu_s = std::max(0.0, *cpu1 - *backend_cpu0_);
+    }
     return obs_;
   }
 
@@ -97,6 +111,12 @@ class Observer::Impl {
   }
 
   void Run() {
+    const double cpu0 = ThisThreadCpuSeconds();
+    Loop();
+    obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
+  }
+
+  void Loop() {
     std::unique_lock<std::mutex> lock(mutex_);
     auto next = std::chrono::steady_clock::now() + options_.interval;
     while (!stop_) {
@@ -127,6 +147,8 @@ class Observer::Impl {
   ServerWindow window_;
   Observation obs_;
   std::set<std::string> seen_notes_;
+  int backend_pid_ = 0;
+  std::optional<double> backend_cpu0_;
   bool capped_ = false;
   std::thread thread_;
 

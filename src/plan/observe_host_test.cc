@@ -3,6 +3,8 @@
 // data directory is on /dev/vda1).
 #include "plan/observe_host.h"
 
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -143,6 +145,24 @@ TEST(ReadHostSnapshot, MissingFilesAndDevicesBecomeNotes) {
   EXPECT_FALSE(none.stat.has_value());
   EXPECT_EQ(notes.size(), 2u);  // /proc/stat and /proc/meminfo; no device asked for
   EXPECT_FALSE(HostDelta(none, s, 1).has_value());
+}
+
+TEST(ProcessCpu, UtimePlusStimeAfterTheCommand) {
+  // The command holds a space and parentheses; fields count from the last ')'.
+  EXPECT_EQ(ParsePidStatCpuTicks(Read("t0", "/proc/4242/stat")), 380u);
+  EXPECT_FALSE(ParsePidStatCpuTicks("4242 (postgres) S 1 2").has_value());
+  EXPECT_FALSE(ParsePidStatCpuTicks("garbage").has_value());
+  auto s = ProcessCpuSeconds(SysFs(Root("t0")), 4242);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(*s, 380.0 / static_cast<double>(sysconf(_SC_CLK_TCK)), 1e-9);
+  EXPECT_FALSE(ProcessCpuSeconds(SysFs(Root("t0")), 4243).has_value());
+  // This process on the real /proc, and this thread's clock, both move.
+  auto self = ProcessCpuSeconds(SysFs("/"), getpid());
+  ASSERT_TRUE(self.has_value());
+  const double t0 = ThisThreadCpuSeconds();
+  volatile uint64_t x = 0;
+  for (int i = 0; i < 20'000'000; ++i) x = x + static_cast<uint64_t>(i);
+  EXPECT_GT(ThisThreadCpuSeconds(), t0);
 }
 
 TEST(DataDeviceFor, PartitionMapsToItsDisk) {

@@ -113,6 +113,11 @@ TEST(ObserverITest, SeesTheLoadAndTheWaits) {
     EXPECT_THAT(o.notes, Contains(HasSubstr("disk:")));
   }
 
+  // Observing cost little: well under 5% of one CPU on this side and the server's.
+  EXPECT_GT(o.sampler_cpu_s, 0.0);
+  EXPECT_LT(o.sampler_cpu_s, 0.1);
+  ASSERT_TRUE(o.sampler_backend_cpu_s.has_value());
+  EXPECT_LT(*o.sampler_backend_cpu_s, 0.1);
   Bottleneck b = Diagnose(o, {.cpu_s = 0.1, .duration_s = 2, .threads = 1, .cpus = 2, .tps = 300});
   EXPECT_FALSE(b.evidence.empty());
   MustExec(setup, "DROP TABLE observe_itest_rows, observe_itest_lock");

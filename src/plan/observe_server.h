@@ -55,6 +55,7 @@ class ServerSampler {
   // Reads one snapshot; parts that fail are left empty with a note.
   ServerSnapshot Take(std::vector<std::string>* notes);
   bool alive() const { return alive_; }
+  int backend_pid() const { return PQbackendPID(conn_.raw()); }
   const std::string& database() const { return database_; }
 
  private:
