@@ -14,8 +14,8 @@
 namespace pgrig::plan {
 
 // Everything below mutex_ is shared between the caller and the thread:
-// stop_ only.  The rest belongs to the thread until it is joined, then to
-// Stop().
+// stop_ and done_ (and sampler_->Abandon(), which is thread-safe).  The rest
+// belongs to the thread until it is joined, then to Stop().
 class Observer::Impl {
  public:
   explicit Impl(const ObserveOptions& options) : options_(options) {}
@@ -49,6 +49,13 @@ class Observer::Impl {
       stop_ = true;
     }
     cv_.notify_all();
+    {
+      // A sample takes milliseconds; one still running after a second is a
+      // query stuck on the server: cancel it rather than keep the caller waiting.
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!cv_.wait_for(lock, kStopGrace, [this] { return done_; }) && sampler_)
+        sampler_->Abandon();
+    }
     thread_.join();
     obs_.server_totals = window_.ToJson();
     if (backend_cpu0_) {
@@ -114,6 +121,11 @@ class Observer::Impl {
     const double cpu0 = ThisThreadCpuSeconds();
     Loop();
     obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
   }
 
   void Loop() {
@@ -137,6 +149,7 @@ class Observer::Impl {
   }
 
   static constexpr int64_t kMinFinalNs = 100'000'000;
+  static constexpr std::chrono::seconds kStopGrace{1};
 
   const ObserveOptions options_;
   std::optional<ServerSampler> sampler_;
@@ -155,6 +168,7 @@ class Observer::Impl {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool done_ = false;  // the thread has finished, final sample included
 };
 
 Observer::Observer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -170,5 +170,46 @@ TEST(ObserverITest, LostConnectionStopsServerSamplingWithANote) {
   EXPECT_GE(o.host.size(), 5u);  // the host goes on
 }
 
+TEST(ObserverITest, StopCancelsAQueryStuckOnTheServer) {
+  auto obs = Observer::Start(ServerOptions(100ms));
+  ASSERT_TRUE(obs.ok());
+  std::this_thread::sleep_for(250ms);
+  // Every sample reads pg_stat_database first; holding the view locked makes
+  // the next one wait (until its 2 s statement timeout).
+  pg::Connection holder = pgrig::testing::ConnectShared();
+  MustExec(holder, "BEGIN; LOCK TABLE pg_catalog.pg_stat_database IN ACCESS EXCLUSIVE MODE");
+  std::this_thread::sleep_for(300ms);
+  const int64_t t0 = MonotonicNanos();
+  Observation o = (*obs)->Stop();
+  const double stop_s = static_cast<double>(MonotonicNanos() - t0) * 1e-9;
+  MustExec(holder, "ROLLBACK");
+  EXPECT_GE(stop_s, 0.9);  // it waited for the grace second...
+  EXPECT_LT(stop_s, 1.6);  // ...then cancelled instead of waiting for the timeout
+  EXPECT_THAT(o.notes, Contains(HasSubstr("was cancelled")));
+  EXPECT_FALSE(o.server.empty());
+}
+
+TEST(ObserverITest, SessionsHiddenFromAnUnprivilegedRoleAreANote) {
+  pg::Connection admin = pgrig::testing::ConnectShared();
+  MustExec(admin,
+           "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'observe_itest_low')"
+           " THEN CREATE ROLE observe_itest_low LOGIN; END IF; END$$");
+  ObserveOptions opt = ServerOptions(100ms);
+  opt.server->user = "observe_itest_low";
+  auto obs = Observer::Start(opt);
+  ASSERT_TRUE(obs.ok());
+  pg::Connection sleeper = pgrig::testing::ConnectShared();
+  MustExec(sleeper, "SELECT pg_sleep(0.4)");
+  Observation o = (*obs)->Stop();
+  MustExec(admin, "DROP ROLE observe_itest_low");
+  EXPECT_THAT(o.notes, Contains(HasSubstr("grant it pg_read_all_stats")));
+  EXPECT_EQ(o.wait_events.count("Timeout:PgSleep"), 0u);
+  EXPECT_EQ(o.wait_events.count("?"), 0u);
+  // What a plain role may read still comes.
+  ASSERT_FALSE(o.server.empty());
+  EXPECT_TRUE(o.server.back().xact_commit_per_s.has_value());
+  EXPECT_TRUE(o.server.back().wal_bytes_per_s.has_value()) << ::testing::PrintToString(o.notes);
+}
+
 }  // namespace
 }  // namespace pgrig::plan
