@@ -91,7 +91,8 @@ class CellSettingsServerTest : public ::testing::Test {
   std::map<std::string, std::string> Snapshot() {
     std::map<std::string, std::string> out;
     for (const char* n : {"checkpoint_completion_target", "shared_buffers", "max_connections",
-                          "checkpoint_timeout", "jit", "work_mem", "search_path"}) {
+                          "checkpoint_timeout", "jit", "work_mem", "search_path",
+                          "log_connections"}) {
       out[n] = Show(n);
     }
     return out;
@@ -206,6 +207,20 @@ TEST_F(CellSettingsServerTest, ReloadAndRestartSettingsPerCellThenRestored) {
   EXPECT_FALSE(MarkerExists());
   EXPECT_TRUE((*ss)->RestoreAll().ok());  // idempotent
   EXPECT_FALSE((*ss)->Apply({{"checkpoint_timeout", "9min"}}).ok());
+}
+
+TEST_F(CellSettingsServerTest, BackendContextSettingReachesNewSessions) {
+  auto split = SplitAndValidate(conn_, {{"log_connections", "on"}});
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  ASSERT_EQ(split->server.size(), 1u);  // superuser-backend: a server setting
+  auto ss = ServerSettings::Open(cluster_->Params(), Options());
+  ASSERT_TRUE(ss.ok()) << ss.status().ToString();
+  auto r = (*ss)->Apply(split->server);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->restarted);
+  pg::Connection fresh = Connect();
+  EXPECT_EQ(Show(fresh, "log_connections"), "on");
+  ASSERT_TRUE((*ss)->RestoreAll().ok());
 }
 
 TEST_F(CellSettingsServerTest, RestartSettingRestoredByTheDestructor) {
