@@ -103,6 +103,15 @@ std::string WaitClass(const std::string& key) {
   return "other";
 }
 
+ClientUse ClientUseOf(const engine::RunResult& run, const Observation& obs, int cpus) {
+  const double cpu = run.client_user_cpu_s + run.client_sys_cpu_s - obs.sampler_cpu_s;
+  return {.cpu_s = std::max(0.0, cpu),
+          .duration_s = static_cast<double>(run.bench_duration_ns) * 1e-9,
+          .threads = std::max(1, run.threads),
+          .cpus = std::max(1, cpus),
+          .tps = run.Tps()};
+}
+
 Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
   Bottleneck b;
   const HostMeans m = obs.MeanHost();

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/result.h"
 #include "plan/observation.h"
 
 namespace pgrig::plan {
@@ -50,6 +51,11 @@ inline constexpr double kWaitLeadingShare = 0.25;   // names the limit when the 
 inline constexpr double kClientShareWarnPct = 20;   // of the whole machine, when the server is local
 
 Bottleneck Diagnose(const Observation& obs, const ClientUse& client);
+
+// The client's use in an engine run: its process CPU (getrusage) less the
+// Observer's sampling thread, which runs in the same process; the benchmark
+// duration; its threads; `cpus`, the CPUs of the client's machine.
+ClientUse ClientUseOf(const engine::RunResult& run, const Observation& obs, int cpus);
 
 // The class a wait event key belongs to, as Diagnose groups them: "lock",
 // "wal", "lwlock", "io", "cpu" or "other".

@@ -145,6 +145,8 @@ nlohmann::json Observation::ToJson() const {
   for (const auto& [k, v] : wait_events) j["wait_events"][k] = v;
   j["wait_samples"] = wait_samples;
   j["notes"] = notes;
+  j["sampler_cpu_s"] = R(sampler_cpu_s, 0.0001);
+  j["sampler_backend_cpu_s"] = sampler_backend_cpu_s ? nlohmann::json(R(*sampler_backend_cpu_s, 0.0001)) : nlohmann::json(nullptr);
   return j;
 }
 

@@ -110,13 +110,18 @@ struct Observation {
   std::map<std::string, int64_t> wait_events;
   int64_t wait_samples = 0;            // backends observed in total (the denominator)
   std::vector<std::string> notes;      // what could not be observed and why
+  // What observing cost: CPU seconds of the sampling thread (inside the
+  // client process, so inside its getrusage figures) and, when the server is
+  // local, of the monitoring connection's backend.
+  double sampler_cpu_s = 0;
+  std::optional<double> sampler_backend_cpu_s;
 
   HostMeans MeanHost() const;
   // Mean active backends over the server samples that counted them.
   std::optional<double> MeanActiveBackends() const;
   // {"interval_s","server_is_local","host_cpus","data_device","host":[...],
   //  "host_mean":{...},"server":[...],"server_totals":{...},"wait_events":{...},
-  //  "wait_samples","notes":[...]}
+  //  "wait_samples","notes":[...],"sampler_cpu_s","sampler_backend_cpu_s"}
   nlohmann::json ToJson() const;
 };
 

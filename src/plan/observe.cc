@@ -1,5 +1,6 @@
 #include "plan/observe.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -13,8 +14,8 @@
 namespace pgrig::plan {
 
 // Everything below mutex_ is shared between the caller and the thread:
-// stop_ only.  The rest belongs to the thread until it is joined, then to
-// Stop().
+// stop_ and done_ (and sampler_->Abandon(), which is thread-safe).  The rest
+// belongs to the thread until it is joined, then to Stop().
 class Observer::Impl {
  public:
   explicit Impl(const ObserveOptions& options) : options_(options) {}
@@ -27,8 +28,17 @@ class Observer::Impl {
     obs_.data_device = device;
     device_ = device.value_or("");
     for (auto& n : notes) Note(std::move(n));
+    if (sampler_ && options_.server_is_local) {
+      // The backend serving us, if this machine shows it (not in another pid namespace).
+      backend_pid_ = sampler_->backend_pid();
+      auto comm = options_.sysfs.ReadLine("/proc/" + std::to_string(backend_pid_) + "/comm");
+      if (comm.ok() && comm->rfind("postgres", 0) == 0)
+        backend_cpu0_ = ProcessCpuSeconds(options_.sysfs, backend_pid_);
+    }
     start_ns_ = MonotonicNanos();
+    const double cpu0 = ThisThreadCpuSeconds();
     TakeBaseline();
+    obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
     thread_ = std::thread([this] { Run(); });
   }
 
@@ -39,8 +49,19 @@ class Observer::Impl {
       stop_ = true;
     }
     cv_.notify_all();
+    {
+      // A sample takes milliseconds; one still running after a second is a
+      // query stuck on the server: cancel it rather than keep the caller waiting.
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!cv_.wait_for(lock, kStopGrace, [this] { return done_; }) && sampler_)
+        sampler_->Abandon();
+    }
     thread_.join();
     obs_.server_totals = window_.ToJson();
+    if (backend_cpu0_) {
+      if (auto cpu1 = ProcessCpuSeconds(options_.sysfs, backend_pid_))
+        obs_.sampler_backend_cpu_s = std::max(0.0, *cpu1 - *backend_cpu0_);
+    }
     return obs_;
   }
 
@@ -97,6 +118,17 @@ class Observer::Impl {
   }
 
   void Run() {
+    const double cpu0 = ThisThreadCpuSeconds();
+    Loop();
+    obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  void Loop() {
     std::unique_lock<std::mutex> lock(mutex_);
     auto next = std::chrono::steady_clock::now() + options_.interval;
     while (!stop_) {
@@ -117,6 +149,7 @@ class Observer::Impl {
   }
 
   static constexpr int64_t kMinFinalNs = 100'000'000;
+  static constexpr std::chrono::seconds kStopGrace{1};
 
   const ObserveOptions options_;
   std::optional<ServerSampler> sampler_;
@@ -127,12 +160,15 @@ class Observer::Impl {
   ServerWindow window_;
   Observation obs_;
   std::set<std::string> seen_notes_;
+  int backend_pid_ = 0;
+  std::optional<double> backend_cpu0_;
   bool capped_ = false;
   std::thread thread_;
 
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool done_ = false;  // the thread has finished, final sample included
 };
 
 Observer::Observer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -8,8 +8,10 @@
 // server is read over one extra connection of its own (application_name
 // "pgrig-observer", statement_timeout 2 s), never over the benchmark's.  What
 // cannot be read (no device, a query refused, the server gone) becomes a note
-// in the Observation; only invalid options make Start() fail.  Samples are
-// capped at kMaxSamples (24 h at 1/s); beyond that they are dropped with a note.
+// in the Observation; only invalid options make Start() fail.  A query still
+// running 1 s after Stop() is cancelled, so Stop() returns within about a
+// second.  Samples are capped at kMaxSamples (24 h at 1/s); beyond that they
+// are dropped with a note.
 //
 // An Observer is used by one thread (the one that started it); its sampling
 // thread shares nothing with the caller until Stop() has joined it.

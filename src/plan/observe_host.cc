@@ -1,5 +1,8 @@
 #include "plan/observe_host.h"
 
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "common/clock.h"
@@ -145,6 +148,32 @@ std::optional<HostSample> HostDelta(const HostSnapshot& a, const HostSnapshot& b
                            : 0;
   }
   return h;
+}
+
+std::optional<uint64_t> ParsePidStatCpuTicks(std::string_view text) {
+  auto close = text.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  auto w = SplitWords(text.substr(close + 1));
+  // w[0] is field 3 (state); utime and stime are fields 14 and 15.
+  if (w.size() < 13) return std::nullopt;
+  auto u = ParseU64(w[11]), s = ParseU64(w[12]);
+  if (!u || !s) return std::nullopt;
+  return *u + *s;
+}
+
+std::optional<double> ProcessCpuSeconds(const SysFs& fs, int pid) {
+  auto t = fs.ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!t.ok()) return std::nullopt;
+  auto ticks = ParsePidStatCpuTicks(*t);
+  long hz = sysconf(_SC_CLK_TCK);
+  if (!ticks || hz <= 0) return std::nullopt;
+  return static_cast<double>(*ticks) / static_cast<double>(hz);
+}
+
+double ThisThreadCpuSeconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 std::optional<std::string> DataDeviceFor(const SysFs& fs, const std::string& directory,

@@ -68,6 +68,15 @@ HostSnapshot ReadHostSnapshot(const SysFs& fs, const std::string& device,
 // Nullopt when either lacks /proc/stat or no clock tick passed between them.
 std::optional<HostSample> HostDelta(const HostSnapshot& a, const HostSnapshot& b, double t_s);
 
+// utime + stime of /proc/<pid>/stat in clock ticks; nullopt on junk.  The
+// command name may hold spaces and parentheses, so fields count from the last ')'.
+std::optional<uint64_t> ParsePidStatCpuTicks(std::string_view text);
+// CPU seconds a process has used so far (its /proc/<pid>/stat); nullopt when
+// it cannot be read.
+std::optional<double> ProcessCpuSeconds(const SysFs& fs, int pid);
+// CPU seconds the calling thread has used so far.
+double ThisThreadCpuSeconds();
+
 // The whole-disk name under /proc/diskstats for a directory, found the way
 // host facts find it (host::CollectStorageFacts: mountinfo, partitions map to
 // their disk, device-mapper to the disk underneath); nullopt with a note.

@@ -24,10 +24,16 @@ constexpr const char* kCheckpointerSql =
 constexpr const char* kWalSql =
     "SELECT CASE WHEN pg_is_in_recovery() THEN NULL"
     " ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END";
+// Sessions of other roles are hidden from a role without pg_read_all_stats
+// (state and wait columns NULL): they are counted apart, under "?".
+constexpr const char* kHiddenKey = "?";
 constexpr const char* kWaitSql =
-    "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*)"
-    " FROM pg_stat_activity WHERE datname = $1 AND state = 'active'"
-    " AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1";
+    "SELECT CASE WHEN query = '<insufficient privilege>' THEN '?'"
+    " ELSE coalesce(wait_event_type || ':' || wait_event, 'CPU') END, count(*)"
+    " FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()"
+    " AND (query = '<insufficient privilege>'"
+    "      OR (state = 'active' AND backend_type = 'client backend'))"
+    " GROUP BY 1";
 
 std::optional<int64_t> Int(const pg::QueryResult& r, int row, int col) {
   if (r.IsNull(row, col)) return std::nullopt;
@@ -41,14 +47,20 @@ double Rate(int64_t a, int64_t b, double dt) {
 }  // namespace
 
 ServerSampler::ServerSampler(pg::Connection conn, std::string database)
-    : conn_(std::move(conn)), database_(std::move(database)) {
+    : conn_(std::move(conn)), cancel_(PQgetCancel(conn_.raw())), database_(std::move(database)) {
   version_ = conn_.server_version();
+}
+
+void ServerSampler::Abandon() {
+  if (abandoned_->exchange(true)) return;
+  char err[256];
+  if (cancel_) (void)PQcancel(cancel_.get(), err, sizeof err);
 }
 
 Result<ServerSampler> ServerSampler::Connect(const pg::ConnectionParams& params,
                                              const std::string& database) {
   pg::ConnectionParams p = params;
-  p.application_name = "pgrig-observer";
+  p.application_name = params.application_name + "-observer";
   bool has_timeout = std::any_of(p.extra.begin(), p.extra.end(),
                                  [](const auto& kv) { return kv.first == "connect_timeout"; });
   if (!has_timeout) p.extra.emplace_back("connect_timeout", "5");
@@ -68,8 +80,13 @@ Result<ServerSampler> ServerSampler::Connect(const pg::ConnectionParams& params,
 ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
   ServerSnapshot s;
   s.mono_ns = MonotonicNanos();
-  if (!alive_) return s;
+  if (!alive_ || abandoned_->load()) return s;
   auto failed = [&](const std::string& what, const Status& st) {
+    if (abandoned_->load()) {
+      notes->push_back("server: a monitoring query was still running 1 s after Stop(); it was "
+                       "cancelled and the final server sample skipped");
+      return true;
+    }
     if (PQstatus(conn_.raw()) != CONNECTION_OK) {
       alive_ = false;
       notes->push_back("server: the monitoring connection was lost; server sampling stopped: " +
@@ -93,6 +110,7 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
                             .temp_bytes = f[9], .deadlocks = f[10]};
   }
 
+  if (abandoned_->load()) return s;
   const bool v17 = version_ >= 170000;
   if (auto r = conn_.Exec(v17 ? kCheckpointerSql : kBgwriterSql); !r.ok()) {
     if (failed(v17 ? "pg_stat_checkpointer" : "pg_stat_bgwriter", r.status())) return s;
@@ -109,6 +127,7 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
     s.bgwriter = b;
   }
 
+  if (abandoned_->load()) return s;
   if (auto r = conn_.Exec(kWalSql); !r.ok()) {
     if (failed("WAL position", r.status())) return s;
   } else if (r->rows() == 1 && r->IsNull(0, 0)) {
@@ -117,12 +136,19 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
     s.wal_bytes = Int(*r, 0, 0);
   }
 
+  if (abandoned_->load()) return s;
   if (auto r = conn_.ExecParams(kWaitSql, {database_}); !r.ok()) {
     if (failed("wait events (pg_stat_activity)", r.status())) return s;
   } else {
     int64_t active = 0;
     for (int i = 0; i < r->rows(); ++i) {
       int64_t n = Int(*r, i, 1).value_or(0);
+      if (r->Get(i, 0) == kHiddenKey) {
+        notes->push_back("server: sessions of other roles in \"" + database_ +
+                         "\" are hidden from the monitoring role, so their wait events are not "
+                         "counted (grant it pg_read_all_stats)");
+        continue;
+      }
       s.wait_events[std::string(r->Get(i, 0))] += n;
       active += n;
     }

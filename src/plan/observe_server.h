@@ -4,13 +4,16 @@
 // active backends wait on (pg_stat_activity), over one monitoring connection;
 // and the arithmetic from two snapshots to a ServerSample of rates.
 //
-// ServerSampler owns its connection and is used by one thread at a time.  A
+// ServerSampler owns its connection and is used by one thread at a time,
+// except Abandon(), which any thread may call.  A
 // failed query leaves that part of the snapshot empty with a note; a lost
 // connection ends the sampling with a note.  The free functions are pure.
 #ifndef PGRIG_PLAN_OBSERVE_SERVER_H_
 #define PGRIG_PLAN_OBSERVE_SERVER_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,20 +50,31 @@ struct ServerSnapshot {
 
 class ServerSampler {
  public:
-  // Connects with application_name "pgrig-observer" and a 2 s statement
-  // timeout.  `database` "" follows the connection's own database.
+  // Connects with application_name "<params' name>-observer" ("pgrig-observer")
+  // and a 2 s statement timeout.  `database` "" follows the connection's own database.
   static Result<ServerSampler> Connect(const pg::ConnectionParams& params,
                                        const std::string& database);
 
   // Reads one snapshot; parts that fail are left empty with a note.
   ServerSnapshot Take(std::vector<std::string>* notes);
+  // Thread-safe: cancels the query in flight (a cancel request to the server)
+  // and makes every later Take() return at once with nothing read.
+  void Abandon();
   bool alive() const { return alive_; }
+  int backend_pid() const { return PQbackendPID(conn_.raw()); }
   const std::string& database() const { return database_; }
 
  private:
   ServerSampler(pg::Connection conn, std::string database);
 
+  struct CancelDeleter {
+    void operator()(PGcancel* c) const { PQfreeCancel(c); }
+  };
+
   pg::Connection conn_;
+  std::unique_ptr<PGcancel, CancelDeleter> cancel_;
+  // Behind a pointer so that the sampler stays movable.
+  std::unique_ptr<std::atomic<bool>> abandoned_ = std::make_unique<std::atomic<bool>>(false);
   std::string database_;
   int version_ = 0;
   bool alive_ = true;

@@ -89,7 +89,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
     return InvalidArgument(fmt::format("cannot size the plan for {} CPUs: need at least 1", cpus));
   }
   if (plan.workloads.empty()) {
-    return InvalidArgument(fmt::format("plan '{}' has no workloads: add a [[workload]]", plan.name));
+    return InvalidArgument(
+        fmt::format("plan '{}' has no workloads: add a [[workload]]", plan.name));
   }
   static const CountExpr kCores{.per_core = 1, .text = "cores"};
   std::vector<Cell> cells;
@@ -100,7 +101,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
         !wl.clients.empty() ? wl.clients
                             : (!plan.clients.empty() ? plan.clients : std::vector{kCores});
     const std::vector<CountExpr>& threads = !wl.threads.empty() ? wl.threads : plan.threads;
-    std::vector<script::QueryMode> protocols = !wl.protocols.empty() ? wl.protocols : plan.protocols;
+    std::vector<script::QueryMode> protocols =
+        !wl.protocols.empty() ? wl.protocols : plan.protocols;
     if (protocols.empty()) protocols.push_back(script::QueryMode::kSimple);
     const int variant_count = plan.variants.empty() ? 1 : static_cast<int>(plan.variants.size());
 
@@ -124,8 +126,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
             cell.protocol = mode;
             cell.clients = static_cast<int>(nc);
             cell.threads = static_cast<int>(nt);
-            cell.id = fmt::format("{}/{}/{}/c{}/j{}", wl.name, QueryModeName(mode), variant_name,
-                                  nc, nt);
+            cell.id =
+                fmt::format("{}/{}/{}/c{}/j{}", wl.name, QueryModeName(mode), variant_name, nc, nt);
             if (seen.insert(cell.id).second) cells.push_back(std::move(cell));
           }
         }

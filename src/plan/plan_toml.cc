@@ -26,11 +26,23 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::array<std::string_view, 3> kTopKeys = {"plan", "workload", "variant"};
-constexpr std::array<std::string_view, 17> kPlanKeys = {
-    "name",       "description", "scale",      "size",      "partitions",
-    "clients",    "threads",     "protocols",  "duration_s", "warmup_s",
-    "iterations", "rate_tps",    "latency_limit_ms",        "max_tries",
-    "checkpoint", "vacuum",      "settings"};
+constexpr std::array<std::string_view, 17> kPlanKeys = {"name",
+                                                        "description",
+                                                        "scale",
+                                                        "size",
+                                                        "partitions",
+                                                        "clients",
+                                                        "threads",
+                                                        "protocols",
+                                                        "duration_s",
+                                                        "warmup_s",
+                                                        "iterations",
+                                                        "rate_tps",
+                                                        "latency_limit_ms",
+                                                        "max_tries",
+                                                        "checkpoint",
+                                                        "vacuum",
+                                                        "settings"};
 constexpr std::array<std::string_view, 9> kWorkloadKeys = {
     "name", "builtin", "file", "scripts", "writes", "defines", "clients", "threads", "protocols"};
 constexpr std::array<std::string_view, 3> kScriptKeys = {"builtin", "file", "weight"};
@@ -118,8 +130,8 @@ class Reader {
       } else {
         msg += fmt::format(" (known keys: {})", Join(names, ", "));
       }
-      const int line = key.source().begin.line > 0 ? static_cast<int>(key.source().begin.line)
-                                                    : LineOf(node);
+      const int line =
+          key.source().begin.line > 0 ? static_cast<int>(key.source().begin.line) : LineOf(node);
       return Error(line, msg);
     }
     return Status::Ok();
@@ -127,8 +139,8 @@ class Reader {
 
   Status WrongType(const toml::node& n, std::string_view key, const Where& where,
                    std::string_view want) const {
-    return Error(n, fmt::format("'{}' in {} must be {}, got {}", key, where.name, want,
-                                TypeName(n)));
+    return Error(n,
+                 fmt::format("'{}' in {} must be {}, got {}", key, where.name, want, TypeName(n)));
   }
 
   Result<std::optional<std::string>> String(const toml::table& t, std::string_view key,
@@ -148,15 +160,15 @@ class Reader {
   }
 
   // An integer in [min, max].
-  Result<std::optional<int64_t>> Int(const toml::table& t, std::string_view key,
-                                     const Where& where, int64_t min, int64_t max) const {
+  Result<std::optional<int64_t>> Int(const toml::table& t, std::string_view key, const Where& where,
+                                     int64_t min, int64_t max) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) return std::optional<int64_t>();
     if (!n->is_integer()) return WrongType(*n, key, where, "an integer");
     const int64_t v = n->as_integer()->get();
     if (v < min || v > max) {
-      return Error(*n, fmt::format("'{}' in {} must be from {} to {}, got {}", key, where.name,
-                                   min, max, v));
+      return Error(*n, fmt::format("'{}' in {} must be from {} to {}, got {}", key, where.name, min,
+                                   max, v));
     }
     return std::optional<int64_t>(v);
   }
@@ -199,17 +211,17 @@ class Reader {
       if (el->is_integer()) {
         const int64_t v = el->as_integer()->get();
         if (v < 1) {
-          return Error(*el, fmt::format("'{}' in {} must be at least 1, got {}", key, where.name,
-                                        v));
+          return Error(*el,
+                       fmt::format("'{}' in {} must be at least 1, got {}", key, where.name, v));
         }
         Result<CountExpr> c = ParseCountExpr(std::to_string(v));
-        if (!c.ok()) return Error(*el, fmt::format("'{}' in {}: {}", key, where.name,
-                                                   c.status().message()));
+        if (!c.ok())
+          return Error(*el, fmt::format("'{}' in {}: {}", key, where.name, c.status().message()));
         out.push_back(std::move(c).value());
       } else if (el->is_string()) {
         Result<CountExpr> c = ParseCountExpr(el->as_string()->get());
-        if (!c.ok()) return Error(*el, fmt::format("'{}' in {}: {}", key, where.name,
-                                                   c.status().message()));
+        if (!c.ok())
+          return Error(*el, fmt::format("'{}' in {}: {}", key, where.name, c.status().message()));
         out.push_back(std::move(c).value());
       } else {
         return WrongType(*el, key, where, "a count (8, \"cores\", \"2*cores\") or a list of them");
@@ -260,15 +272,15 @@ class Reader {
     if (tab == nullptr) return WrongType(*n, key, where, "a table of setting = value");
     for (auto&& [k, v] : *tab) {
       const std::string name = ToLower(k.str());
-      const int line = k.source().begin.line > 0 ? static_cast<int>(k.source().begin.line)
-                                                 : LineOf(v);
+      const int line =
+          k.source().begin.line > 0 ? static_cast<int>(k.source().begin.line) : LineOf(v);
       if (!IsSettingName(name)) {
-        return Error(line, fmt::format("'{}' in {}: \"{}\" is not a setting name", key,
-                                       where.name, k.str()));
+        return Error(line, fmt::format("'{}' in {}: \"{}\" is not a setting name", key, where.name,
+                                       k.str()));
       }
       if (out.count(name) != 0) {
-        return Error(line, fmt::format("'{}' in {}: setting '{}' is given twice", key,
-                                       where.name, name));
+        return Error(line,
+                     fmt::format("'{}' in {}: setting '{}' is given twice", key, where.name, name));
       }
       std::optional<std::string> value = SettingValue(v);
       if (!value) {
@@ -281,7 +293,8 @@ class Reader {
     return out;
   }
 
-  Result<std::map<std::string, std::string>> Defines(const toml::table& t, const Where& where) const {
+  Result<std::map<std::string, std::string>> Defines(const toml::table& t,
+                                                     const Where& where) const {
     std::map<std::string, std::string> out;
     const toml::node* n = t.get("defines");
     if (n == nullptr) return out;
@@ -365,8 +378,8 @@ class Reader {
                                    *file, std::string(Trim(parsed.status().message()))));
     }
     if (parsed->commands.empty()) {
-      return Error(at, fmt::format("'file' in {}: script \"{}\" has no commands", where.name,
-                                   *file));
+      return Error(at,
+                   fmt::format("'file' in {}: script \"{}\" has no commands", where.name, *file));
     }
     ref.kind = ScriptRef::Kind::kFile;
     ref.spec = abs;
@@ -431,8 +444,7 @@ Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) 
       PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> weight,
                              r.Int(*st, "weight", swhere, 0, 2147483647));
       if ((sb ? 1 : 0) + (sf ? 1 : 0) != 1) {
-        return r.Error(el, fmt::format("{} needs exactly one of 'builtin' or 'file'",
-                                       swhere.name));
+        return r.Error(el, fmt::format("{} needs exactly one of 'builtin' or 'file'", swhere.name));
       }
       const toml::node& at = *st->get(sb ? "builtin" : "file");
       PGRIG_ASSIGN_OR_RETURN(ScriptRef ref, r.Script(at, sb, sf, weight.value_or(1), swhere));
@@ -440,8 +452,8 @@ Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) 
       w.scripts.push_back(std::move(ref));
     }
     if (total <= 0) {
-      return r.Error(*scripts, fmt::format("'scripts' in {}: the total weight must not be zero",
-                                           where.name));
+      return r.Error(*scripts,
+                     fmt::format("'scripts' in {}: the total weight must not be zero", where.name));
     }
   }
   for (const ScriptRef& s : w.scripts) {
@@ -528,7 +540,8 @@ Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
   PGRIG_ASSIGN_OR_RETURN(plan->threads, r.Counts(t, "threads", where));
   PGRIG_ASSIGN_OR_RETURN(plan->protocols, r.Protocols(t, "protocols", where));
 
-  PGRIG_ASSIGN_OR_RETURN(std::optional<double> duration, r.Number(t, "duration_s", where, 0, false));
+  PGRIG_ASSIGN_OR_RETURN(std::optional<double> duration,
+                         r.Number(t, "duration_s", where, 0, false));
   if (duration) plan->duration_s = *duration;
   PGRIG_ASSIGN_OR_RETURN(std::optional<double> warmup, r.Number(t, "warmup_s", where, 0, true));
   if (warmup) plan->warmup_s = *warmup;
@@ -536,8 +549,7 @@ Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
   if (iters) plan->iterations = static_cast<int>(*iters);
   PGRIG_ASSIGN_OR_RETURN(plan->rate_tps, r.Number(t, "rate_tps", where, 0, false));
   PGRIG_ASSIGN_OR_RETURN(plan->latency_limit_ms, r.Number(t, "latency_limit_ms", where, 0, false));
-  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> tries,
-                         r.Int(t, "max_tries", where, 0, 2147483647));
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> tries, r.Int(t, "max_tries", where, 0, 2147483647));
   if (tries) plan->max_tries = static_cast<int>(*tries);
   PGRIG_ASSIGN_OR_RETURN(std::optional<bool> checkpoint, r.Bool(t, "checkpoint", where));
   if (checkpoint) plan->checkpoint_between_runs = *checkpoint;
@@ -580,7 +592,8 @@ Result<toml::table> ParseToml(std::string_view text, const std::string& file) {
 }
 
 // The array of tables under `key`, or an error when it is something else.
-Result<const toml::array*> TablesOf(const Reader& r, const toml::table& root, std::string_view key) {
+Result<const toml::array*> TablesOf(const Reader& r, const toml::table& root,
+                                    std::string_view key) {
   const toml::node* n = root.get(key);
   if (n == nullptr) return static_cast<const toml::array*>(nullptr);
   const toml::array* arr = n->as_array();
@@ -589,8 +602,8 @@ Result<const toml::array*> TablesOf(const Reader& r, const toml::table& root, st
     for (const toml::node& el : *arr) ok = ok && el.is_table();
   }
   if (!ok) {
-    return r.Error(*n, fmt::format("'{}' must be a list of tables: write [[{}]] before each", key,
-                                   key));
+    return r.Error(
+        *n, fmt::format("'{}' must be a list of tables: write [[{}]] before each", key, key));
   }
   return arr;
 }
@@ -619,8 +632,9 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
 
   PGRIG_ASSIGN_OR_RETURN(const toml::array* workloads, TablesOf(r, root, "workload"));
   if (workloads == nullptr) {
-    return r.Error(1, "the plan has no workloads: add a [[workload]] table (e.g. builtin = "
-                      "\"select-only\")");
+    return r.Error(1,
+                   "the plan has no workloads: add a [[workload]] table (e.g. builtin = "
+                   "\"select-only\")");
   }
   std::set<std::string> names;
   for (size_t i = 0; i < workloads->size(); ++i) {
@@ -652,8 +666,8 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
 Result<Plan> ReadPlanFile(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
-    return NotFound(fmt::format("plan file {} not found (plans shipped with pgrig are in plans/)",
-                                path));
+    return NotFound(
+        fmt::format("plan file {} not found (plans shipped with pgrig are in plans/)", path));
   }
   PGRIG_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   return ParsePlan(text, path);

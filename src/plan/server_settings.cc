@@ -164,12 +164,17 @@ struct Expect {
 enum class Wait { kLive, kNeedsRestart };
 
 // Polls pg_settings until every expectation holds or waits only for a
-// restart (a reload reaches this backend asynchronously).  `restart_done`:
-// after a restart nothing may still be pending.
-Result<Wait> AwaitSettings(pg::Connection& conn, const std::map<std::string, Expect>& expect,
+// restart.  Each round reads through a new connection: that is what the
+// benchmark's connections will see, a reload reaches the postmaster (and so
+// new sessions) asynchronously, and backend-context settings never change in
+// a session that already runs.  `restart_done`: after a restart nothing may
+// still be pending.
+Result<Wait> AwaitSettings(const pg::ConnectionParams& target,
+                           const std::map<std::string, Expect>& expect,
                            std::chrono::milliseconds timeout, bool restart_done) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (int round = 0;; ++round) {
+    PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(target));
     PGRIG_ASSIGN_OR_RETURN(auto live, ReadLive(conn));
     std::vector<std::string> wrong;
     bool pending = false;
@@ -252,7 +257,7 @@ Status RestoreOriginals(pg::Connection& conn, const pg::ConnectionParams& target
   PGRIG_RETURN_IF_ERROR(Reload(conn));
   std::map<std::string, Expect> expect;
   for (const auto& [name, orig] : originals) expect[name] = Expect{std::nullopt, orig.setting};
-  PGRIG_ASSIGN_OR_RETURN(Wait w, AwaitSettings(conn, expect, o.verify_timeout, false));
+  PGRIG_ASSIGN_OR_RETURN(Wait w, AwaitSettings(target, expect, o.verify_timeout, false));
   if (w == Wait::kLive) return Status::Ok();
   if (!o.embedded) {
     return FailedPrecondition(
@@ -262,7 +267,7 @@ Status RestoreOriginals(pg::Connection& conn, const pg::ConnectionParams& target
   conn = pg::Connection();  // the restart ends this session
   PGRIG_RETURN_IF_ERROR(RestartEmbedded(*o.embedded, fallback));
   PGRIG_ASSIGN_OR_RETURN(conn, pg::Connect(target));
-  return AwaitSettings(conn, expect, o.verify_timeout, true).status();
+  return AwaitSettings(target, expect, o.verify_timeout, true).status();
 }
 
 // True when the process that wrote the marker is still running (and is not us).
@@ -451,12 +456,27 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
     if (Status s = Fault(options_, "revert:" + name); !s.ok()) return fail(s);
   }
 
-  if (!to_set.empty()) {
+  // Backend-context settings (log_connections...) reach new sessions only,
+  // which tune's verification in this session cannot see: they are written
+  // here and verified below through new connections.
+  std::vector<const CheckedSetting*> via_tune;
+  for (const auto* c : to_set) {
+    if (c->context != "backend" && c->context != "superuser-backend") {
+      via_tune.push_back(c);
+      continue;
+    }
+    std::string sql = fmt::format("ALTER SYSTEM SET {} = {}", pg::QuoteIdent(c->name),
+                                  pg::QuoteLiteral(c->text));
+    if (Status s = conn_.Exec(sql).status(); !s.ok()) return fail(s.WithContext(sql));
+    report.changed.push_back(c->name);
+    if (Status s = Fault(options_, "alter:" + c->name); !s.ok()) return fail(s);
+  }
+  if (!via_tune.empty()) {
     // tune's safe apply: validation, backup, ALTER SYSTEM, file check,
     // reload, verification, and its own rollback on failure.
     tune::TuneReport tr;
     tr.has_server = true;
-    for (const auto* c : to_set) {
+    for (const auto* c : via_tune) {
       tune::Recommendation r;
       r.name = c->name;
       r.proposed = c->text;
@@ -475,7 +495,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
     ao.fault = options_.fault;
     auto out = tune::ApplyRecommendations(conn_, tr, ao);
     if (!out.ok()) return fail(out.status());
-    for (const auto* c : to_set) report.changed.push_back(c->name);
+    for (const auto* c : via_tune) report.changed.push_back(c->name);
   } else {
     if (Status s = Reload(conn_); !s.ok()) return fail(s);
   }
@@ -484,7 +504,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
   std::map<std::string, Expect> expect;
   for (const auto& [name, c] : wanted) expect[name] = Expect{c, ""};
   for (const auto& name : to_revert) expect[name] = Expect{std::nullopt, originals_.at(name).setting};
-  auto waited = AwaitSettings(conn_, expect, options_.verify_timeout, false);
+  auto waited = AwaitSettings(target_, expect, options_.verify_timeout, false);
   if (!waited.ok()) return fail(waited.status());
   if (*waited == Wait::kNeedsRestart) {
     conn_ = pg::Connection();
@@ -494,7 +514,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
     if (!c.ok()) return fail(c.status());
     conn_ = std::move(c).value();
     if (Status s = Fault(options_, "restarted"); !s.ok()) return fail(s);
-    auto after = AwaitSettings(conn_, expect, options_.verify_timeout, true);
+    auto after = AwaitSettings(target_, expect, options_.verify_timeout, true);
     if (!after.ok()) return fail(after.status());
   }
   applied_.clear();
