@@ -516,11 +516,7 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       run["result"] = RunResultToJson(in, *r, nullptr);
       if (observer) {
         run["observation"] = obs.ToJson();
-        ClientUse use{.cpu_s = r->client_user_cpu_s + r->client_sys_cpu_s,
-                      .duration_s = static_cast<double>(r->bench_duration_ns) / 1e9,
-                      .threads = cfg.threads,
-                      .cpus = o_.cpus,
-                      .tps = r->Tps()};
+        const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
         run["bottleneck"] = Diagnose(obs, use).ToJson();
       }
       if (r->stop_reason == engine::StopReason::kAborted) {
