@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <thread>
+#include <chrono>
 #include <utility>
 
 #include "common/clock.h"
@@ -276,7 +278,20 @@ Status Runner::EnsureData() {
   init.quiet = true;
   workload::PgbenchLoader loader(init, o_.target);
   const double t0 = NowS();
+  // Ctrl-C during the load cancels it (the loader then drops what it created).
+  std::atomic<bool> load_done{false};
+  std::thread watcher([&] {
+    for (int i = 0; i < 10 * 3600 * 24 && !load_done.load(); ++i) {
+      if (Stopping()) {
+        loader.Cancel();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
   auto report = loader.Run(nullptr);
+  load_done.store(true);
+  watcher.join();
   if (!report.ok()) {
     return Status(report.status().code(), "loading pgbench's tables at scale " +
                                               std::to_string(scale_.scale) + " failed: " +
@@ -567,8 +582,10 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
 }
 
 Result<SuiteOutcome> Runner::Run() {
-  PGRIG_RETURN_IF_ERROR(MakeDirs(o_.out_dir));
   PGRIG_RETURN_IF_ERROR(Prepare());
+  std::error_code ec;
+  const bool created_dir = !fs::exists(o_.out_dir, ec);
+  PGRIG_RETURN_IF_ERROR(MakeDirs(o_.out_dir));
   Note("scale: " + scale_.reason);
   if (any_server_settings_ || fs::exists(MarkerPath(o_.out_dir))) {
     ServerSettingsOptions so;
@@ -581,7 +598,13 @@ Result<SuiteOutcome> Runner::Run() {
   }
   Status data = EnsureData();
   if (!data.ok()) {
-    if (server_settings_) (void)server_settings_->RestoreAll();
+    // Nothing was measured: leave nothing behind but what a failed restore needs.
+    Status restored = server_settings_ ? server_settings_->RestoreAll() : Status::Ok();
+    if (restored.ok() && created_dir && !o_.resume) (void)RemoveTree(o_.out_dir);
+    if (!restored.ok()) {
+      return Status(data.code(), data.message() + "; restoring the server's settings also failed: " +
+                                     restored.message());
+    }
     return data;
   }
 

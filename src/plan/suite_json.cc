@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include "common/fs.h"
 #include "cost/per_dollar.h"
@@ -170,8 +169,9 @@ void UpdateCellSummaries(json& suite) {
     int failed = 0;
     std::map<std::string, int> kinds;
     std::map<std::string, std::string> evidence;
-    std::vector<std::string> warnings;
-    std::set<std::string> seen_warnings;
+    // Warnings by kind (their text up to " ("): the first run's text and a count.
+    std::vector<std::string> warning_kinds;
+    std::map<std::string, std::pair<std::string, int>> warnings_by_kind;
     std::vector<std::string> notes;
     for (const json& run : suite["runs"]) {
       if (Str(run, "cell") != id) continue;
@@ -195,12 +195,20 @@ void UpdateCellSummaries(json& suite) {
         if (kinds[kind]++ == 0) evidence[kind] = Str(b, "evidence");
         if (b.contains("warnings") && b["warnings"].is_array()) {
           for (const auto& w : b["warnings"]) {
-            if (w.is_string() && seen_warnings.insert(w.get<std::string>()).second) {
-              warnings.push_back(w.get<std::string>());
-            }
+            if (!w.is_string()) continue;
+            const std::string text = w.get<std::string>();
+            const std::string kind = text.substr(0, text.find(" ("));
+            auto [it, added] = warnings_by_kind.try_emplace(kind, text, 0);
+            if (added) warning_kinds.push_back(kind);
+            ++it->second.second;
           }
         }
       }
+    }
+    std::vector<std::string> warnings;
+    for (const auto& k : warning_kinds) {
+      const auto& [text, n] = warnings_by_kind[k];
+      warnings.push_back(text + " [" + std::to_string(n) + " of " + std::to_string(tps.size()) + " runs]");
     }
     json summary{{"runs", tps.size()}, {"failed_runs", failed}, {"tps", TpsSummaryJson(tps)}};
     if (merged.count() > 0) {
@@ -406,7 +414,7 @@ std::string SummaryMarkdown(const json& suite) {
 }
 
 Status WriteSuiteFiles(const std::string& dir, const json& suite) {
-  PGRIG_RETURN_IF_ERROR(WriteFileAtomically(dir + "/suite.json", suite.dump(1) + "\n"));
+  PGRIG_RETURN_IF_ERROR(WriteFileAtomically(dir + "/suite.json", suite.dump() + "\n"));
   PGRIG_RETURN_IF_ERROR(WriteFileAtomically(dir + "/runs.csv", RunsCsv(suite)));
   return WriteFileAtomically(dir + "/summary.md", SummaryMarkdown(suite));
 }
