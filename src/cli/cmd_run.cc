@@ -209,8 +209,6 @@ int RunRun(int argc, char** argv) {
     if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
       return Fail("--resume " + resume_dir + " continues plan '" + plan.name + "', not '" + plan_arg + "'");
     }
-    Status ok = plan::CheckResumable(*previous, plan);
-    if (!ok.ok()) return Fail("--resume " + resume_dir + ": " + ok.message());
     out_dir = resume_dir;
     if (label.empty()) label = previous->value("label", plan.name);
   } else {
@@ -234,6 +232,10 @@ int RunRun(int argc, char** argv) {
   auto cells = plan::ExpandPlan(plan, cpus);
   if (!cells.ok()) return Fail(cells.status().message());
   if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(w.message());
+  if (previous) {
+    Status ok = plan::CheckResumable(*previous, plan, *cells);
+    if (!ok.ok()) return Fail("--resume " + resume_dir + ": " + ok.message());
+  }
 
   // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
   std::optional<plan::PriceSpec> price;

@@ -738,7 +738,7 @@ Status CheckOutDir(const std::string& dir) {
   return Status::Ok();
 }
 
-Status CheckResumable(const json& suite, const Plan& plan) {
+Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cell>& cells) {
   if (!suite.is_object() || suite.value("schema", "") != kSuiteSchema) {
     return InvalidArgument(std::string("not a ") + kSuiteSchema + " document");
   }
@@ -749,6 +749,17 @@ Status CheckResumable(const json& suite, const Plan& plan) {
   if (!p.is_object() || p.value("source_text", "") != plan.source_text || p.value("name", "") != plan.name) {
     return InvalidArgument("the suite was made with a different plan than '" + plan.name +
                            "'; resume it with the same plan file");
+  }
+  std::vector<std::string> had;
+  if (suite.contains("cells") && suite["cells"].is_array()) {
+    for (const json& c : suite["cells"]) had.push_back(c.value("id", ""));
+  }
+  std::vector<std::string> now;
+  for (const Cell& c : cells) now.push_back(c.id);
+  if (had != now) {
+    return InvalidArgument("the plan expands to other cells on this machine (" + std::to_string(now.size()) +
+                           " cells now, " + std::to_string(had.size()) +
+                           " in the suite; the CPU count changes 'cores'); resume it where it started");
   }
   return Status::Ok();
 }

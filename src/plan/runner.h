@@ -128,9 +128,10 @@ Status CheckWorkloads(const Plan& plan);
 // Creates nothing.
 Status CheckOutDir(const std::string& dir);
 
-// The (cell id, iteration) pairs of a previous suite.json that have a
-// finished run, and a check that it was made with the same plan text.
-Status CheckResumable(const nlohmann::json& suite, const Plan& plan);
+// Whether a previous suite.json can be continued: an incomplete
+// pgrig.suite/1 document made with the same plan text whose cells are
+// `cells` (the matrix depends on the CPU count).
+Status CheckResumable(const nlohmann::json& suite, const Plan& plan, const std::vector<Cell>& cells);
 
 }  // namespace pgrig::plan
 

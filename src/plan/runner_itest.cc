@@ -286,6 +286,53 @@ TEST(RunSuiteTest, ServerSettingsRestoredAfterAFailedRun) {
   EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
 }
 
+TEST(RunSuiteTest, ServerDeathFailsTheRunAndOnErrorContinueGoesOn) {
+  const std::string home = testing::MakeTempHome("pgrig-run-fault");
+  auto opened = cluster::Cluster::Open({.home = home});
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  cluster::Cluster c = std::move(opened).value();
+  ASSERT_TRUE(c.Start().ok());
+  const pg::ConnectionParams p = c.Params("pgrig");
+  const std::string dir = fs::path(home).parent_path().string() + "/files";
+  fs::create_directories(dir);
+  const std::string plan = dir + "/tiny.toml";
+  WriteText(plan, TinyPlan(3, 2));
+  const std::string out = dir + "/out";
+  std::vector<std::string> args = {"run", plan, "--out", out, "--on-error", "continue",
+                                   "-h", p.host, "-p", p.port, "-d", "pgrig"};
+  if (!p.user.empty()) args.insert(args.end(), {"-U", p.user});
+  pid_t pid = Spawn(args, dir + "/1.out", dir + "/1.err");
+  ASSERT_GT(pid, 0);
+  const int64_t deadline = MonotonicNanos() + 120'000'000'000;
+  bool first = false;
+  while (!first && MonotonicNanos() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const json s = ReadJson(out + "/suite.json");
+    first = s.is_object() && s["runs"].size() >= 1;
+  }
+  ASSERT_TRUE(first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the second run
+  auto pm = c.RunningPid();
+  ASSERT_TRUE(pm.has_value());
+  kill(*pm, SIGQUIT);  // what pg_ctl stop -m immediate sends
+  EXPECT_EQ(WaitExit(pid, 90), 2) << Text(dir + "/1.err");
+  const json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["complete"], false);
+  EXPECT_EQ(s["stop_reason"], "run_failed");
+  // --on-error continue: every remaining run was tried and recorded as failed.
+  ASSERT_EQ(s["runs"].size(), 4u) << s["runs"].dump();
+  EXPECT_EQ(s["runs"][0]["status"], "ok");
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(s["runs"][i]["status"], "failed");
+    EXPECT_FALSE(s["runs"][i]["error"].get<std::string>().empty());
+  }
+  EXPECT_THAT(Text(dir + "/1.out"), HasSubstr("3 failed"));
+  (void)c.Destroy();
+  std::error_code ec;
+  fs::remove_all(fs::path(home).parent_path(), ec);
+}
+
 TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
   const std::string dir = TempDir();
   const std::string home = dir + "/home";  // an embedded cluster would appear here
