@@ -7,7 +7,9 @@ namespace pgrig::plan {
 namespace {
 
 // Rounded for the results file: per-second series need no more digits.
-double R(double v, double step = 0.01) { return std::round(v / step) * step; }
+// Dividing by the scale (not multiplying by a step) gives the double nearest
+// to the decimal, which prints short ("15.62", not "15.620000000000001").
+double R(double v, double scale = 100) { return std::round(v * scale) / scale; }
 
 template <typename T>
 nlohmann::json Opt(const std::optional<T>& v) {
@@ -19,8 +21,8 @@ nlohmann::json Opt(const std::optional<T>& v) {
 }  // namespace
 
 nlohmann::json HostSample::ToJson() const {
-  return {{"t_s", R(t_s, 0.001)},
-          {"dt_s", R(dt_s, 0.001)},
+  return {{"t_s", R(t_s, 1e3)},
+          {"dt_s", R(dt_s, 1e3)},
           {"cpu_user_pct", R(cpu_user_pct)},
           {"cpu_system_pct", R(cpu_system_pct)},
           {"cpu_iowait_pct", R(cpu_iowait_pct)},
@@ -40,8 +42,8 @@ nlohmann::json HostSample::ToJson() const {
 nlohmann::json ServerSample::ToJson() const {
   nlohmann::json waits = nlohmann::json::object();
   for (const auto& [k, v] : wait_events) waits[k] = v;
-  return {{"t_s", R(t_s, 0.001)},
-          {"dt_s", R(dt_s, 0.001)},
+  return {{"t_s", R(t_s, 1e3)},
+          {"dt_s", R(dt_s, 1e3)},
           {"xact_commit_per_s", Opt(xact_commit_per_s)},
           {"xact_rollback_per_s", Opt(xact_rollback_per_s)},
           {"blks_hit_per_s", Opt(blks_hit_per_s)},
@@ -64,7 +66,7 @@ nlohmann::json ServerSample::ToJson() const {
 }
 
 nlohmann::json HostMeans::ToJson() const {
-  return {{"duration_s", R(duration_s, 0.001)},
+  return {{"duration_s", R(duration_s, 1e3)},
           {"cpu_user_pct", R(cpu_user_pct)},
           {"cpu_system_pct", R(cpu_system_pct)},
           {"cpu_iowait_pct", R(cpu_iowait_pct)},
@@ -145,8 +147,9 @@ nlohmann::json Observation::ToJson() const {
   for (const auto& [k, v] : wait_events) j["wait_events"][k] = v;
   j["wait_samples"] = wait_samples;
   j["notes"] = notes;
-  j["sampler_cpu_s"] = R(sampler_cpu_s, 0.0001);
-  j["sampler_backend_cpu_s"] = sampler_backend_cpu_s ? nlohmann::json(R(*sampler_backend_cpu_s, 0.0001)) : nlohmann::json(nullptr);
+  j["sampler_cpu_s"] = R(sampler_cpu_s, 1e4);
+  j["sampler_backend_cpu_s"] =
+      sampler_backend_cpu_s ? nlohmann::json(R(*sampler_backend_cpu_s, 1e4)) : nlohmann::json();
   return j;
 }
 

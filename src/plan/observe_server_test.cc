@@ -125,6 +125,13 @@ TEST(Observation, TimeWeightedMeansAndJson) {
   EXPECT_EQ(j["notes"].size(), 1u);
   EXPECT_TRUE(j["server_totals"].is_object());
   EXPECT_TRUE(j["host_cpus"].is_null());
+  // Rounded to the hundredth, and printed short.
+  o.host[0].cpu_user_pct = 15.619999;
+  o.host[0].context_switches_per_s = 1546.4951;
+  nlohmann::json r = o.ToJson();
+  EXPECT_EQ(r["host"][0]["cpu_user_pct"].dump(), "15.62");
+  EXPECT_EQ(r["host"][0]["context_switches_per_s"].dump(), "1546.5");
+  EXPECT_TRUE(r["sampler_backend_cpu_s"].is_null());
 }
 
 }  // namespace
