@@ -41,6 +41,7 @@ Observation Obs(const Cpu& c, std::map<std::string, int64_t> waits = {}, int cpu
   for (int i = 0; i < 10; ++i) {
     ServerSample s;
     s.active_backends = 2;
+    s.wait_polls = 1;
     o.server.push_back(s);
   }
   return o;

@@ -62,6 +62,7 @@ nlohmann::json ServerSample::ToJson() const {
           {"buffers_clean_per_s", Opt(buffers_clean_per_s)},
           {"buffers_backend_per_s", Opt(buffers_backend_per_s)},
           {"active_backends", Opt(active_backends)},
+          {"wait_polls", wait_polls},
           {"wait_events", std::move(waits)}};
 }
 
@@ -121,19 +122,20 @@ HostMeans Observation::MeanHost() const {
 
 std::optional<double> Observation::MeanActiveBackends() const {
   double sum = 0;
-  int n = 0;
+  int64_t polls = 0;
   for (const ServerSample& s : server) {
-    if (!s.active_backends) continue;
-    sum += static_cast<double>(*s.active_backends);
-    ++n;
+    if (!s.active_backends || s.wait_polls <= 0) continue;
+    sum += *s.active_backends * static_cast<double>(s.wait_polls);
+    polls += s.wait_polls;
   }
-  if (n == 0) return std::nullopt;
-  return sum / n;
+  if (polls == 0) return std::nullopt;
+  return sum / static_cast<double>(polls);
 }
 
 nlohmann::json Observation::ToJson() const {
   nlohmann::json j;
   j["interval_s"] = interval_s;
+  j["wait_interval_s"] = wait_interval_s;
   j["server_is_local"] = server_is_local;
   j["host_cpus"] = Opt(host_cpus);
   j["data_device"] = Opt(data_device);

@@ -70,9 +70,13 @@ struct ServerSample {
   std::optional<double> buffers_checkpoint_per_s;
   std::optional<double> buffers_clean_per_s;
   std::optional<double> buffers_backend_per_s;  // nullopt on PostgreSQL 17+ (moved to pg_stat_io)
-  // Active client backends of the database at the sample (sampler excluded),
-  // and what they were waiting on ("Lock:transactionid"; "CPU" when not waiting).
-  std::optional<int64_t> active_backends;
+  // pg_stat_activity is polled `wait_polls` times per sample (every
+  // ObserveOptions::wait_interval): the mean number of active client backends
+  // of the database (the sampler excluded) over those polls, and what they
+  // were waiting on, summed over the polls ("Lock:transactionid"; "CPU" when
+  // not waiting).
+  std::optional<double> active_backends;
+  int64_t wait_polls = 0;
   std::map<std::string, int64_t> wait_events;
 
   nlohmann::json ToJson() const;
@@ -98,6 +102,7 @@ struct HostMeans {
 
 struct Observation {
   double interval_s = 1;
+  double wait_interval_s = 1;          // how often pg_stat_activity was polled
   bool server_is_local = true;         // host figures include the server's work
   std::optional<int> host_cpus;        // CPUs counted in /proc/stat
   std::optional<std::string> data_device;
@@ -106,7 +111,7 @@ struct Observation {
   // Counter differences between the first and the last server sample
   // (xact_commit, ..., wal_bytes, checkpoints_timed, ...), plus "duration_s".
   nlohmann::json server_totals = nlohmann::json::object();
-  // Over all samples: wait event -> (backend, sample) observations.
+  // Over all polls: wait event -> (backend, poll) observations.
   std::map<std::string, int64_t> wait_events;
   int64_t wait_samples = 0;            // backends observed in total (the denominator)
   std::vector<std::string> notes;      // what could not be observed and why
@@ -117,9 +122,9 @@ struct Observation {
   std::optional<double> sampler_backend_cpu_s;
 
   HostMeans MeanHost() const;
-  // Mean active backends over the server samples that counted them.
+  // Mean active backends over all polls.
   std::optional<double> MeanActiveBackends() const;
-  // {"interval_s","server_is_local","host_cpus","data_device","host":[...],
+  // {"interval_s","wait_interval_s","server_is_local","host_cpus","data_device","host":[...],
   //  "host_mean":{...},"server":[...],"server_totals":{...},"wait_events":{...},
   //  "wait_samples","notes":[...],"sampler_cpu_s","sampler_backend_cpu_s"}
   nlohmann::json ToJson() const;

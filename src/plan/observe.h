@@ -39,6 +39,10 @@ struct ObserveOptions {
   std::string database;         // whose pg_stat_database row to follow (required with `server`)
   std::chrono::milliseconds interval{1000};
   bool server_is_local = true;  // host CPU figures describe the server only when local
+  // How often the wait events (pg_stat_activity) are polled: more often than
+  // the counters, so that short runs still give a usable histogram.  0: once
+  // per sample.  Rounded so that a whole number of polls fits in `interval`.
+  std::chrono::milliseconds wait_interval{200};
 };
 
 inline constexpr size_t kMaxSamples = 24 * 3600;

@@ -77,28 +77,52 @@ Result<ServerSampler> ServerSampler::Connect(const pg::ConnectionParams& params,
   return ServerSampler(std::move(*conn), std::move(db));
 }
 
+bool ServerSampler::Failed(const std::string& what, const Status& st,
+                           std::vector<std::string>* notes) {
+  if (abandoned_->load()) {
+    notes->push_back("server: a monitoring query was still running 1 s after Stop(); it was "
+                     "cancelled and the final server sample skipped");
+    return true;
+  }
+  if (PQstatus(conn_.raw()) != CONNECTION_OK) {
+    alive_ = false;
+    notes->push_back("server: the monitoring connection was lost; server sampling stopped: " +
+                     st.message());
+    return true;
+  }
+  notes->push_back("server: " + what + " not observed: " + st.message());
+  return false;
+}
+
+std::optional<WaitPoll> ServerSampler::PollWaits(std::vector<std::string>* notes) {
+  if (!alive_ || abandoned_->load()) return std::nullopt;
+  auto r = conn_.ExecParams(kWaitSql, {database_});
+  if (!r.ok()) {
+    Failed("wait events (pg_stat_activity)", r.status(), notes);
+    return std::nullopt;
+  }
+  WaitPoll p;
+  for (int i = 0; i < r->rows(); ++i) {
+    int64_t n = Int(*r, i, 1).value_or(0);
+    if (r->Get(i, 0) == kHiddenKey) {
+      notes->push_back("server: sessions of other roles in \"" + database_ +
+                       "\" are hidden from the monitoring role, so their wait events are not "
+                       "counted (grant it pg_read_all_stats)");
+      continue;
+    }
+    p.wait_events[std::string(r->Get(i, 0))] += n;
+    p.active_backends += n;
+  }
+  return p;
+}
+
 ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
   ServerSnapshot s;
   s.mono_ns = MonotonicNanos();
   if (!alive_ || abandoned_->load()) return s;
-  auto failed = [&](const std::string& what, const Status& st) {
-    if (abandoned_->load()) {
-      notes->push_back("server: a monitoring query was still running 1 s after Stop(); it was "
-                       "cancelled and the final server sample skipped");
-      return true;
-    }
-    if (PQstatus(conn_.raw()) != CONNECTION_OK) {
-      alive_ = false;
-      notes->push_back("server: the monitoring connection was lost; server sampling stopped: " +
-                       st.message());
-      return true;
-    }
-    notes->push_back("server: " + what + " not observed: " + st.message());
-    return false;
-  };
 
   if (auto r = conn_.ExecParams(kDatabaseSql, {database_}); !r.ok()) {
-    if (failed("pg_stat_database", r.status())) return s;
+    if (Failed("pg_stat_database", r.status(), notes)) return s;
   } else if (r->rows() == 0) {
     notes->push_back("server: database \"" + database_ + "\" has no row in pg_stat_database");
   } else {
@@ -113,7 +137,7 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
   if (abandoned_->load()) return s;
   const bool v17 = version_ >= 170000;
   if (auto r = conn_.Exec(v17 ? kCheckpointerSql : kBgwriterSql); !r.ok()) {
-    if (failed(v17 ? "pg_stat_checkpointer" : "pg_stat_bgwriter", r.status())) return s;
+    if (Failed(v17 ? "pg_stat_checkpointer" : "pg_stat_bgwriter", r.status(), notes)) return s;
   } else if (r->rows() == 1) {
     BgwriterCounters b;
     b.checkpoints_timed = Int(*r, 0, 0).value_or(0);
@@ -129,30 +153,16 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
 
   if (abandoned_->load()) return s;
   if (auto r = conn_.Exec(kWalSql); !r.ok()) {
-    if (failed("WAL position", r.status())) return s;
+    if (Failed("WAL position", r.status(), notes)) return s;
   } else if (r->rows() == 1 && r->IsNull(0, 0)) {
     notes->push_back("server: in recovery (a standby); WAL bytes are not observed");
   } else if (r->rows() == 1) {
     s.wal_bytes = Int(*r, 0, 0);
   }
 
-  if (abandoned_->load()) return s;
-  if (auto r = conn_.ExecParams(kWaitSql, {database_}); !r.ok()) {
-    if (failed("wait events (pg_stat_activity)", r.status())) return s;
-  } else {
-    int64_t active = 0;
-    for (int i = 0; i < r->rows(); ++i) {
-      int64_t n = Int(*r, i, 1).value_or(0);
-      if (r->Get(i, 0) == kHiddenKey) {
-        notes->push_back("server: sessions of other roles in \"" + database_ +
-                         "\" are hidden from the monitoring role, so their wait events are not "
-                         "counted (grant it pg_read_all_stats)");
-        continue;
-      }
-      s.wait_events[std::string(r->Get(i, 0))] += n;
-      active += n;
-    }
-    s.active_backends = active;
+  if (auto p = PollWaits(notes)) {
+    s.active_backends = p->active_backends;
+    s.wait_events = std::move(p->wait_events);
   }
   return s;
 }
@@ -188,8 +198,11 @@ ServerSample ServerDelta(const ServerSnapshot& a, const ServerSnapshot& b, doubl
     if (x.buffers_backend && y.buffers_backend)
       out.buffers_backend_per_s = Rate(*x.buffers_backend, *y.buffers_backend, dt);
   }
-  out.active_backends = b.active_backends;
-  out.wait_events = b.wait_events;
+  if (b.active_backends) {
+    out.active_backends = static_cast<double>(*b.active_backends);
+    out.wait_polls = 1;
+    out.wait_events = b.wait_events;
+  }
   return out;
 }
 

@@ -47,7 +47,8 @@ TEST(ServerDelta, RatesPerSecondOfTheInterval) {
   EXPECT_EQ(*s.checkpoints_req, 1);
   EXPECT_DOUBLE_EQ(*s.buffers_checkpoint_per_s, 500.0);
   EXPECT_DOUBLE_EQ(*s.buffers_backend_per_s, 100.0);
-  EXPECT_EQ(s.active_backends, 4);
+  EXPECT_EQ(s.active_backends, 4.0);
+  EXPECT_EQ(s.wait_polls, 1);
   EXPECT_EQ(s.wait_events.at("Lock:transactionid"), 1);
 }
 
@@ -107,14 +108,19 @@ TEST(Observation, TimeWeightedMeansAndJson) {
 
   ServerSample s;
   s.active_backends = 3;
+  s.wait_polls = 1;
   s.wait_events = {{"CPU", 2}, {"IO:DataFileRead", 1}};
-  o.server = {s, ServerSample{}};
-  EXPECT_DOUBLE_EQ(*o.MeanActiveBackends(), 3.0);
+  ServerSample s2;
+  s2.active_backends = 1.5;  // over 4 polls
+  s2.wait_polls = 4;
+  o.server = {s, ServerSample{}, s2};
+  EXPECT_DOUBLE_EQ(*o.MeanActiveBackends(), (3.0 + 1.5 * 4) / 5);  // weighted by polls
   o.wait_events = s.wait_events;
   o.wait_samples = 3;
   o.notes = {"disk: data directory unknown; no data device observed"};
   nlohmann::json j = o.ToJson();
   EXPECT_EQ(j["host"].size(), 2u);
+  EXPECT_EQ(j["server"][2]["wait_polls"], 4);
   EXPECT_EQ(j["host"][0]["run_queue"], 4);
   EXPECT_TRUE(j["host"][0]["disk_util_pct"].is_null());
   EXPECT_DOUBLE_EQ(j["host_mean"]["cpu_user_pct"].get<double>(), 30.0);

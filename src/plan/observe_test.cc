@@ -82,6 +82,19 @@ TEST(Observer, RefusesBadIntervals) {
   EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(a.status().message(), HasSubstr("1 ms"));
   EXPECT_FALSE(Observer::Start({.interval = std::chrono::hours(2)}).ok());
+  auto w = Observer::Start({.wait_interval = 5ms});
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(w.status().message(), HasSubstr("wait-event poll interval 5 ms"));
+  // 0 polls once per sample; a poll interval longer than the sample is the sample's.
+  auto once = Observer::Start({.interval = 100ms, .wait_interval = 0ms});
+  ASSERT_TRUE(once.ok());
+  EXPECT_DOUBLE_EQ((*once)->Stop().wait_interval_s, 0.1);
+  auto longer = Observer::Start({.interval = 100ms, .wait_interval = 1000ms});
+  ASSERT_TRUE(longer.ok());
+  EXPECT_DOUBLE_EQ((*longer)->Stop().wait_interval_s, 0.1);
+  auto third = Observer::Start({.interval = 1000ms, .wait_interval = 300ms});
+  ASSERT_TRUE(third.ok());
+  EXPECT_NEAR((*third)->Stop().wait_interval_s, 0.333, 0.001);
 }
 
 TEST(Observer, MissingProcAndDeviceBecomeNotes) {
