@@ -75,6 +75,10 @@ class ServerSampler {
 
  private:
   ServerSampler(pg::Connection conn, std::string database);
+  enum class Query { kDatabase, kBgwriter, kWal, kWaits };
+  std::string Sql(Query q) const;
+  void Prepare();
+  Result<pg::QueryResult> Run(Query q);
   // Records a failed query: true when sampling must end (connection lost or abandoned).
   bool Failed(const std::string& what, const Status& st, std::vector<std::string>* notes);
 
@@ -88,6 +92,7 @@ class ServerSampler {
   std::unique_ptr<std::atomic<bool>> abandoned_ = std::make_unique<std::atomic<bool>>(false);
   std::string database_;
   int version_ = 0;
+  bool prepared_ = false;
   bool alive_ = true;
 };
 
