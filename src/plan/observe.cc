@@ -188,8 +188,7 @@ class Observer::Impl {
       Sample();
     } else if (pending_.polls > 0 && !obs_.server.empty()) {
       ServerSample& last = obs_.server.back();
-      const double active =
-          last.active_backends.value_or(0) * static_cast<double>(last.wait_polls);
+      const double active = last.active_backends.value_or(0) * static_cast<double>(last.wait_polls);
       for (const auto& [k, v] : pending_.events) last.wait_events[k] += v;
       last.wait_polls += pending_.polls;
       last.active_backends =
@@ -238,8 +237,9 @@ Observation Observer::Stop() { return impl_->Stop(); }
 Result<std::unique_ptr<Observer>> Observer::Start(const ObserveOptions& options) {
   using std::chrono::milliseconds;
   if (options.interval < milliseconds(10) || options.interval > milliseconds(3600 * 1000)) {
-    return InvalidArgument("observation interval " + std::to_string(options.interval.count()) +
-                           " ms is out of range; give 10 ms to 1 h (1000 ms samples once a second)");
+    return InvalidArgument(
+        "observation interval " + std::to_string(options.interval.count()) +
+        " ms is out of range; give 10 ms to 1 h (1000 ms samples once a second)");
   }
   if (options.wait_interval.count() != 0 && options.wait_interval < milliseconds(10)) {
     return InvalidArgument("wait-event poll interval " +

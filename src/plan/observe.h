@@ -32,11 +32,13 @@
 namespace pgrig::plan {
 
 struct ObserveOptions {
-  SysFs sysfs{"/"};             // /proc and /sys root (fixture trees in tests)
-  std::string data_directory;   // server's data_directory when local; "" if unknown/remote
-  std::string data_device;      // block device as in /proc/diskstats ("vda"); "" = derive from data_directory, or none
-  std::optional<pg::ConnectionParams> server;  // a separate monitoring connection; nullopt: host only
-  std::string database;         // whose pg_stat_database row to follow (required with `server`)
+  SysFs sysfs{"/"};            // /proc and /sys root (fixture trees in tests)
+  std::string data_directory;  // server's data_directory when local; "" if unknown/remote
+  std::string data_device;     // block device as in /proc/diskstats ("vda"); "" = derive from
+                               // data_directory, or none
+  std::optional<pg::ConnectionParams>
+      server;            // a separate monitoring connection; nullopt: host only
+  std::string database;  // whose pg_stat_database row to follow (required with `server`)
   std::chrono::milliseconds interval{1000};
   bool server_is_local = true;  // host CPU figures describe the server only when local
   // How often the wait events (pg_stat_activity) are polled: more often than

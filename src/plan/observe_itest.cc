@@ -91,7 +91,8 @@ TEST(ObserverITest, SeesTheLoadAndTheWaits) {
     EXPECT_LE(s.wait_polls, 5);
     int64_t sum = 0;
     for (const auto& [k, v] : s.wait_events) sum += v;
-    EXPECT_NEAR(static_cast<double>(sum), *s.active_backends * static_cast<double>(s.wait_polls), 1e-9);
+    EXPECT_NEAR(static_cast<double>(sum), *s.active_backends * static_cast<double>(s.wait_polls),
+                1e-9);
   }
   EXPECT_NEAR(commits, tot["xact_commit"].get<double>(), 1.0);
 

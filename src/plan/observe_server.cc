@@ -83,10 +83,14 @@ Result<ServerSampler> ServerSampler::Connect(const pg::ConnectionParams& params,
 
 std::string ServerSampler::Sql(Query q) const {
   switch (q) {
-    case Query::kDatabase: return kDatabaseSql;
-    case Query::kBgwriter: return version_ >= 170000 ? kCheckpointerSql : kBgwriterSql;
-    case Query::kWal: return kWalSql;
-    case Query::kWaits: return kWaitSql;
+    case Query::kDatabase:
+      return kDatabaseSql;
+    case Query::kBgwriter:
+      return version_ >= 170000 ? kCheckpointerSql : kBgwriterSql;
+    case Query::kWal:
+      return kWalSql;
+    case Query::kWaits:
+      return kWaitSql;
   }
   return "";
 }
@@ -120,8 +124,9 @@ Result<pg::QueryResult> ServerSampler::Run(Query q) {
 bool ServerSampler::Failed(const std::string& what, const Status& st,
                            std::vector<std::string>* notes) {
   if (abandoned_->load()) {
-    notes->push_back("server: a monitoring query was still running 1 s after Stop(); it was "
-                     "cancelled and the final server sample skipped");
+    notes->push_back(
+        "server: a monitoring query was still running 1 s after Stop(); it was "
+        "cancelled and the final server sample skipped");
     return true;
   }
   if (PQstatus(conn_.raw()) != CONNECTION_OK) {
@@ -168,10 +173,17 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
   } else {
     int64_t f[11] = {};
     for (int i = 0; i < 11; ++i) f[i] = Int(*r, 0, i).value_or(0);
-    s.db = DatabaseCounters{.xact_commit = f[0], .xact_rollback = f[1], .blks_hit = f[2],
-                            .blks_read = f[3], .tup_returned = f[4], .tup_fetched = f[5],
-                            .tup_inserted = f[6], .tup_updated = f[7], .tup_deleted = f[8],
-                            .temp_bytes = f[9], .deadlocks = f[10]};
+    s.db = DatabaseCounters{.xact_commit = f[0],
+                            .xact_rollback = f[1],
+                            .blks_hit = f[2],
+                            .blks_read = f[3],
+                            .tup_returned = f[4],
+                            .tup_fetched = f[5],
+                            .tup_inserted = f[6],
+                            .tup_updated = f[7],
+                            .tup_deleted = f[8],
+                            .temp_bytes = f[9],
+                            .deadlocks = f[10]};
   }
 
   if (abandoned_->load()) return s;

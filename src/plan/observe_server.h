@@ -13,13 +13,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "pg/connection.h"
@@ -44,7 +43,7 @@ struct ServerSnapshot {
   std::optional<DatabaseCounters> db;
   std::optional<BgwriterCounters> bgwriter;
   std::optional<int64_t> wal_bytes;  // WAL position as a byte count (pg_wal_lsn_diff from 0/0)
-  std::optional<int64_t> active_backends;       // from one poll of pg_stat_activity
+  std::optional<int64_t> active_backends;      // from one poll of pg_stat_activity
   std::map<std::string, int64_t> wait_events;  // "IO:DataFileRead" -> backends; "CPU": not waiting
 };
 

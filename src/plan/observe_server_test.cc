@@ -14,13 +14,21 @@ ServerSnapshot Snap(int64_t ns, int64_t commits, int64_t wal, int64_t ckpt_req,
                     std::optional<int64_t> backend) {
   ServerSnapshot s;
   s.mono_ns = ns;
-  s.db = DatabaseCounters{.xact_commit = commits, .xact_rollback = commits / 100,
-                          .blks_hit = commits * 10, .blks_read = commits / 10,
-                          .tup_returned = commits * 3, .tup_fetched = commits * 2,
-                          .tup_inserted = commits, .tup_updated = commits * 3,
-                          .tup_deleted = 0, .temp_bytes = 8192, .deadlocks = 1};
-  s.bgwriter = BgwriterCounters{.checkpoints_timed = 5, .checkpoints_req = ckpt_req,
-                                .buffers_checkpoint = ckpt_req * 1000, .buffers_clean = 7,
+  s.db = DatabaseCounters{.xact_commit = commits,
+                          .xact_rollback = commits / 100,
+                          .blks_hit = commits * 10,
+                          .blks_read = commits / 10,
+                          .tup_returned = commits * 3,
+                          .tup_fetched = commits * 2,
+                          .tup_inserted = commits,
+                          .tup_updated = commits * 3,
+                          .tup_deleted = 0,
+                          .temp_bytes = 8192,
+                          .deadlocks = 1};
+  s.bgwriter = BgwriterCounters{.checkpoints_timed = 5,
+                                .checkpoints_req = ckpt_req,
+                                .buffers_checkpoint = ckpt_req * 1000,
+                                .buffers_clean = 7,
                                 .buffers_backend = backend};
   s.wal_bytes = wal;
   return s;

@@ -38,9 +38,9 @@ TEST(Observer, SamplesTheRealHostAtItsInterval) {
     EXPECT_GT(h.t_s, prev_t);
     prev_t = h.t_s;
     EXPECT_GT(h.dt_s, 0.0);
-    EXPECT_NEAR(h.cpu_user_pct + h.cpu_system_pct + h.cpu_iowait_pct + h.cpu_steal_pct +
-                    h.cpu_idle_pct,
-                100.0, 1e-6);
+    EXPECT_NEAR(
+        h.cpu_user_pct + h.cpu_system_pct + h.cpu_iowait_pct + h.cpu_steal_pct + h.cpu_idle_pct,
+        100.0, 1e-6);
     EXPECT_TRUE(h.mem_available_bytes.has_value());
     EXPECT_TRUE(h.context_switches_per_s.has_value());
     EXPECT_GE(*h.run_queue, 1);  // the sampler itself is running
@@ -98,9 +98,8 @@ TEST(Observer, RefusesBadIntervals) {
 }
 
 TEST(Observer, MissingProcAndDeviceBecomeNotes) {
-  auto obs = Observer::Start({.sysfs = SysFs("/nonexistent-pgrig-root"),
-                              .data_device = "vda",
-                              .interval = 20ms});
+  auto obs = Observer::Start(
+      {.sysfs = SysFs("/nonexistent-pgrig-root"), .data_device = "vda", .interval = 20ms});
   ASSERT_TRUE(obs.ok());
   std::this_thread::sleep_for(60ms);
   Observation o = (*obs)->Stop();
@@ -113,9 +112,8 @@ TEST(Observer, MissingProcAndDeviceBecomeNotes) {
 }
 
 TEST(Observer, RemoteServerHasNoDevice) {
-  auto obs = Observer::Start({.data_directory = "/var/lib/postgresql/data",
-                              .interval = 50ms,
-                              .server_is_local = false});
+  auto obs = Observer::Start(
+      {.data_directory = "/var/lib/postgresql/data", .interval = 50ms, .server_is_local = false});
   ASSERT_TRUE(obs.ok());
   Observation o = (*obs)->Stop();
   EXPECT_FALSE(o.server_is_local);
