@@ -64,7 +64,8 @@ TEST(Observer, StopIsImmediateWhateverTheInterval) {
   EXPECT_LT(SecondsSince(t0), 0.5);
   // The final sample covers the 150 ms since Start.
   ASSERT_EQ(o.host.size(), 1u);
-  EXPECT_NEAR(o.host[0].dt_s, 0.15, 0.1);
+  EXPECT_GE(o.host[0].dt_s, 0.14);
+  EXPECT_LT(o.host[0].dt_s, 0.6);  // a loaded machine oversleeps
 }
 
 TEST(Observer, DestructorStops) {
