@@ -130,6 +130,10 @@ class ServerSettings {
     std::string auto_conf_value;   // that entry's value (when in_auto_conf)
     std::string setting;           // pg_settings.setting before the change (verification)
     std::string context;           // pg_settings.context
+    // The value seen was a per-database/role one (pg_settings.source), so the
+    // configuration's own value cannot be verified by SHOW; the restored
+    // postgresql.auto.conf entry is what is checked then.
+    bool hidden = false;
   };
 
  private:

@@ -345,6 +345,20 @@ TEST_F(CellSettingsServerTest, NamedServerRestartSettingRefusedWithNothingChange
   ASSERT_TRUE((*ss)->RestoreAll().ok());
 }
 
+TEST_F(CellSettingsServerTest, ValueOverriddenPerDatabaseIsAnErrorAndRestored) {
+  ASSERT_TRUE(conn_.Exec("ALTER DATABASE pgrig SET work_mem = '5MB'").ok());
+  auto ss = ServerSettings::Open(cluster_->Params(), Options());
+  ASSERT_TRUE(ss.ok()) << ss.status().ToString();
+  auto r = (*ss)->Apply({{"work_mem", "9MB"}});
+  ASSERT_TRUE(conn_.Exec("ALTER DATABASE pgrig RESET work_mem").ok());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), AllOf(HasSubstr("work_mem"), HasSubstr("'database' level"),
+                                          HasSubstr("original settings were restored")));
+  Status restored = (*ss)->RestoreAll();
+  ASSERT_TRUE(restored.ok()) << restored.ToString();
+}
+
 TEST_F(CellSettingsServerTest, BadValueRefusedBeforeAnyChange) {
   auto ss = ServerSettings::Open(cluster_->Params(), Options());
   ASSERT_TRUE(ss.ok()) << ss.status().ToString();
