@@ -264,6 +264,24 @@ TEST_F(CellSettingsServerTest, InjectedFailuresRestoreTheOriginals) {
   }
 }
 
+TEST_F(CellSettingsServerTest, ClusterThatWillNotStartIsRestored) {
+  auto meminfo = ReadWholeFile("/proc/meminfo");
+  ASSERT_TRUE(meminfo.ok());
+  if (meminfo->find("HugePages_Total:       0") == std::string::npos) {
+    GTEST_SKIP() << "huge pages are reserved here, so huge_pages=on would start";
+  }
+  auto ss = ServerSettings::Open(cluster_->Params(), Options());
+  ASSERT_TRUE(ss.ok()) << ss.status().ToString();
+  // huge_pages = on passes every check a running server makes; then the
+  // server cannot start without reserved huge pages.
+  auto r = (*ss)->Apply({{"huge_pages", "on"}, {"checkpoint_completion_target", "0.66"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), AllOf(HasSubstr("did not start"), HasSubstr("put back"),
+                                          HasSubstr("original settings were restored")));
+  ASSERT_TRUE(cluster_->RunningPid().has_value());
+  ASSERT_TRUE((*ss)->RestoreAll().ok());
+}
+
 TEST_F(CellSettingsServerTest, KilledRunIsRecoveredFromTheMarker) {
   ServerSettingsOptions o = Options();
   pid_t child = ::fork();

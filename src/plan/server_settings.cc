@@ -225,32 +225,6 @@ Result<Wait> AwaitSettings(const pg::ConnectionParams& target,
   }
 }
 
-// Restarts the embedded cluster.  If it does not come up with the new
-// configuration, the postgresql.auto.conf of `fallback` (the state at
-// Open()) is written back and the cluster started with it; that is an error
-// for the caller all the same.
-Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback) {
-  PGRIG_RETURN_IF_ERROR(c.Stop().WithContext("stopping the embedded cluster to apply settings"));
-  auto started = c.Start();
-  if (started.ok()) return Status::Ok();
-  if (!fallback) {
-    return Status(started.status().code(),
-                  "the embedded cluster did not start again: " + started.status().message());
-  }
-  Status restore = tune::RestoreAutoConfFile(*fallback, c.data_dir());
-  auto again = restore.ok() ? c.Start() : Result<cluster::StartAction>(restore);
-  if (!again.ok()) {
-    return Internal(fmt::format(
-        "the embedded cluster did not start with the new settings ({}), and starting it with the "
-        "configuration from {} failed too ({}); see `pgrig cluster logs`",
-        started.status().message(), fallback->path, again.status().message()));
-  }
-  return FailedPrecondition(fmt::format(
-      "the embedded cluster did not start with the new settings ({}); the original "
-      "postgresql.auto.conf was put back from {} and the cluster is running again",
-      started.status().message(), fallback->path));
-}
-
 // Connects; when the embedded cluster is down (a run killed during a
 // restart), starts it first, with the backup's configuration if it does not
 // start with the current one.
@@ -304,6 +278,32 @@ bool WriterAlive(const Marker& m) {
 }  // namespace
 
 std::string MarkerPath(const std::string& state_dir) { return state_dir + "/" + kMarkerName; }
+
+// Restarts the embedded cluster.  If it does not come up with the new
+// configuration, the postgresql.auto.conf of `fallback` (the state at
+// Open()) is written back and the cluster started with it; that is an error
+// for the caller all the same.
+Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback) {
+  PGRIG_RETURN_IF_ERROR(c.Stop().WithContext("stopping the embedded cluster to apply settings"));
+  auto started = c.Start();
+  if (started.ok()) return Status::Ok();
+  if (!fallback) {
+    return Status(started.status().code(),
+                  "the embedded cluster did not start again: " + started.status().message());
+  }
+  Status restore = tune::RestoreAutoConfFile(*fallback, c.data_dir());
+  auto again = restore.ok() ? c.Start() : Result<cluster::StartAction>(restore);
+  if (!again.ok()) {
+    return Internal(fmt::format(
+        "the embedded cluster did not start with the new settings ({}), and starting it with the "
+        "configuration from {} failed too ({}); see `pgrig cluster logs`",
+        started.status().message(), fallback->path, again.status().message()));
+  }
+  return FailedPrecondition(fmt::format(
+      "the embedded cluster did not start with the new settings ({}); the original "
+      "postgresql.auto.conf was put back from {} and the cluster is running again",
+      started.status().message(), fallback->path));
+}
 
 Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options) {
   if (options.state_dir.empty()) return InvalidArgument("no state directory given for the settings marker");
