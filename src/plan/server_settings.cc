@@ -33,7 +33,7 @@ using Originals = std::map<std::string, ServerSettings::Original>;
 // Sources of a value that win over the configuration files (pg_settings.source).
 bool SourceOverridesFile(const std::string& source) {
   return source == "database" || source == "user" || source == "database user" ||
-         source == "command line" || source == "environment variable";
+         source == "command line" || source == "environment variable" || source == "client";
 }
 
 // A process is identified by its pid and its start time (field 22 of
@@ -202,8 +202,9 @@ Result<Wait> AwaitSettings(const pg::ConnectionParams& target,
                                SourceOverridesFile(l.row.source);
       if (ok) continue;
       if (e.wanted && SourceOverridesFile(l.row.source)) {
-        // No reload changes that: a per-database or per-role value (or a
-        // command-line option) wins over postgresql.auto.conf.
+        // No reload changes that: a per-database or per-role value, a
+        // command-line option or the connection's own options (which the
+        // benchmark's connections share) win over postgresql.auto.conf.
         return FailedPrecondition(fmt::format(
             "{} shows {} because it is set at the '{}' level (pg_settings.source), which wins "
             "over the server configuration: the benchmark would not run with {} = {}; remove that "
