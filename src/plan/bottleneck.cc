@@ -13,7 +13,7 @@ namespace {
 
 struct WaitShare {
   std::string cls;
-  double share = 0;  // of all active-backend observations
+  double share = 0;                                  // of all active-backend observations
   std::vector<std::pair<std::string, int64_t>> top;  // its biggest events
 };
 
@@ -50,8 +50,8 @@ std::string Pct(double v) { return fmt::format("{:.0f}%", v); }
 std::string WaitText(const WaitShare& w, int64_t samples) {
   std::vector<std::string> parts;
   for (const auto& [k, v] : w.top)
-    parts.push_back(fmt::format("{} {}", k, Pct(100.0 * static_cast<double>(v) /
-                                                 static_cast<double>(samples))));
+    parts.push_back(fmt::format(
+        "{} {}", k, Pct(100.0 * static_cast<double>(v) / static_cast<double>(samples))));
   return fmt::format("{} of active backends' samples waited on {} ({}; {} samples)",
                      Pct(100 * w.share), w.cls, Join(parts, ", "), samples);
 }
@@ -74,14 +74,22 @@ std::string DiskText(const Observation& obs, const HostMeans& m) {
 
 const char* BottleneckName(BottleneckKind k) {
   switch (k) {
-    case BottleneckKind::kServerCpu: return "server_cpu";
-    case BottleneckKind::kClientCpu: return "client_cpu";
-    case BottleneckKind::kIoWait: return "io_wait";
-    case BottleneckKind::kLockWaits: return "lock_waits";
-    case BottleneckKind::kLwLockWaits: return "lwlock_waits";
-    case BottleneckKind::kWal: return "wal";
-    case BottleneckKind::kSteal: return "steal";
-    case BottleneckKind::kUnknown: return "unknown";
+    case BottleneckKind::kServerCpu:
+      return "server_cpu";
+    case BottleneckKind::kClientCpu:
+      return "client_cpu";
+    case BottleneckKind::kIoWait:
+      return "io_wait";
+    case BottleneckKind::kLockWaits:
+      return "lock_waits";
+    case BottleneckKind::kLwLockWaits:
+      return "lwlock_waits";
+    case BottleneckKind::kWal:
+      return "wal";
+    case BottleneckKind::kSteal:
+      return "steal";
+    case BottleneckKind::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -139,17 +147,17 @@ Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
     const double backends = obs.MeanActiveBackends().value_or(0);
     const bool crowded = client.threads + backends > cpus;
     if (crowded || (client_machine && *client_machine >= kClientShareWarnPct))
-      b.warnings.push_back(fmt::format(
-          "client and server shared {} CPU{} (client used {} of the machine, {} client "
-          "thread{} and {:.1f} active backends on average)",
-          cpus, cpus == 1 ? "" : "s", Pct(client_machine.value_or(0)), client.threads,
-          client.threads == 1 ? "" : "s", backends));
+      b.warnings.push_back(
+          fmt::format("client and server shared {} CPU{} (client used {} of the machine, {} client "
+                      "thread{} and {:.1f} active backends on average)",
+                      cpus, cpus == 1 ? "" : "s", Pct(client_machine.value_or(0)), client.threads,
+                      client.threads == 1 ? "" : "s", backends));
   }
   if (have_host && m.cpu_steal_pct >= kStealWarnPct)
-    b.warnings.push_back(fmt::format(
-        "steal {}: the hypervisor gave this VM's CPU time to others; results vary with "
-        "neighbours",
-        Pct(m.cpu_steal_pct)));
+    b.warnings.push_back(
+        fmt::format("steal {}: the hypervisor gave this VM's CPU time to others; results vary with "
+                    "neighbours",
+                    Pct(m.cpu_steal_pct)));
 
   const std::string client_text =
       client_machine ? fmt::format("; client used {} of the machine", Pct(*client_machine)) : "";
@@ -208,8 +216,8 @@ Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
   else
     parts.push_back("no wait events observed");
   if (client_busy) parts.push_back(fmt::format("client CPU {} of its threads", Pct(*client_busy)));
-  b.evidence = "no resource saturated: " + Join(parts, "; ") +
-               " (too few clients, or latency-bound)";
+  b.evidence =
+      "no resource saturated: " + Join(parts, "; ") + " (too few clients, or latency-bound)";
   return b;
 }
 

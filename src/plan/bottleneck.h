@@ -6,10 +6,9 @@
 #ifndef PGRIG_PLAN_BOTTLENECK_H_
 #define PGRIG_PLAN_BOTTLENECK_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/result.h"
 #include "plan/observation.h"
@@ -25,7 +24,16 @@ struct ClientUse {
   double tps = 0;
 };
 
-enum class BottleneckKind { kServerCpu, kClientCpu, kIoWait, kLockWaits, kLwLockWaits, kWal, kSteal, kUnknown };
+enum class BottleneckKind {
+  kServerCpu,
+  kClientCpu,
+  kIoWait,
+  kLockWaits,
+  kLwLockWaits,
+  kWal,
+  kSteal,
+  kUnknown
+};
 
 struct Bottleneck {
   BottleneckKind kind = BottleneckKind::kUnknown;
@@ -40,15 +48,15 @@ struct Bottleneck {
 const char* BottleneckName(BottleneckKind k);
 
 // Thresholds (percent of time, or share of active-backend observations).
-inline constexpr double kClientSaturatedPct = 90;   // of the CPUs its threads can use
-inline constexpr double kHostBusyPct = 90;          // user + system + steal of all CPUs
+inline constexpr double kClientSaturatedPct = 90;  // of the CPUs its threads can use
+inline constexpr double kHostBusyPct = 90;         // user + system + steal of all CPUs
 inline constexpr double kStealWarnPct = 10;
 inline constexpr double kStealDominantPct = 20;
 inline constexpr double kIoWaitPct = 20;
 inline constexpr double kDiskUtilPct = 80;
-inline constexpr double kWaitDominantShare = 0.5;   // beats a busy CPU
-inline constexpr double kWaitLeadingShare = 0.25;   // names the limit when the CPU is not busy
-inline constexpr double kClientShareWarnPct = 20;   // of the whole machine, when the server is local
+inline constexpr double kWaitDominantShare = 0.5;  // beats a busy CPU
+inline constexpr double kWaitLeadingShare = 0.25;  // names the limit when the CPU is not busy
+inline constexpr double kClientShareWarnPct = 20;  // of the whole machine, when the server is local
 
 Bottleneck Diagnose(const Observation& obs, const ClientUse& client);
 

@@ -41,6 +41,7 @@ Observation Obs(const Cpu& c, std::map<std::string, int64_t> waits = {}, int cpu
   for (int i = 0; i < 10; ++i) {
     ServerSample s;
     s.active_backends = 2;
+    s.wait_polls = 1;
     o.server.push_back(s);
   }
   return o;
@@ -48,8 +49,11 @@ Observation Obs(const Cpu& c, std::map<std::string, int64_t> waits = {}, int cpu
 
 // A client that used `share` of one of its threads' CPUs.
 ClientUse Client(double busy_fraction, int threads = 2, int cpus = 8) {
-  return {.cpu_s = busy_fraction * threads * 10.0, .duration_s = 10, .threads = threads,
-          .cpus = cpus, .tps = 1000};
+  return {.cpu_s = busy_fraction * threads * 10.0,
+          .duration_s = 10,
+          .threads = threads,
+          .cpus = cpus,
+          .tps = 1000};
 }
 
 TEST(BottleneckName, AllKinds) {
@@ -82,15 +86,16 @@ TEST(WaitClass, GroupsEvents) {
 TEST(Diagnose, ServerCpu) {
   Bottleneck b = Diagnose(Obs({.user = 70, .system = 26}), Client(0.3));
   EXPECT_EQ(b.kind, BottleneckKind::kServerCpu);
-  EXPECT_THAT(b.evidence, AllOf(HasSubstr("host CPU 96% busy"), HasSubstr("user 70%"),
-                                HasSubstr("system 26%"), HasSubstr("client used 8% of the machine")));
+  EXPECT_THAT(b.evidence,
+              AllOf(HasSubstr("host CPU 96% busy"), HasSubstr("user 70%"), HasSubstr("system 26%"),
+                    HasSubstr("client used 8% of the machine")));
   EXPECT_THAT(b.warnings, IsEmpty());
   EXPECT_EQ(b.ToJson()["kind"], "server_cpu");
 }
 
 TEST(Diagnose, ClientCpuWinsOverEverything) {
-  Bottleneck b = Diagnose(Obs({.user = 95, .system = 4}, {{"Lock:tuple", 90}, {"CPU", 10}}),
-                          Client(0.95));
+  Bottleneck b =
+      Diagnose(Obs({.user = 95, .system = 4}, {{"Lock:tuple", 90}, {"CPU", 10}}), Client(0.95));
   EXPECT_EQ(b.kind, BottleneckKind::kClientCpu);
   EXPECT_THAT(b.evidence, HasSubstr("client CPU 95% of its 2 usable CPUs"));
   EXPECT_THAT(b.warnings, Contains(HasSubstr("the client saturated its CPUs (95% of 2 threads)")));
@@ -113,7 +118,8 @@ TEST(Diagnose, IoWaitNeedsABusyDevice) {
   EXPECT_EQ(b.kind, BottleneckKind::kIoWait);
   EXPECT_THAT(b.evidence, AllOf(HasSubstr("iowait 45%"), HasSubstr("nvme0n1 97% busy")));
   // The same iowait on an idle device is not blamed on it.
-  Bottleneck idle = Diagnose(Obs({.user = 20, .system = 10, .iowait = 45, .util = 10}), Client(0.1));
+  Bottleneck idle =
+      Diagnose(Obs({.user = 20, .system = 10, .iowait = 45, .util = 10}), Client(0.1));
   EXPECT_EQ(idle.kind, BottleneckKind::kUnknown);
   // IO wait events dominating name it too, without iowait.
   Bottleneck ev = Diagnose(Obs({.user = 30}, {{"IO:DataFileRead", 60}, {"CPU", 40}}), Client(0.1));
@@ -122,9 +128,9 @@ TEST(Diagnose, IoWaitNeedsABusyDevice) {
 }
 
 TEST(Diagnose, LockWaitsDominantBeatBusyCpu) {
-  Bottleneck b = Diagnose(
-      Obs({.user = 80, .system = 15}, {{"Lock:transactionid", 40}, {"Lock:tuple", 20}, {"CPU", 40}}),
-      Client(0.2));
+  Bottleneck b = Diagnose(Obs({.user = 80, .system = 15},
+                              {{"Lock:transactionid", 40}, {"Lock:tuple", 20}, {"CPU", 40}}),
+                          Client(0.2));
   EXPECT_EQ(b.kind, BottleneckKind::kLockWaits);
   EXPECT_THAT(b.evidence, AllOf(HasSubstr("60% of active backends' samples waited on lock"),
                                 HasSubstr("Lock:transactionid 40%"), HasSubstr("Lock:tuple 20%")));
@@ -192,9 +198,9 @@ TEST(ClientUseOf, SubtractsTheSamplerThread) {
 TEST(Diagnose, UnknownCarriesTheNumbers) {
   Bottleneck b = Diagnose(Obs({.user = 30, .system = 10, .util = 5}, {{"CPU", 20}}), Client(0.2));
   EXPECT_EQ(b.kind, BottleneckKind::kUnknown);
-  EXPECT_THAT(b.evidence, AllOf(HasSubstr("no resource saturated"), HasSubstr("host CPU 40% busy"),
-                                HasSubstr("nvme0n1 5% busy"),
-                                HasSubstr("not waiting in 20 samples")));
+  EXPECT_THAT(b.evidence,
+              AllOf(HasSubstr("no resource saturated"), HasSubstr("host CPU 40% busy"),
+                    HasSubstr("nvme0n1 5% busy"), HasSubstr("not waiting in 20 samples")));
   Bottleneck empty = Diagnose(Observation{}, ClientUse{});
   EXPECT_EQ(empty.kind, BottleneckKind::kUnknown);
   EXPECT_THAT(empty.evidence, AllOf(HasSubstr("host not observed"), HasSubstr("no wait events")));

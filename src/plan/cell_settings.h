@@ -91,6 +91,13 @@ struct ServerSettingsOptions {
 // The marker file in `state_dir` ("<state_dir>/settings-restore-pending.json").
 std::string MarkerPath(const std::string& state_dir);
 
+// Stops and starts the embedded cluster so that postmaster-context values take
+// effect.  If it will not start, `fallback`'s postgresql.auto.conf (when
+// given) is written back and the cluster started with it; that is still an
+// error (FailedPrecondition when the cluster runs again).  Same job as
+// cli/cmd_tune.cc's own restart, which could call this one.
+Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback);
+
 struct ApplyReport {
   std::vector<std::string> changed;  // names set to a wanted value or put back to the original
   bool restarted = false;
@@ -130,6 +137,10 @@ class ServerSettings {
     std::string auto_conf_value;   // that entry's value (when in_auto_conf)
     std::string setting;           // pg_settings.setting before the change (verification)
     std::string context;           // pg_settings.context
+    // The value seen was a per-database/role one (pg_settings.source), so the
+    // configuration's own value cannot be verified by SHOW; the restored
+    // postgresql.auto.conf entry is what is checked then.
+    bool hidden = false;
   };
 
  private:

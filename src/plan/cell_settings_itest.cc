@@ -264,6 +264,24 @@ TEST_F(CellSettingsServerTest, InjectedFailuresRestoreTheOriginals) {
   }
 }
 
+TEST_F(CellSettingsServerTest, ClusterThatWillNotStartIsRestored) {
+  auto meminfo = ReadWholeFile("/proc/meminfo");
+  ASSERT_TRUE(meminfo.ok());
+  if (meminfo->find("HugePages_Total:       0") == std::string::npos) {
+    GTEST_SKIP() << "huge pages are reserved here, so huge_pages=on would start";
+  }
+  auto ss = ServerSettings::Open(cluster_->Params(), Options());
+  ASSERT_TRUE(ss.ok()) << ss.status().ToString();
+  // huge_pages = on passes every check a running server makes; then the
+  // server cannot start without reserved huge pages.
+  auto r = (*ss)->Apply({{"huge_pages", "on"}, {"checkpoint_completion_target", "0.66"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), AllOf(HasSubstr("did not start"), HasSubstr("put back"),
+                                          HasSubstr("original settings were restored")));
+  ASSERT_TRUE(cluster_->RunningPid().has_value());
+  ASSERT_TRUE((*ss)->RestoreAll().ok());
+}
+
 TEST_F(CellSettingsServerTest, KilledRunIsRecoveredFromTheMarker) {
   ServerSettingsOptions o = Options();
   pid_t child = ::fork();
@@ -343,6 +361,20 @@ TEST_F(CellSettingsServerTest, NamedServerRestartSettingRefusedWithNothingChange
   EXPECT_FALSE(ok->restarted);
   EXPECT_EQ(Show("checkpoint_completion_target"), "0.65");
   ASSERT_TRUE((*ss)->RestoreAll().ok());
+}
+
+TEST_F(CellSettingsServerTest, ValueOverriddenPerDatabaseIsAnErrorAndRestored) {
+  ASSERT_TRUE(conn_.Exec("ALTER DATABASE pgrig SET work_mem = '5MB'").ok());
+  auto ss = ServerSettings::Open(cluster_->Params(), Options());
+  ASSERT_TRUE(ss.ok()) << ss.status().ToString();
+  auto r = (*ss)->Apply({{"work_mem", "9MB"}});
+  ASSERT_TRUE(conn_.Exec("ALTER DATABASE pgrig RESET work_mem").ok());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), AllOf(HasSubstr("work_mem"), HasSubstr("'database' level"),
+                                          HasSubstr("original settings were restored")));
+  Status restored = (*ss)->RestoreAll();
+  ASSERT_TRUE(restored.ok()) << restored.ToString();
 }
 
 TEST_F(CellSettingsServerTest, BadValueRefusedBeforeAnyChange) {

@@ -7,7 +7,9 @@ namespace pgrig::plan {
 namespace {
 
 // Rounded for the results file: per-second series need no more digits.
-double R(double v, double step = 0.01) { return std::round(v / step) * step; }
+// Dividing by the scale (not multiplying by a step) gives the double nearest
+// to the decimal, which prints short ("15.62", not "15.620000000000001").
+double R(double v, double scale = 100) { return std::round(v * scale) / scale; }
 
 template <typename T>
 nlohmann::json Opt(const std::optional<T>& v) {
@@ -19,8 +21,8 @@ nlohmann::json Opt(const std::optional<T>& v) {
 }  // namespace
 
 nlohmann::json HostSample::ToJson() const {
-  return {{"t_s", R(t_s, 0.001)},
-          {"dt_s", R(dt_s, 0.001)},
+  return {{"t_s", R(t_s, 1e3)},
+          {"dt_s", R(dt_s, 1e3)},
           {"cpu_user_pct", R(cpu_user_pct)},
           {"cpu_system_pct", R(cpu_system_pct)},
           {"cpu_iowait_pct", R(cpu_iowait_pct)},
@@ -40,8 +42,8 @@ nlohmann::json HostSample::ToJson() const {
 nlohmann::json ServerSample::ToJson() const {
   nlohmann::json waits = nlohmann::json::object();
   for (const auto& [k, v] : wait_events) waits[k] = v;
-  return {{"t_s", R(t_s, 0.001)},
-          {"dt_s", R(dt_s, 0.001)},
+  return {{"t_s", R(t_s, 1e3)},
+          {"dt_s", R(dt_s, 1e3)},
           {"xact_commit_per_s", Opt(xact_commit_per_s)},
           {"xact_rollback_per_s", Opt(xact_rollback_per_s)},
           {"blks_hit_per_s", Opt(blks_hit_per_s)},
@@ -60,11 +62,12 @@ nlohmann::json ServerSample::ToJson() const {
           {"buffers_clean_per_s", Opt(buffers_clean_per_s)},
           {"buffers_backend_per_s", Opt(buffers_backend_per_s)},
           {"active_backends", Opt(active_backends)},
+          {"wait_polls", wait_polls},
           {"wait_events", std::move(waits)}};
 }
 
 nlohmann::json HostMeans::ToJson() const {
-  return {{"duration_s", R(duration_s, 0.001)},
+  return {{"duration_s", R(duration_s, 1e3)},
           {"cpu_user_pct", R(cpu_user_pct)},
           {"cpu_system_pct", R(cpu_system_pct)},
           {"cpu_iowait_pct", R(cpu_iowait_pct)},
@@ -119,19 +122,20 @@ HostMeans Observation::MeanHost() const {
 
 std::optional<double> Observation::MeanActiveBackends() const {
   double sum = 0;
-  int n = 0;
+  int64_t polls = 0;
   for (const ServerSample& s : server) {
-    if (!s.active_backends) continue;
-    sum += static_cast<double>(*s.active_backends);
-    ++n;
+    if (!s.active_backends || s.wait_polls <= 0) continue;
+    sum += *s.active_backends * static_cast<double>(s.wait_polls);
+    polls += s.wait_polls;
   }
-  if (n == 0) return std::nullopt;
-  return sum / n;
+  if (polls == 0) return std::nullopt;
+  return sum / static_cast<double>(polls);
 }
 
 nlohmann::json Observation::ToJson() const {
   nlohmann::json j;
   j["interval_s"] = interval_s;
+  j["wait_interval_s"] = wait_interval_s;
   j["server_is_local"] = server_is_local;
   j["host_cpus"] = Opt(host_cpus);
   j["data_device"] = Opt(data_device);
@@ -145,8 +149,9 @@ nlohmann::json Observation::ToJson() const {
   for (const auto& [k, v] : wait_events) j["wait_events"][k] = v;
   j["wait_samples"] = wait_samples;
   j["notes"] = notes;
-  j["sampler_cpu_s"] = R(sampler_cpu_s, 0.0001);
-  j["sampler_backend_cpu_s"] = sampler_backend_cpu_s ? nlohmann::json(R(*sampler_backend_cpu_s, 0.0001)) : nlohmann::json(nullptr);
+  j["sampler_cpu_s"] = R(sampler_cpu_s, 1e4);
+  j["sampler_backend_cpu_s"] =
+      sampler_backend_cpu_s ? nlohmann::json(R(*sampler_backend_cpu_s, 1e4)) : nlohmann::json();
   return j;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -24,6 +25,9 @@ class Observer::Impl {
              std::vector<std::string> notes) {
     sampler_ = std::move(sampler);
     obs_.interval_s = static_cast<double>(options_.interval.count()) / 1000.0;
+    if (options_.wait_interval.count() > 0 && options_.wait_interval < options_.interval)
+      polls_per_sample_ = options_.interval / options_.wait_interval;
+    obs_.wait_interval_s = obs_.interval_s / static_cast<double>(polls_per_sample_);
     obs_.server_is_local = options_.server_is_local;
     obs_.data_device = device;
     device_ = device.value_or("");
@@ -85,6 +89,35 @@ class Observer::Impl {
     Notes(notes);
   }
 
+  // One poll of the wait events: into the run's histogram now, into the
+  // next server sample when it is taken.  The histogram has one key per event
+  // name, so it stays small however long the run.
+  void AddPoll(int64_t active, const std::map<std::string, int64_t>& events) {
+    ++pending_.polls;
+    pending_.active += active;
+    for (const auto& [k, v] : events) {
+      pending_.events[k] += v;
+      obs_.wait_events[k] += v;
+      obs_.wait_samples += v;
+    }
+  }
+  void TakePending(ServerSample* s) {
+    s->wait_polls = pending_.polls;
+    s->active_backends.reset();
+    if (pending_.polls > 0)
+      s->active_backends =
+          static_cast<double>(pending_.active) / static_cast<double>(pending_.polls);
+    s->wait_events = std::move(pending_.events);
+    pending_ = {};
+  }
+
+  void Poll() {
+    if (!sampler_ || !sampler_->alive()) return;
+    std::vector<std::string> notes;
+    if (auto p = sampler_->PollWaits(&notes)) AddPoll(p->active_backends, p->wait_events);
+    Notes(notes);
+  }
+
   void Sample() {
     std::vector<std::string> notes;
     HostSnapshot h = ReadHostSnapshot(options_.sysfs, device_, &notes);
@@ -98,16 +131,14 @@ class Observer::Impl {
     if (sampler_ && sampler_->alive()) {
       ServerSnapshot s = sampler_->Take(&notes);
       window_.Add(s);
+      if (s.active_backends) AddPoll(*s.active_backends, s.wait_events);
+      ServerSample out =
+          ServerDelta(server_prev_, s, static_cast<double>(s.mono_ns - start_ns_) * 1e-9);
+      TakePending(&out);
       if (obs_.server.size() < kMaxSamples) {
-        obs_.server.push_back(
-            ServerDelta(server_prev_, s, static_cast<double>(s.mono_ns - start_ns_) * 1e-9));
+        obs_.server.push_back(std::move(out));
       } else {
         capped_ = true;
-      }
-      // The histogram has one key per event name: bounded whatever the length.
-      for (const auto& [k, v] : s.wait_events) {
-        obs_.wait_events[k] += v;
-        obs_.wait_samples += v;
       }
       server_prev_ = std::move(s);
     }
@@ -128,24 +159,42 @@ class Observer::Impl {
     cv_.notify_all();
   }
 
+  // Ticks every interval / polls_per_sample_; every polls_per_sample_-th
+  // tick is a full sample, the others poll the wait events only.
   void Loop() {
+    const auto tick = options_.interval / polls_per_sample_;
     std::unique_lock<std::mutex> lock(mutex_);
-    auto next = std::chrono::steady_clock::now() + options_.interval;
+    auto next = std::chrono::steady_clock::now() + tick;
+    int64_t n = 0;
     while (!stop_) {
       if (cv_.wait_until(lock, next, [this] { return stop_; })) break;
       lock.unlock();
-      Sample();
+      if (++n % polls_per_sample_ == 0)
+        Sample();
+      else
+        Poll();
       lock.lock();
-      // Fixed cadence; after a slow sample skip to the next due time.
-      next += options_.interval;
+      // Fixed cadence; after a slow tick skip to the next due time.
+      next += tick;
       auto now = std::chrono::steady_clock::now();
-      if (next < now) next = now + options_.interval;
+      if (next < now) next = now + tick;
     }
     lock.unlock();
     // The final sample, unless the last one was a moment ago: rates over a few
-    // milliseconds are mostly rounding (CPU time counts in 10 ms ticks).
+    // milliseconds are mostly rounding (CPU time counts in 10 ms ticks).  Polls
+    // since then go into the last server sample.
     const int64_t since_ns = MonotonicNanos() - host_prev_.mono_ns;
-    if (obs_.host.empty() || since_ns >= kMinFinalNs) Sample();
+    if (obs_.host.empty() || since_ns >= kMinFinalNs) {
+      Sample();
+    } else if (pending_.polls > 0 && !obs_.server.empty()) {
+      ServerSample& last = obs_.server.back();
+      const double active = last.active_backends.value_or(0) * static_cast<double>(last.wait_polls);
+      for (const auto& [k, v] : pending_.events) last.wait_events[k] += v;
+      last.wait_polls += pending_.polls;
+      last.active_backends =
+          (active + static_cast<double>(pending_.active)) / static_cast<double>(last.wait_polls);
+      pending_ = {};
+    }
   }
 
   static constexpr int64_t kMinFinalNs = 100'000'000;
@@ -160,6 +209,12 @@ class Observer::Impl {
   ServerWindow window_;
   Observation obs_;
   std::set<std::string> seen_notes_;
+  struct PendingWaits {
+    std::map<std::string, int64_t> events;
+    int64_t polls = 0;
+    int64_t active = 0;
+  } pending_;
+  int64_t polls_per_sample_ = 1;
   int backend_pid_ = 0;
   std::optional<double> backend_cpu0_;
   bool capped_ = false;
@@ -182,8 +237,14 @@ Observation Observer::Stop() { return impl_->Stop(); }
 Result<std::unique_ptr<Observer>> Observer::Start(const ObserveOptions& options) {
   using std::chrono::milliseconds;
   if (options.interval < milliseconds(10) || options.interval > milliseconds(3600 * 1000)) {
-    return InvalidArgument("observation interval " + std::to_string(options.interval.count()) +
-                           " ms is out of range; give 10 ms to 1 h (1000 ms samples once a second)");
+    return InvalidArgument(
+        "observation interval " + std::to_string(options.interval.count()) +
+        " ms is out of range; give 10 ms to 1 h (1000 ms samples once a second)");
+  }
+  if (options.wait_interval.count() != 0 && options.wait_interval < milliseconds(10)) {
+    return InvalidArgument("wait-event poll interval " +
+                           std::to_string(options.wait_interval.count()) +
+                           " ms is too short; give at least 10 ms, or 0 to poll once per sample");
   }
   std::vector<std::string> notes;
   std::optional<std::string> device;

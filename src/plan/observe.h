@@ -32,21 +32,31 @@
 namespace pgrig::plan {
 
 struct ObserveOptions {
-  SysFs sysfs{"/"};             // /proc and /sys root (fixture trees in tests)
-  std::string data_directory;   // server's data_directory when local; "" if unknown/remote
-  std::string data_device;      // block device as in /proc/diskstats ("vda"); "" = derive from data_directory, or none
-  std::optional<pg::ConnectionParams> server;  // a separate monitoring connection; nullopt: host only
-  std::string database;         // whose pg_stat_database row to follow (required with `server`)
+  // The /proc and /sys root (fixture trees in tests).
+  SysFs sysfs{"/"};
+  // The server's data_directory when local; "" if unknown or remote.
+  std::string data_directory;
+  // Block device as in /proc/diskstats ("vda"); "": derived from
+  // data_directory, or none.
+  std::string data_device;
+  // Where to open the monitoring connection; nullopt: the host only.
+  std::optional<pg::ConnectionParams> server;
+  // Whose pg_stat_database row to follow; "": the connection's database.
+  std::string database;
   std::chrono::milliseconds interval{1000};
   bool server_is_local = true;  // host CPU figures describe the server only when local
+  // How often the wait events (pg_stat_activity) are polled: more often than
+  // the counters, so that short runs still give a usable histogram.  0: once
+  // per sample.  Rounded so that a whole number of polls fits in `interval`.
+  std::chrono::milliseconds wait_interval{200};
 };
 
 inline constexpr size_t kMaxSamples = 24 * 3600;
 
 class Observer {
  public:
-  // REQUIRES nothing; fails (kInvalidArgument) on an interval outside
-  // [10 ms, 1 h] or a server without a database.
+  // Fails (kInvalidArgument) only on an interval outside [10 ms, 1 h] or a
+  // wait_interval in (0, 10 ms).
   static Result<std::unique_ptr<Observer>> Start(const ObserveOptions& options);
 
   Observer(const Observer&) = delete;

@@ -39,8 +39,14 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
         if (!v) return std::nullopt;
         f[i - 1] = *v;
       }
-      st.cpu = {.user = f[0], .nice = f[1], .system = f[2], .idle = f[3], .iowait = f[4],
-                .irq = f[5], .softirq = f[6], .steal = f[7]};
+      st.cpu = {.user = f[0],
+                .nice = f[1],
+                .system = f[2],
+                .idle = f[3],
+                .iowait = f[4],
+                .irq = f[5],
+                .softirq = f[6],
+                .steal = f[7]};
       have_cpu = true;
     } else if (w[0].size() > 3 && w[0].rfind("cpu", 0) == 0) {
       ++st.cpus;
@@ -60,11 +66,14 @@ std::optional<DiskCounters> ParseDiskstats(std::string_view text, std::string_vi
     auto w = SplitWords(line);
     // major minor name, then at least 11 counters (kernels since 2.6).
     if (w.size() < 14 || w[2] != device) continue;
-    auto reads = ParseU64(w[3]), sr = ParseU64(w[5]), writes = ParseU64(w[7]),
-         sw = ParseU64(w[9]), ticks = ParseU64(w[12]);
+    auto reads = ParseU64(w[3]), sr = ParseU64(w[5]), writes = ParseU64(w[7]), sw = ParseU64(w[9]),
+         ticks = ParseU64(w[12]);
     if (!reads || !sr || !writes || !sw || !ticks) return std::nullopt;
-    return DiskCounters{.reads = *reads, .sectors_read = *sr, .writes = *writes,
-                        .sectors_written = *sw, .io_ticks_ms = *ticks};
+    return DiskCounters{.reads = *reads,
+                        .sectors_read = *sr,
+                        .writes = *writes,
+                        .sectors_written = *sw,
+                        .io_ticks_ms = *ticks};
   }
   return std::nullopt;
 }
@@ -128,7 +137,8 @@ std::optional<HostSample> HostDelta(const HostSnapshot& a, const HostSnapshot& b
   const double dt = h.dt_s;
   auto per_s = [dt](uint64_t d) { return static_cast<double>(d) / dt; };
   if (dt > 0) {
-    if (a.stat->ctxt && b.stat->ctxt) h.context_switches_per_s = per_s(Delta(*a.stat->ctxt, *b.stat->ctxt));
+    if (a.stat->ctxt && b.stat->ctxt)
+      h.context_switches_per_s = per_s(Delta(*a.stat->ctxt, *b.stat->ctxt));
     if (a.disk && b.disk) {
       const DiskCounters& p = *a.disk;
       const DiskCounters& q = *b.disk;
@@ -136,9 +146,8 @@ std::optional<HostSample> HostDelta(const HostSnapshot& a, const HostSnapshot& b
       h.disk_writes_per_s = per_s(Delta(p.writes, q.writes));
       h.disk_read_bytes_per_s = per_s(Delta(p.sectors_read, q.sectors_read) * 512);
       h.disk_write_bytes_per_s = per_s(Delta(p.sectors_written, q.sectors_written) * 512);
-      h.disk_util_pct =
-          std::min(100.0, 100.0 * static_cast<double>(Delta(p.io_ticks_ms, q.io_ticks_ms)) /
-                              (dt * 1000.0));
+      h.disk_util_pct = std::min(
+          100.0, 100.0 * static_cast<double>(Delta(p.io_ticks_ms, q.io_ticks_ms)) / (dt * 1000.0));
     }
   }
   if (b.mem.total_bytes && b.mem.available_bytes) {

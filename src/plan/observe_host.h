@@ -34,11 +34,11 @@ struct ProcStat {
 
 // One /proc/diskstats line's cumulative counters.
 struct DiskCounters {
-  uint64_t reads = 0;            // completed
-  uint64_t sectors_read = 0;     // 512-byte units whatever the device's sector size
+  uint64_t reads = 0;         // completed
+  uint64_t sectors_read = 0;  // 512-byte units whatever the device's sector size
   uint64_t writes = 0;
   uint64_t sectors_written = 0;
-  uint64_t io_ticks_ms = 0;      // milliseconds with I/O in flight
+  uint64_t io_ticks_ms = 0;  // milliseconds with I/O in flight
 };
 
 struct MemInfo {

@@ -3,10 +3,9 @@
 // data directory is on /dev/vda1).
 #include "plan/observe_host.h"
 
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "common/fs.h"
 

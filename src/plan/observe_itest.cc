@@ -40,7 +40,9 @@ TEST(ObserverITest, SeesTheLoadAndTheWaits) {
   pg::Connection holder = pgrig::testing::ConnectShared();
   pg::Connection waiter = pgrig::testing::ConnectShared();
 
-  auto started = Observer::Start(ServerOptions(250ms));
+  ObserveOptions options = ServerOptions(250ms);
+  options.wait_interval = 50ms;  // five polls per sample
+  auto started = Observer::Start(options);
   ASSERT_TRUE(started.ok()) << started.status().ToString();
   std::unique_ptr<Observer> obs = std::move(*started);
 
@@ -84,10 +86,13 @@ TEST(ObserverITest, SeesTheLoadAndTheWaits) {
     ASSERT_TRUE(s.wal_bytes_per_s.has_value());
     ASSERT_TRUE(s.active_backends.has_value());
     commits += *s.xact_commit_per_s * s.dt_s;
-    // Each sample's histogram adds up to its active backends.
+    // Each sample's histogram adds up to its active backends over its polls.
+    EXPECT_GE(s.wait_polls, 1);
+    EXPECT_LE(s.wait_polls, 5);
     int64_t sum = 0;
     for (const auto& [k, v] : s.wait_events) sum += v;
-    EXPECT_EQ(sum, *s.active_backends);
+    EXPECT_NEAR(static_cast<double>(sum), *s.active_backends * static_cast<double>(s.wait_polls),
+                1e-9);
   }
   EXPECT_NEAR(commits, tot["xact_commit"].get<double>(), 1.0);
 
@@ -98,9 +103,15 @@ TEST(ObserverITest, SeesTheLoadAndTheWaits) {
   int64_t total = 0;
   for (const auto& [k, v] : o.wait_events) total += v;
   EXPECT_EQ(total, o.wait_samples);
-  int64_t active = 0;
-  for (const ServerSample& s : o.server) active += *s.active_backends;
-  EXPECT_EQ(active, o.wait_samples);
+  double active = 0;
+  int64_t polls = 0;
+  for (const ServerSample& s : o.server) {
+    active += *s.active_backends * static_cast<double>(s.wait_polls);
+    polls += s.wait_polls;
+  }
+  EXPECT_NEAR(active, static_cast<double>(o.wait_samples), 1e-6);
+  EXPECT_GE(polls, 25);  // about 2 s at 50 ms
+  EXPECT_DOUBLE_EQ(o.wait_interval_s, 0.05);
 
   // Idempotent, and the JSON carries it all.
   Observation again = obs->Stop();
@@ -178,13 +189,15 @@ TEST(ObserverITest, StopCancelsAQueryStuckOnTheServer) {
   // the next one wait (until its 2 s statement timeout).
   pg::Connection holder = pgrig::testing::ConnectShared();
   MustExec(holder, "BEGIN; LOCK TABLE pg_catalog.pg_stat_database IN ACCESS EXCLUSIVE MODE");
-  std::this_thread::sleep_for(300ms);
+  // A sample starts within 100 ms and blocks; without a cancel it would end
+  // at its 2 s statement timeout, about 1.9 s after Stop().
+  std::this_thread::sleep_for(150ms);
   const int64_t t0 = MonotonicNanos();
   Observation o = (*obs)->Stop();
   const double stop_s = static_cast<double>(MonotonicNanos() - t0) * 1e-9;
   MustExec(holder, "ROLLBACK");
   EXPECT_GE(stop_s, 0.9);  // it waited for the grace second...
-  EXPECT_LT(stop_s, 1.6);  // ...then cancelled instead of waiting for the timeout
+  EXPECT_LT(stop_s, 1.5);  // ...then cancelled instead of waiting for the timeout
   EXPECT_THAT(o.notes, Contains(HasSubstr("was cancelled")));
   EXPECT_FALSE(o.server.empty());
 }

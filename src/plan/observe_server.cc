@@ -14,16 +14,18 @@ constexpr const char* kDatabaseSql =
     " tup_inserted, tup_updated, tup_deleted, temp_bytes, deadlocks"
     " FROM pg_stat_database WHERE datname = $1";
 // PostgreSQL 13-16: one view.
+// Every query takes the database name as $1 (unused by the server-wide ones),
+// so that all run the same way.
 constexpr const char* kBgwriterSql =
     "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean,"
-    " buffers_backend FROM pg_stat_bgwriter";
+    " buffers_backend FROM pg_stat_bgwriter WHERE $1::text IS NOT NULL";
 // PostgreSQL 17+: the checkpointer has its own view; backend writes went to pg_stat_io.
 constexpr const char* kCheckpointerSql =
     "SELECT c.num_timed, c.num_requested, c.buffers_written, b.buffers_clean, NULL"
-    " FROM pg_stat_checkpointer c, pg_stat_bgwriter b";
+    " FROM pg_stat_checkpointer c, pg_stat_bgwriter b WHERE $1::text IS NOT NULL";
 constexpr const char* kWalSql =
     "SELECT CASE WHEN pg_is_in_recovery() THEN NULL"
-    " ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END";
+    " ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END WHERE $1::text IS NOT NULL";
 // Sessions of other roles are hidden from a role without pg_read_all_stats
 // (state and wait columns NULL): they are counted apart, under "?".
 constexpr const char* kHiddenKey = "?";
@@ -74,46 +76,120 @@ Result<ServerSampler> ServerSampler::Connect(const pg::ConnectionParams& params,
     if (!cur.ok()) return cur.status().WithContext("observer");
     db = *cur;
   }
-  return ServerSampler(std::move(*conn), std::move(db));
+  ServerSampler s(std::move(*conn), std::move(db));
+  s.Prepare();
+  return s;
+}
+
+std::string ServerSampler::Sql(Query q) const {
+  switch (q) {
+    case Query::kDatabase:
+      return kDatabaseSql;
+    case Query::kBgwriter:
+      return version_ >= 170000 ? kCheckpointerSql : kBgwriterSql;
+    case Query::kWal:
+      return kWalSql;
+    case Query::kWaits:
+      return kWaitSql;
+  }
+  return "";
+}
+
+void ServerSampler::Prepare() {
+  // Prepared once, each poll costs the server an execution only (no parse or
+  // plan): about half the CPU of sending the text each time.
+  for (Query q : {Query::kDatabase, Query::kBgwriter, Query::kWal, Query::kWaits}) {
+    const std::string name = "pgrig_observe_" + std::to_string(static_cast<int>(q));
+    PGresult* r = PQprepare(conn_.raw(), name.c_str(), Sql(q).c_str(), 1, nullptr);
+    const bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok) return;  // e.g. behind a transaction pooler: send the text instead
+  }
+  prepared_ = true;
+}
+
+Result<pg::QueryResult> ServerSampler::Run(Query q) {
+  const std::string sql = Sql(q);
+  if (!prepared_) return conn_.ExecParams(sql, {database_});
+  const std::string name = "pgrig_observe_" + std::to_string(static_cast<int>(q));
+  const char* values[1] = {database_.c_str()};
+  pg::QueryResult res(PQexecPrepared(conn_.raw(), name.c_str(), 1, values, nullptr, nullptr, 0));
+  ExecStatusType st = res.raw() ? PQresultStatus(res.raw()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_TUPLES_OK) return res;
+  std::string msg = res.raw() ? std::string(Trim(PQresultErrorMessage(res.raw()))) : "";
+  if (msg.empty()) msg = std::string(Trim(PQerrorMessage(conn_.raw())));
+  return Status(StatusCode::kRuntime, msg + " (while running: " + sql.substr(0, 100) + "...)");
+}
+
+bool ServerSampler::Failed(const std::string& what, const Status& st,
+                           std::vector<std::string>* notes) {
+  if (abandoned_->load()) {
+    notes->push_back(
+        "server: a monitoring query was still running 1 s after Stop(); it was "
+        "cancelled and the final server sample skipped");
+    return true;
+  }
+  if (PQstatus(conn_.raw()) != CONNECTION_OK) {
+    alive_ = false;
+    notes->push_back("server: the monitoring connection was lost; server sampling stopped: " +
+                     st.message());
+    return true;
+  }
+  notes->push_back("server: " + what + " not observed: " + st.message());
+  return false;
+}
+
+std::optional<WaitPoll> ServerSampler::PollWaits(std::vector<std::string>* notes) {
+  if (!alive_ || abandoned_->load()) return std::nullopt;
+  auto r = Run(Query::kWaits);
+  if (!r.ok()) {
+    Failed("wait events (pg_stat_activity)", r.status(), notes);
+    return std::nullopt;
+  }
+  WaitPoll p;
+  for (int i = 0; i < r->rows(); ++i) {
+    int64_t n = Int(*r, i, 1).value_or(0);
+    if (r->Get(i, 0) == kHiddenKey) {
+      notes->push_back("server: sessions of other roles in \"" + database_ +
+                       "\" are hidden from the monitoring role, so their wait events are not "
+                       "counted (grant it pg_read_all_stats)");
+      continue;
+    }
+    p.wait_events[std::string(r->Get(i, 0))] += n;
+    p.active_backends += n;
+  }
+  return p;
 }
 
 ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
   ServerSnapshot s;
   s.mono_ns = MonotonicNanos();
   if (!alive_ || abandoned_->load()) return s;
-  auto failed = [&](const std::string& what, const Status& st) {
-    if (abandoned_->load()) {
-      notes->push_back("server: a monitoring query was still running 1 s after Stop(); it was "
-                       "cancelled and the final server sample skipped");
-      return true;
-    }
-    if (PQstatus(conn_.raw()) != CONNECTION_OK) {
-      alive_ = false;
-      notes->push_back("server: the monitoring connection was lost; server sampling stopped: " +
-                       st.message());
-      return true;
-    }
-    notes->push_back("server: " + what + " not observed: " + st.message());
-    return false;
-  };
 
-  if (auto r = conn_.ExecParams(kDatabaseSql, {database_}); !r.ok()) {
-    if (failed("pg_stat_database", r.status())) return s;
+  if (auto r = Run(Query::kDatabase); !r.ok()) {
+    if (Failed("pg_stat_database", r.status(), notes)) return s;
   } else if (r->rows() == 0) {
     notes->push_back("server: database \"" + database_ + "\" has no row in pg_stat_database");
   } else {
     int64_t f[11] = {};
     for (int i = 0; i < 11; ++i) f[i] = Int(*r, 0, i).value_or(0);
-    s.db = DatabaseCounters{.xact_commit = f[0], .xact_rollback = f[1], .blks_hit = f[2],
-                            .blks_read = f[3], .tup_returned = f[4], .tup_fetched = f[5],
-                            .tup_inserted = f[6], .tup_updated = f[7], .tup_deleted = f[8],
-                            .temp_bytes = f[9], .deadlocks = f[10]};
+    s.db = DatabaseCounters{.xact_commit = f[0],
+                            .xact_rollback = f[1],
+                            .blks_hit = f[2],
+                            .blks_read = f[3],
+                            .tup_returned = f[4],
+                            .tup_fetched = f[5],
+                            .tup_inserted = f[6],
+                            .tup_updated = f[7],
+                            .tup_deleted = f[8],
+                            .temp_bytes = f[9],
+                            .deadlocks = f[10]};
   }
 
   if (abandoned_->load()) return s;
   const bool v17 = version_ >= 170000;
-  if (auto r = conn_.Exec(v17 ? kCheckpointerSql : kBgwriterSql); !r.ok()) {
-    if (failed(v17 ? "pg_stat_checkpointer" : "pg_stat_bgwriter", r.status())) return s;
+  if (auto r = Run(Query::kBgwriter); !r.ok()) {
+    if (Failed(v17 ? "pg_stat_checkpointer" : "pg_stat_bgwriter", r.status(), notes)) return s;
   } else if (r->rows() == 1) {
     BgwriterCounters b;
     b.checkpoints_timed = Int(*r, 0, 0).value_or(0);
@@ -128,31 +204,17 @@ ServerSnapshot ServerSampler::Take(std::vector<std::string>* notes) {
   }
 
   if (abandoned_->load()) return s;
-  if (auto r = conn_.Exec(kWalSql); !r.ok()) {
-    if (failed("WAL position", r.status())) return s;
+  if (auto r = Run(Query::kWal); !r.ok()) {
+    if (Failed("WAL position", r.status(), notes)) return s;
   } else if (r->rows() == 1 && r->IsNull(0, 0)) {
     notes->push_back("server: in recovery (a standby); WAL bytes are not observed");
   } else if (r->rows() == 1) {
     s.wal_bytes = Int(*r, 0, 0);
   }
 
-  if (abandoned_->load()) return s;
-  if (auto r = conn_.ExecParams(kWaitSql, {database_}); !r.ok()) {
-    if (failed("wait events (pg_stat_activity)", r.status())) return s;
-  } else {
-    int64_t active = 0;
-    for (int i = 0; i < r->rows(); ++i) {
-      int64_t n = Int(*r, i, 1).value_or(0);
-      if (r->Get(i, 0) == kHiddenKey) {
-        notes->push_back("server: sessions of other roles in \"" + database_ +
-                         "\" are hidden from the monitoring role, so their wait events are not "
-                         "counted (grant it pg_read_all_stats)");
-        continue;
-      }
-      s.wait_events[std::string(r->Get(i, 0))] += n;
-      active += n;
-    }
-    s.active_backends = active;
+  if (auto p = PollWaits(notes)) {
+    s.active_backends = p->active_backends;
+    s.wait_events = std::move(p->wait_events);
   }
   return s;
 }
@@ -188,8 +250,11 @@ ServerSample ServerDelta(const ServerSnapshot& a, const ServerSnapshot& b, doubl
     if (x.buffers_backend && y.buffers_backend)
       out.buffers_backend_per_s = Rate(*x.buffers_backend, *y.buffers_backend, dt);
   }
-  out.active_backends = b.active_backends;
-  out.wait_events = b.wait_events;
+  if (b.active_backends) {
+    out.active_backends = static_cast<double>(*b.active_backends);
+    out.wait_polls = 1;
+    out.wait_events = b.wait_events;
+  }
   return out;
 }
 

@@ -13,13 +13,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "pg/connection.h"
@@ -44,8 +43,14 @@ struct ServerSnapshot {
   std::optional<DatabaseCounters> db;
   std::optional<BgwriterCounters> bgwriter;
   std::optional<int64_t> wal_bytes;  // WAL position as a byte count (pg_wal_lsn_diff from 0/0)
-  std::optional<int64_t> active_backends;
+  std::optional<int64_t> active_backends;      // from one poll of pg_stat_activity
   std::map<std::string, int64_t> wait_events;  // "IO:DataFileRead" -> backends; "CPU": not waiting
+};
+
+// One poll of pg_stat_activity.
+struct WaitPoll {
+  int64_t active_backends = 0;
+  std::map<std::string, int64_t> wait_events;
 };
 
 class ServerSampler {
@@ -55,8 +60,11 @@ class ServerSampler {
   static Result<ServerSampler> Connect(const pg::ConnectionParams& params,
                                        const std::string& database);
 
-  // Reads one snapshot; parts that fail are left empty with a note.
+  // Reads one snapshot (counters and a wait poll); parts that fail are left
+  // empty with a note.
   ServerSnapshot Take(std::vector<std::string>* notes);
+  // Polls the wait events only (between snapshots); nullopt when it failed.
+  std::optional<WaitPoll> PollWaits(std::vector<std::string>* notes);
   // Thread-safe: cancels the query in flight (a cancel request to the server)
   // and makes every later Take() return at once with nothing read.
   void Abandon();
@@ -66,6 +74,12 @@ class ServerSampler {
 
  private:
   ServerSampler(pg::Connection conn, std::string database);
+  enum class Query { kDatabase, kBgwriter, kWal, kWaits };
+  std::string Sql(Query q) const;
+  void Prepare();
+  Result<pg::QueryResult> Run(Query q);
+  // Records a failed query: true when sampling must end (connection lost or abandoned).
+  bool Failed(const std::string& what, const Status& st, std::vector<std::string>* notes);
 
   struct CancelDeleter {
     void operator()(PGcancel* c) const { PQfreeCancel(c); }
@@ -77,11 +91,12 @@ class ServerSampler {
   std::unique_ptr<std::atomic<bool>> abandoned_ = std::make_unique<std::atomic<bool>>(false);
   std::string database_;
   int version_ = 0;
+  bool prepared_ = false;
   bool alive_ = true;
 };
 
-// The sample for the interval from `a` to `b` (rates per second of b - a,
-// wait events and active backends as seen at b).
+// The sample for the interval from `a` to `b` (rates per second of b - a;
+// wait events and active backends from b's poll, as one poll).
 ServerSample ServerDelta(const ServerSnapshot& a, const ServerSnapshot& b, double t_s);
 
 // Window totals: for each counter group, its last value minus its first over

@@ -14,13 +14,21 @@ ServerSnapshot Snap(int64_t ns, int64_t commits, int64_t wal, int64_t ckpt_req,
                     std::optional<int64_t> backend) {
   ServerSnapshot s;
   s.mono_ns = ns;
-  s.db = DatabaseCounters{.xact_commit = commits, .xact_rollback = commits / 100,
-                          .blks_hit = commits * 10, .blks_read = commits / 10,
-                          .tup_returned = commits * 3, .tup_fetched = commits * 2,
-                          .tup_inserted = commits, .tup_updated = commits * 3,
-                          .tup_deleted = 0, .temp_bytes = 8192, .deadlocks = 1};
-  s.bgwriter = BgwriterCounters{.checkpoints_timed = 5, .checkpoints_req = ckpt_req,
-                                .buffers_checkpoint = ckpt_req * 1000, .buffers_clean = 7,
+  s.db = DatabaseCounters{.xact_commit = commits,
+                          .xact_rollback = commits / 100,
+                          .blks_hit = commits * 10,
+                          .blks_read = commits / 10,
+                          .tup_returned = commits * 3,
+                          .tup_fetched = commits * 2,
+                          .tup_inserted = commits,
+                          .tup_updated = commits * 3,
+                          .tup_deleted = 0,
+                          .temp_bytes = 8192,
+                          .deadlocks = 1};
+  s.bgwriter = BgwriterCounters{.checkpoints_timed = 5,
+                                .checkpoints_req = ckpt_req,
+                                .buffers_checkpoint = ckpt_req * 1000,
+                                .buffers_clean = 7,
                                 .buffers_backend = backend};
   s.wal_bytes = wal;
   return s;
@@ -47,7 +55,8 @@ TEST(ServerDelta, RatesPerSecondOfTheInterval) {
   EXPECT_EQ(*s.checkpoints_req, 1);
   EXPECT_DOUBLE_EQ(*s.buffers_checkpoint_per_s, 500.0);
   EXPECT_DOUBLE_EQ(*s.buffers_backend_per_s, 100.0);
-  EXPECT_EQ(s.active_backends, 4);
+  EXPECT_EQ(s.active_backends, 4.0);
+  EXPECT_EQ(s.wait_polls, 1);
   EXPECT_EQ(s.wait_events.at("Lock:transactionid"), 1);
 }
 
@@ -107,14 +116,19 @@ TEST(Observation, TimeWeightedMeansAndJson) {
 
   ServerSample s;
   s.active_backends = 3;
+  s.wait_polls = 1;
   s.wait_events = {{"CPU", 2}, {"IO:DataFileRead", 1}};
-  o.server = {s, ServerSample{}};
-  EXPECT_DOUBLE_EQ(*o.MeanActiveBackends(), 3.0);
+  ServerSample s2;
+  s2.active_backends = 1.5;  // over 4 polls
+  s2.wait_polls = 4;
+  o.server = {s, ServerSample{}, s2};
+  EXPECT_DOUBLE_EQ(*o.MeanActiveBackends(), (3.0 + 1.5 * 4) / 5);  // weighted by polls
   o.wait_events = s.wait_events;
   o.wait_samples = 3;
   o.notes = {"disk: data directory unknown; no data device observed"};
   nlohmann::json j = o.ToJson();
   EXPECT_EQ(j["host"].size(), 2u);
+  EXPECT_EQ(j["server"][2]["wait_polls"], 4);
   EXPECT_EQ(j["host"][0]["run_queue"], 4);
   EXPECT_TRUE(j["host"][0]["disk_util_pct"].is_null());
   EXPECT_DOUBLE_EQ(j["host_mean"]["cpu_user_pct"].get<double>(), 30.0);
@@ -125,6 +139,13 @@ TEST(Observation, TimeWeightedMeansAndJson) {
   EXPECT_EQ(j["notes"].size(), 1u);
   EXPECT_TRUE(j["server_totals"].is_object());
   EXPECT_TRUE(j["host_cpus"].is_null());
+  // Rounded to the hundredth, and printed short.
+  o.host[0].cpu_user_pct = 15.619999;
+  o.host[0].context_switches_per_s = 1546.4951;
+  nlohmann::json r = o.ToJson();
+  EXPECT_EQ(r["host"][0]["cpu_user_pct"].dump(), "15.62");
+  EXPECT_EQ(r["host"][0]["context_switches_per_s"].dump(), "1546.5");
+  EXPECT_TRUE(r["sampler_backend_cpu_s"].is_null());
 }
 
 }  // namespace

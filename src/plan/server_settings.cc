@@ -30,6 +30,12 @@ constexpr char kBackupDirName[] = "settings-backups";
 
 using Originals = std::map<std::string, ServerSettings::Original>;
 
+// Sources of a value that win over the configuration files (pg_settings.source).
+bool SourceOverridesFile(const std::string& source) {
+  return source == "database" || source == "user" || source == "database user" ||
+         source == "command line" || source == "environment variable" || source == "client";
+}
+
 // A process is identified by its pid and its start time (field 22 of
 // /proc/<pid>/stat), so a reused pid is not mistaken for the run that wrote
 // the marker.
@@ -63,7 +69,8 @@ nlohmann::json MarkerToJson(const Marker& m) {
                        {"auto_conf_value", o.in_auto_conf ? nlohmann::json(o.auto_conf_value)
                                                           : nlohmann::json(nullptr)},
                        {"setting", o.setting},
-                       {"context", o.context}};
+                       {"context", o.context},
+                       {"hidden", o.hidden}};
   }
   return {{"schema", kMarkerSchema},   {"server_id", m.server_id},
           {"data_directory", m.data_directory}, {"backup_path", m.backup_path},
@@ -91,6 +98,7 @@ Result<Marker> ReadMarker(const std::string& path) {
       if (orig.in_auto_conf) orig.auto_conf_value = o.at("auto_conf_value").get<std::string>();
       orig.setting = o.at("setting").get<std::string>();
       orig.context = o.value("context", "");
+      orig.hidden = o.value("hidden", false);
       m.originals.emplace(name, std::move(orig));
     }
     return m;
@@ -159,6 +167,7 @@ Status Fault(const ServerSettingsOptions& o, std::string_view step) {
 struct Expect {
   std::optional<CheckedSetting> wanted;  // nullopt: the original
   std::string original_setting;
+  bool original_hidden = false;  // ServerSettings::Original::hidden
 };
 
 enum class Wait { kLive, kNeedsRestart };
@@ -185,9 +194,23 @@ Result<Wait> AwaitSettings(const pg::ConnectionParams& target,
         continue;
       }
       const LiveSetting& l = it->second;
+      // An original value hidden by a per-database or per-role one cannot be
+      // seen in a session; the entry put back in postgresql.auto.conf is all
+      // there is to check then.
       bool ok = e.wanted ? LiveMatches(l.row, *e.wanted, l.from_auto_conf)
-                         : l.row.setting == e.original_setting;
+                         : e.original_hidden || l.row.setting == e.original_setting ||
+                               SourceOverridesFile(l.row.source);
       if (ok) continue;
+      if (e.wanted && SourceOverridesFile(l.row.source)) {
+        // No reload changes that: a per-database or per-role value, a
+        // command-line option or the connection's own options (which the
+        // benchmark's connections share) win over postgresql.auto.conf.
+        return FailedPrecondition(fmt::format(
+            "{} shows {} because it is set at the '{}' level (pg_settings.source), which wins "
+            "over the server configuration: the benchmark would not run with {} = {}; remove that "
+            "setting (ALTER ROLE/DATABASE ... RESET {}) or drop {} from the plan",
+            name, l.row.setting + l.row.unit, l.row.source, name, e.wanted->text, name, name));
+      }
       if (l.row.pending_restart && !restart_done) {
         pending = true;
         continue;
@@ -201,32 +224,6 @@ Result<Wait> AwaitSettings(const pg::ConnectionParams& target,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-}
-
-// Restarts the embedded cluster.  If it does not come up with the new
-// configuration, the postgresql.auto.conf of `fallback` (the state at
-// Open()) is written back and the cluster started with it; that is an error
-// for the caller all the same.
-Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback) {
-  PGRIG_RETURN_IF_ERROR(c.Stop().WithContext("stopping the embedded cluster to apply settings"));
-  auto started = c.Start();
-  if (started.ok()) return Status::Ok();
-  if (!fallback) {
-    return Status(started.status().code(),
-                  "the embedded cluster did not start again: " + started.status().message());
-  }
-  Status restore = tune::RestoreAutoConfFile(*fallback, c.data_dir());
-  auto again = restore.ok() ? c.Start() : Result<cluster::StartAction>(restore);
-  if (!again.ok()) {
-    return Internal(fmt::format(
-        "the embedded cluster did not start with the new settings ({}), and starting it with the "
-        "configuration from {} failed too ({}); see `pgrig cluster logs`",
-        started.status().message(), fallback->path, again.status().message()));
-  }
-  return FailedPrecondition(fmt::format(
-      "the embedded cluster did not start with the new settings ({}); the original "
-      "postgresql.auto.conf was put back from {} and the cluster is running again",
-      started.status().message(), fallback->path));
 }
 
 // Connects; when the embedded cluster is down (a run killed during a
@@ -256,7 +253,9 @@ Status RestoreOriginals(pg::Connection& conn, const pg::ConnectionParams& target
   for (const auto& [name, orig] : originals) PGRIG_RETURN_IF_ERROR(RevertEntry(conn, name, orig));
   PGRIG_RETURN_IF_ERROR(Reload(conn));
   std::map<std::string, Expect> expect;
-  for (const auto& [name, orig] : originals) expect[name] = Expect{std::nullopt, orig.setting};
+  for (const auto& [name, orig] : originals) {
+    expect[name] = Expect{std::nullopt, orig.setting, orig.hidden};
+  }
   PGRIG_ASSIGN_OR_RETURN(Wait w, AwaitSettings(target, expect, o.verify_timeout, false));
   if (w == Wait::kLive) return Status::Ok();
   if (!o.embedded) {
@@ -280,6 +279,32 @@ bool WriterAlive(const Marker& m) {
 }  // namespace
 
 std::string MarkerPath(const std::string& state_dir) { return state_dir + "/" + kMarkerName; }
+
+// Restarts the embedded cluster.  If it does not come up with the new
+// configuration, the postgresql.auto.conf of `fallback` (the state at
+// Open()) is written back and the cluster started with it; that is an error
+// for the caller all the same.
+Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback) {
+  PGRIG_RETURN_IF_ERROR(c.Stop().WithContext("stopping the embedded cluster to apply settings"));
+  auto started = c.Start();
+  if (started.ok()) return Status::Ok();
+  if (!fallback) {
+    return Status(started.status().code(),
+                  "the embedded cluster did not start again: " + started.status().message());
+  }
+  Status restore = tune::RestoreAutoConfFile(*fallback, c.data_dir());
+  auto again = restore.ok() ? c.Start() : Result<cluster::StartAction>(restore);
+  if (!again.ok()) {
+    return Internal(fmt::format(
+        "the embedded cluster did not start with the new settings ({}), and starting it with the "
+        "configuration from {} failed too ({}); see `pgrig cluster logs`",
+        started.status().message(), fallback->path, again.status().message()));
+  }
+  return FailedPrecondition(fmt::format(
+      "the embedded cluster did not start with the new settings ({}); the original "
+      "postgresql.auto.conf was put back from {} and the cluster is running again",
+      started.status().message(), fallback->path));
+}
 
 Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options) {
   if (options.state_dir.empty()) return InvalidArgument("no state directory given for the settings marker");
@@ -429,6 +454,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
     Original o;
     o.setting = current.at(name).setting;
     o.context = current.at(name).context;
+    o.hidden = SourceOverridesFile(current.at(name).source);
     for (const auto& [entry, value] : backup_.entries) {
       if (entry == name) {  // the last entry for a name is the one in force
         o.in_auto_conf = true;
@@ -503,7 +529,10 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
 
   std::map<std::string, Expect> expect;
   for (const auto& [name, c] : wanted) expect[name] = Expect{c, ""};
-  for (const auto& name : to_revert) expect[name] = Expect{std::nullopt, originals_.at(name).setting};
+  for (const auto& name : to_revert) {
+    const Original& o = originals_.at(name);
+    expect[name] = Expect{std::nullopt, o.setting, o.hidden};
+  }
   auto waited = AwaitSettings(target_, expect, options_.verify_timeout, false);
   if (!waited.ok()) return fail(waited.status());
   if (*waited == Wait::kNeedsRestart) {
