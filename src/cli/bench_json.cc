@@ -20,8 +20,9 @@ std::vector<std::string> RedactedCommandLine(const std::vector<std::string>& arg
   return out;
 }
 
-nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info, const ServerInfo& server,
-                                 const engine::RunResult& r, const nlohmann::json& facts) {
+nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
+                                 const ServerInfo& server, const engine::RunResult& r,
+                                 const nlohmann::json& facts) {
   plan::ResultInputs in;
   in.tool_version = kVersion;
   in.command = "bench";
@@ -48,11 +49,12 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info, con
   for (const auto& [k, v] : o.defines) ro.defines[k] = v;
   for (size_t i = 0; i < info.scripts.size(); ++i) {
     const ScriptInfo& si = info.scripts[i];
-    plan::ResultScript s{.desc = si.desc,
-                         .weight = si.weight,
-                         .spec = i < o.scripts.size() ? o.scripts[i].name : "",
-                         .is_file = i < o.scripts.size() && o.scripts[i].kind == ScriptSpec::Kind::kFile,
-                         .command_lines = si.command_lines};
+    plan::ResultScript s{
+        .desc = si.desc,
+        .weight = si.weight,
+        .spec = i < o.scripts.size() ? o.scripts[i].name : "",
+        .is_file = i < o.scripts.size() && o.scripts[i].kind == ScriptSpec::Kind::kFile,
+        .command_lines = si.command_lines};
     in.scripts.push_back(std::move(s));
   }
   return plan::RunResultToJson(in, r, facts);

@@ -5,7 +5,6 @@
 #define PGRIG_CLI_BENCH_JSON_H_
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -20,8 +19,9 @@ using plan::kResultSchema;
 using ServerInfo = plan::ResultServer;
 
 // `facts` is the facts module's document (or null when unavailable).
-nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info, const ServerInfo& server,
-                                 const engine::RunResult& r, const nlohmann::json& facts);
+nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
+                                 const ServerInfo& server, const engine::RunResult& r,
+                                 const nlohmann::json& facts);
 
 // The command line with any password redacted (conninfo values, URIs); the
 // first element becomes `program` ("pgrig bench").

@@ -8,9 +8,11 @@
 // 0 the suite is complete; 1 bad invocation or setup (nothing measured);
 // 2 a run failed or the suite was interrupted (finished runs are kept:
 // `pgrig run --resume DIR` continues).
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -19,9 +21,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/bench_json.h"
 #include "cli/commands.h"
@@ -73,7 +72,8 @@ std::string UtcStamp() {
 
 std::string ServerVersionText(int v) {
   if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
+         std::to_string(v % 100);
 }
 
 // Prints progress: one live line on a terminal, plain lines otherwise.
@@ -89,13 +89,15 @@ class ProgressPrinter {
       return;
     }
     if (quiet_) return;
-    const std::string head = fmt::format("[run {}/{} · iteration {}/{} · cell {}/{}] {}", p.run_number,
-                                         p.runs_to_do, p.iteration, p.iterations, p.position, p.cells,
-                                         p.cell_id);
-    const std::string clock = fmt::format("elapsed {} · left ~{}", Clock(p.elapsed_s), Clock(p.remaining_s));
+    const std::string head =
+        fmt::format("[run {}/{} · iteration {}/{} · cell {}/{}] {}", p.run_number, p.runs_to_do,
+                    p.iteration, p.iterations, p.position, p.cells, p.cell_id);
+    const std::string clock =
+        fmt::format("elapsed {} · left ~{}", Clock(p.elapsed_s), Clock(p.remaining_s));
     if (tty_) {
       std::string line;
-      if (p.kind == K::kRunStart) line = head + (p.warmup ? " warming up" : " starting") + " · " + clock;
+      if (p.kind == K::kRunStart)
+        line = head + (p.warmup ? " warming up" : " starting") + " · " + clock;
       if (p.kind == K::kTick) line = head + fmt::format(" {:.0f} tps · ", p.current_tps) + clock;
       if (p.kind == K::kRunEnd) {
         Clear();
@@ -109,10 +111,12 @@ class ProgressPrinter {
       std::fflush(stderr);
       return;
     }
-    if (p.kind == K::kRunStart) std::fprintf(stderr, "%s: start (%s)\n", head.c_str(), clock.c_str());
+    if (p.kind == K::kRunStart)
+      std::fprintf(stderr, "%s: start (%s)\n", head.c_str(), clock.c_str());
     if (p.kind == K::kRunEnd) {
-      std::fprintf(stderr, "%s: %s\n", head.c_str(),
-                   p.text == "ok" ? fmt::format("{:.1f} tps", p.current_tps).c_str() : p.text.c_str());
+      std::fprintf(
+          stderr, "%s: %s\n", head.c_str(),
+          p.text == "ok" ? fmt::format("{:.1f} tps", p.current_tps).c_str() : p.text.c_str());
     }
     std::fflush(stderr);
   }
@@ -135,8 +139,10 @@ int RunRun(int argc, char** argv) {
       "The main job: a planned, repeated, observed benchmark suite.  Without PLAN, the shipped\n"
       "standard plan (select-only, tpcb-like, simple-update at client counts sized to this\n"
       "machine, 3 interleaved iterations) on the embedded cluster, or on the server named with\n"
-      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols, jit,\n"
-      "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC time>/\n"
+      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols, "
+      "jit,\n"
+      "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC "
+      "time>/\n"
       "(suite.json, runs.csv, summary.md; docs/results-format.md).",
       "pgrig run"};
   app.set_help_flag("--help", "print this help and exit");
@@ -154,9 +160,11 @@ int RunRun(int argc, char** argv) {
   bool dry_run = false;
   app.add_option("plan", plan_arg, "a shipped plan's name or a plan file (default: standard)");
   app.add_option("--out", out_dir, "results directory (default results/<label>-<UTC time>)");
-  app.add_option("--label", label, "names the results directory and the suite (default: the plan's name)");
+  app.add_option("--label", label,
+                 "names the results directory and the suite (default: the plan's name)");
   app.add_flag("--quick", quick, "the quick plan (about a minute) instead of the standard one");
-  app.add_option("--instance", instance, "price the results as this cloud instance type (price catalog)");
+  app.add_option("--instance", instance,
+                 "price the results as this cloud instance type (price catalog)");
   app.add_option("--region", region, "catalog region for --instance when the type is in several");
   app.add_option("--usd-per-hour", usd_per_hour, "price the results at this USD per hour")
       ->check(CLI::PositiveNumber);
@@ -164,11 +172,13 @@ int RunRun(int argc, char** argv) {
   app.add_option("-p,--port", params.port, "database server port");
   app.add_option("-U,--username", params.user, "database user name");
   app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
-  app.add_option("--resume", resume_dir, "continue the interrupted suite in this results directory");
+  app.add_option("--resume", resume_dir,
+                 "continue the interrupted suite in this results directory");
   app.add_option("--on-error", on_error, "after a failed run: stop (default) or continue")
       ->check(CLI::IsMember({"stop", "continue"}));
   app.add_flag("-q,--quiet", quiet, "no progress lines");
-  app.add_flag("--dry-run", dry_run, "print the cells and the time estimate; run and write nothing");
+  app.add_flag("--dry-run", dry_run,
+               "print the cells and the time estimate; run and write nothing");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -179,17 +189,22 @@ int RunRun(int argc, char** argv) {
 
   // --- Validate everything before anything happens. ----------------------
   if (quick && !plan_arg.empty()) return Fail("give either a PLAN or --quick, not both");
-  if (!instance.empty() && usd_per_hour) return Fail("give either --instance or --usd-per-hour, not both");
-  if (!resume_dir.empty() && !out_dir.empty()) return Fail("--resume DIR writes into DIR; leave out --out");
+  if (!instance.empty() && usd_per_hour)
+    return Fail("give either --instance or --usd-per-hour, not both");
+  if (!resume_dir.empty() && !out_dir.empty())
+    return Fail("--resume DIR writes into DIR; leave out --out");
   plan::PlanSearch search;
-  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') search.data_dir = d;
+  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
+    search.data_dir = d;
   search.exe_dir = ExeDir();
 
   std::optional<nlohmann::json> previous;
   plan::Plan plan;
   if (!resume_dir.empty()) {
     auto text = ReadWholeFile(resume_dir + "/suite.json");
-    if (!text.ok()) return Fail("--resume " + resume_dir + ": no suite.json there (" + text.status().message() + ")");
+    if (!text.ok())
+      return Fail("--resume " + resume_dir + ": no suite.json there (" + text.status().message() +
+                  ")");
     try {
       previous = nlohmann::json::parse(*text);
     } catch (const nlohmann::json::exception& e) {
@@ -200,14 +215,16 @@ int RunRun(int argc, char** argv) {
       return Fail("--resume " + resume_dir + ": suite.json holds no plan");
     }
     const std::string path = pj.value("source_path", "");
-    auto parsed = plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
+    auto parsed =
+        plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
     if (!parsed.ok()) return Fail("--resume " + resume_dir + ": " + parsed.status().message());
     plan = std::move(parsed).value();
     plan.name = pj.value("name", plan.name);
     plan.source_path = path;
     plan.source_text = pj["source_text"].get<std::string>();
     if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
-      return Fail("--resume " + resume_dir + " continues plan '" + plan.name + "', not '" + plan_arg + "'");
+      return Fail("--resume " + resume_dir + " continues plan '" + plan.name + "', not '" +
+                  plan_arg + "'");
     }
     out_dir = resume_dir;
     if (label.empty()) label = previous->value("label", plan.name);
@@ -256,19 +273,22 @@ int RunRun(int argc, char** argv) {
       auto located = cost::LocateCatalog(cs);
       Status loaded = located.ok() ? catalog.MergeFile(located->path).status() : located.status();
       Result<cost::InstancePrice> found =
-          loaded.ok() ? catalog.FindInstance(type, cost::LookupOptions{.region = region, .provider = ""})
-                      : Result<cost::InstancePrice>(loaded);
+          loaded.ok()
+              ? catalog.FindInstance(type, cost::LookupOptions{.region = region, .provider = ""})
+              : Result<cost::InstancePrice>(loaded);
       if (found.ok()) {
         price = plan::PriceSpec{
             found->usd_per_hour, found->instance_type,
-            fmt::format("{} {} {} in the price catalog ({}:{}, {}, {})", from_facts ? "this machine's" : "--instance",
-                        found->provider, found->instance_type, found->provenance.file,
-                        found->provenance.line, found->provenance.date, found->provenance.source)};
+            fmt::format("{} {} {} in the price catalog ({}:{}, {}, {})",
+                        from_facts ? "this machine's" : "--instance", found->provider,
+                        found->instance_type, found->provenance.file, found->provenance.line,
+                        found->provenance.date, found->provenance.source)};
       } else if (!from_facts) {
         return Fail("--instance " + instance + ": " + found.status().message());
       } else {
-        price_note = "no price: this machine is " + type + ", which the price catalog does not list (" +
-                     found.status().message() + "); use --usd-per-hour";
+        price_note = "no price: this machine is " + type +
+                     ", which the price catalog does not list (" + found.status().message() +
+                     "); use --usd-per-hour";
       }
     }
   }
@@ -281,11 +301,12 @@ int RunRun(int argc, char** argv) {
   }
 
   const double estimate = plan::EstimateSuiteSeconds(plan, cells->size());
-  std::printf("pgrig run: plan '%s'%s, %zu cells x %d iterations = %zu runs of %.0f s (warm-up %.0f s), "
-              "about %s on %d CPUs\n",
-              plan.name.c_str(), plan.source_path.empty() ? "" : (" (" + plan.source_path + ")").c_str(),
-              cells->size(), plan.iterations, cells->size() * static_cast<size_t>(plan.iterations),
-              plan.duration_s, plan.warmup_s, Clock(estimate).c_str(), cpus);
+  std::printf(
+      "pgrig run: plan '%s'%s, %zu cells x %d iterations = %zu runs of %.0f s (warm-up %.0f s), "
+      "about %s on %d CPUs\n",
+      plan.name.c_str(), plan.source_path.empty() ? "" : (" (" + plan.source_path + ")").c_str(),
+      cells->size(), plan.iterations, cells->size() * static_cast<size_t>(plan.iterations),
+      plan.duration_s, plan.warmup_s, Clock(estimate).c_str(), cpus);
   if (dry_run) {
     for (int it = 0; it < plan.iterations; ++it) {
       std::printf("iteration %d:", it + 1);
@@ -296,7 +317,8 @@ int RunRun(int argc, char** argv) {
     }
     if (price) std::printf("price: %.4f USD/hour (%s)\n", price->usd_per_hour, price->from.c_str());
     if (!price_note.empty()) std::printf("%s\n", price_note.c_str());
-    std::printf("results would go to %s (dry run: nothing started, nothing written)\n", out_dir.c_str());
+    std::printf("results would go to %s (dry run: nothing started, nothing written)\n",
+                out_dir.c_str());
     return kExitOk;
   }
   if (!price_note.empty() && !quiet) std::fprintf(stderr, "%s\n", price_note.c_str());
@@ -315,8 +337,8 @@ int RunRun(int argc, char** argv) {
   host::ServerFacts sf = ProbeServer(*con, &hf);
   *con = pg::Connection();
   if (!quiet) {
-    std::fprintf(stderr, "server: PostgreSQL %s, %s%s\n", server.version.c_str(), server.target.c_str(),
-                 server.embedded ? " (embedded cluster)" : "");
+    std::fprintf(stderr, "server: PostgreSQL %s, %s%s\n", server.version.c_str(),
+                 server.target.c_str(), server.embedded ? " (embedded cluster)" : "");
   }
 
   plan::SuiteOptions so;
@@ -355,13 +377,14 @@ int RunRun(int argc, char** argv) {
     const auto& s = c["summary"];
     if (!s.is_object() || !s["bottleneck"].is_object()) continue;
     for (const auto& w : s["bottleneck"]["warnings"]) {
-      std::printf("warning: %s: %s\n", c["id"].get<std::string>().c_str(), w.get<std::string>().c_str());
+      std::printf("warning: %s: %s\n", c["id"].get<std::string>().c_str(),
+                  w.get<std::string>().c_str());
     }
   }
   for (const auto& w : outcome->warnings) std::printf("warning: %s\n", w.c_str());
   std::printf("\n%d runs (%d failed) in %s; results in %s (summary.md, runs.csv, suite.json)\n",
-              outcome->runs_ok + outcome->runs_failed, outcome->runs_failed, Clock(outcome->wall_s).c_str(),
-              out_dir.c_str());
+              outcome->runs_ok + outcome->runs_failed, outcome->runs_failed,
+              Clock(outcome->wall_s).c_str(), out_dir.c_str());
   switch (outcome->end) {
     case plan::SuiteEnd::kCompleted:
       return kExitOk;
@@ -370,7 +393,8 @@ int RunRun(int argc, char** argv) {
                   out_dir.c_str());
       return kExitRunFailure;
     case plan::SuiteEnd::kRunFailed:
-      std::printf("a run failed: see summary.md; continue with: pgrig run --resume %s\n", out_dir.c_str());
+      std::printf("a run failed: see summary.md; continue with: pgrig run --resume %s\n",
+                  out_dir.c_str());
       return kExitRunFailure;
   }
   return kExitRunFailure;

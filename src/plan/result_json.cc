@@ -17,25 +17,28 @@ json LatencyJson(const stats::Histogram& h) {
   if (h.count() == 0) return nullptr;
   static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
   const std::vector<int64_t> v = h.ValuesAtPercentiles(kPs);
-  return json{{"avg", h.mean() / 1e6},   {"stddev", h.stddev() / 1e6}, {"min", Ms(h.min())},
-              {"p50", Ms(v[0])},         {"p90", Ms(v[1])},            {"p95", Ms(v[2])},
-              {"p99", Ms(v[3])},         {"p99_9", Ms(v[4])},          {"max", Ms(h.max())}};
+  return json{{"avg", h.mean() / 1e6}, {"stddev", h.stddev() / 1e6},
+              {"min", Ms(h.min())},    {"p50", Ms(v[0])},
+              {"p90", Ms(v[1])},       {"p95", Ms(v[2])},
+              {"p99", Ms(v[3])},       {"p99_9", Ms(v[4])},
+              {"max", Ms(h.max())}};
 }
 
 json HistogramJson(const stats::Histogram& h) {
   const stats::HistogramData d = h.Export();
   json buckets = json::array();
   for (const auto& b : d.buckets) buckets.push_back(json::array({b.lower_ns, b.upper_ns, b.count}));
-  return json{{"layout", "log-linear, 2048 linear sub-buckets per power of two, values < 4096 ns exact"},
-              {"count", d.count},
-              {"min_ns", d.min_ns},
-              {"max_ns", d.max_ns},
-              {"sum_ns", d.sum_ns},
-              {"sum_squares_ns2", d.sum_squares_ns2},
-              {"saturated_count", d.saturated_count},
-              {"negative_count", d.negative_count},
-              {"bucket_fields", json::array({"lower_ns", "upper_ns", "count"})},
-              {"buckets", buckets}};
+  return json{
+      {"layout", "log-linear, 2048 linear sub-buckets per power of two, values < 4096 ns exact"},
+      {"count", d.count},
+      {"min_ns", d.min_ns},
+      {"max_ns", d.max_ns},
+      {"sum_ns", d.sum_ns},
+      {"sum_squares_ns2", d.sum_squares_ns2},
+      {"saturated_count", d.saturated_count},
+      {"negative_count", d.negative_count},
+      {"bucket_fields", json::array({"lower_ns", "upper_ns", "count"})},
+      {"buckets", buckets}};
 }
 
 json IntervalJson(const stats::IntervalStats& s, double t_end_s, double duration_s) {
@@ -90,11 +93,10 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
   const stats::IntervalStats& t = r.totals;
   const double duration_s = static_cast<double>(r.bench_duration_ns) / 1e9;
   const double tps = r.Tps();
-  const double tps_with_conn =
-      (duration_s + static_cast<double>(r.conn_elapsed_ns) / 1e9) > 0
-          ? static_cast<double>(t.transactions) /
-                (duration_s + static_cast<double>(r.conn_elapsed_ns) / 1e9)
-          : 0.0;
+  const double tps_with_conn = (duration_s + static_cast<double>(r.conn_elapsed_ns) / 1e9) > 0
+                                   ? static_cast<double>(t.transactions) /
+                                         (duration_s + static_cast<double>(r.conn_elapsed_ns) / 1e9)
+                                   : 0.0;
   const int64_t ended = t.transactions + t.failures();
 
   json scripts = json::array();
@@ -108,7 +110,8 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
         const auto& cs = ss->commands[j];
         c["executions"] = cs.count;
         c["latency_ms_avg"] =
-            cs.count > 0 ? static_cast<double>(cs.sum_ns) / 1e6 / static_cast<double>(cs.count) : 0.0;
+            cs.count > 0 ? static_cast<double>(cs.sum_ns) / 1e6 / static_cast<double>(cs.count)
+                         : 0.0;
         c["failures"] = cs.failures;
         c["retries"] = cs.retries;
       }
@@ -152,7 +155,8 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
       {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", in.command}}},
       {"complete", r.stop_reason == engine::StopReason::kCompleted},
       {"stop_reason", engine::StopReasonName(r.stop_reason)},
-      {"abort_message", r.first_abort_message.empty() ? json(nullptr) : json(r.first_abort_message)},
+      {"abort_message",
+       r.first_abort_message.empty() ? json(nullptr) : json(r.first_abort_message)},
       {"aborted_clients", r.aborted_clients},
       {"command_line", in.command_line},
       {"started_at", IsoTimestampUtc(r.start_wall_s)},
@@ -167,13 +171,15 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
       {"options",
        {{"clients", o.clients},
         {"threads", o.threads},
-        {"transactions_per_client", o.transactions_per_client ? json(*o.transactions_per_client) : json(nullptr)},
+        {"transactions_per_client",
+         o.transactions_per_client ? json(*o.transactions_per_client) : json(nullptr)},
         {"duration_s", o.duration_s ? json(*o.duration_s) : json(nullptr)},
         {"query_mode", ResultQueryModeName(o.mode)},
         {"scale", o.scale},
         {"rate_tps", o.rate_tps > 0 ? json(o.rate_tps) : json(nullptr)},
-        {"latency_limit_ms",
-         o.latency_limit_us > 0 ? json(static_cast<double>(o.latency_limit_us) / 1000.0) : json(nullptr)},
+        {"latency_limit_ms", o.latency_limit_us > 0
+                                 ? json(static_cast<double>(o.latency_limit_us) / 1000.0)
+                                 : json(nullptr)},
         {"max_tries", o.max_tries},
         {"connect_per_transaction", o.connect_per_transaction},
         {"no_vacuum", o.no_vacuum},
@@ -216,7 +222,7 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
         {"busy_fraction", ClientBusyFraction(o.threads, in.cpus, r)},
         {"bottleneck", ClientBusyFraction(o.threads, in.cpus, r) >= 0.9},
         {"max_rss_bytes", r.client_max_rss_kb * 1024},
-        {"io", r.ring_threads == 0                ? "epoll"
+        {"io", r.ring_threads == 0           ? "epoll"
                : r.ring_threads == r.threads ? "io_uring"
                                              : "mixed"},
         {"lean_protocol_connections", r.lean_connections}}},
@@ -239,8 +245,11 @@ Result<stats::Histogram> HistogramFromJson(const json& h) {
     d.sum_ns = h.value("sum_ns", std::string());
     d.sum_squares_ns2 = h.value("sum_squares_ns2", std::string());
     for (const auto& b : h.at("buckets")) {
-      if (!b.is_array() || b.size() != 3) return InvalidArgument("histogram: a bucket is not [lower_ns, upper_ns, count]");
-      d.buckets.push_back({.lower_ns = b[0].get<int64_t>(), .upper_ns = b[1].get<int64_t>(), .count = b[2].get<int64_t>()});
+      if (!b.is_array() || b.size() != 3)
+        return InvalidArgument("histogram: a bucket is not [lower_ns, upper_ns, count]");
+      d.buckets.push_back({.lower_ns = b[0].get<int64_t>(),
+                           .upper_ns = b[1].get<int64_t>(),
+                           .count = b[2].get<int64_t>()});
     }
     auto imported = stats::Histogram::Import(d);
     if (!imported.ok()) return InvalidArgument("histogram: " + imported.status().message());

@@ -10,10 +10,9 @@
 #ifndef PGRIG_PLAN_RESULT_JSON_H_
 #define PGRIG_PLAN_RESULT_JSON_H_
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +34,9 @@ struct ResultServer {
 };
 
 struct ResultScript {
-  std::string desc;                        // "<builtin: select only>"
+  std::string desc;  // "<builtin: select only>"
   int weight = 1;
-  std::string spec;                        // built-in name or file path
+  std::string spec;  // built-in name or file path
   bool is_file = false;
   std::vector<std::string> command_lines;  // first line of each command
 };
@@ -45,29 +44,29 @@ struct ResultScript {
 // The run's options as recorded under "options".
 struct ResultOptions {
   int clients = 1;
-  int threads = 1;                             // after min(threads, clients)
+  int threads = 1;                                 // after min(threads, clients)
   std::optional<int64_t> transactions_per_client;  // -t
-  std::optional<int> duration_s;               // -T
+  std::optional<int> duration_s;                   // -T
   script::QueryMode mode = script::QueryMode::kSimple;
   int scale = 1;
-  double rate_tps = 0;                         // 0: none
-  int64_t latency_limit_us = 0;                // 0: none
+  double rate_tps = 0;           // 0: none
+  int64_t latency_limit_us = 0;  // 0: none
   int max_tries = 1;
   bool connect_per_transaction = false;
   bool no_vacuum = false;
   int progress_s = 0;
-  std::optional<std::string> random_seed;      // nullopt: "time"
+  std::optional<std::string> random_seed;  // nullopt: "time"
   std::map<std::string, std::string> defines;
 };
 
 struct ResultInputs {
-  std::string tool_version;                // tool.version (cli/version.h kVersion)
-  std::string command = "bench";           // tool.command
-  std::vector<std::string> command_line;   // already redacted
+  std::string tool_version;               // tool.version (cli/version.h kVersion)
+  std::string command = "bench";          // tool.command
+  std::vector<std::string> command_line;  // already redacted
   ResultOptions options;
   std::vector<ResultScript> scripts;
   ResultServer server;
-  int cpus = 1;                            // online CPUs of this machine
+  int cpus = 1;  // online CPUs of this machine
 };
 
 // Busy fraction of the client's threads: CPU seconds over duration x

@@ -30,7 +30,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-
 // One workload's scripts, parsed once and shared by all of its runs.
 double NowS() { return static_cast<double>(MonotonicNanos()) / 1e9; }
 
@@ -114,7 +113,8 @@ Status Runner::Prepare() {
   if (local_) data_directory_ = OneValue(*conn, "select current_setting('data_directory', true)");
   if (o_.resume && (*o_.resume)["scale"].is_object()) {
     scale_.scale = (*o_.resume)["scale"].value("value", 1);
-    scale_.reason = "scale " + std::to_string(scale_.scale) + " as recorded by the suite being resumed";
+    scale_.reason =
+        "scale " + std::to_string(scale_.scale) + " as recorded by the suite being resumed";
   } else {
     PGRIG_ASSIGN_OR_RETURN(scale_, ChooseScale(o_.plan, *conn, o_.memory_bytes));
   }
@@ -156,8 +156,8 @@ Status Runner::EnsureData() {
   watcher.join();
   if (!report.ok()) {
     return Status(report.status().code(), "loading pgbench's tables at scale " +
-                                              std::to_string(scale_.scale) + " failed: " +
-                                              report.status().message());
+                                              std::to_string(scale_.scale) +
+                                              " failed: " + report.status().message());
   }
   loaded_ = true;
   Note("data: loaded in " + std::to_string(static_cast<int>(NowS() - t0 + 0.5)) + " s");
@@ -176,7 +176,8 @@ json Runner::NewSuite() const {
   json price = nullptr;
   if (o_.price) {
     price = {{"usd_per_hour", o_.price->usd_per_hour},
-             {"instance_type", o_.price->instance_type.empty() ? json(nullptr) : json(o_.price->instance_type)},
+             {"instance_type",
+              o_.price->instance_type.empty() ? json(nullptr) : json(o_.price->instance_type)},
              {"from", o_.price->from}};
   }
   json plan_json{{"name", o_.plan.name},
@@ -197,7 +198,8 @@ json Runner::NewSuite() const {
       {"wall_s", nullptr},
       {"cpus", o_.cpus},
       {"plan", plan_json},
-      {"target", {{"description", o_.server.target}, {"embedded", o_.server.embedded}, {"local", local_}}},
+      {"target",
+       {{"description", o_.server.target}, {"embedded", o_.server.embedded}, {"local", local_}}},
       {"scale", {{"value", scale_.scale}, {"reason", scale_.reason}, {"loaded", loaded_}}},
       {"facts", o_.facts},
       {"settings",
@@ -216,7 +218,8 @@ engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
   const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   const PreparedWorkload& w = workloads_[static_cast<size_t>(cell.workload)];
   engine::EngineConfig cfg;
-  cfg.target = WithConnectionSettings(o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection);
+  cfg.target = WithConnectionSettings(
+      o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection);
   cfg.scripts = w.scripts;
   cfg.names = w.names;
   cfg.base_variables = w.base_variables;
@@ -226,8 +229,9 @@ engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
   cfg.duration_s = duration_s;
   cfg.mode = cell.protocol;
   cfg.rate_tps = o_.plan.rate_tps.value_or(0);
-  cfg.latency_limit_us =
-      o_.plan.latency_limit_ms ? static_cast<int64_t>(std::llround(*o_.plan.latency_limit_ms * 1000)) : 0;
+  cfg.latency_limit_us = o_.plan.latency_limit_ms
+                             ? static_cast<int64_t>(std::llround(*o_.plan.latency_limit_ms * 1000))
+                             : 0;
   cfg.max_tries = static_cast<uint32_t>(o_.plan.max_tries);
   auto seed = script::ParseRandomSeed("time");
   cfg.random_seed = seed.ok() ? *seed : static_cast<uint64_t>(WallSeconds() * 1e6);
@@ -295,7 +299,8 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       error = "applying the cell's server settings failed: " + applied.status().message();
     } else {
       run["server_settings"] = cell_settings_[static_cast<size_t>(cell_index)].server;
-      if (applied->restarted) run["notes"].push_back("the server was restarted for this cell's settings");
+      if (applied->restarted)
+        run["notes"].push_back("the server was restarted for this cell's settings");
     }
   }
   // Between runs: VACUUM (writing workloads), CHECKPOINT.
@@ -394,8 +399,9 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
         run["bottleneck"] = Diagnose(obs, use).ToJson();
       }
       if (r->stop_reason == engine::StopReason::kAborted) {
-        error = "the run was aborted: " +
-                (r->first_abort_message.empty() ? std::string("a client aborted") : r->first_abort_message);
+        error = "the run was aborted: " + (r->first_abort_message.empty()
+                                               ? std::string("a client aborted")
+                                               : r->first_abort_message);
       } else {
         run["status"] = "ok";
       }
@@ -453,7 +459,8 @@ Result<SuiteOutcome> Runner::Run() {
     auto ss = ServerSettings::Open(o_.target, so);
     if (!ss.ok()) return ss.status();
     server_settings_ = std::move(ss).value();
-    if (any_server_settings_) Note("settings: server-level settings will be applied per cell and restored at the end");
+    if (any_server_settings_)
+      Note("settings: server-level settings will be applied per cell and restored at the end");
   }
   Status data = EnsureData();
   if (!data.ok()) {
@@ -461,8 +468,9 @@ Result<SuiteOutcome> Runner::Run() {
     Status restored = server_settings_ ? server_settings_->RestoreAll() : Status::Ok();
     if (restored.ok() && created_dir && !o_.resume) (void)RemoveTree(o_.out_dir);
     if (!restored.ok()) {
-      return Status(data.code(), data.message() + "; restoring the server's settings also failed: " +
-                                     restored.message());
+      return Status(
+          data.code(),
+          data.message() + "; restoring the server's settings also failed: " + restored.message());
     }
     return data;
   }
@@ -527,7 +535,8 @@ Result<SuiteOutcome> Runner::Run() {
   suite_["ended_at"] = IsoTimestampUtc(WallSeconds());
   out.runs_made = runs_made_;
   out.wall_s = NowS() - started_;
-  suite_["wall_s"] = suite_["wall_s"].is_number() ? suite_["wall_s"].get<double>() + out.wall_s : out.wall_s;
+  suite_["wall_s"] =
+      suite_["wall_s"].is_number() ? suite_["wall_s"].get<double>() + out.wall_s : out.wall_s;
   Status saved = Save();
   if (!saved.ok()) return saved;
   out.warnings = warnings_;

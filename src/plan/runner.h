@@ -25,11 +25,10 @@
 #ifndef PGRIG_PLAN_RUNNER_H_
 #define PGRIG_PLAN_RUNNER_H_
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +48,7 @@ enum class OnError { kStop, kContinue };
 struct PriceSpec {
   double usd_per_hour = 0;
   std::string instance_type;  // "" when given as a bare price
-  std::string from;           // "--usd-per-hour", "--instance (catalog data/prices.toml:12, 2026-10-01)"
+  std::string from;  // "--usd-per-hour", "--instance (catalog data/prices.toml:12, 2026-10-01)"
 };
 
 struct SuiteProgress {
@@ -62,33 +61,33 @@ struct SuiteProgress {
   Kind kind = Kind::kNote;
   std::string text;
   std::string cell_id;
-  int position = 0;       // 1-based position of the cell in this iteration
+  int position = 0;  // 1-based position of the cell in this iteration
   int cells = 0;
-  int iteration = 0;      // 1-based
+  int iteration = 0;  // 1-based
   int iterations = 0;
-  int run_number = 0;     // 1-based among the runs this invocation makes
+  int run_number = 0;  // 1-based among the runs this invocation makes
   int runs_to_do = 0;
   bool warmup = false;
-  double elapsed_s = 0;   // since RunSuite started
-  double remaining_s = 0; // estimate
-  double current_tps = 0; // last second (kTick) or the run's tps (kRunEnd)
+  double elapsed_s = 0;    // since RunSuite started
+  double remaining_s = 0;  // estimate
+  double current_tps = 0;  // last second (kTick) or the run's tps (kRunEnd)
 };
 
 struct SuiteOptions {
   Plan plan;
-  std::vector<Cell> cells;         // ExpandPlan(plan, cpus)
-  int cpus = 1;                    // what ExpandPlan used
+  std::vector<Cell> cells;               // ExpandPlan(plan, cpus)
+  int cpus = 1;                          // what ExpandPlan used
   std::optional<uint64_t> memory_bytes;  // for size targets (facts: effective memory)
 
   pg::ConnectionParams target;
   cluster::Cluster* embedded = nullptr;  // non-null: the embedded cluster pgrig started
-  ResultServer server;             // version and redacted target, for each run's document
+  ResultServer server;                   // version and redacted target, for each run's document
 
-  std::string out_dir;             // created if missing; must be empty unless resuming
+  std::string out_dir;  // created if missing; must be empty unless resuming
   std::string label;
   std::string tool_version;
   std::vector<std::string> command_line;  // redacted
-  nlohmann::json facts;            // pgrig.facts/1 taken once at the start
+  nlohmann::json facts;                   // pgrig.facts/1 taken once at the start
   std::optional<PriceSpec> price;
   OnError on_error = OnError::kStop;
   const std::atomic<bool>* stop_requested = nullptr;
@@ -103,11 +102,11 @@ const char* SuiteEndName(SuiteEnd e);  // "completed", "interrupted", "run_faile
 
 struct SuiteOutcome {
   SuiteEnd end = SuiteEnd::kCompleted;
-  int runs_ok = 0;        // in the suite, including resumed ones
+  int runs_ok = 0;  // in the suite, including resumed ones
   int runs_failed = 0;
-  int runs_made = 0;      // by this invocation
-  double wall_s = 0;      // this invocation
-  nlohmann::json suite;   // what suite.json holds
+  int runs_made = 0;                  // by this invocation
+  double wall_s = 0;                  // this invocation
+  nlohmann::json suite;               // what suite.json holds
   std::vector<std::string> warnings;  // e.g. settings that could not be restored
 };
 
@@ -131,7 +130,8 @@ Status CheckOutDir(const std::string& dir);
 // Whether a previous suite.json can be continued: an incomplete
 // pgrig.suite/1 document made with the same plan text whose cells are
 // `cells` (the matrix depends on the CPU count).
-Status CheckResumable(const nlohmann::json& suite, const Plan& plan, const std::vector<Cell>& cells);
+Status CheckResumable(const nlohmann::json& suite, const Plan& plan,
+                      const std::vector<Cell>& cells);
 
 }  // namespace pgrig::plan
 

@@ -3,19 +3,18 @@
 // and its results directory, resume after SIGINT, server settings restored
 // after a failed run, and invocations refused before anything happens.
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -28,8 +27,8 @@ extern char** environ;
 namespace pgrig {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
 // A plan of two workloads, one client, `duration_s` per run.
@@ -138,9 +137,10 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
   const json s = ReadJson(out + "/suite.json");
   ASSERT_TRUE(s.is_object());
   EXPECT_EQ(s["schema"], "pgrig.suite/1");
-  for (const char* k : {"tool", "command_line", "label", "started_at", "ended_at", "resumed_at", "complete",
-                        "stop_reason", "wall_s", "cpus", "plan", "target", "scale", "facts", "settings",
-                        "price", "iterations", "cells", "runs", "notes"}) {
+  for (const char* k : {"tool",       "command_line", "label",       "started_at", "ended_at",
+                        "resumed_at", "complete",     "stop_reason", "wall_s",     "cpus",
+                        "plan",       "target",       "scale",       "facts",      "settings",
+                        "price",      "iterations",   "cells",       "runs",       "notes"}) {
     EXPECT_TRUE(s.contains(k)) << k;
   }
   EXPECT_EQ(s["complete"], true);
@@ -264,10 +264,11 @@ TEST(RunSuiteTest, ServerSettingsRestoredAfterAFailedRun) {
   const std::string dir = TempDir();
   WriteText(dir + "/divzero.sql", "SELECT 1/0;\n");
   const std::string plan = dir + "/failing.toml";
-  WriteText(plan, TinyPlan(1, 2,
-                           "settings = { checkpoint_completion_target = \"" + wanted +
-                               "\", jit = \"off\" }\n",
-                           "\n[[workload]]\nname = \"broken\"\nfile = \"divzero.sql\"\nwrites = false\n"));
+  WriteText(
+      plan,
+      TinyPlan(1, 2,
+               "settings = { checkpoint_completion_target = \"" + wanted + "\", jit = \"off\" }\n",
+               "\n[[workload]]\nname = \"broken\"\nfile = \"divzero.sql\"\nwrites = false\n"));
   const std::string out = dir + "/out";
   ProcessResult r = testing::RunPgrig(Args(conn, {plan, "--out", out, "--on-error", "stop"}));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
@@ -298,8 +299,8 @@ TEST(RunSuiteTest, ServerDeathFailsTheRunAndOnErrorContinueGoesOn) {
   const std::string plan = dir + "/tiny.toml";
   WriteText(plan, TinyPlan(3, 2));
   const std::string out = dir + "/out";
-  std::vector<std::string> args = {"run", plan, "--out", out, "--on-error", "continue",
-                                   "-h", p.host, "-p", p.port, "-d", "pgrig"};
+  std::vector<std::string> args = {"run", plan,   "--out", out,    "--on-error", "continue",
+                                   "-h",  p.host, "-p",    p.port, "-d",         "pgrig"};
   if (!p.user.empty()) args.insert(args.end(), {"-U", p.user});
   pid_t pid = Spawn(args, dir + "/1.out", dir + "/1.err");
   ASSERT_GT(pid, 0);
@@ -352,7 +353,8 @@ TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
       {{"run", bad, "--out", out}, "did you mean 'iterations'"},
       {{"run", "no-such-plan", "--out", out}, "no plan named 'no-such-plan'"},
       {{"run", good, "--out", dir + "/full"}, "is not empty"},
-      {{"run", good, "--out", out, "--instance", "no.such-instance"}, "--instance no.such-instance"},
+      {{"run", good, "--out", out, "--instance", "no.such-instance"},
+       "--instance no.such-instance"},
       {{"run", good, "--out", out, "--on-error", "maybe"}, "--on-error"},
       {{"run", good, "--quick", "--out", out}, "either a PLAN or --quick"},
       {{"run", "--resume", dir + "/nowhere"}, "no suite.json"},
@@ -365,7 +367,8 @@ TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
   }
   ProcessResult dry = testing::RunPgrig({"run", good, "--out", out, "--dry-run"}, env);
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_THAT(dry.out, HasSubstr("iteration 1: read/simple/default/c2/j1 write/simple/default/c2/j1"));
+  EXPECT_THAT(dry.out,
+              HasSubstr("iteration 1: read/simple/default/c2/j1 write/simple/default/c2/j1"));
   EXPECT_THAT(dry.out, HasSubstr("nothing started, nothing written"));
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(home));

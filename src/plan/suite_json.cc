@@ -97,47 +97,52 @@ json PlanToJson(const Plan& plan) {
                          {"protocols", ProtocolsJson(w.protocols)}});
   }
   json variants = json::array();
-  for (const auto& v : plan.variants) variants.push_back({{"name", v.name}, {"settings", v.settings}});
-  return json{{"name", plan.name},
-              {"description", plan.description},
-              {"size", SizeTargetName(plan.size)},
-              {"scale", plan.size == SizeTarget::kScale ? json(plan.scale) : json(nullptr)},
-              {"init_partitions", plan.init_partitions},
-              {"workloads", workloads},
-              {"clients", CountsJson(plan.clients)},
-              {"threads", CountsJson(plan.threads)},
-              {"protocols", ProtocolsJson(plan.protocols)},
-              {"variants", variants},
-              {"settings", plan.settings},
-              {"duration_s", plan.duration_s},
-              {"warmup_s", plan.warmup_s},
-              {"iterations", plan.iterations},
-              {"rate_tps", plan.rate_tps ? json(*plan.rate_tps) : json(nullptr)},
-              {"latency_limit_ms", plan.latency_limit_ms ? json(*plan.latency_limit_ms) : json(nullptr)},
-              {"max_tries", plan.max_tries},
-              {"checkpoint_between_runs", plan.checkpoint_between_runs},
-              {"vacuum", VacuumName(plan.vacuum)}};
+  for (const auto& v : plan.variants)
+    variants.push_back({{"name", v.name}, {"settings", v.settings}});
+  return json{
+      {"name", plan.name},
+      {"description", plan.description},
+      {"size", SizeTargetName(plan.size)},
+      {"scale", plan.size == SizeTarget::kScale ? json(plan.scale) : json(nullptr)},
+      {"init_partitions", plan.init_partitions},
+      {"workloads", workloads},
+      {"clients", CountsJson(plan.clients)},
+      {"threads", CountsJson(plan.threads)},
+      {"protocols", ProtocolsJson(plan.protocols)},
+      {"variants", variants},
+      {"settings", plan.settings},
+      {"duration_s", plan.duration_s},
+      {"warmup_s", plan.warmup_s},
+      {"iterations", plan.iterations},
+      {"rate_tps", plan.rate_tps ? json(*plan.rate_tps) : json(nullptr)},
+      {"latency_limit_ms", plan.latency_limit_ms ? json(*plan.latency_limit_ms) : json(nullptr)},
+      {"max_tries", plan.max_tries},
+      {"checkpoint_between_runs", plan.checkpoint_between_runs},
+      {"vacuum", VacuumName(plan.vacuum)}};
 }
 
 json CellToJson(const Plan& plan, const Cell& cell) {
   const Workload& w = plan.workloads[static_cast<size_t>(cell.workload)];
   const std::string variant =
       cell.variant >= 0 ? plan.variants[static_cast<size_t>(cell.variant)].name : "default";
-  return json{{"id", cell.id},
-              {"workload", w.name},
-              {"writes", w.writes},
-              {"protocol", ResultQueryModeName(cell.protocol)},
-              {"variant", variant},
-              {"clients", cell.clients},
+  return json{{"id", cell.id},          {"workload", w.name},
+              {"writes", w.writes},     {"protocol", ResultQueryModeName(cell.protocol)},
+              {"variant", variant},     {"clients", cell.clients},
               {"threads", cell.threads}};
 }
 
 json TpsSummaryJson(const std::vector<double>& tps) {
   if (tps.empty()) return nullptr;
   const stats::Summary s = stats::Summarize(tps);
-  json out{{"n", s.n},         {"median", s.median}, {"min", s.min},
-           {"max", s.max},     {"mean", s.mean},     {"stddev", s.stddev},
-           {"samples", tps},   {"geomean", nullptr}, {"ci95_low", nullptr},
+  json out{{"n", s.n},
+           {"median", s.median},
+           {"min", s.min},
+           {"max", s.max},
+           {"mean", s.mean},
+           {"stddev", s.stddev},
+           {"samples", tps},
+           {"geomean", nullptr},
+           {"ci95_low", nullptr},
            {"ci95_high", nullptr}};
   bool positive = std::all_of(tps.begin(), tps.end(), [](double v) { return v > 0; });
   if (positive) {
@@ -188,7 +193,8 @@ void UpdateCellSummaries(json& suite) {
         notes.push_back("run " + std::to_string(run.value("run", 0)) + ": " + h.status().message());
       }
       cpu_s += Num(r["client"], "cpu_user_s") + Num(r["client"], "cpu_system_s");
-      ended += r["transactions"].value("processed", int64_t{0}) + r["transactions"].value("failed", int64_t{0});
+      ended += r["transactions"].value("processed", int64_t{0}) +
+               r["transactions"].value("failed", int64_t{0});
       const json& b = run["bottleneck"];
       if (b.is_object()) {
         const std::string kind = Str(b, "kind");
@@ -197,9 +203,9 @@ void UpdateCellSummaries(json& suite) {
           for (const auto& w : b["warnings"]) {
             if (!w.is_string()) continue;
             const std::string text = w.get<std::string>();
-            const std::string kind = text.substr(0, text.find(" ("));
-            auto [it, added] = warnings_by_kind.try_emplace(kind, text, 0);
-            if (added) warning_kinds.push_back(kind);
+            const std::string warning_kind = text.substr(0, text.find(" ("));
+            auto [it, added] = warnings_by_kind.try_emplace(warning_kind, text, 0);
+            if (added) warning_kinds.push_back(warning_kind);
             ++it->second.second;
           }
         }
@@ -208,23 +214,30 @@ void UpdateCellSummaries(json& suite) {
     std::vector<std::string> warnings;
     for (const auto& k : warning_kinds) {
       const auto& [text, n] = warnings_by_kind[k];
-      warnings.push_back(text + " [" + std::to_string(n) + " of " + std::to_string(tps.size()) + " runs]");
+      warnings.push_back(text + " [" + std::to_string(n) + " of " + std::to_string(tps.size()) +
+                         " runs]");
     }
     json summary{{"runs", tps.size()}, {"failed_runs", failed}, {"tps", TpsSummaryJson(tps)}};
     if (merged.count() > 0) {
       static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
       const std::vector<int64_t> v = merged.ValuesAtPercentiles(kPs);
-      summary["latency_ms"] = {{"avg", merged.mean() / 1e6}, {"p50", Ms(v[0])},  {"p90", Ms(v[1])},
-                               {"p95", Ms(v[2])},           {"p99", Ms(v[3])},  {"p99_9", Ms(v[4])},
-                               {"max", Ms(merged.max())},   {"transactions", merged.count()}};
+      summary["latency_ms"] = {{"avg", merged.mean() / 1e6},
+                               {"p50", Ms(v[0])},
+                               {"p90", Ms(v[1])},
+                               {"p95", Ms(v[2])},
+                               {"p99", Ms(v[3])},
+                               {"p99_9", Ms(v[4])},
+                               {"max", Ms(merged.max())},
+                               {"transactions", merged.count()}};
     } else {
       summary["latency_ms"] = nullptr;
     }
     summary["client_cpu_us_per_transaction"] =
         ended > 0 ? json(cpu_s * 1e6 / static_cast<double>(ended)) : json(nullptr);
     if (!kinds.empty()) {
-      auto best = std::max_element(kinds.begin(), kinds.end(),
-                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+      auto best = std::max_element(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      });
       summary["bottleneck"] = {{"kind", best->first},
                                {"runs", best->second},
                                {"of_runs", tps.size()},
@@ -342,7 +355,8 @@ std::string CellTable(const json& suite) {
     }
     const json& lat = s["latency_ms"];
     std::string runs = std::to_string(s.value("runs", 0));
-    if (s.value("failed_runs", 0) > 0) runs += " (" + std::to_string(s.value("failed_runs", 0)) + " failed)";
+    if (s.value("failed_runs", 0) > 0)
+      runs += " (" + std::to_string(s.value("failed_runs", 0)) + " failed)";
     out += "| " + Str(c, "id") + " | " + runs + " | " + tps + " | " + range + " | " +
            (lat.is_object() ? NumText(Num(lat, "p50"), 3) : "-") + " | " +
            (lat.is_object() ? NumText(Num(lat, "p99"), 3) : "-") + " | " +
@@ -379,13 +393,15 @@ std::string SummaryMarkdown(const json& suite) {
   }
   out += "- server: " + Str(suite["target"], "description") + "\n";
   out += "- started " + Str(suite, "started_at") + ", ";
-  out += suite["ended_at"].is_string() ? "ended " + Str(suite, "ended_at") : std::string("not ended");
+  out +=
+      suite["ended_at"].is_string() ? "ended " + Str(suite, "ended_at") : std::string("not ended");
   out += "; complete: " + std::string(suite.value("complete", false) ? "yes" : "no");
   if (suite["stop_reason"].is_string()) out += " (" + Str(suite, "stop_reason") + ")";
   out += "\n";
   if (suite["price"].is_object()) {
     out += "- price: " + NumText(Num(suite["price"], "usd_per_hour"), 4) + " USD/hour";
-    if (!Str(suite["price"], "instance_type").empty()) out += " (" + Str(suite["price"], "instance_type") + ")";
+    if (!Str(suite["price"], "instance_type").empty())
+      out += " (" + Str(suite["price"], "instance_type") + ")";
     out += ", from " + Str(suite["price"], "from") + "\n";
   }
   out += "\n" + CellTable(suite);
@@ -394,16 +410,18 @@ std::string SummaryMarkdown(const json& suite) {
     const json& s = c["summary"];
     if (!s.is_object() || !s["bottleneck"].is_object()) continue;
     const json& b = s["bottleneck"];
-    notes += "- " + Str(c, "id") + ": " + Str(b, "kind") + " in " + std::to_string(b.value("runs", 0)) +
-             " of " + std::to_string(b.value("of_runs", 0)) + " runs; " + Str(b, "evidence") + "\n";
+    notes += "- " + Str(c, "id") + ": " + Str(b, "kind") + " in " +
+             std::to_string(b.value("runs", 0)) + " of " + std::to_string(b.value("of_runs", 0)) +
+             " runs; " + Str(b, "evidence") + "\n";
     for (const auto& w : b["warnings"]) notes += "  - warning: " + w.get<std::string>() + "\n";
   }
   if (!notes.empty()) out += "\n## Bottlenecks\n\n" + notes;
   std::string failures;
   for (const json& run : suite["runs"]) {
     if (Str(run, "status") == "ok") continue;
-    failures += "- run " + std::to_string(run.value("run", 0)) + " (" + Str(run, "cell") + ", iteration " +
-                std::to_string(run.value("iteration", 0)) + "): " + Str(run, "error") + "\n";
+    failures += "- run " + std::to_string(run.value("run", 0)) + " (" + Str(run, "cell") +
+                ", iteration " + std::to_string(run.value("iteration", 0)) +
+                "): " + Str(run, "error") + "\n";
   }
   if (!failures.empty()) out += "\n## Failed runs\n\n" + failures;
   out +=

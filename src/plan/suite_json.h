@@ -15,7 +15,6 @@
 #define PGRIG_PLAN_SUITE_JSON_H_
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>

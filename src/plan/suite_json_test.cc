@@ -16,8 +16,8 @@
 namespace pgrig::plan {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 // A run document whose transactions all took `latency_ns`, at `tps`.
 json RunDoc(const std::string& cell, int iteration, int64_t latency_ns, int64_t transactions,
@@ -31,10 +31,16 @@ json RunDoc(const std::string& cell, int iteration, int64_t latency_ns, int64_t 
   r.client_user_cpu_s = 0.001 * static_cast<double>(transactions) / 100;
   ResultInputs in;
   in.command = "run";
-  json run{{"run", iteration + 1}, {"cell", cell},        {"iteration", iteration},
-           {"status", "ok"},       {"error", nullptr},    {"result", RunResultToJson(in, r, nullptr)},
-           {"bottleneck", {{"kind", bottleneck}, {"evidence", "because " + bottleneck},
-                           {"warnings", json::array({"shared CPUs"})}}}};
+  json run{{"run", iteration + 1},
+           {"cell", cell},
+           {"iteration", iteration},
+           {"status", "ok"},
+           {"error", nullptr},
+           {"result", RunResultToJson(in, r, nullptr)},
+           {"bottleneck",
+            {{"kind", bottleneck},
+             {"evidence", "because " + bottleneck},
+             {"warnings", json::array({"shared CPUs"})}}}};
   return run;
 }
 
@@ -107,24 +113,27 @@ TEST(SuiteJsonTest, FailedRunsAreCountedButNotSummarized) {
 }
 
 TEST(SuiteJsonTest, PricedCellsGetTransactionsPerDollarWithInterval) {
-  json suite = SuiteWith({RunDoc("a", 0, 1'000'000, 100, "server_cpu"),
-                          RunDoc("a", 1, 1'000'000, 120, "server_cpu"),
-                          RunDoc("a", 2, 1'000'000, 110, "server_cpu")},
-                         json{{"usd_per_hour", 0.36}, {"instance_type", "x"}, {"from", "test"}});
+  json suite = SuiteWith(
+      {RunDoc("a", 0, 1'000'000, 100, "server_cpu"), RunDoc("a", 1, 1'000'000, 120, "server_cpu"),
+       RunDoc("a", 2, 1'000'000, 110, "server_cpu")},
+      json{{"usd_per_hour", 0.36}, {"instance_type", "x"}, {"from", "test"}});
   UpdateCellSummaries(suite);
   const json& pd = suite["cells"][0]["summary"]["per_dollar"];
   ASSERT_TRUE(pd.is_object());
   const double median = suite["cells"][0]["summary"]["tps"]["median"].get<double>();
   EXPECT_NEAR(pd["transactions_per_usd"].get<double>(), median * 3600 / 0.36, 1e-6);
   ASSERT_TRUE(pd["transactions_per_usd_ci95"].is_array());
-  EXPECT_LT(pd["transactions_per_usd_ci95"][0].get<double>(), pd["transactions_per_usd"].get<double>());
-  EXPECT_GT(pd["transactions_per_usd_ci95"][1].get<double>(), pd["transactions_per_usd"].get<double>());
+  EXPECT_LT(pd["transactions_per_usd_ci95"][0].get<double>(),
+            pd["transactions_per_usd"].get<double>());
+  EXPECT_GT(pd["transactions_per_usd_ci95"][1].get<double>(),
+            pd["transactions_per_usd"].get<double>());
   EXPECT_THAT(CellTable(suite), HasSubstr("txn per USD"));
 }
 
 TEST(PlanSearchTest, FindsShippedPlansByNameAndFilesByPath) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / ("pgrig-plan-search-" + std::to_string(getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("pgrig-plan-search-" + std::to_string(getpid()));
   fs::create_directories(root / "plans");
   std::ofstream(root / "plans" / "quick.toml") << "[plan]\n";
   std::ofstream(root / "plans" / "standard.toml") << "[plan]\n";

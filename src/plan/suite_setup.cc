@@ -42,8 +42,8 @@ Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
     } else {
       auto t = ReadWholeFile(ref.spec);
       if (!t.ok()) {
-        return InvalidArgument("workload '" + w.name + "': could not read script file \"" + ref.spec +
-                               "\": " + t.status().message());
+        return InvalidArgument("workload '" + w.name + "': could not read script file \"" +
+                               ref.spec + "\": " + t.status().message());
       }
       text = std::move(t).value();
       source = ref.spec;
@@ -77,7 +77,8 @@ Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
 Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
                                 std::optional<uint64_t> memory_bytes) {
   if (plan.size == SizeTarget::kScale) {
-    return ScaleChoice{plan.scale, "scale " + std::to_string(plan.scale) + " from plan '" + plan.name + "'"};
+    return ScaleChoice{plan.scale,
+                       "scale " + std::to_string(plan.scale) + " from plan '" + plan.name + "'"};
   }
   auto sb = conn.Exec("select pg_size_bytes(current_setting('shared_buffers'))");
   if (!sb.ok()) return sb.status();
@@ -85,7 +86,8 @@ Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
   const double mib = 1024.0 * 1024.0;
   auto need_memory = [&]() -> Result<double> {
     if (!memory_bytes) {
-      return FailedPrecondition("plan '" + plan.name + "' sizes its data to the machine's memory, "
+      return FailedPrecondition("plan '" + plan.name +
+                                "' sizes its data to the machine's memory, "
                                 "which could not be read; give the plan a scale instead");
     }
     return static_cast<double>(*memory_bytes);
@@ -93,18 +95,19 @@ Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
   switch (plan.size) {
     case SizeTarget::kFitsSharedBuffers: {
       const int s = std::max(1, static_cast<int>(shared_buffers * 0.75 / kBytesPerScale));
-      return ScaleChoice{s, "scale " + std::to_string(s) + ": about " + std::to_string(static_cast<int>(s * 16)) +
-                                " MB of tables and indexes, 3/4 of shared_buffers (" +
-                                std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
+      return ScaleChoice{
+          s, "scale " + std::to_string(s) + ": about " + std::to_string(static_cast<int>(s * 16)) +
+                 " MB of tables and indexes, 3/4 of shared_buffers (" +
+                 std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
     }
     case SizeTarget::kFitsRam: {
       PGRIG_ASSIGN_OR_RETURN(double mem, need_memory());
       const int s = std::max({1, static_cast<int>(mem * 0.5 / kBytesPerScale),
                               static_cast<int>(shared_buffers * 2 / kBytesPerScale)});
-      return ScaleChoice{s, "scale " + std::to_string(s) + ": about half of the memory (" +
-                                std::to_string(static_cast<int64_t>(mem / mib)) +
-                                " MB), above shared_buffers (" +
-                                std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
+      return ScaleChoice{
+          s, "scale " + std::to_string(s) + ": about half of the memory (" +
+                 std::to_string(static_cast<int64_t>(mem / mib)) + " MB), above shared_buffers (" +
+                 std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
     }
     case SizeTarget::kLargerThanRam: {
       PGRIG_ASSIGN_OR_RETURN(double mem, need_memory());
@@ -120,10 +123,11 @@ Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
 
 // The scale pgbench_branches holds, or nullopt when the table is missing.
 Result<std::optional<int>> ExistingScale(pg::Connection& conn) {
-  auto t = conn.Exec("select to_regclass('pgbench_branches') is not null and "
-                     "to_regclass('pgbench_accounts') is not null and "
-                     "to_regclass('pgbench_tellers') is not null and "
-                     "to_regclass('pgbench_history') is not null");
+  auto t = conn.Exec(
+      "select to_regclass('pgbench_branches') is not null and "
+      "to_regclass('pgbench_accounts') is not null and "
+      "to_regclass('pgbench_tellers') is not null and "
+      "to_regclass('pgbench_history') is not null");
   if (!t.ok()) return t.status();
   if (std::string(t->Get(0, 0)) != "t") return std::optional<int>();
   auto c = conn.Exec("select count(*) from pgbench_branches");
@@ -163,10 +167,12 @@ Status CheckOutDir(const std::string& dir) {
   std::error_code ec;
   fs::path p(dir);
   if (fs::exists(p, ec)) {
-    if (!fs::is_directory(p, ec)) return InvalidArgument("--out " + dir + " exists and is not a directory");
+    if (!fs::is_directory(p, ec))
+      return InvalidArgument("--out " + dir + " exists and is not a directory");
     if (!fs::is_empty(p, ec)) {
-      return InvalidArgument("--out " + dir +
-                             " is not empty; name a new directory (or continue a suite with --resume " + dir + ")");
+      return InvalidArgument(
+          "--out " + dir +
+          " is not empty; name a new directory (or continue a suite with --resume " + dir + ")");
     }
     if (access(dir.c_str(), W_OK) != 0) {
       return InvalidArgument("--out " + dir + " is not writable: " + std::strerror(errno));
@@ -181,8 +187,8 @@ Status CheckOutDir(const std::string& dir) {
     return InvalidArgument("cannot create " + dir + ": " + parent.string() + " is not a directory");
   }
   if (access(parent.c_str(), W_OK) != 0) {
-    return InvalidArgument("cannot create " + dir + ": " + parent.string() + " is not writable: " +
-                           std::strerror(errno));
+    return InvalidArgument("cannot create " + dir + ": " + parent.string() +
+                           " is not writable: " + std::strerror(errno));
   }
   return Status::Ok();
 }
@@ -195,7 +201,8 @@ Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cel
     return InvalidArgument("the suite is complete; there is nothing to resume");
   }
   const json& p = suite["plan"];
-  if (!p.is_object() || p.value("source_text", "") != plan.source_text || p.value("name", "") != plan.name) {
+  if (!p.is_object() || p.value("source_text", "") != plan.source_text ||
+      p.value("name", "") != plan.name) {
     return InvalidArgument("the suite was made with a different plan than '" + plan.name +
                            "'; resume it with the same plan file");
   }
@@ -206,9 +213,10 @@ Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cel
   std::vector<std::string> now;
   for (const Cell& c : cells) now.push_back(c.id);
   if (had != now) {
-    return InvalidArgument("the plan expands to other cells on this machine (" + std::to_string(now.size()) +
-                           " cells now, " + std::to_string(had.size()) +
-                           " in the suite; the CPU count changes 'cores'); resume it where it started");
+    return InvalidArgument(
+        "the plan expands to other cells on this machine (" + std::to_string(now.size()) +
+        " cells now, " + std::to_string(had.size()) +
+        " in the suite; the CPU count changes 'cores'); resume it where it started");
   }
   return Status::Ok();
 }
