@@ -1,0 +1,224 @@
+#include "plan/suite_setup.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "common/fs.h"
+#include "plan/runner.h"
+#include "plan/suite_json.h"
+
+namespace pgrig::plan {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// pgbench's tables take about 16 MB per unit of scale with their indexes.
+constexpr double kBytesPerScale = 16.0 * 1024 * 1024;
+
+}  // namespace
+
+Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
+  auto names = std::make_shared<script::NameTable>();
+  auto scripts = std::make_shared<std::vector<script::Script>>();
+  PreparedWorkload out;
+  for (const ScriptRef& ref : w.scripts) {
+    std::string text;
+    std::string source;
+    if (ref.kind == ScriptRef::Kind::kBuiltin) {
+      auto b = script::FindBuiltin(ref.spec);
+      if (!b.ok()) {
+        return InvalidArgument("workload '" + w.name + "': " + b.status().message());
+      }
+      text = std::string((*b)->text);
+      source = std::string((*b)->desc);
+    } else {
+      auto t = ReadWholeFile(ref.spec);
+      if (!t.ok()) {
+        return InvalidArgument("workload '" + w.name + "': could not read script file \"" +
+                               ref.spec + "\": " + t.status().message());
+      }
+      text = std::move(t).value();
+      source = ref.spec;
+    }
+    auto s = script::ParseScript(text, source, *names);
+    if (!s.ok()) return InvalidArgument("workload '" + w.name + "': " + s.status().message());
+    s->weight = ref.weight;
+    ResultScript rs{.desc = s->desc,
+                    .weight = ref.weight,
+                    .spec = ref.spec,
+                    .is_file = ref.kind == ScriptRef::Kind::kFile,
+                    .command_lines = {}};
+    for (const auto& c : s->commands) rs.command_lines.push_back(c.first_line);
+    out.result_scripts.push_back(std::move(rs));
+    scripts->push_back(std::move(s).value());
+  }
+  for (const char* n : {"client_id", "scale", "default_seed", "random_seed"}) names->Intern(n);
+  for (const auto& [k, v] : w.defines) names->Intern(k);
+  std::shared_ptr<const script::NameTable> frozen = names;
+  auto vars = std::make_shared<script::Variables>(frozen);
+  for (const auto& [k, v] : w.defines) {
+    Status s = vars->SetStringByName("option", k, v);
+    if (!s.ok()) return InvalidArgument("workload '" + w.name + "': " + s.message());
+  }
+  out.names = frozen;
+  out.scripts = scripts;
+  out.base_variables = vars;
+  return out;
+}
+
+Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
+                                std::optional<uint64_t> memory_bytes) {
+  if (plan.size == SizeTarget::kScale) {
+    return ScaleChoice{plan.scale,
+                       "scale " + std::to_string(plan.scale) + " from plan '" + plan.name + "'"};
+  }
+  auto sb = conn.Exec("select pg_size_bytes(current_setting('shared_buffers'))");
+  if (!sb.ok()) return sb.status();
+  const double shared_buffers = std::atof(std::string(sb->Get(0, 0)).c_str());
+  const double mib = 1024.0 * 1024.0;
+  auto need_memory = [&]() -> Result<double> {
+    if (!memory_bytes) {
+      return FailedPrecondition("plan '" + plan.name +
+                                "' sizes its data to the machine's memory, "
+                                "which could not be read; give the plan a scale instead");
+    }
+    return static_cast<double>(*memory_bytes);
+  };
+  switch (plan.size) {
+    case SizeTarget::kFitsSharedBuffers: {
+      const int s = std::max(1, static_cast<int>(shared_buffers * 0.75 / kBytesPerScale));
+      return ScaleChoice{
+          s, "scale " + std::to_string(s) + ": about " + std::to_string(static_cast<int>(s * 16)) +
+                 " MB of tables and indexes, 3/4 of shared_buffers (" +
+                 std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
+    }
+    case SizeTarget::kFitsRam: {
+      PGRIG_ASSIGN_OR_RETURN(double mem, need_memory());
+      const int s = std::max({1, static_cast<int>(mem * 0.5 / kBytesPerScale),
+                              static_cast<int>(shared_buffers * 2 / kBytesPerScale)});
+      return ScaleChoice{
+          s, "scale " + std::to_string(s) + ": about half of the memory (" +
+                 std::to_string(static_cast<int64_t>(mem / mib)) + " MB), above shared_buffers (" +
+                 std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
+    }
+    case SizeTarget::kLargerThanRam: {
+      PGRIG_ASSIGN_OR_RETURN(double mem, need_memory());
+      const int s = std::max(1, static_cast<int>(mem * 1.5 / kBytesPerScale));
+      return ScaleChoice{s, "scale " + std::to_string(s) + ": about 1.5 times the memory (" +
+                                std::to_string(static_cast<int64_t>(mem / mib)) + " MB)"};
+    }
+    case SizeTarget::kScale:
+      break;
+  }
+  return ScaleChoice{plan.scale, "scale from the plan"};
+}
+
+// The scale pgbench_branches holds, or nullopt when the table is missing.
+Result<std::optional<int>> ExistingScale(pg::Connection& conn) {
+  auto t = conn.Exec(
+      "select to_regclass('pgbench_branches') is not null and "
+      "to_regclass('pgbench_accounts') is not null and "
+      "to_regclass('pgbench_tellers') is not null and "
+      "to_regclass('pgbench_history') is not null");
+  if (!t.ok()) return t.status();
+  if (std::string(t->Get(0, 0)) != "t") return std::optional<int>();
+  auto c = conn.Exec("select count(*) from pgbench_branches");
+  if (!c.ok()) return c.status();
+  return std::optional<int>(std::atoi(std::string(c->Get(0, 0)).c_str()));
+}
+
+bool IsLocal(pg::Connection& conn) {
+  auto r = conn.Exec("select inet_server_addr()::text");
+  if (!r.ok()) return false;
+  if (r->IsNull(0, 0)) return true;
+  const std::string a(r->Get(0, 0));
+  return a.rfind("127.", 0) == 0 || a.rfind("::1", 0) == 0;
+}
+
+std::string OneValue(pg::Connection& conn, const char* sql) {
+  auto r = conn.Exec(sql);
+  if (!r.ok() || r->rows() < 1 || r->IsNull(0, 0)) return "";
+  return std::string(r->Get(0, 0));
+}
+
+double EstimateSuiteSeconds(const Plan& plan, size_t cell_count) {
+  return static_cast<double>(cell_count) * plan.iterations *
+         (std::max(1.0, std::round(plan.duration_s)) +
+          (plan.warmup_s > 0 ? std::max(1.0, std::round(plan.warmup_s)) : 0.0) + kOverheadPerRunS);
+}
+
+Status CheckWorkloads(const Plan& plan) {
+  for (const Workload& w : plan.workloads) {
+    auto p = PrepareWorkload(w);
+    if (!p.ok()) return p.status();
+  }
+  return Status::Ok();
+}
+
+Status CheckOutDir(const std::string& dir) {
+  std::error_code ec;
+  fs::path p(dir);
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p, ec))
+      return InvalidArgument("--out " + dir + " exists and is not a directory");
+    if (!fs::is_empty(p, ec)) {
+      return InvalidArgument(
+          "--out " + dir +
+          " is not empty; name a new directory (or continue a suite with --resume " + dir + ")");
+    }
+    if (access(dir.c_str(), W_OK) != 0) {
+      return InvalidArgument("--out " + dir + " is not writable: " + std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+  // The nearest existing ancestor must be a writable directory.
+  fs::path parent = fs::absolute(p, ec).parent_path();
+  while (!parent.empty() && !fs::exists(parent, ec)) parent = parent.parent_path();
+  if (parent.empty()) parent = "/";
+  if (!fs::is_directory(parent, ec)) {
+    return InvalidArgument("cannot create " + dir + ": " + parent.string() + " is not a directory");
+  }
+  if (access(parent.c_str(), W_OK) != 0) {
+    return InvalidArgument("cannot create " + dir + ": " + parent.string() +
+                           " is not writable: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cell>& cells) {
+  if (!suite.is_object() || suite.value("schema", "") != kSuiteSchema) {
+    return InvalidArgument(std::string("not a ") + kSuiteSchema + " document");
+  }
+  if (suite.value("complete", false)) {
+    return InvalidArgument("the suite is complete; there is nothing to resume");
+  }
+  const json& p = suite["plan"];
+  if (!p.is_object() || p.value("source_text", "") != plan.source_text ||
+      p.value("name", "") != plan.name) {
+    return InvalidArgument("the suite was made with a different plan than '" + plan.name +
+                           "'; resume it with the same plan file");
+  }
+  std::vector<std::string> had;
+  if (suite.contains("cells") && suite["cells"].is_array()) {
+    for (const json& c : suite["cells"]) had.push_back(c.value("id", ""));
+  }
+  std::vector<std::string> now;
+  for (const Cell& c : cells) now.push_back(c.id);
+  if (had != now) {
+    return InvalidArgument(
+        "the plan expands to other cells on this machine (" + std::to_string(now.size()) +
+        " cells now, " + std::to_string(had.size()) +
+        " in the suite; the CPU count changes 'cores'); resume it where it started");
+  }
+  return Status::Ok();
+}
+
+}  // namespace pgrig::plan
