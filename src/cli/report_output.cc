@@ -51,18 +51,22 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
     out.suites.push_back(std::make_unique<report::Suite>(std::move(s)));
   }
   // Labels name the columns and series.  Suites of the same plan share a
-  // label ("standard"), so when labels collide each gets the machine's name
-  // (instance type, else CPU core) and, if still equal, its letter.
-  auto collides = [&](size_t i) {
-    for (size_t j = 0; j < out.suites.size(); ++j) {
-      if (j != i && out.suites[j]->label == out.suites[i]->label) return true;
+  // label ("standard"), so colliding labels become the machine's name
+  // (instance type, else CPU core), then the results directory's name, then
+  // a letter, whichever first makes them distinct.
+  auto colliding = [&]() {
+    std::vector<size_t> out_idx;
+    for (size_t i = 0; i < out.suites.size(); ++i) {
+      for (size_t j = 0; j < out.suites.size(); ++j) {
+        if (j != i && out.suites[j]->label == out.suites[i]->label) {
+          out_idx.push_back(i);
+          break;
+        }
+      }
     }
-    return false;
+    return out_idx;
   };
-  std::vector<bool> clash(out.suites.size());
-  for (size_t i = 0; i < out.suites.size(); ++i) clash[i] = collides(i);
-  for (size_t i = 0; i < out.suites.size(); ++i) {
-    if (!clash[i]) continue;
+  for (size_t i : colliding()) {
     report::Suite& s = *out.suites[i];
     std::string machine = s.instance_type;
     if (machine.empty() && s.facts.is_object()) {
@@ -73,9 +77,13 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
     }
     if (!machine.empty()) s.label += " " + machine;
   }
-  for (size_t i = 0; i < out.suites.size(); ++i) {
-    if (collides(i)) out.suites[i]->label += fmt::format(" ({})", static_cast<char>('A' + i));
+  for (size_t i : colliding()) {
+    const std::filesystem::path src(out.suites[i]->source);
+    const std::string dir = src.filename() == "suite.json" ? src.parent_path().filename().string()
+                                                           : src.stem().string();
+    if (!dir.empty()) out.suites[i]->label += " " + dir;
   }
+  for (size_t i : colliding()) out.suites[i]->label += fmt::format(" ({})", static_cast<char>('A' + i));
   for (const auto& s : out.suites) {
     PGRIG_ASSIGN_OR_RETURN(report::SuiteStats st, report::Analyze(*s));
     out.stats.push_back(std::make_unique<report::SuiteStats>(std::move(st)));
