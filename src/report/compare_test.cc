@@ -76,6 +76,41 @@ TEST(ReaderTest, ReadsASingleBenchResultAsOneCell) {
   EXPECT_EQ(s->pg_major, 15);
 }
 
+TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
+  const std::string dir = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
+  auto r1 = LoadSuite(dir + "tiny-r1");
+  auto r2 = LoadSuite(dir + "tiny-r2");
+  ASSERT_TRUE(r1.ok()) << r1.status().message();
+  ASSERT_TRUE(r2.ok()) << r2.status().message();
+  EXPECT_EQ(r1->schema, kSuiteSchema);
+  EXPECT_EQ(r1->plan_name, "tiny");
+  EXPECT_EQ(r1->scale, 1);
+  EXPECT_EQ(r1->pg_major, 15);
+  ASSERT_EQ(r1->cells.size(), 2u);
+  EXPECT_EQ(r1->cells[0].id, "select-only/simple/default/c2/j2");
+  ASSERT_EQ(r1->cells[0].runs.size(), 2u);
+  const report::Run& run = r1->cells[0].runs[0];
+  EXPECT_TRUE(run.ok);
+  EXPECT_GT(run.tps, 0);
+  EXPECT_TRUE(run.histogram.has_value());
+  EXPECT_FALSE(run.tps_series.empty());
+  EXPECT_TRUE(run.observation.cpu_user.has_value());
+  EXPECT_TRUE(run.observation.server_is_local);
+  EXPECT_FALSE(run.observation.bottleneck.empty());
+  auto s1 = Analyze(*r1), s2 = Analyze(*r2);
+  ASSERT_TRUE(s1.ok() && s2.ok());
+  EXPECT_TRUE(s1->cells[0].server_cpu_us_per_transaction.has_value());
+  EXPECT_EQ(s1->cells[0].latency_ms.size(), kPercentileCount);
+  // The same plan twice on the same machine: no cell may be called different.
+  auto c = Compare({&*s1, &*s2});
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->cells[0].size(), 2u);
+  for (const CellComparison& cc : c->cells[0]) {
+    EXPECT_EQ(cc.speed, Speed::kNoSignificantDifference) << cc.key;
+  }
+  EXPECT_TRUE(c->mismatches.empty()) << c->mismatches[0].message;
+}
+
 TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
   FixtureSuite f{.label = "a", .usd_per_hour = 2.0, .cells = StandardCells(20000, 4000, 6000)};
   const Suite s = Read(f);
