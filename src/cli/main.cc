@@ -13,7 +13,7 @@ namespace {
 using pgrig::cli::CommandInfo;
 
 constexpr CommandInfo kCommands[] = {
-    {"run", "set up the embedded cluster, load data and run the standard benchmark",
+    {"run", "run a benchmark suite from a plan (default: the standard suite on the embedded cluster)",
      pgrig::cli::RunRun},
     {"init", "create and load pgbench's tables (pgbench -i options), in parallel",
      pgrig::cli::RunInit},
