@@ -10,6 +10,10 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   sysbench clang liburing-dev
+  # arm64: cross compiler, qemu-user (run explicitly as qemu-aarch64-static,
+  # no binfmt registration needed), .deb tooling, the archive key that
+  # scripts/arm64-sysroot.sh checks Debian's arm64 indexes with
+  g++-aarch64-linux-gnu qemu-user-static dpkg-dev debian-archive-keyring
 )
 
 missing=()
