@@ -1,6 +1,7 @@
 # Arm64 support in the build (included at the end of the top-level CMakeLists.txt).
 #
-# - Target `unit_tests`: pgrig and every unit test binary (*_test), not the
+# - Target `unit_tests`: pgrig, every unit test binary (*_test) and the fuzz
+#   corpus replays (*_replay, CTest label unit too), not the
 #   integration tests, benchmarks or fuzz targets: what `make test-arm64`
 #   builds in the cross build.
 # - The LSE detection test's input: the arm64 `postgres` of Debian's
@@ -24,7 +25,7 @@ if(PGRIG_BUILD_TESTS)
     get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
     set(found "")
     foreach(t ${targets})
-      if(t MATCHES "_test$")
+      if(t MATCHES "_(test|replay)$")
         list(APPEND found ${t})
       endif()
     endforeach()

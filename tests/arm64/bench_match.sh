@@ -40,7 +40,7 @@ trap cleanup EXIT
 "$native" cluster start >"$scratch/start.log" 2>&1 || { cat "$scratch/start.log" >&2; fail "native pgrig cluster start"; }
 conn=(-h "$PGRIG_HOME/run" -p 5432 -U postgres)
 db=pgrig
-sql() { psql "${conn[@]}" -d "$db" -X -q -A -t -v ON_ERROR_STOP=1 -c "$1"; }
+sql() { PGOPTIONS="-c client_min_messages=warning" psql "${conn[@]}" -d "$db" -X -q -A -t -v ON_ERROR_STOP=1 -c "$1"; }
 
 # Row-for-row fingerprint of the pgbench tables (history as a multiset: its
 # mtime column is the only one that may differ).
