@@ -80,8 +80,9 @@ include(CPack)
 
 # The packaging tests: the installed layout (`cmake --install`), and each
 # .deb unpacked and run from a scratch directory (under qemu-user when cross
-# built).  Label "package"; they build the packages themselves.
-if(PGRIG_BUILD_TESTS)
+# built).  Label "package"; they build the packages themselves.  Not in
+# sanitizer builds: nothing is packaged from those.
+if(PGRIG_BUILD_TESTS AND NOT PGRIG_SANITIZE)
   set(pgrig_emulator "")
   if(CMAKE_CROSSCOMPILING_EMULATOR)
     set(pgrig_emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
