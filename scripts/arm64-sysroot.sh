@@ -14,7 +14,8 @@
 #
 # Usage: scripts/arm64-sysroot.sh [SYSROOT]   (default: build-arm64-sysroot)
 # Idempotent and cached: when SYSROOT was made from the same package list it
-# does nothing; downloaded .debs are kept in SYSROOT.cache/ and reused.
+# does nothing (delete SYSROOT to take newer package versions); downloaded
+# .debs are kept in SYSROOT.cache/ and reused.
 # Needs: apt-get, dpkg-deb, and the debian-archive-keyring (as on any Debian).
 set -euo pipefail
 
