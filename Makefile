@@ -2,10 +2,12 @@
 # (packages) and CMake (build); see README.md.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+ARM64_BUILD ?= build-arm64
+ARM64_SYSROOT ?= build-arm64-sysroot
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build run test test-unit test-asan clean
+.PHONY: all setup build run test test-unit test-asan clean sysroot-arm64 build-arm64 test-arm64 package package-arm64
 
 all: build
 
@@ -20,9 +22,13 @@ build: setup
 run: build
 	$(BUILD)/pgrig run
 
-# The whole suite: unit and integration tests, then again under ASan+UBSan.
-test: build
+# The whole suite: unit, integration and packaging tests; the arm64 build's
+# tests under qemu-user; then everything again under ASan+UBSan.  The arm64
+# sysroot comes first so that the native run also checks the LSE detection
+# on Debian's arm64 postgres.
+test: build sysroot-arm64
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory test-arm64
 	@$(MAKE) --no-print-directory test-asan
 
 test-unit: build
@@ -34,5 +40,30 @@ test-asan: setup
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
+# Arm64: Debian's arm64 libraries unpacked into $(ARM64_SYSROOT) (nothing is
+# installed), a cross build with cmake/toolchain-aarch64.cmake, and its tests
+# run under qemu-user: the unit tests, the comparisons with the native build
+# (label arm64: facts on the fixture trees; init, bench and script values
+# against a server the native pgrig starts) and the arm64 .deb (label package).
+sysroot-arm64: setup
+	@scripts/arm64-sysroot.sh $(ARM64_SYSROOT)
+
+build-arm64: sysroot-arm64
+	@cmake -S . -B $(ARM64_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_BUILD_BENCH=OFF \
+	  -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake -DPGRIG_ARM64_SYSROOT=$(abspath $(ARM64_SYSROOT)) \
+	  -DPGRIG_NATIVE_BUILD_DIR=$(abspath $(BUILD)) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ARM64_BUILD) -j $(JOBS) --target unit_tests
+
+test-arm64: build build-arm64
+	cd $(ARM64_BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|arm64|package'
+
+# Debian packages: $(BUILD)/pgrig_<version>_amd64.deb and pgrig-pgbench_<version>_amd64.deb
+# (the pgbench -> pgrig link, in /usr/lib/pgrig/bin); package-arm64 makes the arm64 ones.
+package: build
+	cd $(BUILD) && cpack -G DEB
+
+package-arm64: build-arm64
+	cd $(ARM64_BUILD) && cpack -G DEB
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM64_BUILD)

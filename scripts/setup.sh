@@ -11,6 +11,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   sysbench clang liburing-dev
   chromium
+  # arm64: cross compiler, qemu-user (run explicitly as qemu-aarch64-static,
+  # no binfmt registration needed), .deb tooling, the archive key that
+  # scripts/arm64-sysroot.sh checks Debian's arm64 indexes with
+  g++-aarch64-linux-gnu qemu-user-static dpkg-dev debian-archive-keyring
 )
 
 missing=()

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "common/fs.h"
@@ -87,6 +88,38 @@ TEST(ArmAtomicsTest, RejectsNonElfAndOtherMachines) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
 #endif
+}
+
+// The arm64 postgres of Debian's postgresql-15 package, unpacked into the
+// sysroot by scripts/arm64-sysroot.sh.  Debian's GCC builds for aarch64 with
+// -moutline-atomics by default, so the binary carries both forms: the
+// helpers' CAS/LDADD/SWP and their LDAXR/STLXR fallbacks.  The cross build
+// (cmake/pgrig_arm64.cmake) requires the file; a native build runs this test
+// when the sysroot has been prepared and skips it otherwise.
+TEST(ArmAtomicsTest, DebianArm64PostgresUsesOutlineAtomics) {
+#if defined(PGRIG_ARM64_POSTGRES)
+  const std::string path = PGRIG_ARM64_POSTGRES;
+#else
+  const std::string path;
+#endif
+#if defined(PGRIG_ARM64_POSTGRES_REQUIRED)
+  ASSERT_TRUE(!path.empty() && std::filesystem::exists(path))
+      << "the arm64 postgres binary is missing (" << path << "): run scripts/arm64-sysroot.sh";
+#endif
+  if (path.empty() || !std::filesystem::exists(path)) {
+    GTEST_SKIP() << "no arm64 postgres binary (" << path << "): run scripts/arm64-sysroot.sh";
+  }
+  auto bytes = ReadWholeFile(path);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  ASSERT_GT(bytes->size(), 1u << 20) << path << " is not the server binary";
+  auto r = ScanAarch64Atomics(*bytes);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Debian strips the binary, so the verdict rests on the instructions: each
+  // libgcc helper linked in holds one LSE instruction and one exclusive load
+  // (`aarch64-linux-gnu-objdump -d` of 15.x in Debian 12 shows 7 of each).
+  EXPECT_EQ(r->kind, AtomicsKind::kOutlineAtomics) << r->detail;
+  EXPECT_GT(r->lse_instructions, 0u) << r->detail;
+  EXPECT_EQ(r->lse_instructions, r->exclusive_loads) << r->detail;
 }
 
 }  // namespace
