@@ -25,6 +25,10 @@ constexpr CommandInfo kCommands[] = {
      pgrig::cli::RunTune},
     {"cost", "prices, total cost of ownership and transactions per dollar",
      pgrig::cli::RunCost},
+    {"lio", "logical reads per second from shared buffers (PGIO method): init|run",
+     pgrig::cli::RunLio},
+    {"fsync", "WAL flush speed of a directory's device for each wal_sync_method",
+     pgrig::cli::RunFsync},
     {"cluster", "manage the embedded PostgreSQL cluster: start|stop|status|destroy|logs",
      pgrig::cli::RunCluster},
 };
