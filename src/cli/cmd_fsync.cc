@@ -168,7 +168,7 @@ int RunFsync(int argc, char** argv) {
   }
   conn.reset();
 
-  std::printf("pgrig fsync: %s (%s), %.1f s per test\n", dir.c_str(), Describe(ctx.storage).c_str(),
+  std::printf("pgrig fsync: %s (%s), %g s per test\n", dir.c_str(), Describe(ctx.storage).c_str(),
               o.seconds_per_test);
   std::fflush(stdout);
   InterruptScope interrupt;

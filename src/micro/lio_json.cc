@@ -26,8 +26,11 @@ json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& table
     index_per_range += ExpectedIndexBlocksPerRange(t.blocks, t.index_blocks, work_unit);
   }
   if (!tables.empty()) index_per_range /= static_cast<double>(tables.size());
+  // UPDATE ranges: one heap block per row and the index descent, as for a
+  // SELECT of the same width.
   const double session_blocks =
-      static_cast<double>(w.rows) + static_cast<double>(w.ranges) * index_per_range;
+      static_cast<double>(w.rows + w.updated_rows) +
+      static_cast<double>(w.ranges + w.updates) * index_per_range;
   const bool have_lat = w.latency.count() > 0;
   static constexpr double kPs[] = {50, 99};
   const std::vector<int64_t> p = w.latency.ValuesAtPercentiles(kPs);

@@ -25,7 +25,9 @@ Result<LioTableInfo> LoadOne(const pg::ConnectionParams& target, int table, int6
   PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(target));
   auto ctx = [&](const Status& s) { return s.WithContext("loading " + LioQualifiedName(table)); };
   // A big load in one transaction; synchronous_commit off only for it.
-  if (auto r = conn.Exec("SET synchronous_commit = off; SET maintenance_work_mem = '256MB'");
+  if (auto r = conn.Exec(
+          "SET synchronous_commit = off; SET maintenance_work_mem = '256MB';"
+          " SET client_min_messages = warning");
       !r.ok())
     return ctx(r.status());
   if (auto r = conn.Exec("BEGIN;" + LioCreateSql(table) + ";" + LioLoadSql(table, blocks) + ";" +
@@ -78,6 +80,7 @@ Result<LioInitResult> InitLio(const LioInitOptions& o) {
     if (o.on_note) o.on_note(s);
   };
   PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(o.target));
+  PGRIG_RETURN_IF_ERROR(conn.Exec("SET client_min_messages = warning").status());
   // The catalog: dropped rows first, so an interrupted init leaves no claim.
   if (auto r = conn.Exec(fmt::format(
           "CREATE SCHEMA IF NOT EXISTS {0};"
