@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -19,10 +20,9 @@ Result<int64_t> ToInt(std::string_view v, std::string_view what) {
   return *n;
 }
 
-// Loads one table on its own connection.
-Result<LioTableInfo> LoadOne(const pg::ConnectionParams& target, int table, int64_t blocks) {
+// Loads one table on `conn` (its own connection).
+Result<LioTableInfo> LoadOne(pg::Connection& conn, int table, int64_t blocks) {
   const int64_t t0 = MonotonicNanos();
-  PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(target));
   auto ctx = [&](const Status& s) { return s.WithContext("loading " + LioQualifiedName(table)); };
   // A big load in one transaction; synchronous_commit off only for it.
   if (auto r = conn.Exec(
@@ -42,6 +42,17 @@ Result<LioTableInfo> LoadOne(const pg::ConnectionParams& target, int table, int6
   if (ib.ok()) info.index_blocks = ParseInt64(*ib).value_or(0);
   info.load_s = static_cast<double>(MonotonicNanos() - t0) / 1e9;
   return info;
+}
+
+// Asks the server to cancel whatever each connection is running.
+void CancelAll(std::vector<pg::Connection>& conns) {
+  for (auto& c : conns) {
+    PGcancel* cancel = PQgetCancel(c.raw());
+    if (!cancel) continue;
+    char err[256];
+    (void)PQcancel(cancel, err, sizeof err);
+    PQfreeCancel(cancel);
+  }
 }
 
 }  // namespace
@@ -111,12 +122,26 @@ Result<LioInitResult> InitLio(const LioInitOptions& o) {
                    HumanBytes(static_cast<uint64_t>(o.blocks_per_table * kBlockBytes)), o.tables));
   std::vector<Result<LioTableInfo>> results(static_cast<size_t>(o.tables),
                                             Result<LioTableInfo>(Internal("not run")));
+  std::vector<pg::Connection> conns;
+  for (int t = 1; t <= o.tables; ++t) {
+    PGRIG_ASSIGN_OR_RETURN(pg::Connection c, pg::Connect(o.target));
+    conns.push_back(std::move(c));
+  }
   {
+    std::atomic<int> running{o.tables};
     std::vector<std::thread> threads;
     for (int t = 1; t <= o.tables; ++t) {
       threads.emplace_back([&, t] {
-        results[static_cast<size_t>(t - 1)] = LoadOne(o.target, t, o.blocks_per_table);
+        const auto i = static_cast<size_t>(t - 1);
+        results[i] = LoadOne(conns[i], t, o.blocks_per_table);
+        running.fetch_sub(1);
       });
+    }
+    // Ctrl-C cancels the statements in flight rather than waiting for them.
+    // Repeated, so that a statement that starts after a cancel is cancelled too.
+    while (running.load() > 0) {
+      if (o.stop_requested && o.stop_requested->load()) CancelAll(conns);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     for (auto& th : threads) th.join();
   }
@@ -129,8 +154,8 @@ Result<LioInitResult> InitLio(const LioInitOptions& o) {
     }
     out.tables.push_back(*r);
   }
-  if (first_error.ok() && o.stop_requested && o.stop_requested->load()) {
-    first_error = Aborted("interrupted");
+  if (o.stop_requested && o.stop_requested->load()) {
+    first_error = Aborted("interrupted; the tables being loaded were dropped");
   }
   if (!first_error.ok()) {
     for (int t = 1; t <= o.tables; ++t) {
