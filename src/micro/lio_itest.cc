@@ -182,3 +182,32 @@ TEST(LioCli, BadInputsAreRefusedBeforeAnySideEffect) {
 
 }  // namespace
 }  // namespace pgrig::micro
+
+namespace pgrig::micro {
+namespace {
+
+TEST(FsyncCli, WritesItsDocumentAndLeavesNoTestFile) {
+  const std::string dir = std::string(PGRIG_BINARY_DIR) + "/fsync_cli_itest";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string out = std::string(PGRIG_BINARY_DIR) + "/fsync_cli_itest.json";
+  ProcessResult r = testing::RunPgrig({"fsync", dir, "--seconds", "0.05", "--sizes", "8k",
+                                       "--writers", "1", "--json", out},
+                                      {{"PGRIG_HOME", testing::SharedHome()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("best: "), std::string::npos) << r.out;
+  // The shared cluster is running: its setting is compared.
+  EXPECT_NE(r.out.find("the server uses"), std::string::npos) << r.out;
+  auto text = ReadWholeFile(out);
+  ASSERT_TRUE(text.ok());
+  auto doc = nlohmann::json::parse(*text);
+  EXPECT_EQ(doc["schema"], "pgrig.fsync/1");
+  EXPECT_EQ(doc["tests"].size(), 5u);
+  EXPECT_FALSE(doc["summary"]["server_wal_sync_method"].is_null());
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(out);
+}
+
+}  // namespace
+}  // namespace pgrig::micro

@@ -31,7 +31,7 @@ struct WindowSync {
   int ready = 0;
   int done = 0;
   bool go = false;
-  bool abort = false;
+  std::atomic<bool> abort{false};  // also read by warming sessions without the lock
   int64_t deadline_ns = 0;
   Status first_error;
 
@@ -372,12 +372,19 @@ Result<LioRunResult> RunLio(const LioRunOptions& o) {
         errors[i] = c->Exec("SET enable_seqscan = off; SET enable_bitmapscan = off; " +
                             LioWarmSql(out.tables[i].table))
                         .status();
+        // Published now: a backend that exits publishes its counts when it
+        // gets round to it, which could be inside the first window.
+        if (errors[i].ok()) errors[i] = FlushSessionStats(*c);
       });
     }
     for (auto& th : threads) th.join();
     for (auto& e : errors) PGRIG_RETURN_IF_ERROR(e);
   }
-  for (const auto& t : out.tables) PGRIG_RETURN_IF_ERROR(VerifyOneRowPerBlock(coord, t.table, t.blocks));
+  for (const auto& t : out.tables) {
+    PGRIG_RETURN_IF_ERROR(VerifyOneRowPerBlock(coord, t.table, t.blocks));
+  }
+  // The checks read every block: publish those counts before any window.
+  PGRIG_RETURN_IF_ERROR(FlushSessionStats(coord));
 
   const int sessions = o.sessions_per_table * static_cast<int>(out.tables.size());
   if (sessions > kMaxLioSessions) {
