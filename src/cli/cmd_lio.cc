@@ -260,6 +260,11 @@ int RunLio(int argc, char** argv) {
   run->add_option("--update-work-unit", o.update_work_unit,
                   "blocks per range UPDATE (default 8)");
   run->add_option("--seed", seed, "random seed (default: from the clock)");
+  std::string driver = "client";
+  run->add_option("--driver", driver,
+                  "client: pgrig's threads run the ranges (default, each range timed); server: a "
+                  "PL/pgSQL loop per session, as PGIO does")
+      ->check(CLI::IsMember({"client", "server"}));
   run->add_flag("--scaling", scaling,
                 "after the main window, one window per session count 1..2 x CPUs");
   run->add_option("--json", json_file, "write the pgrig.lio/1 document to FILE ('-': stdout)")
@@ -273,6 +278,7 @@ int RunLio(int argc, char** argv) {
   }
   if (init->parsed()) return DoInit(init_params, tables, scale, fit);
   if (seed >= 0) o.seed = static_cast<uint64_t>(seed);
+  o.driver = driver == "server" ? micro::LioDriver::kServer : micro::LioDriver::kClient;
   if (scaling) {
     o.scaling = micro::LioScaling::kOn;
     const unsigned cpus = std::thread::hardware_concurrency();

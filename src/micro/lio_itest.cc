@@ -137,6 +137,25 @@ TEST_F(LioTest, ShortRunCountersAgreeWithTheSessions) {
   EXPECT_TRUE(doc["scaling"].is_null());
 }
 
+TEST_F(LioTest, ServerSideLoopCountsTheSameWay) {
+  LioRunOptions o{.target = testing::SharedParams(), .duration_s = 0.7, .warmup_s = 0.2,
+                  .work_unit = 50, .update_pct = 10, .update_work_unit = 4,
+                  .driver = LioDriver::kServer};
+  auto r = RunLio(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const LioWindow& w = r->main;
+  EXPECT_GT(w.ranges, 0);
+  EXPECT_GT(w.updates, 0);
+  EXPECT_EQ(w.rows, w.ranges * o.work_unit);
+  EXPECT_EQ(w.updated_rows, w.updates * o.update_work_unit);
+  EXPECT_EQ(w.latency.count(), 0);  // no per-range timing on the server side
+  EXPECT_GE(w.window_s, 0.7);
+  nlohmann::json doc = LioResultToJson(MicroDocInputs{.tool_version = "t"}, o, *r, nullptr);
+  EXPECT_EQ(doc["options"]["driver"], "server");
+  EXPECT_TRUE(doc["latency_ms"].is_null());
+  EXPECT_NEAR(doc["summary"]["counters_over_sessions"].get<double>(), 1.0, 0.1);
+}
+
 TEST_F(LioTest, UpdatesKeepOneRowPerBlock) {
   LioRunOptions o{.target = testing::SharedParams(), .duration_s = 0.5, .warmup_s = 0,
                   .work_unit = 20, .update_pct = 50, .update_work_unit = 8, .seed = 7};

@@ -103,7 +103,7 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
         {"update_work_unit", o.update_work_unit},
         {"seed", std::to_string(r.seed)},
         {"scaling", o.scaling == LioScaling::kOn},
-        {"driver", "client"}}},
+        {"driver", LioDriverName(o.driver)}}},
       {"tables", tables},
       {"summary", summary},
       {"counters",

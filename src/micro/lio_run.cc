@@ -96,6 +96,7 @@ class Session {
         conn_.Exec("SET enable_seqscan = off; SET enable_bitmapscan = off; SET jit = off;"
                    " SET plan_cache_mode = force_generic_plan")
             .status());
+    if (o_.driver == LioDriver::kServer) return Status::Ok();
     PGRIG_RETURN_IF_ERROR(PrepareOne("lio_select", LioSelectRangeSql(p_.table, o_.work_unit)));
     if (o_.update_pct > 0) {
       PGRIG_RETURN_IF_ERROR(
@@ -145,7 +146,26 @@ class Session {
     return (o_.stop_requested && o_.stop_requested->load(std::memory_order_relaxed));
   }
 
+  // The server-side loop for `seconds`; adds its counts when `count`.
+  Status ServerLoop(double seconds, bool count) {
+    const std::vector<std::string> params = {
+        std::to_string(o_.work_unit), std::to_string(o_.update_work_unit),
+        std::to_string(o_.update_pct), std::to_string(p_.blocks), fmt::format("{:.6f}", seconds)};
+    PGRIG_ASSIGN_OR_RETURN(pg::QueryResult r, conn_.ExecParams(LioLoopCallSql(p_.table), params));
+    if (r.rows() != 1) return Internal("the lio loop function returned no row");
+    if (count) {
+      result_.ranges += ParseInt64(r.Get(0, 0)).value_or(0);
+      result_.rows += ParseInt64(r.Get(0, 1)).value_or(0);
+      result_.updates += ParseInt64(r.Get(0, 2)).value_or(0);
+      result_.updated_rows += ParseInt64(r.Get(0, 3)).value_or(0);
+    }
+    return Status::Ok();
+  }
+
   Status Warm(int64_t until_ns) {
+    if (o_.driver == LioDriver::kServer) {
+      return ServerLoop(std::max(0.001, Seconds(until_ns - MonotonicNanos())), false);
+    }
     // At least one range, so that the plan is cached and the session's
     // catalog caches are warm before the window.
     do {
@@ -155,6 +175,10 @@ class Session {
   }
 
   Status Loop(int64_t deadline_ns) {
+    if (o_.driver == LioDriver::kServer) {
+      // Ctrl-C cannot reach inside the call; the window is bounded by --duration.
+      return ServerLoop(std::max(0.0, Seconds(deadline_ns - MonotonicNanos())), true);
+    }
     while (MonotonicNanos() < deadline_ns && !Stopping()) {
       PGRIG_RETURN_IF_ERROR(OneRange(true));
     }
@@ -250,6 +274,8 @@ Result<LioWindow> RunWindow(const LioRunOptions& o, pg::Connection& coord,
 }
 
 }  // namespace
+
+const char* LioDriverName(LioDriver d) { return d == LioDriver::kServer ? "server" : "client"; }
 
 Status ValidateLioRun(const LioRunOptions& o) {
   if (o.sessions_per_table < 1 || o.sessions_per_table > kMaxLioSessions) {
@@ -357,6 +383,16 @@ Result<LioRunResult> RunLio(const LioRunOptions& o) {
     }
   }
   out.seed = o.seed ? *o.seed : static_cast<uint64_t>(MonotonicNanos());
+  if (o.driver == LioDriver::kServer) {
+    for (const auto& t : out.tables) {
+      PGRIG_RETURN_IF_ERROR(coord.Exec(LioLoopFunctionSql(t.table))
+                                .status()
+                                .WithContext("creating the server-side loop function"));
+    }
+    out.notes.push_back(
+        "server-side loop (PL/pgSQL, PGIO's way): no round trip per range, no per-range "
+        "latency; random() in the server draws the ranges, so --seed does not apply");
+  }
   // Every table's blocks into shared_buffers before the first window.
   note(fmt::format("warming {} tables through their indexes", out.tables.size()));
   {

@@ -41,6 +41,11 @@ inline constexpr int kMaxLioSessions = 256;
 inline constexpr double kMaxLioDurationS = 24 * 3600;
 
 enum class LioScaling { kOff, kOn };
+// Who runs the loop: pgrig's session threads (one round trip per range,
+// each range timed) or a PL/pgSQL function per session (PGIO's way: no
+// round trips, no per-range latency).  docs/lio.md compares them.
+enum class LioDriver { kClient, kServer };
+const char* LioDriverName(LioDriver d);  // "client", "server"
 
 struct LioRunOptions {
   pg::ConnectionParams target;
@@ -54,6 +59,7 @@ struct LioRunOptions {
   // kOn: after the main window, one window per total session count in
   // ScalingSteps(max_scaling_sessions), sessions spread over the tables.
   LioScaling scaling = LioScaling::kOff;
+  LioDriver driver = LioDriver::kClient;
   int max_scaling_sessions = 2;  // the caller passes 2 x CPUs
   std::function<void(const std::string&)> on_note;
   const std::atomic<bool>* stop_requested = nullptr;

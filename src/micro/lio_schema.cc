@@ -130,6 +130,40 @@ std::string LioUpdateRangeSql(int table, int work_unit) {
                      LioQualifiedName(table), work_unit - 1);
 }
 
+std::string LioLoopFunctionSql(int table) {
+  return fmt::format(
+      "CREATE OR REPLACE FUNCTION {0}.loop_t{1}(wu int, uwu int, upct int, n bigint,"
+      " seconds float8, OUT ranges bigint, OUT nrows bigint, OUT updates bigint,"
+      " OUT updated bigint) LANGUAGE plpgsql AS $f$\n"
+      "DECLARE\n"
+      "  stop timestamptz := clock_timestamp() + make_interval(secs => seconds);\n"
+      "  c bigint; s bigint; first bigint;\n"
+      "BEGIN\n"
+      "  ranges := 0; nrows := 0; updates := 0; updated := 0;\n"
+      "  LOOP\n"
+      "    EXIT WHEN clock_timestamp() >= stop;\n"
+      "    IF upct > 0 AND random() * 100 < upct THEN\n"
+      "      first := floor(random() * (n - uwu + 1))::bigint;\n"
+      "      UPDATE {2} SET scratch = scratch + 1 WHERE k BETWEEN first AND first + uwu - 1;\n"
+      "      GET DIAGNOSTICS c = ROW_COUNT;\n"
+      "      updates := updates + 1; updated := updated + c;\n"
+      "    ELSE\n"
+      "      first := floor(random() * (n - wu + 1))::bigint;\n"
+      "      SELECT count(*), sum(scratch) INTO c, s FROM {2}"
+      " WHERE k BETWEEN first AND first + wu - 1;\n"
+      "      ranges := ranges + 1; nrows := nrows + c;\n"
+      "    END IF;\n"
+      "  END LOOP;\n"
+      "END\n"
+      "$f$",
+      kLioSchema, table, LioQualifiedName(table));
+}
+
+std::string LioLoopCallSql(int table) {
+  return fmt::format("SELECT ranges, nrows, updates, updated FROM {}.loop_t{}($1, $2, $3, $4, $5)",
+                     kLioSchema, table);
+}
+
 std::string DbCountersSql() {
   return "SELECT blks_hit, blks_read, xact_commit, tup_returned, tup_fetched, tup_updated"
          " FROM pg_stat_database WHERE datname = current_database()";

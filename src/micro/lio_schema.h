@@ -70,6 +70,14 @@ std::string LioWarmSql(int table);
 std::string LioSelectRangeSql(int table, int work_unit);
 std::string LioUpdateRangeSql(int table, int work_unit);
 
+// The server-side loop (PGIO's way, for comparison): a PL/pgSQL function
+// per table, pgrig_lio.loop_tN(work_unit, update_work_unit, update_pct,
+// blocks, seconds), that runs ranges until `seconds` have passed and returns
+// (ranges, rows, updates, updated_rows).  Static SQL, so PL/pgSQL caches the
+// plans as for a prepared statement.
+std::string LioLoopFunctionSql(int table);
+std::string LioLoopCallSql(int table);  // $1..$5 as above
+
 // One reading of pg_stat_database for our database.
 struct DbCounters {
   int64_t blks_hit = 0;
