@@ -25,13 +25,13 @@ struct CommandInfo {
 
 int RunInit(int argc, char** argv);
 int RunBench(int argc, char** argv);
+int RunLio(int argc, char** argv);
+int RunFsync(int argc, char** argv);
 int RunRun(int argc, char** argv);
 int RunFacts(int argc, char** argv);
 int RunTune(int argc, char** argv);
 int RunCost(int argc, char** argv);
 int RunCluster(int argc, char** argv);
-int RunLio(int argc, char** argv);
-int RunFsync(int argc, char** argv);
 
 }  // namespace pgrig::cli
 
