@@ -70,8 +70,9 @@ Flexible shapes are sized as SHAPE:OCPUS:MEMORY_GB, e.g.
 
 Catalog: $PGRIG_DATA_DIR/prices.toml if PGRIG_DATA_DIR is set; else the
 first of <exe dir>/../data/prices.toml, <exe dir>/../share/pgrig/prices.toml,
-<exe dir>/../../data/prices.toml.  Each --catalog FILE is merged on top, in
-order: entries with the same provider + region + name replace earlier ones.
+<exe dir>/../../data/prices.toml; else the data/prices.toml compiled into
+pgrig.  Each --catalog FILE is merged on top, in order: entries with the same
+provider + region + name replace earlier ones.
 
 Examples:
   pgrig cost --instance r8g.16xlarge --count 3 --storage-gb 1000 --iops 6000
@@ -100,9 +101,10 @@ std::string ExecutableDir() {
 }
 
 Result<double> ParseNumber(const std::string& text, const std::string& option) {
-  std::optional<double> v = ParseDouble(text);
-  if (!v || !std::isfinite(*v)) {
-    return InvalidArgument(fmt::format("{} expects a number, got \"{}\"", option, text));
+  std::optional<double> v = cost::ParseDecimal(text);
+  if (!v) {
+    return InvalidArgument(fmt::format(
+        "{} expects a decimal number such as 12 or 0.5, got \"{}\"", option, text));
   }
   return *v;
 }
@@ -142,9 +144,9 @@ struct LoadedCatalog {
   std::vector<std::string> lines;  // for text output
 };
 
-// Loads the shipped catalog and the overlays.  `required` says whether the
-// command cannot do without a catalog (a missing one is then an error).
-Result<LoadedCatalog> LoadCatalog(const std::vector<std::string>& overlays, bool required) {
+// Loads the shipped catalog (a file on the search path, else the one
+// compiled in) and the overlays.
+Result<LoadedCatalog> LoadCatalog(const std::vector<std::string>& overlays) {
   LoadedCatalog out;
   cost::CatalogSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') {
@@ -161,12 +163,19 @@ Result<LoadedCatalog> LoadCatalog(const std::vector<std::string>& overlays, bool
                          {"found_as", located->how},
                          {"added", st.added},
                          {"replaced", st.replaced}});
-  } else if (search.data_dir || (required && overlays.empty())) {
+  } else if (search.data_dir) {
     // A PGRIG_DATA_DIR that points nowhere is always an error: the user
     // asked for a specific catalog.
     return located.status();
   } else {
-    out.lines.push_back(fmt::format("Price catalog: none found ({})", located.status().message()));
+    // No file on the search path: the catalog compiled into this binary.
+    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st,
+                           out.catalog.Merge(cost::ShippedCatalogText(), cost::kShippedCatalogName));
+    out.lines.push_back(fmt::format("Price catalog: built into pgrig ({} entries)", st.added));
+    files.push_back(Json{{"path", cost::kShippedCatalogName},
+                         {"found_as", "built in"},
+                         {"added", st.added},
+                         {"replaced", st.replaced}});
   }
   for (const auto& path : overlays) {
     PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.MergeFile(path));
@@ -208,7 +217,7 @@ struct Options {
 };
 
 int RunList(const Options& o) {
-  auto loaded = LoadCatalog(o.catalogs, /*required=*/true);
+  auto loaded = LoadCatalog(o.catalogs);
   if (!loaded.ok()) return Fail(loaded.status());
   if (o.json) {
     Json j = cost::CatalogListToJson(loaded->catalog, o.list_pattern);
@@ -276,8 +285,7 @@ int RunTco(const Options& o) {
     }
   }
 
-  bool need_catalog = base.storage_gb > 0 || !o.instances.empty();
-  auto loaded = LoadCatalog(o.catalogs, need_catalog);
+  auto loaded = LoadCatalog(o.catalogs);
   if (!loaded.ok()) return Fail(loaded.status());
   const Catalog& catalog = loaded->catalog;
   cost::LookupOptions lookup{o.region, o.provider};
@@ -364,11 +372,7 @@ int RunResults(const Options& o) {
   auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
   if (!prices.ok()) return Fail(prices.status());
 
-  bool need_catalog = false;
-  for (size_t i = 0; i < n; ++i) {
-    if (i >= prices->size() || !(*prices)[i]) need_catalog = true;
-  }
-  auto loaded = LoadCatalog(o.catalogs, need_catalog);
+  auto loaded = LoadCatalog(o.catalogs);
   if (!loaded.ok()) return Fail(loaded.status());
   cost::LookupOptions lookup{o.region, o.provider};
 

@@ -108,8 +108,8 @@ Status RestartEmbedded(cluster::Cluster& c, const tune::Backup& backup) {
 
 struct Options {
   std::string profile;
-  std::string memory, data_size, storage;
-  std::optional<int> cpus, connections, server_version;
+  std::string memory, data_size, storage, arch, page_size;
+  std::optional<int> cpus, connections, server_version, smt;
   std::vector<std::string> sets;
   std::string format = "table";
   bool all = false, apply = false, dry_run = false, restart = false, rollback = false;
@@ -156,6 +156,15 @@ int RunTune(int argc, char** argv) {
                                        "container-aware)");
   app.add_option("--cpus", o.cpus, "CPUs for the server (default: this machine's, container-aware)");
   app.add_option("--storage", o.storage, "hdd, ssd, nvme or san (default: detected)");
+  app.add_option("--smt", o.smt,
+                 "threads per core of the server's machine, e.g. 2 for x86 with SMT, 1 for "
+                 "Graviton (default: detected; with --offline --memory/--cpus: 1, as given)");
+  app.add_option("--arch", o.arch,
+                 "architecture of the server's machine: x86_64, aarch64, ... (default: detected; "
+                 "with --offline --memory/--cpus: unknown)");
+  app.add_option("--page-size", o.page_size,
+                 "kernel base page size of the server's machine: 4kB, 16kB or 64kB (default: "
+                 "detected; with --offline --memory/--cpus: 4kB)");
   app.add_option("--connections", o.connections, "max_connections wanted (default: per profile)");
   app.add_option("--data-size", o.data_size, "size of the database, e.g. 20GB");
   app.add_option("--set", o.sets, "override one setting: --set name=value (repeatable)")
@@ -171,7 +180,8 @@ int RunTune(int argc, char** argv) {
   app.add_option("--backup-dir", o.backup_dir, "where --apply keeps backups (default: " +
                                                     DefaultBackupDir() + ")");
   app.add_flag("--offline", o.offline, "no server: recommend for --server-version only");
-  app.add_option("--server-version", o.server_version, "PostgreSQL major version with --offline");
+  app.add_option("--server-version", o.server_version,
+                 "PostgreSQL major version (13 to 18) with --offline");
   app.add_flag("--no-probe", o.no_probe, "do not ask the server binary for the huge page count");
   app.add_option("-h,--host", o.params.host, "database server host or socket directory");
   app.add_option("-p,--port", o.params.port, "database server port");
@@ -191,7 +201,15 @@ int RunTune(int argc, char** argv) {
   if (o.offline && (o.apply || o.rollback || o.dry_run)) {
     return Fail("--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
   }
-  if (o.offline && !o.server_version) return Fail("--offline needs --server-version (13 to 17)");
+  if (o.offline && !o.server_version) {
+    return Fail(fmt::format("--offline needs --server-version ({} to {})", tune::kMinServerMajor,
+                            tune::kMaxServerMajor));
+  }
+  if (o.server_version &&
+      (*o.server_version < tune::kMinServerMajor || *o.server_version > tune::kMaxServerMajor)) {
+    return Fail(fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
+                            *o.server_version, tune::kMinServerMajor, tune::kMaxServerMajor));
+  }
   if (!o.offline && o.server_version) return Fail("--server-version goes with --offline (a server reports its own)");
   if (o.restart && !o.offline && o.params.NamesAServer()) {
     return Fail("--restart restarts only pgrig's embedded cluster; apply without it and restart "
@@ -213,6 +231,9 @@ int RunTune(int argc, char** argv) {
       return Fail(fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
                               o.memory));
     }
+    if (*m > tune::kMaxMemoryBytes) {
+      return Fail(fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
+    }
     memory = *m;
   }
   if (!o.data_size.empty()) {
@@ -230,6 +251,31 @@ int RunTune(int argc, char** argv) {
   if (o.connections && (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
     return Fail(fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
                             *o.connections, tune::kMinConnections, tune::kMaxConnections));
+  }
+  tune::InputOverrides given;
+  given.memory = memory;
+  given.cpus = o.cpus;
+  given.storage = storage;
+  given.threads_per_core = o.smt;
+  given.connections = o.connections;
+  given.data_size = data_size;
+  if (!o.arch.empty()) {
+    auto a = tune::ParseArch(o.arch);
+    if (!a.ok()) return Fail(a.status().message());
+    given.arch = *a;
+  }
+  if (!o.page_size.empty()) {
+    auto ps = tune::ParseSize(o.page_size);
+    if (!ps.ok()) return Fail("--page-size: " + ps.status().message());
+    given.page_size = *ps;
+  }
+  if (Status s = tune::ValidateOverrides(given); !s.ok()) return Fail(s.message());
+  // --offline with --memory or --cpus describes another machine: nothing is
+  // read from this one, so both are needed.
+  const bool as_given = o.offline && (memory || o.cpus);
+  if (as_given && (!memory || !o.cpus)) {
+    return Fail("--offline with --memory or --cpus describes another machine; give both (and "
+                "--storage, --smt, --arch, --page-size as they apply)");
   }
   tune::Overrides overrides;
   for (const auto& s : o.sets) {
@@ -274,9 +320,13 @@ int RunTune(int argc, char** argv) {
 
   // --- inputs: facts of this machine, then the user's overrides ---
   std::vector<std::string> notes;
+  std::string notes_from = "facts";
   tune::TuneInputs in;
   std::optional<host::ServerFacts> sf;
-  if (local) {
+  if (as_given) {
+    in = tune::InputsAsGiven(given, &notes);
+    notes_from = "assumed";
+  } else if (local) {
     std::string data_dir;
     if (conn) {
       auto d = conn->QueryValue("SHOW data_directory");
@@ -288,14 +338,15 @@ int RunTune(int argc, char** argv) {
   } else if (!memory || !o.cpus) {
     return Fail("the server is on another machine, so this machine's facts do not describe it; "
                 "give --memory and --cpus (and --storage) for the server's machine");
+  } else {
+    // A remote server: only the options describe its machine.
+    in = tune::InputsAsGiven(given, &notes);
+    notes_from = "assumed";
   }
+  // InputsAsGiven already holds the options; facts get them laid over.
+  if (notes_from == "facts") tune::ApplyOverrides(given, &in, &notes);
   if (conn) in.server_major = conn->server_version() / 10000;
   if (o.server_version) in.server_major = *o.server_version;
-  if (memory) in.memory_bytes = *memory;
-  if (o.cpus) in.cpus = *o.cpus;
-  if (storage) in.storage = *storage;
-  if (o.connections) in.connections = o.connections;
-  if (data_size) in.data_size_bytes = data_size;
   if (!profile) profile = target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp;
 
   tune::CurrentSettings current;
@@ -310,7 +361,7 @@ int RunTune(int argc, char** argv) {
   if (!local) {
     report->huge_pages.notes.push_back("the server is remote: run pgrig tune on its machine for the exact figure");
   }
-  for (const auto& n : notes) report->warnings.push_back("facts: " + n);
+  for (const auto& n : notes) report->warnings.push_back(notes_from + ": " + n);
 
   std::string text = tune::Render(*report, *format, {.show_unchanged = o.all});
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -24,6 +24,7 @@ const char* VcpuKindName(VcpuKind kind) { return kind == VcpuKind::kCore ? "core
 namespace {
 
 constexpr std::string_view kSchemaPrefix = "pgrig.prices/";
+constexpr std::string_view kSchema = "pgrig.prices/1";
 
 // Reads the fields of one [[instance]] / [[flex_shape]] / [[storage]] table,
 // turning every problem into a message that names file, line and key.
@@ -268,6 +269,12 @@ Result<MergeStats> Catalog::Merge(std::string_view toml_text, const std::string&
             "{}:{}: \"schema\" must be a string starting with \"{}\" (e.g. \"pgrig.prices/1\")",
             file_name, line, kSchemaPrefix));
       }
+      if (s->get() != kSchema) {
+        return InvalidArgument(fmt::format(
+            "{}:{}: schema \"{}\" is a version of the price catalog format this pgrig does not "
+            "read; it reads \"{}\" (see docs/cost.md)",
+            file_name, line, s->get(), kSchema));
+      }
       continue;
     }
     if (key.str() != "instance" && key.str() != "flex_shape" && key.str() != "storage") {
@@ -427,6 +434,12 @@ Result<MergeStats> Catalog::Merge(std::string_view toml_text, const std::string&
     }
   }
 
+  if (stats.added + stats.replaced == 0) {
+    return InvalidArgument(fmt::format(
+        "{}: the price catalog has no entries; it needs at least one [[instance]], [[flex_shape]] "
+        "or [[storage]] table (see docs/cost.md)",
+        file_name));
+  }
   instances_ = std::move(instances);
   flex_shapes_ = std::move(shapes);
   storage_ = std::move(storage);
@@ -459,6 +472,10 @@ std::string NotFoundMessage(const Catalog& catalog, std::string_view spec) {
       fmt::format("unknown instance type \"{}\" in the price catalog ({})", spec,
                   catalog.files().empty() ? "no catalog loaded" : Join(catalog.files(), ", "));
   std::vector<std::string> close = catalog.Suggest(spec);
+  // Never suggest the name that was just refused.
+  close.erase(std::remove_if(close.begin(), close.end(),
+                             [&](const std::string& c) { return ToLower(c) == ToLower(Trim(spec)); }),
+              close.end());
   if (!close.empty()) msg += fmt::format("; did you mean {}?", Join(close, ", "));
   msg +=
       " List entries with \"pgrig cost --list PATTERN\", add yours with --catalog FILE, or "
@@ -489,9 +506,14 @@ Result<InstancePrice> Catalog::FindInstance(std::string_view spec,
   if (trimmed.find(':') == std::string_view::npos) {
     const std::string want = ToLower(trimmed);
     std::vector<const InstancePrice*> hits;
-    std::vector<std::string> other_regions;
+    std::vector<std::string> other_regions, other_providers;
     for (const auto& e : instances_) {
-      if (ToLower(e.instance_type) != want || !ProviderMatches(e.provider, opts.provider)) {
+      if (ToLower(e.instance_type) != want) continue;
+      if (!ProviderMatches(e.provider, opts.provider)) {
+        if (std::find(other_providers.begin(), other_providers.end(), e.provider) ==
+            other_providers.end()) {
+          other_providers.push_back(e.provider);
+        }
         continue;
       }
       if (RegionMatches(e.region, opts.region)) {
@@ -511,6 +533,25 @@ Result<InstancePrice> Catalog::FindInstance(std::string_view spec,
       if (!other_regions.empty()) {
         return NotFound(fmt::format("\"{}\" is in the price catalog only for region(s) {}, not {}",
                                     trimmed, Join(other_regions, ", "), opts.region));
+      }
+      if (!other_providers.empty()) {
+        return NotFound(fmt::format(
+            "\"{}\" is in the price catalog only for provider(s) {}, not --provider {}", trimmed,
+            Join(other_providers, ", "), opts.provider));
+      }
+      if (!opts.provider.empty()) {
+        std::vector<std::string> providers;
+        for (const auto& e : instances_) providers.push_back(ToLower(e.provider));
+        for (const auto& e : flex_shapes_) providers.push_back(ToLower(e.provider));
+        std::sort(providers.begin(), providers.end());
+        providers.erase(std::unique(providers.begin(), providers.end()), providers.end());
+        if (std::find(providers.begin(), providers.end(), ToLower(opts.provider)) ==
+            providers.end()) {
+          return NotFound(fmt::format(
+              "the price catalog has no instances of provider \"{}\"; it has {} (add yours with "
+              "--catalog FILE, or give the price with --usd-per-hour)",
+              opts.provider, providers.empty() ? "none" : Join(providers, ", ")));
+        }
       }
       return NotFound(NotFoundMessage(*this, trimmed));
     }

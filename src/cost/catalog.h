@@ -1,8 +1,9 @@
 // The price catalog: dated, sourced on-demand prices for cloud instances,
 // flexible shapes (price per OCPU and per GB of memory) and block storage.
 //
-// The catalog is read from TOML files (the shipped data/prices.toml, then any
-// number of user overlays given with --catalog).  Every entry is keyed by
+// The catalog is read from TOML (the shipped data/prices.toml, compiled into
+// the binary and replaced by a file on the search path when one exists, then
+// any number of user overlays given with --catalog).  Every entry is keyed by
 // provider + region + name (instance type, shape or storage type); an overlay
 // entry with an existing key replaces the earlier one and may leave out the
 // hardware fields (arch, vCPUs, memory), which it then inherits, but it must
@@ -152,6 +153,11 @@ struct CatalogLocation {
   std::string path;  // the file that exists
   std::string how;   // why this one, e.g. "$PGRIG_DATA_DIR/prices.toml"
 };
+
+// The text of data/prices.toml as it was when pgrig was built (compiled in
+// by src/cost/embed_catalog.cmake): the default catalog when no file is found.
+std::string_view ShippedCatalogText();
+inline constexpr char kShippedCatalogName[] = "<built-in data/prices.toml>";
 
 // The first existing file of: $PGRIG_DATA_DIR/prices.toml (when the variable
 // is set, only that one: a set but wrong variable is an error, not a reason

@@ -15,6 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kOneInstance = R"(schema = "pgrig.prices/1"
 
@@ -445,6 +446,55 @@ TEST_F(LocateCatalogTest, SearchOrder) {
   auto wrong = LocateCatalog({.data_dir = root_ + "/nowhere", .exe_dir = root_ + "/repo/build"});
   ASSERT_FALSE(wrong.ok());
   EXPECT_THAT(wrong.status().message(), HasSubstr("PGRIG_DATA_DIR is set"));
+}
+
+// Issue 14, item 17: an empty file or an unknown format version is refused.
+TEST(CatalogTest, EmptyFileAndUnknownSchemaVersionAreRefused) {
+  Catalog c;
+  auto empty = c.Merge("", "empty.toml");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("empty.toml: the price catalog has no entries"));
+  auto only_schema = c.Merge("schema = \"pgrig.prices/1\"\n", "bare.toml");
+  ASSERT_FALSE(only_schema.ok());
+  EXPECT_THAT(only_schema.status().message(), HasSubstr("no entries"));
+  std::string v2 = kOneInstance;
+  v2.replace(v2.find("pgrig.prices/1"), 14, "pgrig.prices/2");
+  auto future = c.Merge(v2, "v2.toml");
+  ASSERT_FALSE(future.ok());
+  EXPECT_THAT(future.status().message(), HasSubstr("v2.toml:1: schema \"pgrig.prices/2\""));
+  EXPECT_THAT(future.status().message(), HasSubstr("reads \"pgrig.prices/1\""));
+  EXPECT_EQ(c.size(), 0u);  // nothing merged
+  EXPECT_TRUE(c.Merge(kOneInstance, "one.toml").ok());
+}
+
+// Issue 14, item 17: the error for a provider filter never suggests the
+// very name it refused.
+TEST(CatalogTest, ProviderFilterErrorsSayWhatIsThere) {
+  Catalog c;
+  ASSERT_TRUE(c.MergeFile(PGRIG_SOURCE_DIR "/data/prices.toml").ok());
+  auto gcp = c.FindInstance("r8g.large", {.provider = "gcp"});
+  ASSERT_FALSE(gcp.ok());
+  EXPECT_THAT(gcp.status().message(), HasSubstr("only for provider(s) aws, not --provider gcp"));
+  EXPECT_THAT(gcp.status().message(), Not(HasSubstr("did you mean r8g.large")));
+  auto unknown = c.FindInstance("n2-standard-8", {.provider = "gcp"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("no instances of provider \"gcp\""));
+  auto typo = c.FindInstance("R8G.LARGEE");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_THAT(typo.status().message(), HasSubstr("did you mean r8g.large"));
+}
+
+// Issue 14, item 10: the compiled-in catalog is data/prices.toml, verbatim.
+TEST(CatalogTest, BuiltInCatalogIsTheShippedFile) {
+  std::ifstream f(PGRIG_SOURCE_DIR "/data/prices.toml", std::ios::binary);
+  std::string file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(file.empty());
+  EXPECT_EQ(ShippedCatalogText(), file);
+  Catalog c;
+  auto st = c.Merge(ShippedCatalogText(), kShippedCatalogName);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_GT(st->added, 50);
+  EXPECT_TRUE(c.FindInstance("r8g.16xlarge").ok());
 }
 
 }  // namespace

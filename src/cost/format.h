@@ -4,7 +4,9 @@
 #ifndef PGRIG_COST_FORMAT_H_
 #define PGRIG_COST_FORMAT_H_
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace pgrig::cost {
 
@@ -14,6 +16,12 @@ std::string FormatNumber(double v, int decimals);
 // A number with up to `max_decimals` decimals and trailing zeros dropped,
 // without separators: 0.1178 -> "0.1178", 3.77 -> "3.77", 2.0 -> "2".
 std::string FormatPlain(double v, int max_decimals = 6);
+
+// A decimal number as a user types it: optional sign, digits with at most
+// one point, optional exponent ("12", "0.5", ".5", "1e3").  Hexadecimal
+// ("0x10"), "inf", "nan", blanks inside and results that overflow to
+// infinity give nullopt.
+std::optional<double> ParseDecimal(std::string_view text);
 
 }  // namespace pgrig::cost
 

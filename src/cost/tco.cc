@@ -28,11 +28,36 @@ Status Validate(const TcoInput& in) {
     return InvalidArgument(
         fmt::format("the price per hour must be greater than 0 USD, got {}", in.usd_per_hour));
   }
+  if (in.usd_per_hour > kMaxUsdPerHour) {
+    return InvalidArgument(fmt::format(
+        "the price per hour must be at most {} USD per instance, got {}",
+        FormatPlain(kMaxUsdPerHour), in.usd_per_hour));
+  }
   if (in.count < 1) {
     return InvalidArgument(fmt::format("--count must be at least 1 instance, got {}", in.count));
   }
+  if (in.count > kMaxCount) {
+    return InvalidArgument(
+        fmt::format("--count must be at most {} instances, got {}", kMaxCount, in.count));
+  }
   if (in.years <= 0) {
     return InvalidArgument(fmt::format("--years must be greater than 0, got {}", in.years));
+  }
+  if (in.years > kMaxYears) {
+    return InvalidArgument(
+        fmt::format("--years must be at most {}, got {}", FormatPlain(kMaxYears), in.years));
+  }
+  if (in.storage_gb > kMaxStorageGb) {
+    return InvalidArgument(fmt::format("--storage-gb must be at most {} GB per instance, got {}",
+                                       FormatPlain(kMaxStorageGb), in.storage_gb));
+  }
+  if (in.iops > kMaxIops) {
+    return InvalidArgument(
+        fmt::format("--iops must be at most {}, got {}", FormatPlain(kMaxIops), in.iops));
+  }
+  if (in.throughput_mbps > kMaxThroughputMbps) {
+    return InvalidArgument(fmt::format("--throughput must be at most {} MB/s, got {}",
+                                       FormatPlain(kMaxThroughputMbps), in.throughput_mbps));
   }
   if (in.storage_gb < 0) {
     return InvalidArgument(fmt::format("--storage-gb must be 0 or more, got {}", in.storage_gb));
@@ -168,6 +193,9 @@ Result<Tco> ComputeTco(const TcoInput& in) {
   t.usd_per_year = t.total_usd / in.years;
   t.usd_per_month = t.total_usd / t.months;
   t.usd_per_hour = t.total_usd / t.hours;
+  if (!std::isfinite(t.total_usd) || !std::isfinite(t.usd_per_hour)) {
+    return InvalidArgument("the total is too large to compute; lower --count, --years or the sizes");
+  }
   return t;
 }
 

@@ -33,6 +33,15 @@ namespace pgrig::cost {
 inline constexpr double kHoursPerYear = 8760;
 inline constexpr double kMonthsPerYear = 12;
 
+// Upper bounds on the inputs: far beyond any real cluster, low enough that
+// every product stays a finite, printable number.
+inline constexpr int64_t kMaxCount = 1000000;        // instances
+inline constexpr double kMaxYears = 100;
+inline constexpr double kMaxStorageGb = 1e9;         // per instance (an exabyte)
+inline constexpr double kMaxIops = 1e9;
+inline constexpr double kMaxThroughputMbps = 1e9;
+inline constexpr double kMaxUsdPerHour = 1e6;        // per instance
+
 struct TcoInput {
   double usd_per_hour = 0;  // per instance, before discount
   int64_t count = 1;        // instances
@@ -76,8 +85,9 @@ struct Tco {
   double usd_per_hour = 0;   // total / hours: the whole cluster's effective hourly cost
 };
 
-// Validates the input (count >= 1, years > 0, sizes >= 0, 0 <= support <= 100,
-// 0 <= discount < 100, price > 0, storage price present when needed) and
+// Validates the input (1 <= count <= kMaxCount, 0 < years <= kMaxYears,
+// 0 <= sizes <= their kMax*, 0 <= support <= 100, 0 <= discount < 100,
+// 0 < price <= kMaxUsdPerHour, storage price present when needed) and
 // computes the breakdown.
 Result<Tco> ComputeTco(const TcoInput& input);
 

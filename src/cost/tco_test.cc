@@ -1,5 +1,8 @@
 #include "cost/tco.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -200,6 +203,46 @@ TEST(FormatTest, Numbers) {
   EXPECT_EQ(FormatPlain(3.770), "3.77");
   EXPECT_EQ(FormatPlain(2.0), "2");
   EXPECT_EQ(FormatPlain(0.08925), "0.08925");
+}
+
+// Issue 14, item 17: huge inputs are errors, never "inf".
+TEST(TcoTest, HugeInputsAreRefusedNotInfinite) {
+  struct Case {
+    TcoInput in;
+    const char* expect;
+  } cases[] = {
+      {{.usd_per_hour = 1, .years = 1e308}, "--years must be at most 100"},
+      {{.usd_per_hour = 1, .count = 1000001}, "--count must be at most 1000000"},
+      {{.usd_per_hour = 1, .count = INT64_MAX}, "--count must be at most"},
+      {{.usd_per_hour = 1e308}, "price per hour must be at most"},
+      {{.usd_per_hour = 1, .storage_gb = 1e308}, "--storage-gb must be at most"},
+      {{.usd_per_hour = 1, .storage_gb = 10, .iops = 1e300}, "--iops must be at most"},
+      {{.usd_per_hour = 1, .storage_gb = 10, .throughput_mbps = 1e300}, "--throughput must be at most"},
+  };
+  for (const auto& c : cases) {
+    auto t = ComputeTco(c.in);
+    ASSERT_FALSE(t.ok()) << c.expect;
+    EXPECT_THAT(t.status().message(), HasSubstr(c.expect));
+  }
+  // The largest accepted inputs still give a finite total.
+  TcoInput max{.usd_per_hour = kMaxUsdPerHour, .count = kMaxCount, .years = kMaxYears};
+  auto t = ComputeTco(max);
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(std::isfinite(t->total_usd));
+}
+
+// Issue 14, item 17: numbers on the command line are decimal only.
+TEST(FormatTest, ParseDecimalAcceptsOnlyDecimalNumbers) {
+  EXPECT_EQ(ParseDecimal("12"), 12.0);
+  EXPECT_EQ(ParseDecimal("0.5"), 0.5);
+  EXPECT_EQ(ParseDecimal(".5"), 0.5);
+  EXPECT_EQ(ParseDecimal("-3"), -3.0);
+  EXPECT_EQ(ParseDecimal("1e3"), 1000.0);
+  EXPECT_EQ(ParseDecimal(" 7 "), 7.0);
+  for (const char* bad : {"0x10", "0X1p4", "inf", "nan", "infinity", "1e999", "", "1.2.3", "1e",
+                          "12abc", "- 1", "."}) {
+    EXPECT_FALSE(ParseDecimal(bad).has_value()) << bad;
+  }
 }
 
 }  // namespace

@@ -184,6 +184,7 @@ json VirtJson(const VirtualizationFacts& v) {
   return {{"virtualized", Opt(v.virtualized)},
           {"hypervisor", Opt(v.hypervisor)},
           {"hypervisor_type", Opt(v.hypervisor_type)},
+          {"cpuid_signature", Opt(v.cpuid_signature)},
           {"container", Opt(v.container)},
           {"dmi", dmi}};
 }
@@ -196,6 +197,7 @@ json StorageJson(const StorageFacts& s) {
           {"device", Opt(s.device)},
           {"rotational", Opt(s.rotational)},
           {"nvme", Opt(s.nvme)},
+          {"virtual_disk", Opt(s.virtual_disk)},
           {"model", Opt(s.model)},
           {"scheduler", Opt(s.scheduler)}};
 }

@@ -131,6 +131,7 @@ std::string FormatFacts(const HostFacts& h, const std::optional<ServerFacts>& s)
     const StorageFacts& st = *h.storage;
     std::string d = Or(st.device);
     if (st.nvme && *st.nvme) d += ", NVMe";
+    if (st.virtual_disk && *st.virtual_disk) d += ", virtual disk (rotational unknown)";
     if (st.rotational) d += *st.rotational ? ", rotational" : ", solid-state";
     if (st.filesystem) d += ", " + *st.filesystem;
     Line(&o, "storage (" + st.path + ")", d);

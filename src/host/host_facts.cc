@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "host/hypervisor_cpuid.h"
 
 namespace pgrig::host {
 
@@ -348,8 +349,12 @@ DmiStrings ReadDmi(const SysFs& fs) {
 }
 
 VirtualizationFacts CollectVirtualizationFacts(const SysFs& fs, const CpuFacts& cpu,
-                                               std::vector<std::string>* notes) {
+                                               std::vector<std::string>* notes,
+                                               const std::optional<std::string>& cpuid_signature) {
   VirtualizationFacts v;
+  v.cpuid_signature = cpuid_signature;
+  const std::optional<std::string> by_cpuid =
+      cpuid_signature ? HypervisorFromCpuidSignature(*cpuid_signature) : std::nullopt;
   v.dmi = ReadDmi(fs);
   v.cloud = IdentifyCloud(v.dmi);
   if (auto r = fs.ReadLine("/sys/hypervisor/type"); r.ok() && !r->empty()) v.hypervisor_type = *r;
@@ -379,8 +384,17 @@ VirtualizationFacts CollectVirtualizationFacts(const SysFs& fs, const CpuFacts& 
   } else if (has(vendor, "xen") || v.hypervisor_type) {
     v.virtualized = true;
     v.hypervisor = v.hypervisor_type.value_or("xen");
+  } else if (by_cpuid) {
+    // No DMI name (e.g. a KVM guest without SMBIOS): the CPUID signature,
+    // as lscpu's "Hypervisor vendor".
+    v.virtualized = true;
+    v.hypervisor = *by_cpuid;
   } else if (cpu.hypervisor_flag && *cpu.hypervisor_flag) {
     v.virtualized = true;
+    if (cpuid_signature) {
+      notes->push_back("virtualization: unknown CPUID hypervisor signature \"" + *cpuid_signature +
+                       "\"");
+    }
   } else if (cpu.hypervisor_flag && !*cpu.hypervisor_flag) {
     v.virtualized = false;  // x86 sets the flag under every hypervisor
   } else if (v.dmi.readable && !vendor.empty()) {
@@ -477,10 +491,22 @@ StorageFacts CollectStorageFacts(const SysFs& fs, const std::string& path,
   }
   s.device = disk;
   std::string q = "/sys/block/" + disk + "/queue";
-  if (auto v = ReadInt(fs, q + "/rotational"))
-    s.rotational = *v != 0;
-  else
+  const bool virt = disk.rfind("vd", 0) == 0 || disk.rfind("xvd", 0) == 0;
+  s.virtual_disk = virt;
+  if (auto v = ReadInt(fs, q + "/rotational")) {
+    if (virt) {
+      // virtio-blk and Xen's blkfront leave the queue rotational whatever
+      // backs the disk, so the flag is no evidence either way.
+      notes->push_back("storage: " + disk + " is a virtual disk (" +
+                       (disk[0] == 'x' ? std::string("Xen") : std::string("virtio-blk")) +
+                       "); its rotational flag (" + std::to_string(*v) +
+                       ") says nothing about the storage behind it; class unknown");
+    } else {
+      s.rotational = *v != 0;
+    }
+  } else {
     notes->push_back("storage: " + q + "/rotational unreadable; rotational unknown");
+  }
   if (auto r = fs.ReadLine(q + "/scheduler"); r.ok())
     s.scheduler = BracketedChoice(*r).value_or(*r);
   s.nvme = disk.rfind("nvme", 0) == 0;
@@ -499,7 +525,9 @@ HostFacts CollectHostFacts(const SysFs& fs, const HostProbeOptions& options) {
   h.memory = CollectMemoryFacts(fs, &h.notes);
   h.cgroup = CollectCgroupFacts(fs, &h.notes);
   h.os = CollectOsFacts(fs, &h.notes);
-  h.virtualization = CollectVirtualizationFacts(fs, h.cpu, &h.notes);
+  std::optional<std::string> sig = options.cpuid_signature;
+  if (!sig && (fs.root().empty() || fs.root() == "/")) sig = ReadHypervisorCpuidSignature();
+  h.virtualization = CollectVirtualizationFacts(fs, h.cpu, &h.notes, sig);
   if (!options.storage_path.empty())
     h.storage = CollectStorageFacts(fs, options.storage_path, &h.notes);
 

@@ -130,6 +130,8 @@ struct VirtualizationFacts {
   std::optional<bool> virtualized;             // nullopt: cannot tell
   std::optional<std::string> hypervisor;       // "kvm", "xen", "hyper-v", "vmware", "nitro", ...
   std::optional<std::string> hypervisor_type;  // /sys/hypervisor/type
+  // x86 CPUID leaf 0x40000000 vendor signature ("KVMKVMKVM", "Microsoft Hv").
+  std::optional<std::string> cpuid_signature;
   std::optional<bool> container;
   DmiStrings dmi;
   std::optional<CloudIdentity> cloud;
@@ -141,8 +143,12 @@ struct StorageFacts {
   std::optional<std::string> filesystem;  // "ext4", "xfs"
   std::optional<std::string> source;      // "/dev/nvme0n1p1"
   std::optional<std::string> device;      // the whole disk: "nvme0n1"
+  // The kernel's queue/rotational flag; nullopt for a virtual disk, whose
+  // flag is the driver's default rather than a fact about the storage.
   std::optional<bool> rotational;
   std::optional<bool> nvme;
+  // virtio-blk (vd*) or Xen (xvd*): a disk the hypervisor emulates.
+  std::optional<bool> virtual_disk;
   std::optional<std::string> model;
   std::optional<std::string> scheduler;
 };
@@ -175,6 +181,10 @@ struct HostProbeOptions {
   // The directory whose block device to describe (the data directory); empty:
   // none.  A path on the target machine, resolved through /proc/self/mountinfo.
   std::string storage_path;
+  // The hypervisor's CPUID signature.  nullopt: read it with CPUID when the
+  // root is this machine ("/"), not at all for a fixture or copied tree.
+  // Tests set it to feed a signature.
+  std::optional<std::string> cpuid_signature;
 };
 
 HostFacts CollectHostFacts(const SysFs& fs, const HostProbeOptions& options = {});
@@ -186,8 +196,11 @@ MemoryFacts CollectMemoryFacts(const SysFs& fs, std::vector<std::string>* notes)
 CgroupFacts CollectCgroupFacts(const SysFs& fs, std::vector<std::string>* notes);
 OsFacts CollectOsFacts(const SysFs& fs, std::vector<std::string>* notes);
 DmiStrings ReadDmi(const SysFs& fs);
+// `cpuid_signature`: the hypervisor's CPUID signature, when known; it names
+// the hypervisor when DMI does not.
 VirtualizationFacts CollectVirtualizationFacts(const SysFs& fs, const CpuFacts& cpu,
-                                               std::vector<std::string>* notes);
+                                               std::vector<std::string>* notes,
+                                               const std::optional<std::string>& cpuid_signature = {});
 StorageFacts CollectStorageFacts(const SysFs& fs, const std::string& path,
                                  std::vector<std::string>* notes);
 

@@ -6,6 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "host/hypervisor_cpuid.h"
 
 namespace pgrig::host {
 namespace {
@@ -327,6 +332,119 @@ TEST(ParsersTest, SizesAndChoices) {
   EXPECT_FALSE(ParseSizeWithSuffix("12 parsecs").has_value());
   EXPECT_EQ(BracketedChoice("always [madvise] never"), "madvise");
   EXPECT_FALSE(BracketedChoice("always madvise never").has_value());
+}
+
+// A machine tree written by the test: `files` maps paths to contents.
+class TempTree {
+ public:
+  explicit TempTree(const std::map<std::string, std::string>& files) {
+    root_ = std::filesystem::temp_directory_path() /
+            ("pgrig-host-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::remove_all(root_);
+    for (const auto& [path, text] : files) {
+      std::filesystem::path p = root_ / path.substr(1);
+      std::filesystem::create_directories(p.parent_path());
+      std::ofstream(p) << text;
+    }
+  }
+  ~TempTree() { std::filesystem::remove_all(root_); }
+  std::string root() const { return root_.string(); }
+  void MakeDir(const std::string& path) { std::filesystem::create_directories(root_ / path.substr(1)); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path root_;
+};
+
+std::map<std::string, std::string> VirtioDisk(const std::string& disk) {
+  return {{"/proc/self/mountinfo",
+           "29 1 252:1 / / rw,relatime shared:1 - ext4 /dev/" + disk + "1 rw\n"},
+          {"/sys/block/" + disk + "/queue/rotational", "1\n"},
+          {"/sys/block/" + disk + "/queue/scheduler", "[none] mq-deadline\n"},
+          {"/sys/block/" + disk + "/" + disk + "1/partition", "1\n"}};
+}
+
+TEST(HostFactsTest, VirtioBlkRotationalFlagIsNotEvidence) {
+  TempTree t(VirtioDisk("vda"));
+  SysFs fs(t.root());
+  std::vector<std::string> notes;
+  StorageFacts s = CollectStorageFacts(fs, "/var/lib/postgresql", &notes);
+  EXPECT_EQ(s.device, "vda");
+  EXPECT_FALSE(s.rotational.has_value());  // the kernel says 1; that is the driver's default
+  EXPECT_EQ(s.virtual_disk, true);
+  EXPECT_EQ(s.nvme, false);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_THAT(notes.back(), HasSubstr("virtio-blk"));
+
+  TempTree xen(VirtioDisk("xvda"));
+  SysFs xfs(xen.root());
+  notes.clear();
+  StorageFacts x = CollectStorageFacts(xfs, "/", &notes);
+  EXPECT_EQ(x.device, "xvda");
+  EXPECT_FALSE(x.rotational.has_value());
+  EXPECT_EQ(x.virtual_disk, true);
+
+  TempTree sd(VirtioDisk("sda"));  // a real SCSI/SATA disk keeps its flag
+  SysFs sfs(sd.root());
+  StorageFacts d = CollectStorageFacts(sfs, "/", &notes);
+  EXPECT_EQ(d.rotational, true);
+  EXPECT_EQ(d.virtual_disk, false);
+}
+
+TEST(HostFactsTest, CpuidSignaturesNameTheHypervisor) {
+  EXPECT_EQ(HypervisorFromCpuidSignature("KVMKVMKVM"), "kvm");
+  EXPECT_EQ(HypervisorFromCpuidSignature(std::string("KVMKVMKVM\0\0\0", 12)), "kvm");
+  EXPECT_EQ(HypervisorFromCpuidSignature("Microsoft Hv"), "hyper-v");
+  EXPECT_EQ(HypervisorFromCpuidSignature("VMwareVMware"), "vmware");
+  EXPECT_EQ(HypervisorFromCpuidSignature("XenVMMXenVMM"), "xen");
+  EXPECT_EQ(HypervisorFromCpuidSignature("TCGTCGTCGTCG"), "qemu-tcg");
+  EXPECT_EQ(HypervisorFromCpuidSignature("ACRNACRNACRN"), "acrn");
+  EXPECT_EQ(HypervisorFromCpuidSignature(" lrpepyh  vr"), "parallels");
+  EXPECT_EQ(HypervisorFromCpuidSignature("bhyve bhyve "), "bhyve");
+  EXPECT_FALSE(HypervisorFromCpuidSignature("GenuineIntel").has_value());
+  EXPECT_FALSE(HypervisorFromCpuidSignature("").has_value());
+}
+
+TEST(HostFactsTest, KvmGuestWithoutDmiIsNamedFromCpuid) {
+  TempTree t(std::map<std::string, std::string>{{"/proc/self/cgroup", "0::/\n"}});  // no DMI
+  SysFs fs(t.root());
+  CpuFacts cpu;
+  cpu.hypervisor_flag = true;
+  std::vector<std::string> notes;
+  VirtualizationFacts v = CollectVirtualizationFacts(fs, cpu, &notes, std::string("KVMKVMKVM"));
+  EXPECT_EQ(v.virtualized, true);
+  EXPECT_EQ(v.hypervisor, "kvm");
+  EXPECT_EQ(v.cpuid_signature, "KVMKVMKVM");
+  // Without a signature the flag still says "virtualized", but names nothing.
+  VirtualizationFacts bare = CollectVirtualizationFacts(fs, cpu, &notes);
+  EXPECT_EQ(bare.virtualized, true);
+  EXPECT_FALSE(bare.hypervisor.has_value());
+  // Through CollectHostFacts: the seam feeds the signature for a tree.
+  HostFacts h = CollectHostFacts(fs, HostProbeOptions{.cpuid_signature = "Microsoft Hv"});
+  EXPECT_EQ(h.virtualization.hypervisor, "hyper-v");
+  // A fixture tree is never described with this machine's CPUID.
+  HostFacts fixture = Collect("ampere-altra");
+  EXPECT_FALSE(fixture.virtualization.cpuid_signature.has_value());
+}
+
+TEST(HostFactsTest, ThisMachineCpuidAgreesWithTheHypervisorFlag) {
+  // On x86 the hypervisor bit and the signature come together; elsewhere
+  // there is no signature.
+  auto sig = ReadHypervisorCpuidSignature();
+#if defined(__x86_64__) || defined(__i386__)
+  HostFacts h = CollectHostFacts(SysFs("/"));
+  if (h.cpu.hypervisor_flag == true) {
+    ASSERT_TRUE(sig.has_value());
+    EXPECT_EQ(h.virtualization.cpuid_signature, sig);
+    if (!h.virtualization.dmi.readable) {
+      EXPECT_EQ(h.virtualization.hypervisor, HypervisorFromCpuidSignature(*sig));
+    }
+  } else if (h.cpu.hypervisor_flag == false) {
+    EXPECT_FALSE(sig.has_value());
+  }
+#else
+  EXPECT_FALSE(sig.has_value());
+#endif
 }
 
 }  // namespace

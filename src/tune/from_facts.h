@@ -4,8 +4,9 @@
 // and, on Arm, whether its binary uses LSE atomics.
 //
 // A fact that is unknown leaves the TuneInputs default and adds a note that
-// says which default was assumed and which option overrides it.  Pure
-// function of its arguments; thread-safe.
+// says which default was assumed and which option overrides it; a virtual
+// disk (virtio-blk, Xen) is taken as ssd with a note.  Pure functions of
+// their arguments; thread-safe.
 #ifndef PGRIG_TUNE_FROM_FACTS_H_
 #define PGRIG_TUNE_FROM_FACTS_H_
 
@@ -21,6 +22,35 @@ namespace pgrig::tune {
 
 TuneInputs InputsFromFacts(const host::HostFacts& host, const host::ServerFacts* server,
                            std::vector<std::string>* notes);
+
+// What the user said about the server's machine on the command line.
+struct InputOverrides {
+  std::optional<uint64_t> memory;
+  std::optional<int> cpus;
+  std::optional<StorageClass> storage;
+  std::optional<int> threads_per_core;  // --smt
+  std::optional<std::string> arch;      // --arch, already through ParseArch
+  std::optional<uint64_t> page_size;    // --page-size (base page)
+  std::optional<int> connections;
+  std::optional<uint64_t> data_size;
+};
+
+// "x86_64", "aarch64" (also "arm64"), "ppc64le", "s390x", "riscv64".
+Result<std::string> ParseArch(std::string_view text);
+
+// Checks the options against each other (page sizes the architecture has,
+// --cpus a whole number of cores with --smt).
+Status ValidateOverrides(const InputOverrides& o);
+
+// Lays the options over `in` and drops the notes they answer (a "give
+// --storage" note once --storage was given).
+void ApplyOverrides(const InputOverrides& o, TuneInputs* in, std::vector<std::string>* notes);
+
+// Inputs for a machine known only from the options (offline tuning of
+// another machine, or a remote server): nothing is read from this machine.
+// Unsaid SMT counts every vCPU as a core, unsaid architecture is unknown,
+// unsaid page size is 4kB, unsaid storage is ssd, each with a note.
+TuneInputs InputsAsGiven(const InputOverrides& o, std::vector<std::string>* notes);
 
 }  // namespace pgrig::tune
 

@@ -69,5 +69,93 @@ TEST(InputsFromFacts, UnknownFactsBecomeNotesNamingTheOption) {
   EXPECT_EQ(notes.size(), 3u);  // memory, CPUs, storage
 }
 
+// Issue 14, item 13: a virtio-blk disk is a virtual disk, not a hard disk.
+TEST(InputsFromFacts, VirtualDiskIsSsdWithANoteAndStorageOverrides) {
+  host::HostFacts h;
+  h.memory.total_bytes = 8 * kGiB;
+  h.cpu.vcpus = 2;
+  h.storage = host::StorageFacts{};
+  h.storage->device = "vda";
+  h.storage->virtual_disk = true;
+  h.storage->nvme = false;
+  std::vector<std::string> notes;
+  TuneInputs in = InputsFromFacts(h, nullptr, &notes);
+  EXPECT_EQ(in.storage, StorageClass::kSsd);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("vda is a virtual disk"));
+  // --storage answers the note, and no "give --storage" remains.
+  InputOverrides o;
+  o.storage = StorageClass::kHdd;
+  ApplyOverrides(o, &in, &notes);
+  EXPECT_EQ(in.storage, StorageClass::kHdd);
+  EXPECT_TRUE(notes.empty());
+  auto plan = ComputePlan([&] { TuneInputs x = in; x.server_major = 15; return x; }(), Profile::kOltp);
+  ASSERT_TRUE(plan.ok());
+}
+
+// Issue 14, item 12: another machine is described only by the options.
+TEST(InputsFromFacts, AsGivenReadsNothingFromThisMachine) {
+  InputOverrides o;
+  o.memory = 128 * kGiB;
+  o.cpus = 64;
+  std::vector<std::string> notes;
+  TuneInputs in = InputsAsGiven(o, &notes);
+  EXPECT_EQ(in.cpus, 64);
+  EXPECT_EQ(in.threads_per_core, 1);
+  EXPECT_FALSE(in.threads_per_core_known);
+  EXPECT_EQ(in.arch, "");
+  EXPECT_EQ(in.base_page_size, 4 * kKiB);
+  EXPECT_EQ(in.storage, StorageClass::kSsd);
+  EXPECT_EQ(notes.size(), 2u);  // storage and SMT assumed
+
+  // A 64-vCPU Graviton with 64kB pages, as given.
+  o.threads_per_core = 1;
+  o.arch = *ParseArch("arm64");
+  o.page_size = 64 * kKiB;
+  o.storage = StorageClass::kNvme;
+  notes.clear();
+  TuneInputs g = InputsAsGiven(o, &notes);
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(g.arch, "aarch64");
+  EXPECT_EQ(g.huge_page_size, 512 * kMiB);
+  g.server_major = 16;
+  auto plan = ComputePlan(g, Profile::kDw);
+  ASSERT_TRUE(plan.ok());
+  const Proposal* pg = nullptr;
+  for (const auto& p : plan->proposals) {
+    if (p.name == "max_parallel_workers_per_gather") pg = &p;
+  }
+  ASSERT_NE(pg, nullptr);
+  EXPECT_EQ(pg->value.integer, 32);  // all 64 are cores, not 32 SMT pairs
+  EXPECT_THAT(pg->reason, HasSubstr("full core"));
+
+  // The same machine with --smt 2 halves it.
+  o.threads_per_core = 2;
+  o.arch = "x86_64";
+  o.page_size.reset();
+  TuneInputs x = InputsAsGiven(o, &notes);
+  x.server_major = 16;
+  auto xp = ComputePlan(x, Profile::kDw);
+  for (const auto& p : xp->proposals) {
+    if (p.name == "max_parallel_workers_per_gather") {
+      EXPECT_EQ(p.value.integer, 16);
+    }
+  }
+
+  // Options are checked against each other.
+  InputOverrides bad;
+  bad.arch = "x86_64";
+  bad.page_size = 64 * kKiB;
+  EXPECT_FALSE(ValidateOverrides(bad).ok());
+  bad.page_size = 12 * kKiB;
+  bad.arch.reset();
+  EXPECT_FALSE(ValidateOverrides(bad).ok());
+  InputOverrides odd;
+  odd.cpus = 7;
+  odd.threads_per_core = 2;
+  EXPECT_FALSE(ValidateOverrides(odd).ok());
+  EXPECT_FALSE(ParseArch("sparc").ok());
+}
+
 }  // namespace
 }  // namespace pgrig::tune

@@ -143,6 +143,10 @@ Result<TuneReport> Recommend(const TuneInputs& inputs, Profile profile,
     if (has_server && !cur(name)) {
       return InvalidArgument(fmt::format("--set {}: this server has no such setting", name));
     }
+    if (!has_server) {
+      // No pg_settings to check against: PostgreSQL's own ranges, from pgrig's table.
+      PGRIG_RETURN_IF_ERROR(CheckOfflineValue(name, value, inputs.server_major));
+    }
     auto it = std::find_if(proposals.begin(), proposals.end(),
                            [&](const Proposal& p) { return p.name == name; });
     Proposal p{name, value, "set with --set", "user.override"};
@@ -189,7 +193,7 @@ Result<TuneReport> Recommend(const TuneInputs& inputs, Profile profile,
         r.current = c->setting;
       }
     } else {
-      r.context = NeedsRestartOffline(p.name, inputs.server_major) ? "postmaster" : "sighup";
+      r.context = OfflineContext(p.name, inputs.server_major);
     }
     r.apply = r.context == "postmaster" ? Apply::kRestart : Apply::kReload;
     rep.recommendations.push_back(std::move(r));

@@ -52,7 +52,7 @@ struct Recommendation {
   std::string unit;                    // pg_settings unit, or "" for unit-less
   std::string reason;
   std::string rule;
-  std::string context;                 // pg_settings.context, or "postmaster"/"sighup" offline
+  std::string context;                 // pg_settings.context, or OfflineContext() offline
   Apply apply = Apply::kReload;
   bool changed = true;                 // false: within 5% of (or equal to) the current value
 };
@@ -78,9 +78,10 @@ struct TuneReport {
 };
 
 // Builds the report.  `current` may be empty (no server): every proposal is
-// then a change and the restart context comes from NeedsRestartOffline().
-// Fails on an override that names an unknown setting or breaks the budget or
-// an invariant.
+// then a change, the context comes from OfflineContext(), and every
+// override is checked by CheckOfflineValue().  Fails on an override that
+// names an unknown setting, is out of PostgreSQL's range, or breaks the
+// budget or an invariant.
 Result<TuneReport> Recommend(const TuneInputs& inputs, Profile profile,
                              const CurrentSettings& current, const Overrides& overrides = {});
 

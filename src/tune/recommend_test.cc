@@ -217,5 +217,57 @@ TEST(Render, BenchmarkBannerIsProminent) {
   EXPECT_TRUE(ToJson(*r)["trades_durability"].get<bool>());
 }
 
+// Issue 14, item 14: offline contexts and --set checks.
+TEST(Recommend, OfflineContextsAndSetValuesArePostgresOwn) {
+  auto r = Recommend(Web16(), Profile::kWeb, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Rec(*r, "work_mem")->context, "user");
+  EXPECT_EQ(Rec(*r, "random_page_cost")->context, "user");
+  EXPECT_EQ(Rec(*r, "wal_compression")->context, "superuser");
+  EXPECT_EQ(Rec(*r, "max_wal_size")->context, "sighup");
+  EXPECT_EQ(Rec(*r, "shared_buffers")->context, "postmaster");
+  for (const char* bad : {"random_page_cost=-1", "shared_buffers=1kB", "shared_bufers=1GB"}) {
+    Overrides o;
+    auto kv = ParseOverride(bad);
+    ASSERT_TRUE(kv.ok()) << bad;
+    o.values[kv->first] = kv->second;
+    auto rr = Recommend(Web16(), Profile::kWeb, {}, o);
+    EXPECT_FALSE(rr.ok()) << bad;
+  }
+  Overrides typo;
+  typo.values["shared_bufers"] = SettingValue::Bytes(kGiB);
+  EXPECT_THAT(Recommend(Web16(), Profile::kWeb, {}, typo).status().message(),
+              HasSubstr("did you mean shared_buffers"));
+}
+
+// Issue 14, item 15: offline recommendations for 16, 17 and 18.
+TEST(Recommend, OfflineForNewerReleases) {
+  for (int major : {16, 17, 18}) {
+    TuneInputs in = Web16();
+    in.server_major = major;
+    in.cpus = 32;
+    in.memory_bytes = 64 * kGiB;
+    auto r = Recommend(in, Profile::kOltp, {});
+    ASSERT_TRUE(r.ok()) << major << ": " << r.status().ToString();
+    EXPECT_EQ(Rec(*r, "io_workers") != nullptr, major >= 18) << major;
+    if (major >= 18) {
+      EXPECT_EQ(Rec(*r, "io_workers")->context, "sighup");
+      EXPECT_EQ(Rec(*r, "autovacuum_max_workers")->context, "sighup");
+      EXPECT_EQ(Rec(*r, "autovacuum_max_workers")->apply, Apply::kReload);
+    } else {
+      EXPECT_EQ(Rec(*r, "autovacuum_max_workers")->apply, Apply::kRestart);
+    }
+    Overrides o;
+    o.values["vacuum_buffer_usage_limit"] = SettingValue::Bytes(8 * kMiB);
+    EXPECT_TRUE(Recommend(in, Profile::kOltp, {}, o).ok()) << major;
+    Overrides io;
+    io.values["io_method"] = SettingValue::Word("io_uring");
+    EXPECT_EQ(Recommend(in, Profile::kOltp, {}, io).ok(), major >= 18) << major;
+  }
+  TuneInputs nineteen = Web16();
+  nineteen.server_major = 19;
+  EXPECT_FALSE(Recommend(nineteen, Profile::kOltp, {}).ok());
+}
+
 }  // namespace
 }  // namespace pgrig::tune

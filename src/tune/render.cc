@@ -12,12 +12,16 @@ namespace {
 
 std::string Header(const TuneReport& r) {
   const TuneInputs& in = r.inputs;
-  std::string smt = in.threads_per_core > 1 ? fmt::format(", SMT x{}", in.threads_per_core)
-                                            : ", no SMT";
+  std::string smt = !in.threads_per_core_known ? ", SMT not given"
+                    : in.threads_per_core > 1   ? fmt::format(", SMT x{}", in.threads_per_core)
+                                                : ", no SMT";
+  std::string pages = in.base_page_size == 4096
+                          ? ""
+                          : fmt::format(" ({}KB pages)", in.base_page_size / 1024);
   return fmt::format("profile {} for {} memory, {} vCPUs{}, {} storage, {}{}, PostgreSQL {}",
                      ProfileName(r.profile), HumanBytes(in.memory_bytes), in.cpus, smt,
-                     StorageClassName(in.storage), in.arch,
-                     in.base_page_size == 65536 ? " (64KB pages)" : "", in.server_major);
+                     StorageClassName(in.storage),
+                     in.arch.empty() ? "architecture not given" : in.arch, pages, in.server_major);
 }
 
 std::string ApplyName(Apply a) { return a == Apply::kRestart ? "restart" : "reload"; }
@@ -143,10 +147,12 @@ nlohmann::json ToJson(const TuneReport& r) {
   const TuneInputs& in = r.inputs;
   j["inputs"] = {{"memory_bytes", in.memory_bytes},
                  {"cpus", in.cpus},
-                 {"threads_per_core", in.threads_per_core},
+                 {"threads_per_core", in.threads_per_core_known
+                                          ? nlohmann::json(in.threads_per_core)
+                                          : nlohmann::json(nullptr)},
                  {"storage", StorageClassName(in.storage)},
                  {"server_major", in.server_major},
-                 {"arch", in.arch},
+                 {"arch", in.arch.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.arch)},
                  {"base_page_size_bytes", in.base_page_size},
                  {"huge_page_size_bytes", in.huge_page_size}};
   if (in.connections) j["inputs"]["connections"] = *in.connections;

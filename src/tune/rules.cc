@@ -55,6 +55,16 @@ constexpr uint64_t kVacuumDeadTupleCap = 1 * kGiB;  // PostgreSQL 13–16
 
 uint64_t RoundDown(uint64_t v, uint64_t unit) { return v / unit * unit; }
 
+// PostgreSQL's largest accepted value of a size setting, rounded down to
+// `unit` (shared_buffers: INT_MAX/2 8kB pages; effective_cache_size: INT_MAX
+// pages; work_mem: INT_MAX kB).
+uint64_t PgMax(const char* name, int major, uint64_t unit) {
+  auto r = RangeOf(name, major);
+  return r ? RoundDown(static_cast<uint64_t>(r->max), unit) : UINT64_MAX;
+}
+
+const char* kClampNote = ", clamped to the largest value PostgreSQL accepts";
+
 bool IsArm(const TuneInputs& in) { return in.arch == "aarch64" || in.arch == "arm64"; }
 
 std::string Mem(uint64_t b) { return SettingValue::Bytes(b).ToConf(); }
@@ -89,6 +99,7 @@ struct Knobs {
   int maintenance_workers = 2;
   int autovacuum_workers = 3;
   int max_locks = 64;
+  int io_workers = 3;  // PostgreSQL 18+
   bool minimal_wal = false;
 };
 
@@ -142,9 +153,10 @@ Status ValidateInputs(const TuneInputs& in) {
         "memory {} is below the 256MB pgrig can tune for; give --memory of at least 256MB",
         HumanBytes(in.memory_bytes)));
   }
-  if (in.memory_bytes > 64 * 1024 * kGiB) {
-    return InvalidArgument(fmt::format("memory {} is beyond 64TB; check --memory",
-                                       HumanBytes(in.memory_bytes)));
+  if (in.memory_bytes > kMaxMemoryBytes) {
+    return InvalidArgument(fmt::format(
+        "memory {} is too large: pgrig tunes for at most 64TB; check --memory",
+        HumanBytes(in.memory_bytes)));
   }
   if (in.cpus < 1 || in.cpus > 4096) {
     return InvalidArgument(fmt::format("--cpus {} is out of range; give 1 to 4096", in.cpus));
@@ -190,8 +202,13 @@ MemoryBudget ComputeBudget(const SettingMap& config, uint64_t memory_bytes, int 
   int64_t wal_buffers = GetInt(m, "wal_buffers", -1);
   uint64_t wb = wal_buffers >= 0 ? static_cast<uint64_t>(wal_buffers)
                                  : std::clamp<uint64_t>(sb / 32, 64 * kKiB, 16 * kMiB);
-  const uint64_t slots = conns + u("autovacuum_max_workers") + u("max_worker_processes") +
-                         u("max_wal_senders") + u("max_prepared_transactions") + kAuxiliaryProcesses;
+  // PostgreSQL 18 reserves autovacuum_worker_slots process slots (whatever
+  // autovacuum_max_workers says) and adds io_workers auxiliary processes.
+  const uint64_t av_slots =
+      server_major >= 18 ? u("autovacuum_worker_slots") : u("autovacuum_max_workers");
+  const uint64_t aux = kAuxiliaryProcesses + (server_major >= 18 ? u("io_workers") : 0);
+  const uint64_t slots = conns + av_slots + u("max_worker_processes") + u("max_wal_senders") +
+                         u("max_prepared_transactions") + aux;
   const uint64_t locks = u("max_locks_per_transaction");
   uint64_t other_shared = static_cast<uint64_t>(static_cast<double>(sb) * kSharedPerBuffer) + wb +
                           kSharedFixed + slots * (kSharedPerSlot + kSharedPerLockSlot * locks);
@@ -264,6 +281,13 @@ Status CheckInvariants(const SettingMap& c) {
   if (c.count("min_wal_size") && i("min_wal_size") < static_cast<int64_t>(32 * kMiB)) {
     return FailedPrecondition("min_wal_size must be at least twice the 16MB WAL segment size");
   }
+  if (c.count("autovacuum_worker_slots") &&
+      i("autovacuum_max_workers") > i("autovacuum_worker_slots")) {
+    return FailedPrecondition(fmt::format(
+        "autovacuum_max_workers ({}) exceeds autovacuum_worker_slots ({}); PostgreSQL 18 starts "
+        "no more autovacuum workers than it has slots",
+        i("autovacuum_max_workers"), i("autovacuum_worker_slots")));
+  }
   double cct = GetReal(c, "checkpoint_completion_target", 0.9);
   if (cct < 0 || cct > 1) {
     return FailedPrecondition(fmt::format("checkpoint_completion_target {} is outside 0..1", cct));
@@ -324,6 +348,10 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       profile == Profile::kDesktop
           ? "a desktop shares its memory with other programs: 1/16 of memory"
           : "a quarter of memory caches hot pages; the OS page cache holds the rest";
+  if (const uint64_t cap = PgMax("shared_buffers", major, kMiB); k.shared_buffers > cap) {
+    k.shared_buffers = cap;
+    sb_reason += std::string(kClampNote) + " (2^30 - 1 pages of 8kB)";
+  }
   if (in.data_size_bytes && profile != Profile::kDesktop) {
     uint64_t fit = RoundDown(*in.data_size_bytes + *in.data_size_bytes / 4 + 64 * kMiB, kMiB);
     fit = std::max<uint64_t>(fit, 128 * kMiB);
@@ -355,12 +383,18 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
   }
   k.per_gather = std::min(k.per_gather, k.max_parallel_workers);
   k.maintenance_workers = std::min(k.maintenance_workers, k.max_parallel_workers);
+  const int per_gather_wanted = k.per_gather;
+  const int maintenance_wanted = k.maintenance_workers;
   k.autovacuum_workers = in.cpus >= 32 ? 5 : in.cpus >= 16 ? 4 : 3;
   if (profile == Profile::kDw || profile == Profile::kMixed) {
     k.max_locks = mem >= 32 * kGiB ? 512 : mem >= 16 * kGiB ? 256 : mem >= 8 * kGiB ? 128 : 64;
   }
   k.minimal_wal = profile == Profile::kDesktop || profile == Profile::kBenchmark;
+  // PGTune: about one I/O worker per four vCPUs, never below the default 3
+  // nor above PostgreSQL's maximum 32.
+  if (major >= 18) k.io_workers = std::min(32, std::max(3, in.cpus / 4));
 
+  bool wm_clamped = false;
   // PGTune's work_mem: what is left after shared_buffers, shared by every
   // connection and worker with three allocations each, then a per-profile
   // divisor; at least 4MB.
@@ -369,6 +403,10 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
     double wm = left / (static_cast<double>(k.connections + k.max_worker_processes) * 3.0) /
                 static_cast<double>(row.wm_divisor);
     k.work_mem = std::max<uint64_t>(RoundDown(static_cast<uint64_t>(wm), 64 * kKiB), 4 * kMiB);
+    if (const uint64_t cap = PgMax("work_mem", major, 64 * kKiB); k.work_mem > cap) {
+      k.work_mem = cap;
+      wm_clamped = true;
+    }
   }
 
   auto build = [&](const Knobs& x) {
@@ -386,12 +424,14 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
     m["autovacuum_max_workers"] = SettingValue::Integer(x.autovacuum_workers);
     m["max_locks_per_transaction"] = SettingValue::Integer(x.max_locks);
     if (x.minimal_wal) m["max_wal_senders"] = SettingValue::Integer(0);
+    if (major >= 18) m["io_workers"] = SettingValue::Integer(x.io_workers);
     return m;
   };
 
   // --- fit the worst case into the budget ---
-  // Give up first what costs least: work_mem down to 1MB, then maintenance
-  // memory, then connections (unless the user fixed them), then shared_buffers.
+  // Give up first what costs least (docs/tune.md): work_mem down to 1MB,
+  // maintenance memory, the extra autovacuum workers, connections (unless
+  // the user fixed them), parallel workers, and shared_buffers last.
   std::vector<std::string> fitted;
   MemoryBudget budget = ComputeBudget(build(k), mem, major);
   for (int guard = 0; !budget.fits() && guard < 400; ++guard) {
@@ -409,6 +449,9 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
         k.autovacuum_work_mem.reset();
       }
       fitted.push_back("maintenance_work_mem");
+    } else if (k.autovacuum_workers > 3) {
+      k.autovacuum_workers = 3;
+      fitted.push_back("autovacuum_max_workers");
     } else if (!in.connections && k.connections > kMinConnections) {
       uint64_t per_conn = kBackendBaseline +
                           static_cast<uint64_t>(static_cast<double>(k.work_mem) * (1.0 + hmm)) +
@@ -416,9 +459,6 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       int cut = static_cast<int>((over + per_conn - 1) / per_conn);
       k.connections = std::max(kMinConnections, k.connections - std::max(cut, 1));
       fitted.push_back("max_connections");
-    } else if (k.autovacuum_workers > 3) {
-      k.autovacuum_workers = 3;
-      fitted.push_back("autovacuum_max_workers");
     } else if (k.max_parallel_workers > 2) {
       k.max_parallel_workers = std::max(2, k.max_parallel_workers / 2);
       k.per_gather = std::min(k.per_gather, k.max_parallel_workers);
@@ -457,11 +497,18 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
   if (was_fitted("max_connections")) conn_reason += fit_note;
   add("max_connections", SettingValue::Integer(k.connections), conn_reason, "connections.profile");
   add("shared_buffers", SettingValue::Bytes(k.shared_buffers), sb_reason, "memory.shared_buffers");
-  add("effective_cache_size", SettingValue::Bytes(RoundDown(mem * row.ecs_num / row.ecs_den, kMiB)),
-      profile == Profile::kDesktop
-          ? "a quarter of memory is likely to be cache on a shared desktop"
-          : "shared_buffers plus the OS page cache: about three quarters of memory can hold data",
-      "memory.effective_cache_size");
+  {
+    uint64_t ecs = RoundDown(mem * row.ecs_num / row.ecs_den, kMiB);
+    std::string why =
+        profile == Profile::kDesktop
+            ? "a quarter of memory is likely to be cache on a shared desktop"
+            : "shared_buffers plus the OS page cache: about three quarters of memory can hold data";
+    if (const uint64_t cap = PgMax("effective_cache_size", major, kMiB); ecs > cap) {
+      ecs = cap;
+      why += std::string(kClampNote) + " (2^31 - 1 pages of 8kB)";
+    }
+    add("effective_cache_size", SettingValue::Bytes(ecs), why, "memory.effective_cache_size");
+  }
   add("maintenance_work_mem", SettingValue::Bytes(k.maintenance_work_mem),
       std::string(profile == Profile::kDw ? "1/8 of memory (DW builds large indexes), at most 8GB"
                                           : "1/16 of memory for VACUUM and CREATE INDEX, at most 8GB") +
@@ -479,8 +526,9 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       was_fitted("work_mem")
           ? "the largest per-sort/hash memory that keeps the worst case within 90% of memory"
           : fmt::format("(memory - shared_buffers) / ((connections + worker processes) x 3){}, at "
-                        "least 4MB",
-                        row.wm_divisor > 1 ? fmt::format(" / {}", row.wm_divisor) : ""),
+                        "least 4MB{}",
+                        row.wm_divisor > 1 ? fmt::format(" / {}", row.wm_divisor) : "",
+                        wm_clamped ? std::string(kClampNote) + " (2^31 - 1 kB)" : ""),
       "memory.work_mem");
   add("wal_buffers", SettingValue::Bytes(WalBuffersFor(k.shared_buffers)),
       "3% of shared_buffers, at most one 16MB WAL segment", "wal.wal_buffers");
@@ -499,10 +547,30 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
         "fewer checkpoints mean fewer full-page images and smoother I/O", "wal.checkpoint_timeout");
   }
   bool rotating = in.storage == StorageClass::kHdd;
-  add("random_page_cost", SettingValue::Real(rotating ? 4.0 : 1.1),
-      rotating ? "seeks on spinning disks cost about four sequential reads"
-               : "random reads on flash or SAN cost little more than sequential ones",
-      "planner.random_page_cost");
+  {
+    // PGTune: data that fits in memory is read from the page cache, so seeks
+    // do not matter even on a hard disk; otherwise a hard disk keeps 4, and
+    // so does a data warehouse (a low cost there picks index scans for large
+    // retrievals, slower than sequential scans even on flash).
+    const uint64_t cache = mem * row.ecs_num / row.ecs_den;
+    const bool fits = in.data_size_bytes && *in.data_size_bytes <= cache;
+    double rpc = 1.1;
+    std::string why = "random reads on flash or SAN cost little more than sequential ones";
+    if (fits) {
+      why = fmt::format(
+          "the database ({}) fits in the page cache ({}), so reads seldom reach the {}",
+          HumanBytes(*in.data_size_bytes), HumanBytes(cache), rotating ? "disk's seeks" : "device");
+    } else if (rotating) {
+      rpc = 4.0;
+      why = "seeks on spinning disks cost about four sequential reads";
+    } else if (profile == Profile::kDw) {
+      rpc = 4.0;
+      why = "PostgreSQL's default: on a warehouse larger than memory a low cost picks index scans "
+            "for large retrievals, which are slower than sequential scans even on flash "
+            "(give --data-size when the data fits in memory)";
+    }
+    add("random_page_cost", SettingValue::Real(rpc), why, "planner.random_page_cost");
+  }
   int eic = in.storage == StorageClass::kHdd ? 2
             : in.storage == StorageClass::kSsd ? 200
             : in.storage == StorageClass::kSan ? 300
@@ -511,7 +579,7 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       rotating ? "a spinning disk gains little from more than a couple of reads in flight"
                : fmt::format("{} storage serves many reads in flight", StorageClassName(in.storage)),
       "io.effective_io_concurrency");
-  add("maintenance_io_concurrency", SettingValue::Integer(std::max(eic, 10)),
+  add("maintenance_io_concurrency", SettingValue::Integer(std::max(eic, major >= 18 ? 16 : 10)),
       "maintenance work (VACUUM, recovery prefetch) can use the same I/O depth",
       "io.maintenance_io_concurrency");
   add("default_statistics_target", SettingValue::Integer(row.statistics_target),
@@ -520,10 +588,16 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       "planner.statistics_target");
 
   std::string core_note =
-      tpc > 1 ? fmt::format("{} vCPUs are {} physical cores with SMT", in.cpus, cores)
-      : arm ? fmt::format("each of the {} vCPUs is a full core (no SMT{})", in.cpus,
-                          in.cpu_description.empty() ? "" : ", " + in.cpu_description)
-            : fmt::format("{} vCPUs", in.cpus);
+      !in.threads_per_core_known
+          ? fmt::format("{} vCPUs counted as cores (threads per core not given; --smt 2 for an "
+                        "SMT machine)",
+                        in.cpus)
+      : tpc > 1 ? fmt::format("{} vCPUs are {} physical cores with SMT", in.cpus, cores)
+      : arm     ? fmt::format("each of the {} vCPUs is a full core (no SMT{})", in.cpus,
+                              in.cpu_description.empty() ? "" : ", " + in.cpu_description)
+                : fmt::format("{} vCPUs, one thread per core", in.cpus);
+  const std::string parallel_fit =
+      "; lowered with max_parallel_workers to keep the worst case within 90% of memory";
   add("max_worker_processes", SettingValue::Integer(k.max_worker_processes),
       "one background worker per vCPU, never fewer than the default 8 (extensions use them too)",
       "parallel.worker_processes");
@@ -534,20 +608,48 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       "parallel.workers");
   add("max_parallel_workers_per_gather", SettingValue::Integer(k.per_gather),
       in.cpus < 2 ? "with one CPU a parallel query only adds overhead"
-                  : fmt::format("half the physical cores{}; {}",
-                                profile == Profile::kDw ? "" : ", at most 4", core_note),
+      : in.cpus < 4 ? fmt::format("one worker per query with {} vCPUs", in.cpus)
+                    : fmt::format("half the physical cores{}; {}{}",
+                                  profile == Profile::kDw ? "" : ", at most 4", core_note,
+                                  k.per_gather < per_gather_wanted ? parallel_fit : ""),
       "parallel.per_gather");
   add("max_parallel_maintenance_workers", SettingValue::Integer(k.maintenance_workers),
       in.cpus < 2 ? "with one CPU parallel index builds only add overhead"
-                  : fmt::format("half the physical cores, at most 4; {}", core_note),
+      : in.cpus < 4 ? fmt::format("one worker per index build with {} vCPUs", in.cpus)
+                    : fmt::format("half the physical cores, at most 4; {}{}", core_note,
+                                  k.maintenance_workers < maintenance_wanted ? parallel_fit : ""),
       "parallel.maintenance");
   if (k.autovacuum_workers != 3) {
     add("autovacuum_max_workers", SettingValue::Integer(k.autovacuum_workers),
         fmt::format("{} vCPUs can vacuum more tables at once", in.cpus), "autovacuum.workers");
+  } else if (was_fitted("autovacuum_max_workers")) {
+    add("autovacuum_max_workers", SettingValue::Integer(3),
+        fmt::format("the default: {} vCPUs could vacuum more tables at once, but each worker may "
+                    "take maintenance_work_mem{}",
+                    in.cpus, fit_note),
+        "autovacuum.workers");
+  }
+  if (major >= 18) {
+    // Proposed only when above the default 3 (k.io_workers, sized above).
+    const int iow = k.io_workers;
+    if (iow > 3) {
+      add("io_workers", SettingValue::Integer(iow),
+          fmt::format("asynchronous reads (io_method = worker) are served by I/O worker "
+                      "processes: one per four vCPUs ({}), at most 32",
+                      in.cpus),
+          "io.io_workers");
+    }
+    plan.advice.push_back(
+        "PostgreSQL 18 reads through asynchronous I/O; pgrig keeps the default io_method = worker, "
+        "which every build has.  io_method = io_uring can be faster on Linux but needs a server "
+        "built with liburing and a kernel that allows io_uring; try it with --set "
+        "io_method=io_uring on the server's machine.");
   }
   if (k.max_locks != 64) {
     add("max_locks_per_transaction", SettingValue::Integer(k.max_locks),
-        "analytic schemas touch many partitions per transaction", "locks.partitions");
+        "analytic schemas touch many partitions per transaction (half of timescaledb-tune's "
+        "figure for this memory)",
+        "locks.partitions");
   }
   if (k.shared_buffers >= 2 * kGiB) {
     add("huge_pages", SettingValue::Word("try"),

@@ -10,7 +10,8 @@
 // Guarantees of ComputePlan(), checked by the grid tests:
 //   * the worst-case memory budget is at most kBudgetFraction of memory;
 //   * CheckInvariants() holds for the proposals over PostgreSQL's defaults;
-//   * proposals exist for the server's major version (13–17) only.
+//   * proposals exist for the server's major version (13–18) only;
+//   * no value lies outside PostgreSQL's accepted range (RangeOf).
 #ifndef PGRIG_TUNE_RULES_H_
 #define PGRIG_TUNE_RULES_H_
 
@@ -40,7 +41,8 @@ const std::vector<StorageClass>& AllStorageClasses();
 inline constexpr uint64_t kMinMemoryBytes = 256 * kMiB;
 inline constexpr double kBudgetFraction = 0.90;
 inline constexpr int kMinServerMajor = 13;
-inline constexpr int kMaxServerMajor = 17;
+inline constexpr int kMaxServerMajor = 18;
+inline constexpr uint64_t kMaxMemoryBytes = 64 * 1024 * kGiB;
 inline constexpr int kMinConnections = 20;
 inline constexpr int kMaxConnections = 10000;
 
@@ -48,11 +50,14 @@ struct TuneInputs {
   uint64_t memory_bytes = 0;  // after container limits
   int cpus = 0;               // vCPUs the server may use (after cpuset and quota)
   int threads_per_core = 1;   // 2 on x86 with SMT; 1 on Graviton and most Arm servers
+  // False when nobody said (offline tuning of another machine without
+  // --smt): vCPUs are then counted as cores and the reasons say so.
+  bool threads_per_core_known = true;
   StorageClass storage = StorageClass::kSsd;
   std::optional<int> connections;           // wanted max_connections; nullopt: profile's
   std::optional<uint64_t> data_size_bytes;  // database size, when known
   int server_major = 0;
-  std::string arch = "x86_64";              // uname -m
+  std::string arch = "x86_64";              // uname -m; empty: unknown (offline, no --arch)
   uint64_t base_page_size = 4096;           // 65536 on 64 KB-page Arm kernels
   uint64_t huge_page_size = 2 * kMiB;       // the kernel's default huge page size
   std::vector<uint64_t> huge_page_sizes;    // every pool the kernel offers

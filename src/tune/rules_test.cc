@@ -11,6 +11,7 @@ namespace pgrig::tune {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TuneInputs Machine(uint64_t mem, int cpus, StorageClass st, int major) {
   TuneInputs in;
@@ -98,8 +99,14 @@ TEST(RulesGrid, InvariantsAndBudgetHoldEverywhere) {
               if (major < 14) {
                 EXPECT_EQ(Find(*plan, "huge_page_size"), nullptr);
               }
-              // Storage.
-              EXPECT_EQ(Text(*plan, "random_page_cost"), st == StorageClass::kHdd ? "4" : "1.1");
+              // Storage (PGTune: without a data size, hdd and dw keep 4).
+              EXPECT_EQ(Text(*plan, "random_page_cost"),
+                        st == StorageClass::kHdd || prof == Profile::kDw ? "4" : "1.1");
+              // Every proposal is a value PostgreSQL accepts.
+              for (const auto& p : plan->proposals) {
+                EXPECT_TRUE(CheckOfflineValue(p.name, p.value, major).ok())
+                    << CheckOfflineValue(p.name, p.value, major).ToString();
+              }
               // Huge pages are proposed exactly when shared_buffers is large.
               EXPECT_EQ(Find(*plan, "huge_pages") != nullptr, static_cast<uint64_t>(sb) >= 2 * kGiB);
               EXPECT_GT(plan->huge_pages.pages, 0);
@@ -344,6 +351,139 @@ TEST(RulesBudget, GrowsWithEachTerm) {
   big17["maintenance_work_mem"] = SettingValue::Bytes(4 * kGiB);
   EXPECT_LT(ComputeBudget(big, 64 * kGiB, 16).total_bytes,
             ComputeBudget(big17, 64 * kGiB, 17).total_bytes);
+}
+
+// Issue 14, item 11: from ~21.4TB effective_cache_size, and from 32TB
+// shared_buffers, PGTune's fractions exceed what PostgreSQL accepts.
+TEST(RulesLimits, HugeMemoryIsClampedToPostgresLimitsAndSaysSo) {
+  for (uint64_t tb : {22, 32, 48, 64}) {
+    SCOPED_TRACE(tb);
+    for (Profile prof : AllProfiles()) {
+      auto plan = ComputePlan(Machine(tb * 1024 * kGiB, 64, StorageClass::kNvme, 15), prof);
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      const uint64_t sb_max = 1073741823ull * 8192;  // INT_MAX / 2 pages
+      const uint64_t ecs_max = 2147483647ull * 8192;  // INT_MAX pages
+      EXPECT_LE(static_cast<uint64_t>(Int(*plan, "shared_buffers")), sb_max);
+      EXPECT_LE(static_cast<uint64_t>(Int(*plan, "effective_cache_size")), ecs_max);
+      EXPECT_LE(static_cast<uint64_t>(Int(*plan, "work_mem")), 2147483647ull * 1024);
+      for (const auto& p : plan->proposals) {
+        EXPECT_TRUE(CheckOfflineValue(p.name, p.value, 15).ok()) << p.name << " " << p.value.ToConf();
+      }
+    }
+  }
+  auto plan = ComputePlan(Machine(64 * 1024 * kGiB, 64, StorageClass::kNvme, 15), Profile::kOltp);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_THAT(Find(*plan, "effective_cache_size")->reason, HasSubstr("largest value PostgreSQL accepts"));
+  EXPECT_THAT(Find(*plan, "shared_buffers")->reason, HasSubstr("largest value PostgreSQL accepts"));
+  // Below the limits nothing says "clamped".
+  auto small = ComputePlan(Machine(16 * 1024 * kGiB, 64, StorageClass::kNvme, 15), Profile::kOltp);
+  ASSERT_TRUE(small.ok());
+  EXPECT_THAT(Find(*small, "shared_buffers")->reason, Not(HasSubstr("clamped")));
+  // Beyond 64TB: a clear "too large".
+  auto huge = ComputePlan(Machine(65 * 1024 * kGiB, 64, StorageClass::kNvme, 15), Profile::kOltp);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_THAT(huge.status().message(), HasSubstr("too large"));
+}
+
+// Issue 14, item 12: with SMT unknown the reason must not claim a topology.
+TEST(RulesPinned, UnknownSmtCountsVcpusAsCoresAndSaysSo) {
+  TuneInputs in = Machine(128 * kGiB, 64, StorageClass::kNvme, 16);
+  in.arch.clear();
+  in.threads_per_core = 1;
+  in.threads_per_core_known = false;
+  auto plan = ComputePlan(in, Profile::kDw);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(Int(*plan, "max_parallel_workers_per_gather"), 32);
+  EXPECT_THAT(Find(*plan, "max_parallel_workers_per_gather")->reason,
+              HasSubstr("counted as cores (threads per core not given"));
+  in.threads_per_core = 1;
+  in.threads_per_core_known = true;
+  in.arch = "aarch64";
+  auto graviton = ComputePlan(in, Profile::kDw);
+  EXPECT_THAT(Find(*graviton, "max_parallel_workers_per_gather")->reason, HasSubstr("full core"));
+  in.arch = "x86_64";
+  in.threads_per_core = 2;
+  auto smt = ComputePlan(in, Profile::kDw);
+  EXPECT_EQ(Int(*smt, "max_parallel_workers_per_gather"), 16);
+  EXPECT_THAT(Find(*smt, "max_parallel_workers_per_gather")->reason, HasSubstr("32 physical cores"));
+}
+
+// Issue 14, item 14: the give-up order is docs/tune.md's (autovacuum workers
+// before connections), and every lowered value says so.
+TEST(RulesBudget, GiveUpOrderAndReasonsFollowTheDoc) {
+  // 64 vCPUs ask for 5 autovacuum workers; 2GB cannot hold them all.
+  TuneInputs in = Machine(2 * kGiB, 64, StorageClass::kSsd, 15);
+  auto plan = ComputePlan(in, Profile::kOltp);
+  ASSERT_TRUE(plan.ok());
+  // Back to the default 3 first, and the reason says why.
+  ASSERT_NE(Find(*plan, "autovacuum_max_workers"), nullptr);
+  EXPECT_EQ(Int(*plan, "autovacuum_max_workers"), 3);
+  EXPECT_THAT(Find(*plan, "autovacuum_max_workers")->reason, HasSubstr("90% of memory"));
+  in.connections = 300;
+  auto fixed = ComputePlan(in, Profile::kOltp);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
+  EXPECT_EQ(Int(*fixed, "max_connections"), 300);
+  for (const char* name : {"max_parallel_workers", "max_parallel_workers_per_gather",
+                           "max_parallel_maintenance_workers"}) {
+    const Proposal* p = Find(*fixed, name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_THAT(p->reason, HasSubstr("90% of memory")) << name << ": " << p->reason;
+  }
+  EXPECT_LT(Int(*fixed, "max_parallel_workers"), 64);
+  EXPECT_LE(Int(*fixed, "max_parallel_workers_per_gather"), Int(*fixed, "max_parallel_workers"));
+}
+
+// Issue 14, item 16: PGTune's current random_page_cost.
+TEST(RulesPinned, RandomPageCostFollowsPgtuneWithDataSize) {
+  TuneInputs in = Machine(64 * kGiB, 16, StorageClass::kSsd, 16);
+  EXPECT_EQ(Text(*ComputePlan(in, Profile::kDw), "random_page_cost"), "4");
+  EXPECT_EQ(Text(*ComputePlan(in, Profile::kOltp), "random_page_cost"), "1.1");
+  in.data_size_bytes = 20 * kGiB;  // fits in the page cache
+  EXPECT_EQ(Text(*ComputePlan(in, Profile::kDw), "random_page_cost"), "1.1");
+  in.storage = StorageClass::kHdd;
+  EXPECT_EQ(Text(*ComputePlan(in, Profile::kOltp), "random_page_cost"), "1.1");
+  in.data_size_bytes = 500 * kGiB;  // does not
+  EXPECT_EQ(Text(*ComputePlan(in, Profile::kOltp), "random_page_cost"), "4");
+}
+
+// Issue 14, item 15: PostgreSQL 18's rules.
+TEST(RulesVersions, PostgreSql18KnowsAsynchronousIo) {
+  TuneInputs in = Machine(64 * kGiB, 32, StorageClass::kNvme, 18);
+  auto plan = ComputePlan(in, Profile::kOltp);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(Int(*plan, "io_workers"), 8);  // 32 vCPUs / 4
+  bool advised = false;
+  for (const auto& a : plan->advice) advised |= a.find("io_uring") != std::string::npos;
+  EXPECT_TRUE(advised);
+  // Few CPUs: the default 3 stays.
+  EXPECT_EQ(Find(*ComputePlan(Machine(8 * kGiB, 8, StorageClass::kSsd, 18), Profile::kOltp),
+                 "io_workers"),
+            nullptr);
+  // Before 18 there is no io_workers.
+  EXPECT_EQ(Find(*ComputePlan(Machine(64 * kGiB, 32, StorageClass::kNvme, 17), Profile::kOltp),
+                 "io_workers"),
+            nullptr);
+  // 18's defaults: effective/maintenance_io_concurrency 16, worker slots 16.
+  SettingMap d18 = DefaultSettings(18);
+  EXPECT_EQ(GetInt(d18, "effective_io_concurrency", 0), 16);
+  EXPECT_EQ(GetInt(d18, "maintenance_io_concurrency", 0), 16);
+  EXPECT_EQ(GetInt(d18, "autovacuum_worker_slots", 0), 16);
+  EXPECT_EQ(GetWord(d18, "io_method", ""), "worker");
+  EXPECT_EQ(GetInt(DefaultSettings(17), "effective_io_concurrency", 0), 1);
+  EXPECT_EQ(GetInt(DefaultSettings(17), "vacuum_buffer_usage_limit", 0), static_cast<int64_t>(2 * kMiB));
+  EXPECT_EQ(GetInt(DefaultSettings(16), "vacuum_buffer_usage_limit", 0), static_cast<int64_t>(256 * kKiB));
+  EXPECT_EQ(DefaultSettings(16).count("io_combine_limit"), 0u);
+  // maintenance_io_concurrency never goes below 18's default.
+  auto hdd = ComputePlan(Machine(8 * kGiB, 4, StorageClass::kHdd, 18), Profile::kOltp);
+  EXPECT_EQ(Int(*hdd, "maintenance_io_concurrency"), 16);
+  // autovacuum_max_workers beyond the slots is refused on 18.
+  SettingMap m = DefaultSettings(18);
+  m["autovacuum_max_workers"] = SettingValue::Integer(20);
+  EXPECT_THAT(CheckInvariants(m).message(), HasSubstr("autovacuum_worker_slots"));
+  // The budget counts the reserved slots and the I/O workers on 18.
+  MemoryBudget b17 = ComputeBudget(DefaultSettings(17), 8 * kGiB, 17);
+  MemoryBudget b18 = ComputeBudget(DefaultSettings(18), 8 * kGiB, 18);
+  EXPECT_GT(b18.shared_memory_bytes, b17.shared_memory_bytes);
 }
 
 }  // namespace

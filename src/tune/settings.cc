@@ -1,7 +1,9 @@
 #include "tune/settings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,51 +13,77 @@ namespace pgrig::tune {
 
 namespace {
 
+// PostgreSQL's limits (src/backend/utils/misc/guc_tables.c, 8kB blocks,
+// 64-bit build): INT_MAX, MAX_KILOBYTES (= INT_MAX on 64-bit) and
+// MAX_BACKENDS (0x3FFFF).
+constexpr double kIntMax = 2147483647.0;
+constexpr double kMaxKilobytes = kIntMax;
+constexpr double kMaxBackends = 262143.0;
+constexpr double kBlock = 8192.0;
+constexpr double kK = 1024.0;
+constexpr double kDblMax = 1.7976931348623157e308;
+
 struct SettingInfo {
   ValueKind kind;
   const char* pg_unit;  // the unit pg_settings reports; "" for none
   bool is_bool;
+  int since;            // first major version that has the setting
+  // Range in the canonical unit (bytes, ms, plain); -1 ("auto") is allowed
+  // on top of it when minus_one.
+  double min, max;
+  bool minus_one;
+  const char* context;  // pg_settings.context
+  std::vector<std::string> words;  // enum values (empty: any word / bool)
 };
 
-// The settings the tuner proposes or budgets.  Units are pg_settings' own.
+// The settings the tuner proposes, budgets or accepts with --set offline.
 const std::map<std::string, SettingInfo, std::less<>>& Table() {
+  using V = ValueKind;
   static const auto* t = new std::map<std::string, SettingInfo, std::less<>>{
-      {"shared_buffers", {ValueKind::kBytes, "8kB", false}},
-      {"effective_cache_size", {ValueKind::kBytes, "8kB", false}},
-      {"wal_buffers", {ValueKind::kBytes, "8kB", false}},
-      {"temp_buffers", {ValueKind::kBytes, "8kB", false}},
-      {"work_mem", {ValueKind::kBytes, "kB", false}},
-      {"maintenance_work_mem", {ValueKind::kBytes, "kB", false}},
-      {"autovacuum_work_mem", {ValueKind::kBytes, "kB", false}},
-      {"huge_page_size", {ValueKind::kBytes, "kB", false}},
-      {"min_wal_size", {ValueKind::kBytes, "MB", false}},
-      {"max_wal_size", {ValueKind::kBytes, "MB", false}},
-      {"checkpoint_timeout", {ValueKind::kMillis, "s", false}},
-      {"max_connections", {ValueKind::kInteger, "", false}},
-      {"superuser_reserved_connections", {ValueKind::kInteger, "", false}},
-      {"reserved_connections", {ValueKind::kInteger, "", false}},
-      {"max_worker_processes", {ValueKind::kInteger, "", false}},
-      {"max_parallel_workers", {ValueKind::kInteger, "", false}},
-      {"max_parallel_workers_per_gather", {ValueKind::kInteger, "", false}},
-      {"max_parallel_maintenance_workers", {ValueKind::kInteger, "", false}},
-      {"effective_io_concurrency", {ValueKind::kInteger, "", false}},
-      {"maintenance_io_concurrency", {ValueKind::kInteger, "", false}},
-      {"default_statistics_target", {ValueKind::kInteger, "", false}},
-      {"autovacuum_max_workers", {ValueKind::kInteger, "", false}},
-      {"max_wal_senders", {ValueKind::kInteger, "", false}},
-      {"max_locks_per_transaction", {ValueKind::kInteger, "", false}},
-      {"max_prepared_transactions", {ValueKind::kInteger, "", false}},
-      {"random_page_cost", {ValueKind::kReal, "", false}},
-      {"checkpoint_completion_target", {ValueKind::kReal, "", false}},
-      {"hash_mem_multiplier", {ValueKind::kReal, "", false}},
-      {"huge_pages", {ValueKind::kWord, "", false}},
-      {"wal_level", {ValueKind::kWord, "", false}},
-      {"synchronous_commit", {ValueKind::kWord, "", false}},
-      {"archive_mode", {ValueKind::kWord, "", false}},
-      {"wal_compression", {ValueKind::kWord, "", false}},
-      {"jit", {ValueKind::kWord, "", true}},
-      {"fsync", {ValueKind::kWord, "", true}},
-      {"full_page_writes", {ValueKind::kWord, "", true}},
+      {"shared_buffers", {V::kBytes, "8kB", false, 0, 16 * kBlock, kIntMax / 2 * kBlock, false, "postmaster", {}}},
+      {"effective_cache_size", {V::kBytes, "8kB", false, 0, kBlock, kIntMax * kBlock, false, "user", {}}},
+      {"wal_buffers", {V::kBytes, "8kB", false, 0, kBlock, (kIntMax / kBlock) * kBlock, true, "postmaster", {}}},
+      {"temp_buffers", {V::kBytes, "8kB", false, 0, 100 * kBlock, kIntMax / 2 * kBlock, false, "user", {}}},
+      {"work_mem", {V::kBytes, "kB", false, 0, 64 * kK, kMaxKilobytes * kK, false, "user", {}}},
+      {"maintenance_work_mem", {V::kBytes, "kB", false, 0, 1024 * kK, kMaxKilobytes * kK, false, "user", {}}},
+      {"autovacuum_work_mem", {V::kBytes, "kB", false, 0, 1024 * kK, kMaxKilobytes * kK, true, "sighup", {}}},
+      {"huge_page_size", {V::kBytes, "kB", false, 14, 0, kIntMax * kK, false, "postmaster", {}}},
+      {"min_wal_size", {V::kBytes, "MB", false, 0, 2 * kK * kK, kMaxKilobytes * kK * kK, false, "sighup", {}}},
+      {"max_wal_size", {V::kBytes, "MB", false, 0, 2 * kK * kK, kMaxKilobytes * kK * kK, false, "sighup", {}}},
+      {"vacuum_buffer_usage_limit", {V::kBytes, "kB", false, 16, 0, 16 * kK * kK * kK, false, "user", {}}},
+      {"io_combine_limit", {V::kBytes, "8kB", false, 17, kBlock, 128 * kBlock, false, "user", {}}},
+      {"checkpoint_timeout", {V::kMillis, "s", false, 0, 30000, 86400000, false, "sighup", {}}},
+      {"max_connections", {V::kInteger, "", false, 0, 1, kMaxBackends, false, "postmaster", {}}},
+      {"superuser_reserved_connections", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"reserved_connections", {V::kInteger, "", false, 16, 0, kMaxBackends, false, "postmaster", {}}},
+      {"max_worker_processes", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"max_parallel_workers", {V::kInteger, "", false, 0, 0, 1024, false, "user", {}}},
+      {"max_parallel_workers_per_gather", {V::kInteger, "", false, 0, 0, 1024, false, "user", {}}},
+      {"max_parallel_maintenance_workers", {V::kInteger, "", false, 0, 0, 1024, false, "user", {}}},
+      {"effective_io_concurrency", {V::kInteger, "", false, 0, 0, 1000, false, "user", {}}},
+      {"maintenance_io_concurrency", {V::kInteger, "", false, 0, 0, 1000, false, "user", {}}},
+      {"default_statistics_target", {V::kInteger, "", false, 0, 1, 10000, false, "user", {}}},
+      {"autovacuum_max_workers", {V::kInteger, "", false, 0, 1, kMaxBackends, false, "postmaster", {}}},
+      {"autovacuum_worker_slots", {V::kInteger, "", false, 18, 1, kMaxBackends, false, "postmaster", {}}},
+      {"io_workers", {V::kInteger, "", false, 18, 1, 32, false, "sighup", {}}},
+      {"io_max_concurrency", {V::kInteger, "", false, 18, 1, 1024, true, "postmaster", {}}},
+      {"max_wal_senders", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"max_locks_per_transaction", {V::kInteger, "", false, 0, 10, kIntMax, false, "postmaster", {}}},
+      {"max_prepared_transactions", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"random_page_cost", {V::kReal, "", false, 0, 0, kDblMax, false, "user", {}}},
+      {"checkpoint_completion_target", {V::kReal, "", false, 0, 0, 1, false, "sighup", {}}},
+      {"hash_mem_multiplier", {V::kReal, "", false, 0, 1, 1000, false, "user", {}}},
+      {"huge_pages", {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"on", "off", "try"}}},
+      {"wal_level", {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"minimal", "replica", "logical"}}},
+      {"synchronous_commit", {V::kWord, "", false, 0, 0, 0, false, "user",
+                              {"local", "remote_write", "remote_apply", "on", "off"}}},
+      {"archive_mode", {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"always", "on", "off"}}},
+      {"wal_compression", {V::kWord, "", false, 0, 0, 0, false, "superuser", {}}},
+      {"io_method", {V::kWord, "", false, 18, 0, 0, false, "postmaster", {"sync", "worker", "io_uring"}}},
+      {"summarize_wal", {V::kWord, "", true, 17, 0, 0, false, "sighup", {}}},
+      {"jit", {V::kWord, "", true, 0, 0, 0, false, "user", {}}},
+      {"fsync", {V::kWord, "", true, 0, 0, 0, false, "sighup", {}}},
+      {"full_page_writes", {V::kWord, "", true, 0, 0, 0, false, "sighup", {}}},
   };
   return *t;
 }
@@ -252,7 +280,12 @@ Result<uint64_t> ParseSize(std::string_view text) {
   if (!m || *m == 1.0) {
     return InvalidArgument(fmt::format("'{}': unknown size unit '{}'; use MB, GB or TB", text, unit));
   }
-  return static_cast<uint64_t>(number * *m);
+  const double bytes = number * *m;
+  if (!std::isfinite(bytes) || bytes > static_cast<double>(kMaxParsedSize)) {
+    return InvalidArgument(fmt::format(
+        "'{}' is too large; pgrig takes sizes up to {}TB", text, kMaxParsedSize / (kGiB * 1024)));
+  }
+  return static_cast<uint64_t>(bytes);
 }
 
 SettingMap DefaultSettings(int major) {
@@ -277,8 +310,24 @@ SettingMap DefaultSettings(int major) {
   m["max_parallel_workers"] = SettingValue::Integer(8);
   m["max_parallel_workers_per_gather"] = SettingValue::Integer(2);
   m["max_parallel_maintenance_workers"] = SettingValue::Integer(2);
-  m["effective_io_concurrency"] = SettingValue::Integer(1);
-  m["maintenance_io_concurrency"] = SettingValue::Integer(10);
+  // PostgreSQL 18 raised both to 16 (asynchronous I/O).
+  m["effective_io_concurrency"] = SettingValue::Integer(major >= 18 ? 16 : 1);
+  m["maintenance_io_concurrency"] = SettingValue::Integer(major >= 18 ? 16 : 10);
+  if (major >= 16) {
+    // 256kB in 16; PostgreSQL 17 raised it to 2MB.
+    m["vacuum_buffer_usage_limit"] = SettingValue::Bytes(major >= 17 ? 2 * kMiB : 256 * kKiB);
+  }
+  if (major >= 17) {
+    m["io_combine_limit"] = SettingValue::Bytes(128 * kKiB);
+    m["summarize_wal"] = SettingValue::Word("off");
+  }
+  if (major >= 18) {
+    m["io_method"] = SettingValue::Word("worker");
+    m["io_workers"] = SettingValue::Integer(3);
+    m["autovacuum_worker_slots"] = SettingValue::Integer(16);
+    SettingValue auto_conc = SettingValue::Integer(-1);
+    m["io_max_concurrency"] = auto_conc;
+  }
   m["default_statistics_target"] = SettingValue::Integer(100);
   m["autovacuum_max_workers"] = SettingValue::Integer(3);
   m["max_wal_senders"] = SettingValue::Integer(10);
@@ -298,15 +347,113 @@ SettingMap DefaultSettings(int major) {
   return m;
 }
 
-bool NeedsRestartOffline(std::string_view name, int /*server_major*/) {
-  // "postmaster" context in every release 13–17.
-  static const std::set<std::string, std::less<>> kRestart = {
-      "shared_buffers",        "max_connections",           "max_worker_processes",
-      "huge_pages",            "huge_page_size",            "wal_buffers",
-      "wal_level",             "max_wal_senders",           "autovacuum_max_workers",
-      "max_locks_per_transaction", "max_prepared_transactions", "archive_mode",
-      "superuser_reserved_connections", "reserved_connections"};
-  return kRestart.count(name) > 0;
+std::string OfflineContext(std::string_view name, int server_major) {
+  // PostgreSQL 18 made autovacuum_max_workers reloadable (the slots it draws
+  // from, autovacuum_worker_slots, are fixed at start).
+  if (name == "autovacuum_max_workers" && server_major >= 18) return "sighup";
+  const SettingInfo* i = Find(name);
+  return i ? i->context : "user";
+}
+
+bool NeedsRestartOffline(std::string_view name, int server_major) {
+  return OfflineContext(name, server_major) == "postmaster";
+}
+
+bool KnownSetting(std::string_view name, int server_major) {
+  const SettingInfo* i = Find(name);
+  return i && i->since <= server_major;
+}
+
+namespace {
+
+size_t Distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> ClosestSetting(std::string_view name, int server_major) {
+  std::optional<std::string> best;
+  size_t best_d = 0;
+  for (const auto& [n, info] : Table()) {
+    if (info.since > server_major) continue;
+    size_t d = Distance(name, n);
+    if (!best || d < best_d) {
+      best = n;
+      best_d = d;
+    }
+  }
+  if (best && best_d > std::max<size_t>(3, name.size() / 3)) return std::nullopt;
+  return best;
+}
+
+std::optional<SettingRange> RangeOf(std::string_view name, int server_major) {
+  const SettingInfo* i = Find(name);
+  if (!i || i->kind == ValueKind::kWord) return std::nullopt;
+  SettingRange r{i->min, i->max, i->minus_one};
+  if (name == "io_combine_limit" && server_major < 18) r.max = 32 * kBlock;  // 256kB before 18
+  return r;
+}
+
+Status CheckOfflineValue(std::string_view name, const SettingValue& v, int server_major) {
+  const SettingInfo* i = Find(name);
+  if (!i || i->since > server_major) {
+    std::string msg =
+        i ? fmt::format("{} does not exist before PostgreSQL {} (this is {})", name, i->since,
+                        server_major)
+          : fmt::format("pgrig does not know a setting called {} in PostgreSQL {}", name,
+                        server_major);
+    if (auto c = ClosestSetting(name, server_major); c && *c != name) {
+      msg += fmt::format("; did you mean {}?", *c);
+    }
+    return InvalidArgument("--set " + msg);
+  }
+  if (i->kind == ValueKind::kWord) {
+    std::vector<std::string> words = i->words;
+    if (name == "wal_compression") {
+      words = server_major >= 15 ? std::vector<std::string>{"pglz", "lz4", "zstd", "on", "off"}
+                                 : std::vector<std::string>{"on", "off"};
+    }
+    if (words.empty()) return Status::Ok();  // booleans were checked when parsed
+    if (std::find(words.begin(), words.end(), v.word) == words.end()) {
+      return InvalidArgument(fmt::format("--set {}: '{}' is not one of {} in PostgreSQL {}", name,
+                                         v.word, Join(words, ", "), server_major));
+    }
+    return Status::Ok();
+  }
+  auto r = RangeOf(name, server_major);
+  if (!r) return Status::Ok();
+  const double n = v.Number();
+  if (r->minus_one && n == -1) return Status::Ok();
+  bool ok = n >= r->min && n <= r->max;
+  // 0 turns the vacuum ring off; otherwise PostgreSQL wants 128kB to 16GB.
+  if (name == "vacuum_buffer_usage_limit" && n != 0 && n < 128 * kK) ok = false;
+  if (!ok) {
+    auto show = [&](double x) {
+      if (i->kind == ValueKind::kBytes) return SettingValue::Bytes(static_cast<uint64_t>(x)).ToConf();
+      if (i->kind == ValueKind::kMillis) return SettingValue::Millis(static_cast<int64_t>(x)).ToConf();
+      if (i->kind == ValueKind::kReal) return FormatReal(x);
+      return fmt::format("{}", static_cast<int64_t>(x));
+    };
+    std::string range = i->kind == ValueKind::kReal && r->max >= kDblMax
+                            ? fmt::format("at least {}", show(r->min))
+                            : fmt::format("{} to {}", show(r->min), show(r->max));
+    if (name == "vacuum_buffer_usage_limit") range = "0, or 128kB to 16GB";
+    return InvalidArgument(fmt::format(
+        "--set {}={} is outside what PostgreSQL {} accepts ({}{})", name, v.ToConf(), server_major,
+        range, r->minus_one ? ", or -1" : ""));
+  }
+  return Status::Ok();
 }
 
 int64_t GetInt(const SettingMap& m, const std::string& name, int64_t fallback) {

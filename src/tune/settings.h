@@ -7,7 +7,7 @@
 // ("4GB", "20971kB", "15min", "0.9", "off") and from the (setting, unit)
 // pair pg_settings shows ("16384", "8kB").  Plain values; thread-safe.
 //
-// The tables here (defaults, restart context) describe PostgreSQL 13–17 and
+// The tables here (defaults, contexts, ranges) describe PostgreSQL 13–18 and
 // are used when no server is reachable; with a server, pg_settings is the
 // authority and these are not consulted.
 #ifndef PGRIG_TUNE_SETTINGS_H_
@@ -70,18 +70,46 @@ double InUnit(const SettingValue& v, std::string_view unit);
 
 // Sizes parsed from the command line: "16GB", "512MB", "1.5TB"; a unit is
 // required (KB/MB/GB/TB, also K/M/G/T and KiB/MiB/GiB/TiB; 1024-based).
+// Sizes above kMaxParsedSize are refused as too large.
+inline constexpr uint64_t kMaxParsedSize = 1024 * 1024 * 1024 * kGiB;  // 1 EiB
 Result<uint64_t> ParseSize(std::string_view text);
 
 // The effective configuration the rules reason about: name -> value.
 using SettingMap = std::map<std::string, SettingValue>;
 
 // PostgreSQL's built-in defaults for the settings the tuner touches or
-// budgets, for server major version 13–17.
+// budgets, for server major version 13–18.
 SettingMap DefaultSettings(int server_major);
 
+// pg_settings.context of a setting pgrig knows ("postmaster", "sighup",
+// "superuser", "user") in `server_major`, from PostgreSQL's own tables; for
+// use when no server can be asked.  Unknown names: "user".
+std::string OfflineContext(std::string_view name, int server_major);
+
 // True when the setting can only change at server start ("postmaster"
-// context) in PostgreSQL 13–17; used only when pg_settings is unavailable.
+// context); used only when pg_settings is unavailable.
 bool NeedsRestartOffline(std::string_view name, int server_major);
+
+// True when pgrig's table has the setting and it exists in `server_major`.
+bool KnownSetting(std::string_view name, int server_major);
+
+// The known setting of `server_major` closest to `name` by edit distance,
+// when one is close enough to be a likely typo.
+std::optional<std::string> ClosestSetting(std::string_view name, int server_major);
+
+// PostgreSQL's accepted range for a numeric setting in the canonical unit
+// (bytes, ms, or plain), for 8kB blocks on a 64-bit build.
+struct SettingRange {
+  double min = 0;
+  double max = 0;
+  bool minus_one = false;  // -1 ("automatic") is accepted too
+};
+std::optional<SettingRange> RangeOf(std::string_view name, int server_major);
+
+// Checks a --set value without a server: the name must be a setting pgrig
+// knows in `server_major` (else the error suggests the closest name), a
+// number must lie in PostgreSQL's range, an enum must be one of its values.
+Status CheckOfflineValue(std::string_view name, const SettingValue& value, int server_major);
 
 // Reads a setting from a map, falling back to `fallback`.
 int64_t GetInt(const SettingMap& m, const std::string& name, int64_t fallback);

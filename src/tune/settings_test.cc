@@ -83,5 +83,59 @@ TEST(Defaults, FollowTheServerVersion) {
   EXPECT_FALSE(NeedsRestartOffline("work_mem", 16));
 }
 
+// Issue 14, item 14: offline --set values are checked as PostgreSQL would.
+TEST(SettingRanges, OfflineValuesAreRangeChecked) {
+  auto check = [](const char* name, const char* text, int major = 15) {
+    auto v = ParseUserValue(name, text);
+    if (!v.ok()) return v.status();
+    return CheckOfflineValue(name, *v, major);
+  };
+  EXPECT_THAT(check("random_page_cost", "-1").message(), HasSubstr("outside"));
+  EXPECT_THAT(check("shared_buffers", "1kB").message(), HasSubstr("128kB"));
+  EXPECT_TRUE(check("shared_buffers", "128kB").ok());
+  EXPECT_FALSE(check("effective_io_concurrency", "1001").ok());
+  EXPECT_FALSE(check("checkpoint_completion_target", "1.5").ok());
+  EXPECT_FALSE(check("checkpoint_timeout", "10s").ok());
+  EXPECT_TRUE(check("autovacuum_work_mem", "-1").ok());
+  EXPECT_FALSE(check("huge_pages", "maybe").ok());
+  EXPECT_TRUE(check("wal_compression", "zstd").ok());
+  EXPECT_FALSE(check("wal_compression", "zstd", 14).ok());
+  EXPECT_FALSE(check("vacuum_buffer_usage_limit", "64kB", 16).ok());
+  EXPECT_TRUE(check("vacuum_buffer_usage_limit", "0", 16).ok());
+  EXPECT_TRUE(check("io_combine_limit", "1MB", 18).ok());
+  EXPECT_FALSE(check("io_combine_limit", "1MB", 17).ok());
+  // Unknown names are refused, with the likely one suggested.
+  Status typo = CheckOfflineValue("shared_bufers", SettingValue::Bytes(kGiB), 15);
+  EXPECT_THAT(typo.message(), HasSubstr("did you mean shared_buffers"));
+  // A setting from a later release names the release.
+  Status later = CheckOfflineValue("io_method", SettingValue::Word("worker"), 17);
+  EXPECT_THAT(later.message(), HasSubstr("PostgreSQL 18"));
+  EXPECT_TRUE(CheckOfflineValue("io_method", SettingValue::Word("io_uring"), 18).ok());
+}
+
+// Issue 14, item 14: contexts are PostgreSQL's, not "sighup" for everything.
+TEST(SettingRanges, OfflineContextsArePostgresOwn) {
+  EXPECT_EQ(OfflineContext("shared_buffers", 15), "postmaster");
+  EXPECT_EQ(OfflineContext("work_mem", 15), "user");
+  EXPECT_EQ(OfflineContext("random_page_cost", 15), "user");
+  EXPECT_EQ(OfflineContext("effective_io_concurrency", 15), "user");
+  EXPECT_EQ(OfflineContext("wal_compression", 15), "superuser");
+  EXPECT_EQ(OfflineContext("checkpoint_timeout", 15), "sighup");
+  EXPECT_EQ(OfflineContext("autovacuum_work_mem", 15), "sighup");
+  EXPECT_EQ(OfflineContext("autovacuum_max_workers", 17), "postmaster");
+  EXPECT_EQ(OfflineContext("autovacuum_max_workers", 18), "sighup");
+  EXPECT_EQ(OfflineContext("io_workers", 18), "sighup");
+  EXPECT_EQ(OfflineContext("io_method", 18), "postmaster");
+}
+
+// Issue 14, item 14: --memory 16777216TB overflowed into "below 256MB".
+TEST(SettingValue, ParseSizeRefusesSizesTooLargeToHold) {
+  auto r = ParseSize("16777216TB");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("too large"));
+  EXPECT_FALSE(ParseSize("1e300GB").ok());
+  EXPECT_EQ(*ParseSize("64TB"), 64 * 1024 * kGiB);
+}
+
 }  // namespace
 }  // namespace pgrig::tune
