@@ -25,6 +25,8 @@ struct CommandInfo {
 
 int RunInit(int argc, char** argv);
 int RunBench(int argc, char** argv);
+int RunLio(int argc, char** argv);
+int RunFsync(int argc, char** argv);
 int RunRun(int argc, char** argv);
 int RunFacts(int argc, char** argv);
 int RunTune(int argc, char** argv);

@@ -1,0 +1,68 @@
+#include "cli/micro_cli.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "pg/connection.h"
+
+namespace pgrig::cli {
+
+namespace {
+std::atomic<bool> g_micro_interrupted{false};
+void OnMicroSigint(int) { g_micro_interrupted.store(true); }
+}  // namespace
+
+std::vector<std::string> MicroCommandLine(int argc, char** argv, const std::string& name) {
+  std::vector<std::string> out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.find('=') != std::string::npos || a.find("://") != std::string::npos) {
+      a = pg::RedactConninfo(a);
+    }
+    out.push_back(std::move(a));
+  }
+  if (!out.empty()) out[0] = name;
+  return out;
+}
+
+std::string MicroServerVersion(int v) {
+  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
+         std::to_string(v % 100);
+}
+
+Status CheckJsonDestination(const std::string& file) {
+  if (file.empty() || file == "-") return Status::Ok();
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    return InvalidArgument("--json " + file + " is a directory; give a file name");
+  }
+  std::string dir = std::filesystem::path(file).parent_path().string();
+  if (dir.empty()) dir = ".";
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return InvalidArgument("--json " + file + ": directory " + dir +
+                           " does not exist; create it or give another path");
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return PermissionDenied("--json " + file + ": cannot write in " + dir);
+  }
+  return Status::Ok();
+}
+
+InterruptScope::InterruptScope() {
+  g_micro_interrupted.store(false);
+  struct sigaction sa {};
+  sa.sa_handler = OnMicroSigint;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_);
+}
+
+InterruptScope::~InterruptScope() { sigaction(SIGINT, &old_, nullptr); }
+
+const std::atomic<bool>* InterruptScope::flag() { return &g_micro_interrupted; }
+
+}  // namespace pgrig::cli

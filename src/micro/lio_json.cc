@@ -1,0 +1,135 @@
+#include "micro/lio_json.h"
+
+#include "common/clock.h"
+#include "micro/micro_json.h"
+
+namespace pgrig::micro {
+
+using nlohmann::json;
+
+namespace {
+
+json OrNull(double v, bool have) { return have ? json(v) : json(nullptr); }
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+}  // namespace
+
+json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& tables,
+                      int work_unit) {
+  const double s = w.window_s;
+  const int64_t lio = w.delta.logical_reads();
+  // What the sessions' own counts predict the server counted: every row is
+  // one heap block, plus the index pages of each range.
+  double index_per_range = 0;
+  for (const auto& t : tables) {
+    index_per_range += ExpectedIndexBlocksPerRange(t.blocks, t.index_blocks, work_unit);
+  }
+  if (!tables.empty()) index_per_range /= static_cast<double>(tables.size());
+  // UPDATE ranges: one heap block per row and the index descent, as for a
+  // SELECT of the same width.
+  const double session_blocks =
+      static_cast<double>(w.rows + w.updated_rows) +
+      static_cast<double>(w.ranges + w.updates) * index_per_range;
+  const bool have_lat = w.latency.count() > 0;
+  static constexpr double kPs[] = {50, 99};
+  const std::vector<int64_t> p = w.latency.ValuesAtPercentiles(kPs);
+  return json{
+      {"sessions", w.sessions},
+      {"duration_s", s},
+      {"lio_per_s", PerSecond(lio, s)},
+      {"lio_per_s_per_session", w.sessions > 0 ? PerSecond(lio, s) / w.sessions : 0.0},
+      {"blks_hit_per_s", PerSecond(w.delta.blks_hit, s)},
+      {"physical_reads_per_s", PerSecond(w.delta.blks_read, s)},
+      {"ranges_per_s", PerSecond(w.ranges, s)},
+      {"updates_per_s", PerSecond(w.updates, s)},
+      {"session_blocks_per_s", session_blocks / (s > 0 ? s : 1)},
+      {"counters_over_sessions", session_blocks > 0 ? json(static_cast<double>(lio) / session_blocks)
+                                                    : json(nullptr)},
+      {"latency_ms_avg", OrNull(w.latency.mean() / 1e6, have_lat)},
+      {"latency_ms_p50", OrNull(Ms(p[0]), have_lat)},
+      {"latency_ms_p99", OrNull(Ms(p[1]), have_lat)},
+  };
+}
+
+json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const LioRunResult& r,
+                     const json& facts) {
+  const LioWindow& w = r.main;
+  json tables = json::array();
+  for (const auto& t : r.tables) {
+    tables.push_back({{"table", t.table}, {"blocks", t.blocks}, {"index_blocks", t.index_blocks}});
+  }
+  json sessions = json::array();
+  for (const auto& s : w.per_session) {
+    sessions.push_back({{"session", s.session + 1},
+                        {"table", s.table},
+                        {"ranges", s.ranges},
+                        {"updates", s.updates},
+                        {"rows", s.rows},
+                        {"rows_per_s", PerSecond(s.rows, w.window_s)},
+                        {"ranges_per_s", PerSecond(s.ranges, w.window_s)},
+                        {"latency_ms", LatencyMsJson(s.latency)}});
+  }
+  json scaling = nullptr;
+  if (o.scaling == LioScaling::kOn) {
+    scaling = json::array();
+    for (const auto& sw : r.scaling) scaling.push_back(LioWindowSummary(sw, r.tables, o.work_unit));
+  }
+  json summary = LioWindowSummary(w, r.tables, o.work_unit);
+  return json{
+      {"schema", kLioSchemaName},
+      {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "lio run"}}},
+      {"complete", !r.interrupted},
+      {"stop_reason", r.interrupted ? "interrupted" : "completed"},
+      {"command_line", in.command_line},
+      {"started_at", IsoTimestampUtc(r.start_wall_s)},
+      {"ended_at", IsoTimestampUtc(r.end_wall_s)},
+      {"start_unix_s", r.start_wall_s},
+      {"end_unix_s", r.end_wall_s},
+      {"server",
+       {{"version", in.server_version},
+        {"version_num", r.server_version_num},
+        {"target", in.server_target},
+        {"embedded", in.embedded}}},
+      {"options",
+       {{"tables", r.tables.size()},
+        {"blocks_per_table", r.tables.empty() ? 0 : r.tables.front().blocks},
+        {"sessions_per_table", o.sessions_per_table},
+        {"sessions", w.sessions},
+        {"duration_s", o.duration_s},
+        {"warmup_s", o.warmup_s},
+        {"work_unit", o.work_unit},
+        {"update_pct", o.update_pct},
+        {"update_work_unit", o.update_work_unit},
+        {"seed", std::to_string(r.seed)},
+        {"scaling", o.scaling == LioScaling::kOn},
+        {"driver", LioDriverName(o.driver)}}},
+      {"tables", tables},
+      {"summary", summary},
+      {"counters",
+       {{"source", "pg_stat_database (current_database())"},
+        {"exact_edges", r.exact_counters},
+        {"blks_hit", w.delta.blks_hit},
+        {"blks_read", w.delta.blks_read},
+        {"xact_commit", w.delta.xact_commit},
+        {"tup_fetched", w.delta.tup_fetched},
+        {"tup_updated", w.delta.tup_updated},
+        {"counter_window_s", w.delta.window_s}}},
+      {"work",
+       {{"ranges", w.ranges},
+        {"updates", w.updates},
+        {"rows", w.rows},
+        {"updated_rows", w.updated_rows}}},
+      {"per_session", sessions},
+      {"latency_ms", LatencyMsJson(w.latency)},
+      {"histogram", HistogramJson(w.latency)},
+      {"update_latency_ms", LatencyMsJson(w.update_latency)},
+      {"update_histogram", w.update_latency.count() > 0 ? HistogramJson(w.update_latency)
+                                                        : json(nullptr)},
+      {"scaling", scaling},
+      {"notes", r.notes},
+      {"facts", facts},
+  };
+}
+
+}  // namespace pgrig::micro

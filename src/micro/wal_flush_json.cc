@@ -1,0 +1,80 @@
+#include "micro/wal_flush_json.h"
+
+#include "common/clock.h"
+#include "micro/micro_json.h"
+
+namespace pgrig::micro {
+
+using nlohmann::json;
+
+json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const FsyncResult& r,
+                       const FsyncDocContext& ctx) {
+  json tests = json::array();
+  for (const auto& t : r.tests) {
+    tests.push_back({{"method", SyncMethodName(t.method)},
+                     {"o_direct", t.direct == DirectIo::kOn},
+                     {"label", t.Label()},
+                     {"write_bytes", t.write_bytes},
+                     {"writers", t.writers},
+                     {"available", !t.unavailable.has_value()},
+                     {"unavailable_reason", t.unavailable ? json(*t.unavailable) : json(nullptr)},
+                     {"ops", t.ops},
+                     {"duration_s", t.seconds},
+                     {"ops_per_s", t.unavailable ? json(nullptr) : json(t.ops_per_s())},
+                     {"latency_ms", LatencyMsJson(t.latency)},
+                     {"histogram", t.latency.count() > 0 ? HistogramJson(t.latency)
+                                                         : json(nullptr)}});
+  }
+  const std::optional<SyncMethod> best = BestMethod(r);
+  const FlushTest* best_t = best ? HeadlineTest(r, *best) : nullptr;
+  std::optional<SyncMethod> current;
+  if (ctx.server_wal_sync_method) current = ParseSyncMethod(*ctx.server_wal_sync_method);
+  const FlushTest* cur_t = current ? HeadlineTest(r, *current) : nullptr;
+  json summary{
+      {"best_method", best ? json(SyncMethodName(*best)) : json(nullptr)},
+      {"best_ops_per_s", best_t ? json(best_t->ops_per_s()) : json(nullptr)},
+      {"best_latency_ms_p99",
+       best_t ? json(static_cast<double>(best_t->latency.ValueAtPercentile(99)) / 1e6)
+              : json(nullptr)},
+      {"headline_write_bytes", best_t ? json(best_t->write_bytes) : json(nullptr)},
+      {"headline_writers", best_t ? json(best_t->writers) : json(nullptr)},
+      {"server_wal_sync_method",
+       ctx.server_wal_sync_method ? json(*ctx.server_wal_sync_method) : json(nullptr)},
+      {"server_method_ops_per_s", cur_t ? json(cur_t->ops_per_s()) : json(nullptr)},
+      {"best_over_server_method",
+       (cur_t && best_t && cur_t->ops_per_s() > 0) ? json(best_t->ops_per_s() / cur_t->ops_per_s())
+                                                   : json(nullptr)},
+      {"memory_file_system", r.tmpfs},
+  };
+  return json{
+      {"schema", kFsyncSchemaName},
+      {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "fsync"}}},
+      {"complete", !r.interrupted},
+      {"stop_reason", r.interrupted ? "interrupted" : "completed"},
+      {"command_line", in.command_line},
+      {"started_at", IsoTimestampUtc(r.start_wall_s)},
+      {"ended_at", IsoTimestampUtc(r.end_wall_s)},
+      {"start_unix_s", r.start_wall_s},
+      {"end_unix_s", r.end_wall_s},
+      {"server", in.server_version.empty()
+                     ? json(nullptr)
+                     : json{{"version", in.server_version},
+                            {"version_num", in.server_version_num},
+                            {"target", in.server_target},
+                            {"embedded", in.embedded}}},
+      {"options",
+       {{"dir", r.dir},
+        {"seconds_per_test", o.seconds_per_test},
+        {"write_sizes", o.write_sizes},
+        {"writers", o.writers},
+        {"file_bytes", kFsyncFileBytes}}},
+      {"filesystem_magic", r.filesystem_magic},
+      {"storage", ctx.storage},
+      {"summary", summary},
+      {"tests", tests},
+      {"notes", r.notes},
+      {"facts", ctx.facts},
+  };
+}
+
+}  // namespace pgrig::micro

@@ -1,0 +1,31 @@
+// The results document of `pgrig fsync`: "schema": "pgrig.fsync/1", in the
+// conventions of pgrig.result/1 (docs/results-lio.md documents both
+// micro-benchmark documents).  Pure functions; thread-safe.
+#ifndef PGRIG_MICRO_WAL_FLUSH_JSON_H_
+#define PGRIG_MICRO_WAL_FLUSH_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "micro/lio_json.h"
+#include "micro/wal_flush.h"
+
+namespace pgrig::micro {
+
+inline constexpr const char* kFsyncSchemaName = "pgrig.fsync/1";
+
+struct FsyncDocContext {
+  // The server's wal_sync_method when a server was reachable.
+  std::optional<std::string> server_wal_sync_method;
+  nlohmann::json storage = nullptr;  // host facts' "storage" object for the directory
+  nlohmann::json facts = nullptr;    // pgrig.facts/1, or null
+};
+
+nlohmann::json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& options,
+                                 const FsyncResult& r, const FsyncDocContext& ctx);
+
+}  // namespace pgrig::micro
+
+#endif  // PGRIG_MICRO_WAL_FLUSH_JSON_H_
