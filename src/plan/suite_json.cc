@@ -144,21 +144,14 @@ json TpsSummaryJson(const std::vector<double>& tps) {
            {"geomean", nullptr},
            {"ci95_low", nullptr},
            {"ci95_high", nullptr}};
-  bool positive = std::all_of(tps.begin(), tps.end(), [](double v) { return v > 0; });
-  if (positive) {
-    double sum = 0;
-    for (double v : tps) sum += std::log(v);
-    const double n = static_cast<double>(tps.size());
-    const double mean = sum / n;
-    out["geomean"] = std::exp(mean);
-    if (tps.size() >= 2) {
-      double ss = 0;
-      for (double v : tps) ss += (std::log(v) - mean) * (std::log(v) - mean);
-      const double sd = std::sqrt(ss / (n - 1));
-      const double t = stats::StudentTQuantile(0.975, n - 1);
-      out["ci95_low"] = std::exp(mean - t * sd / std::sqrt(n));
-      out["ci95_high"] = std::exp(mean + t * sd / std::sqrt(n));
-    }
+  // The interval lives in stats (GeometricMeanInterval); with one run, or a
+  // run of zero tps, there is a geometric mean at most and no interval.
+  if (auto est = stats::GeometricMeanInterval(tps); est.ok()) {
+    out["geomean"] = est->geometric_mean;
+    out["ci95_low"] = est->interval.low;
+    out["ci95_high"] = est->interval.high;
+  } else if (tps.size() == 1 && tps[0] > 0) {
+    out["geomean"] = tps[0];
   }
   return out;
 }
