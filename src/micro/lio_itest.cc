@@ -4,6 +4,7 @@
 // side effect.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -21,13 +22,28 @@ namespace {
 
 constexpr int64_t kBlocks = 2000;
 
+// CTest runs every test as its own process, several at once: each process
+// gets its own database, so that one test's init does not pull the tables
+// from under another and pg_stat_database counts only this test's reads.
+std::string Db() { return "lio_itest_" + std::to_string(::getpid()); }
+pg::ConnectionParams Params() { return testing::SharedParams(Db()); }
+pg::Connection Connect() { return testing::ConnectShared(Db()); }
+
 class LioTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    LioInitOptions o{.target = testing::SharedParams(), .tables = 2, .blocks_per_table = kBlocks};
+    pg::Connection admin = testing::ConnectShared("postgres");
+    ASSERT_TRUE(admin.valid());
+    ASSERT_TRUE(admin.Exec("DROP DATABASE IF EXISTS " + Db()).ok());
+    ASSERT_TRUE(admin.Exec("CREATE DATABASE " + Db()).ok());
+    LioInitOptions o{.target = Params(), .tables = 2, .blocks_per_table = kBlocks};
     auto r = InitLio(o);
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_EQ(r->tables.size(), 2u);
+  }
+  static void TearDownTestSuite() {
+    pg::Connection admin = testing::ConnectShared("postgres");
+    if (admin.valid()) (void)admin.Exec("DROP DATABASE IF EXISTS " + Db() + " WITH (FORCE)");
   }
 };
 
@@ -38,7 +54,7 @@ int64_t Value(pg::Connection& c, const std::string& sql) {
 }
 
 TEST_F(LioTest, EveryTableHasOneRowPerBlockAndAPermutedKey) {
-  pg::Connection c = testing::ConnectShared();
+  pg::Connection c = Connect();
   for (int t = 1; t <= 2; ++t) {
     const std::string q = LioQualifiedName(t);
     EXPECT_EQ(Value(c, "SELECT count(*) FROM " + q), kBlocks);
@@ -78,9 +94,9 @@ int64_t BlocksOf(pg::Connection& session, pg::Connection& observer, const std::s
 }
 
 TEST_F(LioTest, OneRangeTouchesWorkUnitHeapBlocksPlusTheIndexDescent) {
-  if (testing::ConnectShared().server_version() < 150000) GTEST_SKIP() << "needs PostgreSQL 15";
-  pg::Connection s = testing::ConnectShared();
-  pg::Connection obs = testing::ConnectShared();
+  if (Connect().server_version() < 150000) GTEST_SKIP() << "needs PostgreSQL 15";
+  pg::Connection s = Connect();
+  pg::Connection obs = Connect();
   // A generic prepared plan, as the sessions of a run use: no planning per
   // execution (planning an out-of-histogram range probes the index itself).
   ASSERT_TRUE(s.Exec("SET enable_seqscan = off; SET enable_bitmapscan = off; SET jit = off;"
@@ -107,7 +123,7 @@ TEST_F(LioTest, OneRangeTouchesWorkUnitHeapBlocksPlusTheIndexDescent) {
 }
 
 TEST_F(LioTest, ShortRunCountersAgreeWithTheSessions) {
-  LioRunOptions o{.target = testing::SharedParams(), .sessions_per_table = 1, .duration_s = 0.7,
+  LioRunOptions o{.target = Params(), .sessions_per_table = 1, .duration_s = 0.7,
                   .warmup_s = 0.2, .work_unit = 50, .seed = 42};
   auto r = RunLio(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -138,7 +154,7 @@ TEST_F(LioTest, ShortRunCountersAgreeWithTheSessions) {
 }
 
 TEST_F(LioTest, ServerSideLoopCountsTheSameWay) {
-  LioRunOptions o{.target = testing::SharedParams(), .duration_s = 0.7, .warmup_s = 0.2,
+  LioRunOptions o{.target = Params(), .duration_s = 0.7, .warmup_s = 0.2,
                   .work_unit = 50, .update_pct = 10, .update_work_unit = 4,
                   .driver = LioDriver::kServer};
   auto r = RunLio(o);
@@ -157,19 +173,19 @@ TEST_F(LioTest, ServerSideLoopCountsTheSameWay) {
 }
 
 TEST_F(LioTest, UpdatesKeepOneRowPerBlock) {
-  LioRunOptions o{.target = testing::SharedParams(), .duration_s = 0.5, .warmup_s = 0,
+  LioRunOptions o{.target = Params(), .duration_s = 0.5, .warmup_s = 0,
                   .work_unit = 20, .update_pct = 50, .update_work_unit = 8, .seed = 7};
   auto r = RunLio(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_GT(r->main.updates, 0);
   EXPECT_EQ(r->main.updated_rows, r->main.updates * 8);
   EXPECT_GT(r->main.delta.tup_updated, 0);
-  pg::Connection c = testing::ConnectShared();
+  pg::Connection c = Connect();
   for (int t = 1; t <= 2; ++t) EXPECT_TRUE(VerifyOneRowPerBlock(c, t, kBlocks).ok());
 }
 
 TEST_F(LioTest, WorkUnitLargerThanATableIsRefused) {
-  LioRunOptions o{.target = testing::SharedParams(), .duration_s = 1, .work_unit = 5000};
+  LioRunOptions o{.target = Params(), .duration_s = 1, .work_unit = 5000};
   auto r = RunLio(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
