@@ -1,93 +1,377 @@
-// pgrig run: the main job on a fresh machine.  Starts the embedded cluster
-// (unless a server is named), loads pgbench's tables with `pgrig init`, runs
-// a short `pgrig bench`, and shows the cluster's status.  It composes the
-// other subcommands through their own argument parsers, so it behaves exactly
-// like typing them.
+// pgrig run: the main job.  A planned, repeated, observed and priced
+// benchmark suite (plan/runner.h does the work; this file parses the options,
+// validates them before anything happens, resolves the server, takes the
+// facts once, prints progress and the summary, and chooses the exit code).
+//
+// `pgrig run` runs the shipped standard plan on the embedded cluster;
+// `pgrig run PLAN` runs a shipped plan by name or a plan file.  Exit codes:
+// 0 the suite is complete; 1 bad invocation or setup (nothing measured);
+// 2 a run failed or the suite was interrupted (finished runs are kept:
+// `pgrig run --resume DIR` continues).
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "cli/bench_json.h"
 #include "cli/commands.h"
+#include "cli/server_probe.h"
 #include "cli/target.h"
+#include "cli/version.h"
+#include "common/clock.h"
+#include "common/fs.h"
+#include "cost/catalog.h"
+#include "host/facts_json.h"
+#include "host/host_facts.h"
+#include "plan/plan.h"
+#include "plan/plan_search.h"
+#include "plan/runner.h"
+#include "plan/suite_json.h"
 
 namespace pgrig::cli {
 
 namespace {
 
-int Call(CommandFn fn, std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return fn(static_cast<int>(args.size()), argv.data());
+std::atomic<bool> g_run_interrupted{false};
+
+extern "C" void OnRunSigint(int) { g_run_interrupted.store(true); }
+
+int Fail(const std::string& message, int code = kExitBadInvocation) {
+  std::fprintf(stderr, "pgrig run: %s\n", message.c_str());
+  return code;
 }
+
+std::string ExeDir() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+std::string Clock(double s) {
+  const int t = static_cast<int>(std::max(0.0, s) + 0.5);
+  return fmt::format("{}:{:02d}", t / 60, t % 60);
+}
+
+std::string UtcStamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+std::string ServerVersionText(int v) {
+  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+}
+
+// Prints progress: one live line on a terminal, plain lines otherwise.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {}
+
+  void operator()(const plan::SuiteProgress& p) {
+    using K = plan::SuiteProgress::Kind;
+    if (p.kind == K::kNote) {
+      Clear();
+      if (!quiet_) std::fprintf(stderr, "%s\n", p.text.c_str());
+      return;
+    }
+    if (quiet_) return;
+    const std::string head = fmt::format("[run {}/{} · iteration {}/{} · cell {}/{}] {}", p.run_number,
+                                         p.runs_to_do, p.iteration, p.iterations, p.position, p.cells,
+                                         p.cell_id);
+    const std::string clock = fmt::format("elapsed {} · left ~{}", Clock(p.elapsed_s), Clock(p.remaining_s));
+    if (tty_) {
+      std::string line;
+      if (p.kind == K::kRunStart) line = head + (p.warmup ? " warming up" : " starting") + " · " + clock;
+      if (p.kind == K::kTick) line = head + fmt::format(" {:.0f} tps · ", p.current_tps) + clock;
+      if (p.kind == K::kRunEnd) {
+        Clear();
+        std::fprintf(stderr, "%s: %s%s\n", head.c_str(),
+                     p.text == "ok" ? fmt::format("{:.1f} tps", p.current_tps).c_str() : "",
+                     p.text == "ok" ? "" : p.text.c_str());
+        return;
+      }
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+      live_ = true;
+      std::fflush(stderr);
+      return;
+    }
+    if (p.kind == K::kRunStart) std::fprintf(stderr, "%s: start (%s)\n", head.c_str(), clock.c_str());
+    if (p.kind == K::kRunEnd) {
+      std::fprintf(stderr, "%s: %s\n", head.c_str(),
+                   p.text == "ok" ? fmt::format("{:.1f} tps", p.current_tps).c_str() : p.text.c_str());
+    }
+    std::fflush(stderr);
+  }
+
+  void Clear() {
+    if (live_) std::fprintf(stderr, "\r\033[K");
+    live_ = false;
+  }
+
+ private:
+  bool quiet_;
+  bool tty_;
+  bool live_ = false;
+};
 
 }  // namespace
 
 int RunRun(int argc, char** argv) {
   CLI::App app{
-      "The main job: start the embedded PostgreSQL cluster (or use the server named with\n"
-      "--db), load pgbench's tables at --scale with `pgrig init`, and run a short\n"
-      "`pgrig bench` (tpcb-like, --clients clients, --duration seconds).",
+      "The main job: a planned, repeated, observed benchmark suite.  Without PLAN, the shipped\n"
+      "standard plan (select-only, tpcb-like, simple-update at client counts sized to this\n"
+      "machine, 3 interleaved iterations) on the embedded cluster, or on the server named with\n"
+      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols, jit,\n"
+      "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC time>/\n"
+      "(suite.json, runs.csv, summary.md; docs/results-format.md).",
       "pgrig run"};
-  int scale = 10;
-  int clients = 8;
-  int threads = 2;
-  int duration = 10;
-  std::string db;
-  std::string json;
-  app.add_option("-s,--scale", scale, "pgbench scale factor to load (default 10)")
+  app.set_help_flag("--help", "print this help and exit");
+  std::string plan_arg;
+  std::string out_dir;
+  std::string label;
+  bool quick = false;
+  std::string instance;
+  std::string region;
+  std::optional<double> usd_per_hour;
+  pg::ConnectionParams params;
+  std::string resume_dir;
+  std::string on_error = "stop";
+  bool quiet = false;
+  bool dry_run = false;
+  app.add_option("plan", plan_arg, "a shipped plan's name or a plan file (default: standard)");
+  app.add_option("--out", out_dir, "results directory (default results/<label>-<UTC time>)");
+  app.add_option("--label", label, "names the results directory and the suite (default: the plan's name)");
+  app.add_flag("--quick", quick, "the quick plan (about a minute) instead of the standard one");
+  app.add_option("--instance", instance, "price the results as this cloud instance type (price catalog)");
+  app.add_option("--region", region, "catalog region for --instance when the type is in several");
+  app.add_option("--usd-per-hour", usd_per_hour, "price the results at this USD per hour")
       ->check(CLI::PositiveNumber);
-  app.add_option("-c,--clients", clients, "client connections (default 8)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("-j,--jobs", threads, "worker threads (default 2)")->check(CLI::PositiveNumber);
-  app.add_option("-T,--duration", duration, "benchmark seconds (default 10)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--db", db, "a server to use instead of the embedded cluster (conninfo or URI)");
-  app.add_option("--json", json, "also write the benchmark result as JSON to this file");
+  app.add_option("-h,--host", params.host, "database server host or socket directory");
+  app.add_option("-p,--port", params.port, "database server port");
+  app.add_option("-U,--username", params.user, "database user name");
+  app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
+  app.add_option("--resume", resume_dir, "continue the interrupted suite in this results directory");
+  app.add_option("--on-error", on_error, "after a failed run: stop (default) or continue")
+      ->check(CLI::IsMember({"stop", "continue"}));
+  app.add_flag("-q,--quiet", quiet, "no progress lines");
+  app.add_flag("--dry-run", dry_run, "print the cells and the time estimate; run and write nothing");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
+  std::vector<std::string> raw(argv, argv + argc);
+  const std::vector<std::string> command_line = RedactedCommandLine(raw, "pgrig run");
 
-  std::vector<std::string> conn;
-  if (!db.empty()) {
-    conn = {"--db", db};
+  // --- Validate everything before anything happens. ----------------------
+  if (quick && !plan_arg.empty()) return Fail("give either a PLAN or --quick, not both");
+  if (!instance.empty() && usd_per_hour) return Fail("give either --instance or --usd-per-hour, not both");
+  if (!resume_dir.empty() && !out_dir.empty()) return Fail("--resume DIR writes into DIR; leave out --out");
+  plan::PlanSearch search;
+  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') search.data_dir = d;
+  search.exe_dir = ExeDir();
+
+  std::optional<nlohmann::json> previous;
+  plan::Plan plan;
+  if (!resume_dir.empty()) {
+    auto text = ReadWholeFile(resume_dir + "/suite.json");
+    if (!text.ok()) return Fail("--resume " + resume_dir + ": no suite.json there (" + text.status().message() + ")");
+    try {
+      previous = nlohmann::json::parse(*text);
+    } catch (const nlohmann::json::exception& e) {
+      return Fail("--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
+    }
+    const nlohmann::json& pj = (*previous)["plan"];
+    if (!pj.is_object() || !pj["source_text"].is_string()) {
+      return Fail("--resume " + resume_dir + ": suite.json holds no plan");
+    }
+    const std::string path = pj.value("source_path", "");
+    auto parsed = plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
+    if (!parsed.ok()) return Fail("--resume " + resume_dir + ": " + parsed.status().message());
+    plan = std::move(parsed).value();
+    plan.name = pj.value("name", plan.name);
+    plan.source_path = path;
+    plan.source_text = pj["source_text"].get<std::string>();
+    if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
+      return Fail("--resume " + resume_dir + " continues plan '" + plan.name + "', not '" + plan_arg + "'");
+    }
+    Status ok = plan::CheckResumable(*previous, plan);
+    if (!ok.ok()) return Fail("--resume " + resume_dir + ": " + ok.message());
+    out_dir = resume_dir;
+    if (label.empty()) label = previous->value("label", plan.name);
   } else {
-    pg::ConnectionParams none;
-    auto t = ResolveTarget(none, /*quiet=*/false);
-    if (!t.ok()) {
-      std::fprintf(stderr, "pgrig run: %s\n", t.status().message().c_str());
-      return kExitBadInvocation;
+    const std::string name = !plan_arg.empty() ? plan_arg : quick ? "quick" : "standard";
+    auto where = plan::LocatePlan(name, search);
+    if (!where.ok()) return Fail(where.status().message());
+    auto parsed = plan::ReadPlanFile(where->path);
+    if (!parsed.ok()) return Fail(parsed.status().message());
+    plan = std::move(parsed).value();
+  }
+  if (label.empty()) label = plan.name;
+  for (char c : label) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return Fail("--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
     }
   }
 
-  std::vector<std::string> init = {"init", "-s", std::to_string(scale)};
-  init.insert(init.end(), conn.begin(), conn.end());
-  std::printf("== pgrig init -s %d\n", scale);
-  std::fflush(stdout);
-  if (int rc = Call(RunInit, init); rc != kExitOk) return rc;
+  host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
+  int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  if (hf.effective_cpus) cpus = std::max(1, static_cast<int>(std::floor(*hf.effective_cpus)));
+  auto cells = plan::ExpandPlan(plan, cpus);
+  if (!cells.ok()) return Fail(cells.status().message());
+  if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(w.message());
 
-  std::vector<std::string> bench = {"bench", "-c", std::to_string(clients), "-j",
-                                    std::to_string(threads), "-T", std::to_string(duration),
-                                    "-P", std::to_string(duration >= 10 ? 5 : 1)};
-  if (!json.empty()) {
-    bench.push_back("--json");
-    bench.push_back(json);
+  // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
+  std::optional<plan::PriceSpec> price;
+  std::string price_note;
+  if (usd_per_hour) {
+    price = plan::PriceSpec{*usd_per_hour, "", "--usd-per-hour"};
+  } else {
+    std::string type = instance;
+    const bool from_facts = type.empty();
+    if (from_facts && hf.virtualization.cloud && !hf.virtualization.cloud->instance_type.empty()) {
+      type = hf.virtualization.cloud->instance_type;
+    }
+    if (!type.empty()) {
+      cost::CatalogSearch cs;
+      cs.data_dir = search.data_dir;
+      cs.exe_dir = search.exe_dir;
+      cost::Catalog catalog;
+      auto located = cost::LocateCatalog(cs);
+      Status loaded = located.ok() ? catalog.MergeFile(located->path).status() : located.status();
+      Result<cost::InstancePrice> found =
+          loaded.ok() ? catalog.FindInstance(type, cost::LookupOptions{.region = region, .provider = ""})
+                      : Result<cost::InstancePrice>(loaded);
+      if (found.ok()) {
+        price = plan::PriceSpec{
+            found->usd_per_hour, found->instance_type,
+            fmt::format("{} {} {} in the price catalog ({}:{}, {}, {})", from_facts ? "this machine's" : "--instance",
+                        found->provider, found->instance_type, found->provenance.file,
+                        found->provenance.line, found->provenance.date, found->provenance.source)};
+      } else if (!from_facts) {
+        return Fail("--instance " + instance + ": " + found.status().message());
+      } else {
+        price_note = "no price: this machine is " + type + ", which the price catalog does not list (" +
+                     found.status().message() + "); use --usd-per-hour";
+      }
+    }
   }
-  bench.insert(bench.end(), conn.begin(), conn.end());
-  std::printf("\n== pgrig bench -c %d -j %d -T %d\n", clients, threads, duration);
-  std::fflush(stdout);
-  if (int rc = Call(RunBench, bench); rc != kExitOk) return rc;
 
-  if (db.empty()) {
-    std::printf("\n== pgrig cluster status\n");
-    std::fflush(stdout);
-    return Call(RunCluster, {"cluster", "status"});
+  if (out_dir.empty()) out_dir = "results/" + label + "-" + UtcStamp();
+  if (resume_dir.empty()) {
+    if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(s.message());
+  } else if (access(out_dir.c_str(), W_OK) != 0) {
+    return Fail("--resume " + out_dir + " is not writable");
   }
-  return kExitOk;
+
+  const double estimate = plan::EstimateSuiteSeconds(plan, cells->size());
+  std::printf("pgrig run: plan '%s'%s, %zu cells x %d iterations = %zu runs of %.0f s (warm-up %.0f s), "
+              "about %s on %d CPUs\n",
+              plan.name.c_str(), plan.source_path.empty() ? "" : (" (" + plan.source_path + ")").c_str(),
+              cells->size(), plan.iterations, cells->size() * static_cast<size_t>(plan.iterations),
+              plan.duration_s, plan.warmup_s, Clock(estimate).c_str(), cpus);
+  if (dry_run) {
+    for (int it = 0; it < plan.iterations; ++it) {
+      std::printf("iteration %d:", it + 1);
+      for (int ci : plan::IterationOrder(cells->size(), it)) {
+        std::printf(" %s", (*cells)[static_cast<size_t>(ci)].id.c_str());
+      }
+      std::printf("\n");
+    }
+    if (price) std::printf("price: %.4f USD/hour (%s)\n", price->usd_per_hour, price->from.c_str());
+    if (!price_note.empty()) std::printf("%s\n", price_note.c_str());
+    std::printf("results would go to %s (dry run: nothing started, nothing written)\n", out_dir.c_str());
+    return kExitOk;
+  }
+  if (!price_note.empty() && !quiet) std::fprintf(stderr, "%s\n", price_note.c_str());
+  std::fflush(stdout);
+
+  // --- The server, the facts, the suite. ----------------------------------
+  auto target = ResolveTarget(params, quiet);
+  if (!target.ok()) return Fail(target.status().message());
+  auto con = pg::Connect(target->params);
+  if (!con.ok()) return Fail(con.status().message());
+  plan::ResultServer server;
+  server.version_num = con->server_version();
+  server.version = ServerVersionText(server.version_num);
+  server.target = target->params.Describe();
+  server.embedded = target->embedded;
+  host::ServerFacts sf = ProbeServer(*con, &hf);
+  *con = pg::Connection();
+  if (!quiet) {
+    std::fprintf(stderr, "server: PostgreSQL %s, %s%s\n", server.version.c_str(), server.target.c_str(),
+                 server.embedded ? " (embedded cluster)" : "");
+  }
+
+  plan::SuiteOptions so;
+  so.plan = plan;
+  so.cells = *cells;
+  so.cpus = cpus;
+  so.memory_bytes = hf.effective_memory_bytes;
+  so.target = target->params;
+  so.embedded = target->cluster ? &*target->cluster : nullptr;
+  so.server = server;
+  so.out_dir = out_dir;
+  so.label = label;
+  so.tool_version = kVersion;
+  so.command_line = command_line;
+  so.facts = host::FactsToJson(hf, sf);
+  so.price = price;
+  so.on_error = on_error == "continue" ? plan::OnError::kContinue : plan::OnError::kStop;
+  so.resume = previous;
+  ProgressPrinter printer(quiet);
+  so.on_progress = [&printer](const plan::SuiteProgress& p) { printer(p); };
+  g_run_interrupted.store(false);
+  so.stop_requested = &g_run_interrupted;
+  struct sigaction sa {};
+  struct sigaction old_sa {};
+  sa.sa_handler = OnRunSigint;
+  sa.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills as usual
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_sa);
+  auto outcome = plan::RunSuite(so);
+  sigaction(SIGINT, &old_sa, nullptr);
+  printer.Clear();
+  if (!outcome.ok()) return Fail(outcome.status().message());
+
+  std::printf("\n%s", plan::CellTable(outcome->suite).c_str());
+  for (const auto& c : outcome->suite["cells"]) {
+    const auto& s = c["summary"];
+    if (!s.is_object() || !s["bottleneck"].is_object()) continue;
+    for (const auto& w : s["bottleneck"]["warnings"]) {
+      std::printf("warning: %s: %s\n", c["id"].get<std::string>().c_str(), w.get<std::string>().c_str());
+    }
+  }
+  for (const auto& w : outcome->warnings) std::printf("warning: %s\n", w.c_str());
+  std::printf("\n%d runs (%d failed) in %s; results in %s (summary.md, runs.csv, suite.json)\n",
+              outcome->runs_ok + outcome->runs_failed, outcome->runs_failed, Clock(outcome->wall_s).c_str(),
+              out_dir.c_str());
+  switch (outcome->end) {
+    case plan::SuiteEnd::kCompleted:
+      return kExitOk;
+    case plan::SuiteEnd::kInterrupted:
+      std::printf("interrupted: the finished runs are kept; continue with: pgrig run --resume %s\n",
+                  out_dir.c_str());
+      return kExitRunFailure;
+    case plan::SuiteEnd::kRunFailed:
+      std::printf("a run failed: see summary.md; continue with: pgrig run --resume %s\n", out_dir.c_str());
+      return kExitRunFailure;
+  }
+  return kExitRunFailure;
 }
 
 }  // namespace pgrig::cli

@@ -56,6 +56,29 @@ TEST(Strings, SplitsJoinsAndFormats) {
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
 }
 
+TEST(Strings, EditDistanceHandComputed) {
+  EXPECT_EQ(EditDistance("", ""), 0u);
+  EXPECT_EQ(EditDistance("abc", ""), 3u);
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);  // k->s, e->i, +g
+  EXPECT_EQ(EditDistance("r8g.large", "r7g.large"), 1u);
+  EXPECT_EQ(EditDistance("r8g.large", "r8g.xlarge"), 1u);
+}
+
+TEST(Strings, ClosestNamesPrefersExtensionsThenSmallDistances) {
+  const std::vector<std::string> keys = {"iterations", "warmup_s", "duration_s", "threads",
+                                         "clients", "iterations"};
+  // Extends what was typed: first, and reported once.
+  EXPECT_EQ(ClosestNames("iteration", keys), std::vector<std::string>{"iterations"});
+  // One substitution away, case ignored.
+  EXPECT_EQ(ClosestNames("Clientz", keys), std::vector<std::string>{"clients"});
+  // Nothing close: no random suggestions.
+  EXPECT_TRUE(ClosestNames("completely-different", keys).empty());
+  // Closest first, at most `max`.
+  std::vector<std::string> two = ClosestNames("treads", {"threads", "treats", "breads", "x"}, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0], "breads");  // distance 1 ties broken by name
+}
+
 TEST(Fs, WritesAtomicallyAndReadsThroughARoot) {
   char tmpl[] = "/tmp/pgrig-fs-XXXXXX";
   std::string dir = ::mkdtemp(tmpl);

@@ -1,9 +1,11 @@
 #include "common/strings.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -105,6 +107,47 @@ std::string ShellQuote(std::string_view s) {
     else out += c;
   }
   return out + "'";
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> ClosestNames(std::string_view name,
+                                      const std::vector<std::string>& candidates, size_t max) {
+  const std::string want = ToLower(Trim(name));
+  std::vector<std::string> names = candidates;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+
+  const size_t limit = std::max<size_t>(2, want.size() / 3);
+  std::vector<std::tuple<int, size_t, std::string>> ranked;
+  for (const auto& n : names) {
+    const std::string low = ToLower(n);
+    if (!want.empty() && low.starts_with(want)) {
+      ranked.emplace_back(0, low.size(), n);
+      continue;
+    }
+    size_t d = EditDistance(want, low);
+    if (d <= limit) ranked.emplace_back(1, d, n);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (const auto& r : ranked) {
+    if (out.size() >= max) break;
+    out.push_back(std::get<2>(r));
+  }
+  return out;
 }
 
 }  // namespace pgrig

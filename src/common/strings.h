@@ -27,6 +27,17 @@ std::string HumanBytes(uint64_t bytes);
 // Quotes a word for a POSIX shell when needed (for printing commands).
 std::string ShellQuote(std::string_view s);
 
+// Levenshtein distance (insert, delete, substitute all cost 1).
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// Up to `max` of `candidates` closest to `name` for "did you mean" messages,
+// closest first, compared case-insensitively: candidates that extend what was
+// typed first (shortest first), then those within a small edit distance
+// (max(2, length/3)), so a wild guess gets no suggestions rather than random
+// ones.  Duplicates in `candidates` are reported once.
+std::vector<std::string> ClosestNames(std::string_view name,
+                                      const std::vector<std::string>& candidates, size_t max = 3);
+
 }  // namespace pgrig
 
 #endif  // PGRIG_COMMON_STRINGS_H_

@@ -133,9 +133,6 @@ class Catalog {
   std::vector<std::string> files_;
 };
 
-// Levenshtein distance (insert, delete, substitute all cost 1).
-size_t EditDistance(std::string_view a, std::string_view b);
-
 // True when `pattern` selects `text`: a shell glob (*, ?, [...]) when it
 // contains one of those characters, otherwise a substring; both ignore case.
 bool MatchesPattern(std::string_view pattern, std::string_view text);

@@ -367,14 +367,6 @@ TEST(CatalogTest, FindStorage) {
   EXPECT_FALSE(c.FindStorage("io2", "aws", "us-east-1").ok());
 }
 
-TEST(EditDistanceTest, HandComputed) {
-  EXPECT_EQ(EditDistance("", ""), 0u);
-  EXPECT_EQ(EditDistance("abc", ""), 3u);
-  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);  // k->s, e->i, +g
-  EXPECT_EQ(EditDistance("r8g.large", "r7g.large"), 1u);
-  EXPECT_EQ(EditDistance("r8g.large", "r8g.xlarge"), 1u);
-}
-
 TEST(PatternTest, GlobAndSubstringIgnoreCase) {
   EXPECT_TRUE(MatchesPattern("r8g.*", "r8g.16xlarge"));
   EXPECT_FALSE(MatchesPattern("r8g.*", "xr8g.large"));

@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -38,6 +39,12 @@ struct CountExpr {
 
   int64_t Resolve(int64_t cpus) const;  // max(1, ...)
 };
+
+// Parses "8", "cores", "2*cores", "cores*2", "cores/2", "3*cores/2" (blanks
+// ignored; constants 1..100000, multipliers and divisors 1..10000).  The
+// message of an error says what is allowed but not where (the caller adds
+// file, line and key).  kInvalidArgument.
+Result<CountExpr> ParseCountExpr(std::string_view text);
 
 // How big the pgbench data set is.
 enum class SizeTarget {

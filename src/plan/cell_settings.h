@@ -1,0 +1,159 @@
+// Settings per benchmark cell: which ones travel in the connection, which
+// need the server changed, and changing the server safely and back.
+//
+// A plan's settings (plan.h SettingsVariant, Plan::settings) are checked
+// against the server's pg_settings before anything runs: an unknown name is
+// an error naming it and the closest known one, a value PostgreSQL would
+// refuse is an error naming the allowed range or values (tune::Validate does
+// the range check).  pg_settings.context decides where each one goes:
+//   user, superuser            -> per_connection: the libpq "options"
+//                                  parameter ("-c name=value"), so every
+//                                  benchmark connection starts with it and
+//                                  the server's configuration is untouched;
+//   sighup, postmaster,
+//   superuser-backend, backend -> server: ALTER SYSTEM, reload, and for
+//                                  postmaster ones a restart (embedded only).
+//
+// ServerSettings owns the server side for one suite.  Open() backs up
+// postgresql.auto.conf (tune::TakeBackup) and writes a marker file,
+// <state_dir>/settings-restore-pending.json, before any change; the marker
+// lists the original value of every setting touched so far and is rewritten
+// (atomically) before each new setting is touched.  Apply() moves the server
+// from one cell's settings to the next; RestoreAll() puts every original back
+// (ALTER SYSTEM RESET for names that were not in postgresql.auto.conf, SET to
+// the old entry for those that were), reloads or restarts, verifies each
+// value in pg_settings and removes the marker.  A run killed before that
+// leaves the marker; RecoverInterrupted() (and the next Open() on the same
+// state_dir) restores from it.  A named server is never restarted: a
+// restart-context setting for it is refused before anything changes.
+//
+// Not thread-safe: a ServerSettings holds one connection, used by one thread.
+#ifndef PGRIG_PLAN_CELL_SETTINGS_H_
+#define PGRIG_PLAN_CELL_SETTINGS_H_
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "common/status.h"
+#include "pg/connection.h"
+#include "tune/apply.h"
+#include "tune/recommend.h"
+
+namespace pgrig::plan {
+
+// Splits settings by pg_settings.context and applies them for one cell.
+struct SplitSettings {
+  std::map<std::string, std::string> per_connection;  // context user/superuser: go in the connection's options ("-c name=value")
+  std::map<std::string, std::string> server;          // sighup/postmaster (and superuser-backend etc.): need the server changed
+};
+
+// Unknown names, values PostgreSQL would refuse (pg_settings
+// min/max/enumvals/bool), are errors naming the setting.  Reads pg_settings
+// over `conn`; changes nothing.
+Result<SplitSettings> SplitAndValidate(pg::Connection& conn,
+                                       const std::map<std::string, std::string>& settings);
+// The same against a pg_settings table already read (tune::ReadCurrentSettings).
+Result<SplitSettings> SplitAndValidate(const tune::CurrentSettings& pg_settings,
+                                       const std::map<std::string, std::string>& settings);
+
+// The libpq "options" value carrying per-connection settings, escaped as
+// libpq requires (spaces and backslashes backslash-escaped):
+// {"application_name": "a b"} -> "-c application_name=a\ b".
+std::string ConnectionOptions(const std::map<std::string, std::string>& per_connection);
+
+// `params` with per-connection settings added to its "options" (after any
+// options it already has, or PGOPTIONS when it has none), for the engine's
+// and every other connection of a cell.
+pg::ConnectionParams WithConnectionSettings(pg::ConnectionParams params,
+                                            const std::map<std::string, std::string>& per_connection);
+
+struct ServerSettingsOptions {
+  std::string state_dir;        // where the backup and a "restore-pending" marker live (the results dir)
+  cluster::Cluster* embedded = nullptr;  // non-null: pgrig may restart this cluster for postmaster settings
+  // A named server is never restarted (restart-context settings on it are an
+  // error whatever this says): pgrig has no way to restart a server it does
+  // not run.  Kept so that a future "restart command" option has a place.
+  bool allow_restart_named = false;
+  // How long to wait for reloaded values to show in pg_settings.
+  std::chrono::milliseconds verify_timeout{10000};
+  // Test seam, as tune::ApplyOptions::fault: called after each step
+  // ("marker", "revert:<name>", "backup", "alter:<name>", "checked",
+  // "reloaded", "restarted"); a non-OK status is a failure at that point.
+  std::function<Status(std::string_view step)> fault;
+};
+
+// The marker file in `state_dir` ("<state_dir>/settings-restore-pending.json").
+std::string MarkerPath(const std::string& state_dir);
+
+struct ApplyReport {
+  std::vector<std::string> changed;  // names set to a wanted value or put back to the original
+  bool restarted = false;
+  bool reloaded = false;
+};
+
+// Changes server-level settings for the cells that need them and restores the
+// server's original configuration at the end, after a failure, or on the next
+// Open() that finds a marker left by a crashed run.  Uses tune/apply.h
+// (ALTER SYSTEM, reload, verify, backup) and restarts the embedded cluster
+// when a postmaster-context value changes.
+class ServerSettings {
+ public:
+  // Connects to `target`, restores what a marker in state_dir describes (a
+  // crashed run), backs up postgresql.auto.conf and writes the marker.
+  static Result<std::unique_ptr<ServerSettings>> Open(const pg::ConnectionParams& target,
+                                                      const ServerSettingsOptions& options);
+  // Makes exactly `wanted` (server-level) differ from the original state: values
+  // from a previous cell not in `wanted` go back to their original values.
+  // Returns what changed and whether a restart happened.  On a failure after
+  // a change, every original value is restored before the error returns.
+  Result<ApplyReport> Apply(const std::map<std::string, std::string>& wanted);
+  // Restores and verifies the original values (SHOW each); idempotent; removes the marker.
+  Status RestoreAll();
+  ~ServerSettings();  // best-effort RestoreAll() if not yet done
+
+  ServerSettings(const ServerSettings&) = delete;
+  ServerSettings& operator=(const ServerSettings&) = delete;
+
+  // The settings applied now (name -> value as wanted); empty after RestoreAll().
+  const std::map<std::string, std::string>& applied() const { return applied_; }
+  const std::string& backup_path() const { return backup_.path; }
+
+  // What the marker records for one touched setting.
+  struct Original {
+    bool in_auto_conf = false;     // postgresql.auto.conf had an entry for it
+    std::string auto_conf_value;   // that entry's value (when in_auto_conf)
+    std::string setting;           // pg_settings.setting before the change (verification)
+    std::string context;           // pg_settings.context
+  };
+
+ private:
+  ServerSettings(pg::ConnectionParams target, ServerSettingsOptions options);
+  Status WriteMarker();
+  Status Reconnect();
+  Status RestoreLocked();
+
+  pg::ConnectionParams target_;
+  ServerSettingsOptions options_;
+  pg::Connection conn_;
+  tune::Backup backup_;
+  std::string server_id_;
+  std::map<std::string, Original> originals_;    // every name touched since Open()
+  std::map<std::string, std::string> applied_;   // name -> wanted value, live now
+  bool restored_ = false;
+};
+
+// Restores a marker left in `state_dir` by an interrupted run (used by `run
+// --resume` and at start).  No marker: OK, nothing done.  A marker of another
+// server (system identifier), or of a pgrig process still running, is left
+// alone with an error.
+Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options);
+
+}  // namespace pgrig::plan
+
+#endif  // PGRIG_PLAN_CELL_SETTINGS_H_

@@ -1,0 +1,130 @@
+// What one run looked like from the outside: host and server samples taken
+// once per interval by the Observer (observe.h), and the window totals.
+//
+// Each sample holds rates over its own interval (the time since the previous
+// sample, `dt_s`), so samples of slightly different lengths stay comparable.
+// Host figures come from /proc (observe_host.h), server figures from the
+// PostgreSQL statistics views (observe_server.h); docs/observe.md lists every
+// field with its source and unit.  Figures that could not be read are
+// nullopt (JSON null) and the reason is in `notes`, once.
+//
+// Plain value types; thread-compatible.
+#ifndef PGRIG_PLAN_OBSERVATION_H_
+#define PGRIG_PLAN_OBSERVATION_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pgrig::plan {
+
+struct HostSample {
+  double t_s = 0;   // end of the interval, seconds since the Observer started
+  double dt_s = 0;  // length of the interval
+  // Shares of all CPUs' time in the interval, in percent (they add up to 100).
+  double cpu_user_pct = 0;     // user + nice (guest time is inside these)
+  double cpu_system_pct = 0;   // system + irq + softirq
+  double cpu_iowait_pct = 0;
+  double cpu_steal_pct = 0;
+  double cpu_idle_pct = 0;
+  std::optional<int64_t> run_queue;           // procs_running at the sample (includes the sampler)
+  std::optional<double> context_switches_per_s;
+  // The data device (nullopt when there is none or it is unknown).
+  std::optional<double> disk_read_bytes_per_s;
+  std::optional<double> disk_write_bytes_per_s;
+  std::optional<double> disk_reads_per_s;
+  std::optional<double> disk_writes_per_s;
+  std::optional<double> disk_util_pct;        // time the device had I/O in flight
+  std::optional<uint64_t> mem_used_bytes;     // MemTotal - MemAvailable
+  std::optional<uint64_t> mem_available_bytes;
+
+  double CpuBusyPct() const { return cpu_user_pct + cpu_system_pct; }
+  nlohmann::json ToJson() const;
+};
+
+struct ServerSample {
+  double t_s = 0;
+  double dt_s = 0;
+  // pg_stat_database of the observed database, per second.
+  std::optional<double> xact_commit_per_s;
+  std::optional<double> xact_rollback_per_s;
+  std::optional<double> blks_hit_per_s;
+  std::optional<double> blks_read_per_s;
+  std::optional<double> tup_returned_per_s;
+  std::optional<double> tup_fetched_per_s;
+  std::optional<double> tup_inserted_per_s;
+  std::optional<double> tup_updated_per_s;
+  std::optional<double> tup_deleted_per_s;
+  std::optional<double> temp_bytes_per_s;
+  std::optional<double> deadlocks_per_s;
+  // WAL written by the server (all databases), bytes per second.
+  std::optional<double> wal_bytes_per_s;
+  // Checkpointer and background writer: checkpoints started in the interval
+  // (counts), buffers written per second.
+  std::optional<int64_t> checkpoints_timed;
+  std::optional<int64_t> checkpoints_req;
+  std::optional<double> buffers_checkpoint_per_s;
+  std::optional<double> buffers_clean_per_s;
+  std::optional<double> buffers_backend_per_s;  // nullopt on PostgreSQL 17+ (moved to pg_stat_io)
+  // Active client backends of the database at the sample (sampler excluded),
+  // and what they were waiting on ("Lock:transactionid"; "CPU" when not waiting).
+  std::optional<int64_t> active_backends;
+  std::map<std::string, int64_t> wait_events;
+
+  nlohmann::json ToJson() const;
+};
+
+// Time-weighted means over the host samples (what Diagnose reasons about).
+struct HostMeans {
+  double duration_s = 0;  // sum of the samples' intervals; 0 when there are none
+  double cpu_user_pct = 0;
+  double cpu_system_pct = 0;
+  double cpu_iowait_pct = 0;
+  double cpu_steal_pct = 0;
+  double cpu_idle_pct = 0;
+  std::optional<double> run_queue;
+  std::optional<double> context_switches_per_s;
+  std::optional<double> disk_util_pct;
+  std::optional<double> disk_read_bytes_per_s;
+  std::optional<double> disk_write_bytes_per_s;
+
+  double CpuBusyPct() const { return cpu_user_pct + cpu_system_pct; }
+  nlohmann::json ToJson() const;
+};
+
+struct Observation {
+  double interval_s = 1;
+  bool server_is_local = true;         // host figures include the server's work
+  std::optional<int> host_cpus;        // CPUs counted in /proc/stat
+  std::optional<std::string> data_device;
+  std::vector<HostSample> host;
+  std::vector<ServerSample> server;
+  // Counter differences between the first and the last server sample
+  // (xact_commit, ..., wal_bytes, checkpoints_timed, ...), plus "duration_s".
+  nlohmann::json server_totals = nlohmann::json::object();
+  // Over all samples: wait event -> (backend, sample) observations.
+  std::map<std::string, int64_t> wait_events;
+  int64_t wait_samples = 0;            // backends observed in total (the denominator)
+  std::vector<std::string> notes;      // what could not be observed and why
+  // What observing cost: CPU seconds of the sampling thread (inside the
+  // client process, so inside its getrusage figures) and, when the server is
+  // local, of the monitoring connection's backend.
+  double sampler_cpu_s = 0;
+  std::optional<double> sampler_backend_cpu_s;
+
+  HostMeans MeanHost() const;
+  // Mean active backends over the server samples that counted them.
+  std::optional<double> MeanActiveBackends() const;
+  // {"interval_s","server_is_local","host_cpus","data_device","host":[...],
+  //  "host_mean":{...},"server":[...],"server_totals":{...},"wait_events":{...},
+  //  "wait_samples","notes":[...],"sampler_cpu_s","sampler_backend_cpu_s"}
+  nlohmann::json ToJson() const;
+};
+
+}  // namespace pgrig::plan
+
+#endif  // PGRIG_PLAN_OBSERVATION_H_

@@ -1,0 +1,217 @@
+#include "plan/observe.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "common/clock.h"
+#include "plan/observe_host.h"
+#include "plan/observe_server.h"
+
+namespace pgrig::plan {
+
+// Everything below mutex_ is shared between the caller and the thread:
+// stop_ and done_ (and sampler_->Abandon(), which is thread-safe).  The rest
+// belongs to the thread until it is joined, then to Stop().
+class Observer::Impl {
+ public:
+  explicit Impl(const ObserveOptions& options) : options_(options) {}
+
+  void Begin(std::optional<ServerSampler> sampler, std::optional<std::string> device,
+             std::vector<std::string> notes) {
+    sampler_ = std::move(sampler);
+    obs_.interval_s = static_cast<double>(options_.interval.count()) / 1000.0;
+    obs_.server_is_local = options_.server_is_local;
+    obs_.data_device = device;
+    device_ = device.value_or("");
+    for (auto& n : notes) Note(std::move(n));
+    if (sampler_ && options_.server_is_local) {
+      // The backend serving us, if this machine shows it (not in another pid namespace).
+      backend_pid_ = sampler_->backend_pid();
+      auto comm = options_.sysfs.ReadLine("/proc/" + std::to_string(backend_pid_) + "/comm");
+      if (comm.ok() && comm->rfind("postgres", 0) == 0)
+        backend_cpu0_ = ProcessCpuSeconds(options_.sysfs, backend_pid_);
+    }
+    start_ns_ = MonotonicNanos();
+    const double cpu0 = ThisThreadCpuSeconds();
+    TakeBaseline();
+    obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
+    thread_ = std::thread([this] { Run(); });
+  }
+
+  Observation Stop() {
+    if (!thread_.joinable()) return obs_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    {
+      // A sample takes milliseconds; one still running after a second is a
+      // query stuck on the server: cancel it rather than keep the caller waiting.
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!cv_.wait_for(lock, kStopGrace, [this] { return done_; }) && sampler_)
+        sampler_->Abandon();
+    }
+    thread_.join();
+    obs_.server_totals = window_.ToJson();
+    if (backend_cpu0_) {
+      if (auto cpu1 = ProcessCpuSeconds(options_.sysfs, backend_pid_))
+        obs_.sampler_backend_cpu_s = std::max(0.0, *cpu1 - *backend_cpu0_);
+    }
+    return obs_;
+  }
+
+ private:
+  void Note(std::string n) {
+    if (seen_notes_.insert(n).second) obs_.notes.push_back(std::move(n));
+  }
+  void Notes(std::vector<std::string>& ns) {
+    for (auto& n : ns) Note(std::move(n));
+    ns.clear();
+  }
+
+  void TakeBaseline() {
+    std::vector<std::string> notes;
+    host_prev_ = ReadHostSnapshot(options_.sysfs, device_, &notes);
+    if (host_prev_.stat) obs_.host_cpus = host_prev_.stat->cpus;
+    if (sampler_) {
+      server_prev_ = sampler_->Take(&notes);
+      window_.Add(server_prev_);
+    }
+    Notes(notes);
+  }
+
+  void Sample() {
+    std::vector<std::string> notes;
+    HostSnapshot h = ReadHostSnapshot(options_.sysfs, device_, &notes);
+    double t = static_cast<double>(h.mono_ns - start_ns_) * 1e-9;
+    if (obs_.host.size() < kMaxSamples) {
+      if (auto s = HostDelta(host_prev_, h, t)) obs_.host.push_back(*s);
+    } else {
+      capped_ = true;
+    }
+    if (h.stat) host_prev_ = std::move(h);  // keep the last readable one as the base
+    if (sampler_ && sampler_->alive()) {
+      ServerSnapshot s = sampler_->Take(&notes);
+      window_.Add(s);
+      if (obs_.server.size() < kMaxSamples) {
+        obs_.server.push_back(
+            ServerDelta(server_prev_, s, static_cast<double>(s.mono_ns - start_ns_) * 1e-9));
+      } else {
+        capped_ = true;
+      }
+      // The histogram has one key per event name: bounded whatever the length.
+      for (const auto& [k, v] : s.wait_events) {
+        obs_.wait_events[k] += v;
+        obs_.wait_samples += v;
+      }
+      server_prev_ = std::move(s);
+    }
+    if (capped_)
+      notes.push_back("samples capped at " + std::to_string(kMaxSamples) +
+                      " per series; later ones were dropped (totals still cover the window)");
+    Notes(notes);
+  }
+
+  void Run() {
+    const double cpu0 = ThisThreadCpuSeconds();
+    Loop();
+    obs_.sampler_cpu_s += ThisThreadCpuSeconds() - cpu0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto next = std::chrono::steady_clock::now() + options_.interval;
+    while (!stop_) {
+      if (cv_.wait_until(lock, next, [this] { return stop_; })) break;
+      lock.unlock();
+      Sample();
+      lock.lock();
+      // Fixed cadence; after a slow sample skip to the next due time.
+      next += options_.interval;
+      auto now = std::chrono::steady_clock::now();
+      if (next < now) next = now + options_.interval;
+    }
+    lock.unlock();
+    // The final sample, unless the last one was a moment ago: rates over a few
+    // milliseconds are mostly rounding (CPU time counts in 10 ms ticks).
+    const int64_t since_ns = MonotonicNanos() - host_prev_.mono_ns;
+    if (obs_.host.empty() || since_ns >= kMinFinalNs) Sample();
+  }
+
+  static constexpr int64_t kMinFinalNs = 100'000'000;
+  static constexpr std::chrono::seconds kStopGrace{1};
+
+  const ObserveOptions options_;
+  std::optional<ServerSampler> sampler_;
+  std::string device_;
+  int64_t start_ns_ = 0;
+  HostSnapshot host_prev_;
+  ServerSnapshot server_prev_;
+  ServerWindow window_;
+  Observation obs_;
+  std::set<std::string> seen_notes_;
+  int backend_pid_ = 0;
+  std::optional<double> backend_cpu0_;
+  bool capped_ = false;
+  std::thread thread_;
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool done_ = false;  // the thread has finished, final sample included
+};
+
+Observer::Observer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Observer::~Observer() {
+  if (impl_) impl_->Stop();
+}
+
+Observation Observer::Stop() { return impl_->Stop(); }
+
+Result<std::unique_ptr<Observer>> Observer::Start(const ObserveOptions& options) {
+  using std::chrono::milliseconds;
+  if (options.interval < milliseconds(10) || options.interval > milliseconds(3600 * 1000)) {
+    return InvalidArgument("observation interval " + std::to_string(options.interval.count()) +
+                           " ms is out of range; give 10 ms to 1 h (1000 ms samples once a second)");
+  }
+  std::vector<std::string> notes;
+  std::optional<std::string> device;
+  if (!options.data_device.empty()) {
+    device = options.data_device;
+  } else if (!options.server_is_local) {
+    notes.push_back("disk: the server is remote; its data device is not observed");
+  } else if (options.data_directory.empty()) {
+    notes.push_back("disk: data directory unknown; no data device observed");
+  } else {
+    device = DataDeviceFor(options.sysfs, options.data_directory, &notes);
+  }
+  if (!options.server_is_local)
+    notes.push_back("host: the server is remote; host figures describe the client's machine only");
+  std::optional<ServerSampler> sampler;
+  if (options.server) {
+    auto s = ServerSampler::Connect(*options.server, options.database);
+    if (s.ok()) {
+      sampler.emplace(std::move(*s));
+    } else {
+      notes.push_back("server: not observed: " + s.status().message());
+    }
+  } else {
+    notes.push_back("server: not observed (no monitoring connection given)");
+  }
+  auto impl = std::make_unique<Impl>(options);
+  impl->Begin(std::move(sampler), std::move(device), std::move(notes));
+  return std::unique_ptr<Observer>(new Observer(std::move(impl)));
+}
+
+}  // namespace pgrig::plan

@@ -1,0 +1,131 @@
+// Server-side delta arithmetic, window totals and the Observation's summary
+// and JSON, on constructed snapshots (the queries themselves are exercised
+// against the real server in observe_itest.cc).
+#include "plan/observe_server.h"
+
+#include <gtest/gtest.h>
+
+#include "plan/observation.h"
+
+namespace pgrig::plan {
+namespace {
+
+ServerSnapshot Snap(int64_t ns, int64_t commits, int64_t wal, int64_t ckpt_req,
+                    std::optional<int64_t> backend) {
+  ServerSnapshot s;
+  s.mono_ns = ns;
+  s.db = DatabaseCounters{.xact_commit = commits, .xact_rollback = commits / 100,
+                          .blks_hit = commits * 10, .blks_read = commits / 10,
+                          .tup_returned = commits * 3, .tup_fetched = commits * 2,
+                          .tup_inserted = commits, .tup_updated = commits * 3,
+                          .tup_deleted = 0, .temp_bytes = 8192, .deadlocks = 1};
+  s.bgwriter = BgwriterCounters{.checkpoints_timed = 5, .checkpoints_req = ckpt_req,
+                                .buffers_checkpoint = ckpt_req * 1000, .buffers_clean = 7,
+                                .buffers_backend = backend};
+  s.wal_bytes = wal;
+  return s;
+}
+
+TEST(ServerDelta, RatesPerSecondOfTheInterval) {
+  ServerSnapshot a = Snap(1'000'000'000, 1000, 1 << 20, 2, 100);
+  ServerSnapshot b = Snap(3'000'000'000, 5000, 3 << 20, 3, 300);
+  b.active_backends = 4;
+  b.wait_events = {{"CPU", 3}, {"Lock:transactionid", 1}};
+  ServerSample s = ServerDelta(a, b, 2.5);
+  EXPECT_DOUBLE_EQ(s.t_s, 2.5);
+  EXPECT_DOUBLE_EQ(s.dt_s, 2.0);
+  EXPECT_DOUBLE_EQ(*s.xact_commit_per_s, 2000.0);
+  EXPECT_DOUBLE_EQ(*s.xact_rollback_per_s, 20.0);
+  EXPECT_DOUBLE_EQ(*s.blks_hit_per_s, 20000.0);
+  EXPECT_DOUBLE_EQ(*s.blks_read_per_s, 200.0);
+  EXPECT_DOUBLE_EQ(*s.tup_updated_per_s, 6000.0);
+  EXPECT_DOUBLE_EQ(*s.tup_deleted_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(*s.temp_bytes_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(*s.deadlocks_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(*s.wal_bytes_per_s, 1 << 20);
+  EXPECT_EQ(*s.checkpoints_timed, 0);
+  EXPECT_EQ(*s.checkpoints_req, 1);
+  EXPECT_DOUBLE_EQ(*s.buffers_checkpoint_per_s, 500.0);
+  EXPECT_DOUBLE_EQ(*s.buffers_backend_per_s, 100.0);
+  EXPECT_EQ(s.active_backends, 4);
+  EXPECT_EQ(s.wait_events.at("Lock:transactionid"), 1);
+}
+
+TEST(ServerDelta, MissingPartsStayMissing) {
+  ServerSnapshot a = Snap(0, 10, 0, 0, std::nullopt);  // PostgreSQL 17: no buffers_backend
+  ServerSnapshot b = Snap(1'000'000'000, 20, 0, 0, std::nullopt);
+  b.wal_bytes.reset();  // a standby
+  a.db.reset();         // the first query failed
+  ServerSample s = ServerDelta(a, b, 1);
+  EXPECT_FALSE(s.xact_commit_per_s.has_value());
+  EXPECT_FALSE(s.wal_bytes_per_s.has_value());
+  EXPECT_FALSE(s.buffers_backend_per_s.has_value());
+  EXPECT_TRUE(s.buffers_clean_per_s.has_value());
+  EXPECT_FALSE(s.active_backends.has_value());
+  // A statistics reset between samples gives 0, not a negative rate.
+  ServerSnapshot c = Snap(2'000'000'000, 5, 0, 0, std::nullopt);
+  EXPECT_DOUBLE_EQ(*ServerDelta(b, c, 2).xact_commit_per_s, 0.0);
+}
+
+TEST(ServerWindow, TotalsFromFirstToLastReading) {
+  ServerWindow w;
+  EXPECT_TRUE(w.ToJson().empty());
+  ServerSnapshot first = Snap(0, 1000, 100, 1, 10);
+  first.db.reset();  // commits first read at the second snapshot
+  w.Add(first);
+  w.Add(Snap(1'000'000'000, 1500, 600, 1, 20));
+  w.Add(Snap(4'000'000'000, 4000, 9100, 2, 50));
+  nlohmann::json j = w.ToJson();
+  EXPECT_DOUBLE_EQ(j["duration_s"].get<double>(), 4.0);
+  EXPECT_EQ(j["xact_commit"], 2500);
+  EXPECT_EQ(j["wal_bytes"], 9000);
+  EXPECT_EQ(j["checkpoints_req"], 1);
+  EXPECT_EQ(j["buffers_backend"], 40);
+  EXPECT_EQ(j["deadlocks"], 0);
+}
+
+TEST(Observation, TimeWeightedMeansAndJson) {
+  Observation o;
+  HostSample a;
+  a.dt_s = 1;
+  a.cpu_user_pct = 90;
+  a.cpu_idle_pct = 10;
+  a.run_queue = 4;
+  HostSample b;
+  b.dt_s = 3;
+  b.cpu_user_pct = 10;
+  b.cpu_idle_pct = 90;
+  b.disk_util_pct = 50;  // only b has a device figure
+  o.host = {a, b};
+  HostMeans m = o.MeanHost();
+  EXPECT_DOUBLE_EQ(m.duration_s, 4.0);
+  EXPECT_DOUBLE_EQ(m.cpu_user_pct, 30.0);  // (90*1 + 10*3) / 4
+  EXPECT_DOUBLE_EQ(m.cpu_idle_pct, 70.0);
+  EXPECT_DOUBLE_EQ(*m.run_queue, 4.0);
+  EXPECT_DOUBLE_EQ(*m.disk_util_pct, 50.0);
+  EXPECT_FALSE(m.context_switches_per_s.has_value());
+
+  ServerSample s;
+  s.active_backends = 3;
+  s.wait_events = {{"CPU", 2}, {"IO:DataFileRead", 1}};
+  o.server = {s, ServerSample{}};
+  EXPECT_DOUBLE_EQ(*o.MeanActiveBackends(), 3.0);
+  o.wait_events = s.wait_events;
+  o.wait_samples = 3;
+  o.notes = {"disk: data directory unknown; no data device observed"};
+  nlohmann::json j = o.ToJson();
+  EXPECT_EQ(j["host"].size(), 2u);
+  EXPECT_EQ(j["host"][0]["run_queue"], 4);
+  EXPECT_TRUE(j["host"][0]["disk_util_pct"].is_null());
+  EXPECT_DOUBLE_EQ(j["host_mean"]["cpu_user_pct"].get<double>(), 30.0);
+  EXPECT_EQ(j["server"][0]["wait_events"]["IO:DataFileRead"], 1);
+  EXPECT_TRUE(j["server"][1]["xact_commit_per_s"].is_null());
+  EXPECT_EQ(j["wait_events"]["CPU"], 2);
+  EXPECT_EQ(j["wait_samples"], 3);
+  EXPECT_EQ(j["notes"].size(), 1u);
+  EXPECT_TRUE(j["server_totals"].is_object());
+  EXPECT_TRUE(j["host_cpus"].is_null());
+}
+
+}  // namespace
+}  // namespace pgrig::plan

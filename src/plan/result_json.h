@@ -1,0 +1,90 @@
+// The results document of one benchmark run: "schema": "pgrig.result/1",
+// documented with an example in docs/results-format.md.  `pgrig bench --json`
+// writes it for its run (cli/bench_json.h adapts pgbench's options to
+// ResultInputs) and `pgrig run` embeds one per run in its suite.json.
+//
+// Keys are snake_case with the unit in the name; passwords never appear (the
+// caller passes a redacted command line and target).  HistogramFromJson reads
+// a document's "histogram" back, so that runs read from a suite.json can be
+// merged.  Pure functions; thread-safe.
+#ifndef PGRIG_PLAN_RESULT_JSON_H_
+#define PGRIG_PLAN_RESULT_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/result.h"
+#include "script/script.h"
+#include "stats/histogram.h"
+
+namespace pgrig::plan {
+
+inline constexpr const char* kResultSchema = "pgrig.result/1";
+
+struct ResultServer {
+  std::string version;  // "15.18"
+  int version_num = 0;  // 150018
+  std::string target;   // redacted description
+  bool embedded = false;
+};
+
+struct ResultScript {
+  std::string desc;                        // "<builtin: select only>"
+  int weight = 1;
+  std::string spec;                        // built-in name or file path
+  bool is_file = false;
+  std::vector<std::string> command_lines;  // first line of each command
+};
+
+// The run's options as recorded under "options".
+struct ResultOptions {
+  int clients = 1;
+  int threads = 1;                             // after min(threads, clients)
+  std::optional<int64_t> transactions_per_client;  // -t
+  std::optional<int> duration_s;               // -T
+  script::QueryMode mode = script::QueryMode::kSimple;
+  int scale = 1;
+  double rate_tps = 0;                         // 0: none
+  int64_t latency_limit_us = 0;                // 0: none
+  int max_tries = 1;
+  bool connect_per_transaction = false;
+  bool no_vacuum = false;
+  int progress_s = 0;
+  std::optional<std::string> random_seed;      // nullopt: "time"
+  std::map<std::string, std::string> defines;
+};
+
+struct ResultInputs {
+  std::string tool_version;                // tool.version (cli/version.h kVersion)
+  std::string command = "bench";           // tool.command
+  std::vector<std::string> command_line;   // already redacted
+  ResultOptions options;
+  std::vector<ResultScript> scripts;
+  ResultServer server;
+  int cpus = 1;                            // online CPUs of this machine
+};
+
+// Busy fraction of the client's threads: CPU seconds over duration x
+// min(threads, cpus).
+double ClientBusyFraction(int threads, int cpus, const engine::RunResult& r);
+
+// "simple", "extended", "prepared".
+const char* ResultQueryModeName(script::QueryMode mode);
+
+// `facts` is the facts module's document (or null when unavailable).
+nlohmann::json RunResultToJson(const ResultInputs& in, const engine::RunResult& r,
+                               const nlohmann::json& facts);
+
+// The "histogram" object of a result document back into a Histogram
+// (validated by Histogram::Import).  InvalidArgument naming what is wrong.
+Result<stats::Histogram> HistogramFromJson(const nlohmann::json& histogram);
+
+}  // namespace pgrig::plan
+
+#endif  // PGRIG_PLAN_RESULT_JSON_H_

@@ -1,0 +1,137 @@
+// The suite runner: turns a Plan into measured runs and a results directory.
+//
+// RunSuite() drives the engine and the workload loader directly (the CLI
+// only parses options, resolves the server, takes the facts and prints):
+//   1. validates every workload script and every setting of every cell
+//      against the server (cell_settings.h) before changing anything;
+//   2. chooses the scale (the plan's, or one sized to shared_buffers/RAM)
+//      and loads pgbench's tables only when pgbench_branches does not
+//      already hold that scale;
+//   3. for each iteration, the cells in IterationOrder(); per run:
+//      server-level settings of the cell (ServerSettings::Apply), VACUUM
+//      (pgbench's: branches, tellers, TRUNCATE history) for writing
+//      workloads, CHECKPOINT, a discarded warm-up run of warmup_s with
+//      the same cell, then the measured run with an Observer sampling the
+//      host and the server, and Diagnose() naming its bottleneck;
+//   4. after every run rewrites suite.json atomically (complete: false
+//      until the end), runs.csv and summary.md (suite_json.h);
+//   5. restores every server-level setting at the end, after a failed run
+//      and after an interruption.
+// With `resume`, the (cell, iteration) pairs that already have a finished
+// run are skipped and the previous runs are kept.
+//
+// Thread-safety: RunSuite() is called from one thread; on_progress is called
+// from that thread.  stop_requested may be set from a signal handler.
+#ifndef PGRIG_PLAN_RUNNER_H_
+#define PGRIG_PLAN_RUNNER_H_
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "common/status.h"
+#include "pg/connection.h"
+#include "plan/plan.h"
+#include "plan/result_json.h"
+
+namespace pgrig::plan {
+
+enum class OnError { kStop, kContinue };
+
+// The machine's price, chosen by the caller (--usd-per-hour, --instance, or
+// the cloud instance type from the facts).
+struct PriceSpec {
+  double usd_per_hour = 0;
+  std::string instance_type;  // "" when given as a bare price
+  std::string from;           // "--usd-per-hour", "--instance (catalog data/prices.toml:12, 2026-10-01)"
+};
+
+struct SuiteProgress {
+  enum class Kind {
+    kNote,      // a line for people (scale chosen, data loaded, settings applied)
+    kRunStart,  // a run (warm-up included) starts
+    kTick,      // once per second of a measured run
+    kRunEnd,    // a run ended (ok or failed); text says how
+  };
+  Kind kind = Kind::kNote;
+  std::string text;
+  std::string cell_id;
+  int position = 0;       // 1-based position of the cell in this iteration
+  int cells = 0;
+  int iteration = 0;      // 1-based
+  int iterations = 0;
+  int run_number = 0;     // 1-based among the runs this invocation makes
+  int runs_to_do = 0;
+  bool warmup = false;
+  double elapsed_s = 0;   // since RunSuite started
+  double remaining_s = 0; // estimate
+  double current_tps = 0; // last second (kTick) or the run's tps (kRunEnd)
+};
+
+struct SuiteOptions {
+  Plan plan;
+  std::vector<Cell> cells;         // ExpandPlan(plan, cpus)
+  int cpus = 1;                    // what ExpandPlan used
+  std::optional<uint64_t> memory_bytes;  // for size targets (facts: effective memory)
+
+  pg::ConnectionParams target;
+  cluster::Cluster* embedded = nullptr;  // non-null: the embedded cluster pgrig started
+  ResultServer server;             // version and redacted target, for each run's document
+
+  std::string out_dir;             // created if missing; must be empty unless resuming
+  std::string label;
+  std::string tool_version;
+  std::vector<std::string> command_line;  // redacted
+  nlohmann::json facts;            // pgrig.facts/1 taken once at the start
+  std::optional<PriceSpec> price;
+  OnError on_error = OnError::kStop;
+  const std::atomic<bool>* stop_requested = nullptr;
+  std::function<void(const SuiteProgress&)> on_progress;
+  // The suite.json of an interrupted suite to continue (out_dir is its
+  // directory); nullopt for a new suite.
+  std::optional<nlohmann::json> resume;
+};
+
+enum class SuiteEnd { kCompleted, kInterrupted, kRunFailed };
+const char* SuiteEndName(SuiteEnd e);  // "completed", "interrupted", "run_failed"
+
+struct SuiteOutcome {
+  SuiteEnd end = SuiteEnd::kCompleted;
+  int runs_ok = 0;        // in the suite, including resumed ones
+  int runs_failed = 0;
+  int runs_made = 0;      // by this invocation
+  double wall_s = 0;      // this invocation
+  nlohmann::json suite;   // what suite.json holds
+  std::vector<std::string> warnings;  // e.g. settings that could not be restored
+};
+
+// Fails (nothing measured) when a script, a setting or the data load is
+// refused; a failure during a run is recorded in the suite instead.
+Result<SuiteOutcome> RunSuite(const SuiteOptions& options);
+
+// Rough wall time of the whole suite (runs, warm-ups, between-run actions),
+// without data loading.
+double EstimateSuiteSeconds(const Plan& plan, size_t cell_count);
+
+// The checks RunSuite makes before touching anything, for --dry-run and for
+// the CLI's validation: every workload script can be read and parsed.
+Status CheckWorkloads(const Plan& plan);
+
+// Checks that `dir` can hold a new suite: it does not exist (its parent is a
+// writable directory, or can be created) or is an empty writable directory.
+// Creates nothing.
+Status CheckOutDir(const std::string& dir);
+
+// The (cell id, iteration) pairs of a previous suite.json that have a
+// finished run, and a check that it was made with the same plan text.
+Status CheckResumable(const nlohmann::json& suite, const Plan& plan);
+
+}  // namespace pgrig::plan
+
+#endif  // PGRIG_PLAN_RUNNER_H_

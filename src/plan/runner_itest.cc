@@ -1,0 +1,330 @@
+// Integration tests of `pgrig run` (plan/runner.h) against the shared
+// embedded cluster, each test in a database of its own: a short real suite
+// and its results directory, resume after SIGINT, server settings restored
+// after a failed run, and invocations refused before anything happens.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/fs.h"
+#include "support/test_cluster.h"
+
+extern char** environ;
+
+namespace pgrig {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// A plan of two workloads, one client, `duration_s` per run.
+std::string TinyPlan(int duration_s, int iterations, const std::string& extra_plan_keys = "",
+                     const std::string& extra_workloads = "") {
+  return "[plan]\nname = \"tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\nduration_s = " +
+         std::to_string(duration_s) + "\niterations = " + std::to_string(iterations) + "\n" +
+         extra_plan_keys +
+         "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n"
+         "\n[[workload]]\nname = \"write\"\nbuiltin = \"simple-update\"\n" +
+         extra_workloads;
+}
+
+// A new directory under /tmp (the server account can read the plan's files).
+std::string TempDir() {
+  const std::string dir = testing::MakeTempHome("pgrig-run-itest");
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string Text(const std::string& path) {
+  auto t = ReadWholeFile(path);
+  return t.ok() ? *t : std::string();
+}
+
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+json ReadJson(const std::string& path) {
+  auto t = ReadWholeFile(path);
+  if (!t.ok()) return nullptr;
+  try {
+    return json::parse(*t);
+  } catch (const json::exception&) {
+    return nullptr;  // a reader never sees a half-written file; null fails the caller's checks
+  }
+}
+
+// A fresh database in the shared cluster; returns the arguments naming it.
+std::vector<std::string> FreshDatabase(const std::string& name) {
+  pg::Connection c = testing::ConnectShared();
+  EXPECT_TRUE(c.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").ok());
+  EXPECT_TRUE(c.Exec("CREATE DATABASE " + name).ok());
+  const pg::ConnectionParams p = testing::SharedParams(name);
+  std::vector<std::string> a;
+  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
+  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
+  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
+  a.insert(a.end(), {"-d", name});
+  return a;
+}
+
+std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
+  a.insert(a.begin(), "run");
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+pid_t Spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> all = {testing::PgrigExe()};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int WaitExit(pid_t pid, double timeout_s) {
+  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
+  int status = 0;
+  while (MonotonicNanos() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+std::string Show(const std::string& db, const std::string& name) {
+  auto c = pg::Connect(testing::SharedParams(db));
+  if (!c.ok()) return "";
+  auto r = c->Exec("SHOW " + name);
+  return r.ok() ? std::string(r->Get(0, 0)) : "";
+}
+
+TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
+  const std::string dir = TempDir();
+  const std::string plan = dir + "/tiny.toml";
+  const std::string text = TinyPlan(1, 2, "warmup_s = 1\n");
+  WriteText(plan, text);
+  const std::string out = dir + "/out";
+  ProcessResult r = testing::RunPgrig(Args(FreshDatabase("run_itest_suite"), {plan, "--out", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("scale 1 from plan 'tiny'"));
+  EXPECT_THAT(r.err, HasSubstr("loading scale 1"));
+  EXPECT_THAT(r.out, HasSubstr("read/simple/default/c2/j1"));
+  EXPECT_THAT(r.out, HasSubstr("results in " + out));
+
+  const json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["schema"], "pgrig.suite/1");
+  for (const char* k : {"tool", "command_line", "label", "started_at", "ended_at", "resumed_at", "complete",
+                        "stop_reason", "wall_s", "cpus", "plan", "target", "scale", "facts", "settings",
+                        "price", "iterations", "cells", "runs", "notes"}) {
+    EXPECT_TRUE(s.contains(k)) << k;
+  }
+  EXPECT_EQ(s["complete"], true);
+  EXPECT_EQ(s["stop_reason"], "completed");
+  EXPECT_EQ(s["plan"]["source_text"], text);
+  EXPECT_EQ(s["plan"]["parsed"]["iterations"], 2);
+  EXPECT_EQ(s["scale"]["value"], 1);
+  EXPECT_EQ(s["scale"]["loaded"], true);
+  EXPECT_EQ(s["facts"]["schema"], "pgrig.facts/1");
+  ASSERT_EQ(s["cells"].size(), 2u);
+  ASSERT_EQ(s["runs"].size(), 4u);
+
+  std::map<std::string, int64_t> histogram_counts;
+  std::set<std::pair<std::string, int>> pairs;
+  for (const json& run : s["runs"]) {
+    EXPECT_EQ(run["status"], "ok") << run.dump();
+    const json& res = run["result"];
+    EXPECT_EQ(res["schema"], "pgrig.result/1");
+    EXPECT_EQ(res["tool"]["command"], "run");
+    EXPECT_EQ(res["options"]["duration_s"], 1);
+    EXPECT_EQ(res["options"]["clients"], 2);
+    EXPECT_GT(res["summary"]["tps"].get<double>(), 0);
+    EXPECT_EQ(res["histogram"]["count"], res["summary"]["transactions"]);
+    EXPECT_FALSE(res["series"]["intervals"].empty());
+    EXPECT_TRUE(run["observation"]["host"].is_array());
+    EXPECT_TRUE(run["bottleneck"]["kind"].is_string());
+    EXPECT_EQ(run["warmup_s"], 1);
+    EXPECT_THAT(run["before_run"].dump(), HasSubstr("CHECKPOINT"));
+    const bool writes = run["cell"].get<std::string>().rfind("write/", 0) == 0;
+    EXPECT_EQ(run["before_run"].dump().find("VACUUM") != std::string::npos, writes) << run["cell"];
+    histogram_counts[run["cell"].get<std::string>()] += res["histogram"]["count"].get<int64_t>();
+    pairs.insert({run["cell"].get<std::string>(), run["iteration"].get<int>()});
+  }
+  EXPECT_EQ(pairs.size(), 4u);
+  // Interleaved, rotated: the second iteration starts with the other cell.
+  EXPECT_NE(s["runs"][0]["cell"], s["runs"][2]["cell"]);
+  EXPECT_EQ(s["runs"][0]["cell"], s["runs"][3]["cell"]);
+
+  for (const json& c : s["cells"]) {
+    const json& sum = c["summary"];
+    EXPECT_EQ(sum["runs"], 2);
+    const json& tps = sum["tps"];
+    EXPECT_LE(tps["min"].get<double>(), tps["median"].get<double>());
+    EXPECT_LE(tps["median"].get<double>(), tps["max"].get<double>());
+    EXPECT_EQ(tps["samples"].size(), 2u);
+    EXPECT_LT(tps["ci95_low"].get<double>(), tps["ci95_high"].get<double>());
+    // Percentiles come from the merged histograms of the cell's runs.
+    EXPECT_EQ(sum["latency_ms"]["transactions"], histogram_counts[c["id"].get<std::string>()]);
+    EXPECT_LE(sum["latency_ms"]["p50"].get<double>(), sum["latency_ms"]["p99"].get<double>());
+    EXPECT_TRUE(sum["bottleneck"]["kind"].is_string());
+    EXPECT_TRUE(sum["client_cpu_us_per_transaction"].is_number());
+  }
+
+  auto csv = ReadWholeFile(out + "/runs.csv");
+  ASSERT_TRUE(csv.ok());
+  EXPECT_EQ(std::count(csv->begin(), csv->end(), '\n'), 5);
+  EXPECT_EQ(csv->rfind("run,cell,workload,", 0), 0u);
+  auto md = ReadWholeFile(out + "/summary.md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_THAT(*md, HasSubstr("| write/simple/default/c2/j1 | 2 |"));
+  EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
+}
+
+TEST(RunSuiteTest, ResumeAfterSigintRunsOnlyTheMissingRuns) {
+  const std::string dir = TempDir();
+  const std::string plan = dir + "/tiny.toml";
+  WriteText(plan, TinyPlan(2, 2));
+  const std::string out = dir + "/out";
+  const std::vector<std::string> conn = FreshDatabase("run_itest_resume");
+  pid_t pid = Spawn(Args(conn, {plan, "--out", out}), dir + "/1.out", dir + "/1.err");
+  ASSERT_GT(pid, 0);
+  // SIGINT once the first run is in suite.json (the second is then running).
+  const int64_t deadline = MonotonicNanos() + 120'000'000'000;
+  bool first = false;
+  while (!first && MonotonicNanos() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const json s = ReadJson(out + "/suite.json");
+    first = s.is_object() && s["runs"].size() >= 1;
+  }
+  ASSERT_TRUE(first);
+  kill(pid, SIGINT);
+  EXPECT_EQ(WaitExit(pid, 60), 2) << Text(dir + "/1.err");
+  json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["complete"], false);
+  EXPECT_EQ(s["stop_reason"], "interrupted");
+  const size_t kept = s["runs"].size();
+  EXPECT_GE(kept, 1u);
+  EXPECT_LT(kept, 4u);
+  for (const json& run : s["runs"]) EXPECT_EQ(run["status"], "ok");
+  EXPECT_THAT(Text(dir + "/1.out"), HasSubstr("pgrig run --resume " + out));
+
+  ProcessResult r = testing::RunPgrig(Args(conn, {"--resume", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("reusing them"));
+  s = ReadJson(out + "/suite.json");
+  EXPECT_EQ(s["complete"], true);
+  EXPECT_EQ(s["resumed_at"].size(), 1u);
+  std::map<std::pair<std::string, int>, int> seen;
+  for (const json& run : s["runs"]) {
+    EXPECT_EQ(run["status"], "ok");
+    ++seen[{run["cell"].get<std::string>(), run["iteration"].get<int>()}];
+  }
+  EXPECT_EQ(s["runs"].size(), 4u);
+  EXPECT_EQ(seen.size(), 4u);
+  for (const auto& [k, n] : seen) EXPECT_EQ(n, 1) << k.first << " " << k.second;
+  for (const json& c : s["cells"]) EXPECT_EQ(c["summary"]["runs"], 2);
+  // A finished suite cannot be resumed again.
+  ProcessResult again = testing::RunPgrig(Args(conn, {"--resume", out}));
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("complete"));
+  EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
+}
+
+TEST(RunSuiteTest, ServerSettingsRestoredAfterAFailedRun) {
+  const std::string db = "run_itest_settings";
+  const std::vector<std::string> conn = FreshDatabase(db);
+  const std::string original = Show(db, "checkpoint_completion_target");
+  ASSERT_FALSE(original.empty());
+  const std::string wanted = original == "0.7" ? "0.8" : "0.7";
+  const std::string dir = TempDir();
+  WriteText(dir + "/divzero.sql", "SELECT 1/0;\n");
+  const std::string plan = dir + "/failing.toml";
+  WriteText(plan, TinyPlan(1, 2,
+                           "settings = { checkpoint_completion_target = \"" + wanted +
+                               "\", jit = \"off\" }\n",
+                           "\n[[workload]]\nname = \"broken\"\nfile = \"divzero.sql\"\nwrites = false\n"));
+  const std::string out = dir + "/out";
+  ProcessResult r = testing::RunPgrig(Args(conn, {plan, "--out", out, "--on-error", "stop"}));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(Show(db, "checkpoint_completion_target"), original);
+  EXPECT_FALSE(fs::exists(out + "/settings-restore-pending.json"));
+  const json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["complete"], false);
+  EXPECT_EQ(s["stop_reason"], "run_failed");
+  EXPECT_EQ(s["settings"]["restored"], true);
+  ASSERT_EQ(s["runs"].size(), 3u);  // read, write, then broken fails and the suite stops
+  EXPECT_EQ(s["runs"][0]["server_settings"]["checkpoint_completion_target"], wanted);
+  EXPECT_EQ(s["cells"][0]["settings"]["per_connection"]["jit"], "off");
+  EXPECT_EQ(s["runs"][2]["status"], "failed");
+  EXPECT_THAT(s["runs"][2]["error"].get<std::string>(), HasSubstr("division by zero"));
+  EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
+}
+
+TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
+  const std::string dir = TempDir();
+  const std::string home = dir + "/home";  // an embedded cluster would appear here
+  const std::map<std::string, std::string> env = {{"PGRIG_HOME", home}};
+  const std::string good = dir + "/good.toml";
+  WriteText(good, TinyPlan(1, 1));
+  const std::string bad = dir + "/bad.toml";
+  WriteText(bad, "[plan]\niteration = 3\n[[workload]]\nbuiltin = \"select-only\"\n");
+  const std::string out = dir + "/out";
+  fs::create_directories(dir + "/full");
+  WriteText(dir + "/full/x", "x");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"run", bad, "--out", out}, "did you mean 'iterations'"},
+      {{"run", "no-such-plan", "--out", out}, "no plan named 'no-such-plan'"},
+      {{"run", good, "--out", dir + "/full"}, "is not empty"},
+      {{"run", good, "--out", out, "--instance", "no.such-instance"}, "--instance no.such-instance"},
+      {{"run", good, "--out", out, "--on-error", "maybe"}, "--on-error"},
+      {{"run", good, "--quick", "--out", out}, "either a PLAN or --quick"},
+      {{"run", "--resume", dir + "/nowhere"}, "no suite.json"},
+      {{"run", good, "--out", out, "--label", "a b"}, "--label"},
+  };
+  for (const Case& c : cases) {
+    ProcessResult r = testing::RunPgrig(c.args, env);
+    EXPECT_EQ(r.exit_code, 1) << c.args[1] << ": " << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args[1];
+  }
+  ProcessResult dry = testing::RunPgrig({"run", good, "--out", out, "--dry-run"}, env);
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_THAT(dry.out, HasSubstr("iteration 1: read/simple/default/c2/j1 write/simple/default/c2/j1"));
+  EXPECT_THAT(dry.out, HasSubstr("nothing started, nothing written"));
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(home));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir + "/full"), fs::directory_iterator()), 1);
+  EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
+}
+
+}  // namespace
+}  // namespace pgrig

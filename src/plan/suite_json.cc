@@ -1,0 +1,414 @@
+#include "plan/suite_json.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "common/fs.h"
+#include "cost/per_dollar.h"
+#include "plan/result_json.h"
+#include "stats/distributions.h"
+#include "stats/histogram.h"
+#include "stats/summary.h"
+
+namespace pgrig::plan {
+
+namespace {
+
+using nlohmann::json;
+
+json CountsJson(const std::vector<CountExpr>& v) {
+  json a = json::array();
+  for (const auto& c : v) a.push_back(c.text.empty() ? std::to_string(c.constant) : c.text);
+  return a;
+}
+
+json ProtocolsJson(const std::vector<script::QueryMode>& v) {
+  json a = json::array();
+  for (auto m : v) a.push_back(ResultQueryModeName(m));
+  return a;
+}
+
+const char* VacuumName(VacuumPolicy p) {
+  switch (p) {
+    case VacuumPolicy::kNever:
+      return "never";
+    case VacuumPolicy::kWriteWorkloads:
+      return "write_workloads";
+    case VacuumPolicy::kAlways:
+      return "always";
+  }
+  return "write_workloads";
+}
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
+  return j[key].get<std::string>();
+}
+
+double Num(const json& j, const char* key, double fallback = 0) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return fallback;
+  return j[key].get<double>();
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string NumText(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+
+// 1234567 -> "1.23M", 12345 -> "12.3k".
+std::string Compact(double v) {
+  if (v >= 1e9) return NumText(v / 1e9, 2) + "G";
+  if (v >= 1e6) return NumText(v / 1e6, 2) + "M";
+  if (v >= 1e4) return NumText(v / 1e3, 1) + "k";
+  return NumText(v, 0);
+}
+
+}  // namespace
+
+json PlanToJson(const Plan& plan) {
+  json workloads = json::array();
+  for (const auto& w : plan.workloads) {
+    json scripts = json::array();
+    for (const auto& s : w.scripts) {
+      scripts.push_back({{"kind", s.kind == ScriptRef::Kind::kFile ? "file" : "builtin"},
+                         {"spec", s.spec},
+                         {"weight", s.weight}});
+    }
+    json defines = json::object();
+    for (const auto& [k, v] : w.defines) defines[k] = v;
+    workloads.push_back({{"name", w.name},
+                         {"scripts", scripts},
+                         {"writes", w.writes},
+                         {"defines", defines},
+                         {"clients", CountsJson(w.clients)},
+                         {"threads", CountsJson(w.threads)},
+                         {"protocols", ProtocolsJson(w.protocols)}});
+  }
+  json variants = json::array();
+  for (const auto& v : plan.variants) variants.push_back({{"name", v.name}, {"settings", v.settings}});
+  return json{{"name", plan.name},
+              {"description", plan.description},
+              {"size", SizeTargetName(plan.size)},
+              {"scale", plan.size == SizeTarget::kScale ? json(plan.scale) : json(nullptr)},
+              {"init_partitions", plan.init_partitions},
+              {"workloads", workloads},
+              {"clients", CountsJson(plan.clients)},
+              {"threads", CountsJson(plan.threads)},
+              {"protocols", ProtocolsJson(plan.protocols)},
+              {"variants", variants},
+              {"settings", plan.settings},
+              {"duration_s", plan.duration_s},
+              {"warmup_s", plan.warmup_s},
+              {"iterations", plan.iterations},
+              {"rate_tps", plan.rate_tps ? json(*plan.rate_tps) : json(nullptr)},
+              {"latency_limit_ms", plan.latency_limit_ms ? json(*plan.latency_limit_ms) : json(nullptr)},
+              {"max_tries", plan.max_tries},
+              {"checkpoint_between_runs", plan.checkpoint_between_runs},
+              {"vacuum", VacuumName(plan.vacuum)}};
+}
+
+json CellToJson(const Plan& plan, const Cell& cell) {
+  const Workload& w = plan.workloads[static_cast<size_t>(cell.workload)];
+  const std::string variant =
+      cell.variant >= 0 ? plan.variants[static_cast<size_t>(cell.variant)].name : "default";
+  return json{{"id", cell.id},
+              {"workload", w.name},
+              {"writes", w.writes},
+              {"protocol", ResultQueryModeName(cell.protocol)},
+              {"variant", variant},
+              {"clients", cell.clients},
+              {"threads", cell.threads}};
+}
+
+json TpsSummaryJson(const std::vector<double>& tps) {
+  if (tps.empty()) return nullptr;
+  const stats::Summary s = stats::Summarize(tps);
+  json out{{"n", s.n},         {"median", s.median}, {"min", s.min},
+           {"max", s.max},     {"mean", s.mean},     {"stddev", s.stddev},
+           {"samples", tps},   {"geomean", nullptr}, {"ci95_low", nullptr},
+           {"ci95_high", nullptr}};
+  bool positive = std::all_of(tps.begin(), tps.end(), [](double v) { return v > 0; });
+  if (positive) {
+    double sum = 0;
+    for (double v : tps) sum += std::log(v);
+    const double n = static_cast<double>(tps.size());
+    const double mean = sum / n;
+    out["geomean"] = std::exp(mean);
+    if (tps.size() >= 2) {
+      double ss = 0;
+      for (double v : tps) ss += (std::log(v) - mean) * (std::log(v) - mean);
+      const double sd = std::sqrt(ss / (n - 1));
+      const double t = stats::StudentTQuantile(0.975, n - 1);
+      out["ci95_low"] = std::exp(mean - t * sd / std::sqrt(n));
+      out["ci95_high"] = std::exp(mean + t * sd / std::sqrt(n));
+    }
+  }
+  return out;
+}
+
+void UpdateCellSummaries(json& suite) {
+  const json& price = suite["price"];
+  for (json& cell : suite["cells"]) {
+    const std::string id = cell["id"].get<std::string>();
+    std::vector<double> tps;
+    stats::Histogram merged;
+    double cpu_s = 0;
+    int64_t ended = 0;
+    int failed = 0;
+    std::map<std::string, int> kinds;
+    std::map<std::string, std::string> evidence;
+    std::vector<std::string> warnings;
+    std::set<std::string> seen_warnings;
+    std::vector<std::string> notes;
+    for (const json& run : suite["runs"]) {
+      if (Str(run, "cell") != id) continue;
+      if (Str(run, "status") != "ok") {
+        ++failed;
+        continue;
+      }
+      const json& r = run["result"];
+      tps.push_back(Num(r["summary"], "tps"));
+      auto h = HistogramFromJson(r["histogram"]);
+      if (h.ok()) {
+        merged.Add(*h);
+      } else {
+        notes.push_back("run " + std::to_string(run.value("run", 0)) + ": " + h.status().message());
+      }
+      cpu_s += Num(r["client"], "cpu_user_s") + Num(r["client"], "cpu_system_s");
+      ended += r["transactions"].value("processed", int64_t{0}) + r["transactions"].value("failed", int64_t{0});
+      const json& b = run["bottleneck"];
+      if (b.is_object()) {
+        const std::string kind = Str(b, "kind");
+        if (kinds[kind]++ == 0) evidence[kind] = Str(b, "evidence");
+        if (b.contains("warnings") && b["warnings"].is_array()) {
+          for (const auto& w : b["warnings"]) {
+            if (w.is_string() && seen_warnings.insert(w.get<std::string>()).second) {
+              warnings.push_back(w.get<std::string>());
+            }
+          }
+        }
+      }
+    }
+    json summary{{"runs", tps.size()}, {"failed_runs", failed}, {"tps", TpsSummaryJson(tps)}};
+    if (merged.count() > 0) {
+      static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
+      const std::vector<int64_t> v = merged.ValuesAtPercentiles(kPs);
+      summary["latency_ms"] = {{"avg", merged.mean() / 1e6}, {"p50", Ms(v[0])},  {"p90", Ms(v[1])},
+                               {"p95", Ms(v[2])},           {"p99", Ms(v[3])},  {"p99_9", Ms(v[4])},
+                               {"max", Ms(merged.max())},   {"transactions", merged.count()}};
+    } else {
+      summary["latency_ms"] = nullptr;
+    }
+    summary["client_cpu_us_per_transaction"] =
+        ended > 0 ? json(cpu_s * 1e6 / static_cast<double>(ended)) : json(nullptr);
+    if (!kinds.empty()) {
+      auto best = std::max_element(kinds.begin(), kinds.end(),
+                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+      summary["bottleneck"] = {{"kind", best->first},
+                               {"runs", best->second},
+                               {"of_runs", tps.size()},
+                               {"evidence", evidence[best->first]},
+                               {"warnings", warnings}};
+    } else {
+      summary["bottleneck"] = nullptr;
+    }
+    summary["per_dollar"] = nullptr;
+    if (price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
+      const json& t = summary["tps"];
+      cost::MeasuredRun m;
+      m.file = id;
+      m.tps = t["median"].get<double>();
+      m.tps_samples = tps;
+      if (!t["ci95_low"].is_null()) {
+        m.tps_ci95 = cost::Interval{t["ci95_low"].get<double>(), t["ci95_high"].get<double>()};
+      }
+      auto pd = m.tps > 0 ? cost::ComputePerDollar(m, Num(price, "usd_per_hour"))
+                          : Result<cost::PerDollar>(InvalidArgument("no transactions"));
+      if (pd.ok()) {
+        json pj{{"transactions_per_usd", pd->transactions_per_usd},
+                {"usd_per_million_transactions", pd->usd_per_million_transactions},
+                {"transactions_per_usd_ci95", nullptr},
+                {"usd_per_million_transactions_ci95", nullptr}};
+        if (pd->transactions_per_usd_ci95) {
+          pj["transactions_per_usd_ci95"] = {pd->transactions_per_usd_ci95->low,
+                                             pd->transactions_per_usd_ci95->high};
+        }
+        if (pd->usd_per_million_transactions_ci95) {
+          pj["usd_per_million_transactions_ci95"] = {pd->usd_per_million_transactions_ci95->low,
+                                                     pd->usd_per_million_transactions_ci95->high};
+        }
+        summary["per_dollar"] = pj;
+      }
+    }
+    summary["notes"] = notes;
+    cell["summary"] = summary;
+  }
+}
+
+std::vector<std::pair<std::string, int>> FinishedRuns(const json& suite) {
+  std::vector<std::pair<std::string, int>> out;
+  if (!suite.contains("runs") || !suite["runs"].is_array()) return out;
+  for (const json& run : suite["runs"]) {
+    if (Str(run, "status") == "ok") out.emplace_back(Str(run, "cell"), run.value("iteration", 0));
+  }
+  return out;
+}
+
+std::string RunsCsv(const json& suite) {
+  std::string out =
+      "run,cell,workload,protocol,variant,clients,threads,iteration,status,started_at,ended_at,"
+      "duration_s,tps,transactions,failed_transactions,latency_ms_avg,latency_ms_p50,"
+      "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error\n";
+  std::map<std::string, json> cells;
+  for (const json& c : suite["cells"]) cells[c["id"].get<std::string>()] = c;
+  for (const json& run : suite["runs"]) {
+    const json& c = cells[Str(run, "cell")];
+    const json& r = run["result"];
+    const bool has = r.is_object();
+    const json& lat = has ? r["latency_ms"] : json();
+    std::vector<std::string> f = {
+        std::to_string(run.value("run", 0)),
+        Str(run, "cell"),
+        Str(c, "workload"),
+        Str(c, "protocol"),
+        Str(c, "variant"),
+        std::to_string(c.value("clients", 0)),
+        std::to_string(c.value("threads", 0)),
+        std::to_string(run.value("iteration", 0)),
+        Str(run, "status"),
+        Str(run, "started_at"),
+        Str(run, "ended_at"),
+        has ? NumText(Num(r["summary"], "duration_s"), 3) : "",
+        has ? NumText(Num(r["summary"], "tps"), 3) : "",
+        has ? std::to_string(r["summary"].value("transactions", int64_t{0})) : "",
+        has ? std::to_string(r["summary"].value("failed_transactions", int64_t{0})) : "",
+        lat.is_object() ? NumText(Num(lat, "avg"), 3) : "",
+        lat.is_object() ? NumText(Num(lat, "p50"), 3) : "",
+        lat.is_object() ? NumText(Num(lat, "p99"), 3) : "",
+        has ? NumText(Num(r["summary"], "client_cpu_us_per_transaction"), 2) : "",
+        run["bottleneck"].is_object() ? Str(run["bottleneck"], "kind") : "",
+        Str(run, "error"),
+    };
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvField(f[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string CellTable(const json& suite) {
+  const bool priced = suite["price"].is_object();
+  std::string out =
+      "| cell | runs | tps median [95% interval] | min-max | p50 ms | p99 ms | client CPU us/txn | "
+      "bottleneck |";
+  out += priced ? " txn per USD [95% interval] |\n" : "\n";
+  out += "|---|---|---|---|---|---|---|---|";
+  out += priced ? "---|\n" : "\n";
+  for (const json& c : suite["cells"]) {
+    const json& s = c["summary"];
+    if (!s.is_object()) continue;
+    const json& t = s["tps"];
+    std::string tps = "-", range = "-";
+    if (t.is_object()) {
+      tps = NumText(t["median"].get<double>(), 1);
+      if (!t["ci95_low"].is_null()) {
+        tps += " [" + NumText(t["ci95_low"].get<double>(), 1) + ", " +
+               NumText(t["ci95_high"].get<double>(), 1) + "]";
+      }
+      range = NumText(t["min"].get<double>(), 1) + "-" + NumText(t["max"].get<double>(), 1);
+    }
+    const json& lat = s["latency_ms"];
+    std::string runs = std::to_string(s.value("runs", 0));
+    if (s.value("failed_runs", 0) > 0) runs += " (" + std::to_string(s.value("failed_runs", 0)) + " failed)";
+    out += "| " + Str(c, "id") + " | " + runs + " | " + tps + " | " + range + " | " +
+           (lat.is_object() ? NumText(Num(lat, "p50"), 3) : "-") + " | " +
+           (lat.is_object() ? NumText(Num(lat, "p99"), 3) : "-") + " | " +
+           (s["client_cpu_us_per_transaction"].is_number()
+                ? NumText(s["client_cpu_us_per_transaction"].get<double>(), 1)
+                : "-") +
+           " | " + (s["bottleneck"].is_object() ? Str(s["bottleneck"], "kind") : "-") + " |";
+    if (priced) {
+      const json& pd = s["per_dollar"];
+      std::string v = "-";
+      if (pd.is_object()) {
+        v = Compact(pd["transactions_per_usd"].get<double>());
+        if (pd["transactions_per_usd_ci95"].is_array()) {
+          v += " [" + Compact(pd["transactions_per_usd_ci95"][0].get<double>()) + ", " +
+               Compact(pd["transactions_per_usd_ci95"][1].get<double>()) + "]";
+        }
+      }
+      out += " " + v + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string SummaryMarkdown(const json& suite) {
+  std::string out = "# pgrig run: " + Str(suite, "label") + "\n\n";
+  const json& plan = suite["plan"];
+  out += "- plan: " + Str(plan, "name");
+  if (!Str(plan, "source_path").empty()) out += " (" + Str(plan, "source_path") + ")";
+  out += "\n";
+  if (suite["scale"].is_object()) {
+    out += "- scale: " + std::to_string(suite["scale"].value("value", 0)) + " (" +
+           Str(suite["scale"], "reason") + ")\n";
+  }
+  out += "- server: " + Str(suite["target"], "description") + "\n";
+  out += "- started " + Str(suite, "started_at") + ", ";
+  out += suite["ended_at"].is_string() ? "ended " + Str(suite, "ended_at") : std::string("not ended");
+  out += "; complete: " + std::string(suite.value("complete", false) ? "yes" : "no");
+  if (suite["stop_reason"].is_string()) out += " (" + Str(suite, "stop_reason") + ")";
+  out += "\n";
+  if (suite["price"].is_object()) {
+    out += "- price: " + NumText(Num(suite["price"], "usd_per_hour"), 4) + " USD/hour";
+    if (!Str(suite["price"], "instance_type").empty()) out += " (" + Str(suite["price"], "instance_type") + ")";
+    out += ", from " + Str(suite["price"], "from") + "\n";
+  }
+  out += "\n" + CellTable(suite);
+  std::string notes;
+  for (const json& c : suite["cells"]) {
+    const json& s = c["summary"];
+    if (!s.is_object() || !s["bottleneck"].is_object()) continue;
+    const json& b = s["bottleneck"];
+    notes += "- " + Str(c, "id") + ": " + Str(b, "kind") + " in " + std::to_string(b.value("runs", 0)) +
+             " of " + std::to_string(b.value("of_runs", 0)) + " runs; " + Str(b, "evidence") + "\n";
+    for (const auto& w : b["warnings"]) notes += "  - warning: " + w.get<std::string>() + "\n";
+  }
+  if (!notes.empty()) out += "\n## Bottlenecks\n\n" + notes;
+  std::string failures;
+  for (const json& run : suite["runs"]) {
+    if (Str(run, "status") == "ok") continue;
+    failures += "- run " + std::to_string(run.value("run", 0)) + " (" + Str(run, "cell") + ", iteration " +
+                std::to_string(run.value("iteration", 0)) + "): " + Str(run, "error") + "\n";
+  }
+  if (!failures.empty()) out += "\n## Failed runs\n\n" + failures;
+  out +=
+      "\ntps: median of the iterations, [95% t interval of the geometric mean, log scale]; latency "
+      "percentiles from the merged histograms of the cell's runs. Every run, with its histogram, "
+      "per-second series and observation, is in suite.json; one row per run in runs.csv.\n";
+  return out;
+}
+
+Status WriteSuiteFiles(const std::string& dir, const json& suite) {
+  PGRIG_RETURN_IF_ERROR(WriteFileAtomically(dir + "/suite.json", suite.dump(1) + "\n"));
+  PGRIG_RETURN_IF_ERROR(WriteFileAtomically(dir + "/runs.csv", RunsCsv(suite)));
+  return WriteFileAtomically(dir + "/summary.md", SummaryMarkdown(suite));
+}
+
+}  // namespace pgrig::plan
