@@ -35,6 +35,20 @@ std::vector<double> PercentilesMs(const stats::Histogram& h) {
   return ms;
 }
 
+// The server's CPU per transaction when the server ran on the observed host:
+// busy host CPU time over the window minus the client's own, per transaction.
+std::optional<double> ServerCpuUsPerTransaction(const Run& r) {
+  const Observation& o = r.observation;
+  if (!o.server_is_local || !o.host_cpus || !o.host_duration_s || !o.cpu_user || !o.cpu_system ||
+      !r.client_cpu_s || !r.transactions || *r.transactions <= 0) {
+    return std::nullopt;
+  }
+  const double busy_s = (*o.cpu_user + *o.cpu_system) * *o.host_cpus * *o.host_duration_s;
+  const double server_s = busy_s - *r.client_cpu_s;
+  if (server_s <= 0) return std::nullopt;
+  return server_s * 1e6 / static_cast<double>(*r.transactions);
+}
+
 }  // namespace
 
 WorkloadKind ClassifyWorkload(const std::string& w) {
@@ -97,10 +111,12 @@ Result<SuiteStats> Analyze(const Suite& suite) {
         any_histogram = true;
       }
       if (r.client_cpu_us_per_transaction) client_cpu.push_back(*r.client_cpu_us_per_transaction);
-      if (r.observation.server_cpu_us_per_transaction) {
-        server_cpu.push_back(*r.observation.server_cpu_us_per_transaction);
-      }
-      cs.client_saturated = cs.client_saturated || r.client_saturated;
+      if (auto server = ServerCpuUsPerTransaction(r)) server_cpu.push_back(*server);
+      cs.client_saturated = cs.client_saturated || r.client_saturated ||
+                            std::any_of(r.observation.warnings.begin(), r.observation.warnings.end(),
+                                        [](const std::string& w) {
+                                          return w.find("client saturated") != std::string::npos;
+                                        });
       if (r.observation.cpu_steal) {
         cs.steal_max = std::max(cs.steal_max.value_or(0.0), *r.observation.cpu_steal);
       }
@@ -138,7 +154,7 @@ Result<SuiteStats> Analyze(const Suite& suite) {
       }
     }
     if (cs.bottleneck.empty() && cs.client_saturated) {
-      cs.bottleneck = "client CPU";
+      cs.bottleneck = "client_cpu";
       cs.bottleneck_evidence = "the load client was busy >= 90% of its CPU (client.bottleneck)";
     }
     if (suite.usd_per_hour && cs.runs_ok > 0) {

@@ -7,7 +7,7 @@
 namespace pgrig::report {
 namespace {
 
-constexpr double kStealWarnFraction = 0.05;
+constexpr double kStealWarnFraction = 0.10;  // as the runner's diagnosis warns
 constexpr const char* kDurabilitySettings[] = {"fsync", "synchronous_commit", "wal_level",
                                                "full_page_writes"};
 

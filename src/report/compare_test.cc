@@ -54,7 +54,8 @@ TEST(ReaderTest, ReadsASuite) {
   ASSERT_EQ(s.cells[0].runs.size(), 3u);
   EXPECT_TRUE(s.cells[0].runs[0].histogram.has_value());
   EXPECT_EQ(s.cells[0].runs[0].tps_series.size(), 10u);
-  EXPECT_EQ(s.cells[0].runs[0].observation.bottleneck, "server CPU");
+  EXPECT_EQ(s.cells[0].runs[0].observation.bottleneck, "server_cpu");
+  EXPECT_DOUBLE_EQ(*s.cells[0].runs[0].observation.cpu_user, 0.55);
   EXPECT_EQ(s.usd_per_hour, 0.68);
 }
 
@@ -96,7 +97,12 @@ TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
   // Per dollar: tps x 3,600 / 2.00.
   EXPECT_DOUBLE_EQ(*c.transactions_per_usd, c.tps_summary.median * 1800);
   EXPECT_DOUBLE_EQ(c.transactions_per_usd_ci->low, c.tps_ci->low * 1800);
-  EXPECT_EQ(c.bottleneck, "server CPU");
+  EXPECT_EQ(c.bottleneck, "server_cpu");
+  // Server CPU: 80% of 4 CPUs for 10 s = 32 CPU-s less the client's 30 us per
+  // transaction, per transaction.
+  ASSERT_TRUE(c.server_cpu_us_per_transaction.has_value());
+  const double txn = static_cast<double>(*s.cells[0].runs[0].transactions);
+  EXPECT_GT(*c.server_cpu_us_per_transaction, 32e6 / (txn * 1.3) - 30);
   EXPECT_EQ(BestCell(*a, WorkloadKind::kReadOnly), &a->cells[1]);
 }
 

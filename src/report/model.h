@@ -32,16 +32,21 @@ struct Observation {
   std::optional<double> cpu_iowait;
   std::optional<double> cpu_steal;
   std::optional<double> cpu_idle;
-  std::optional<double> server_cpu_us_per_transaction;
-  std::optional<double> read_bytes_per_s;
+  std::optional<double> read_bytes_per_s;   // the data device
   std::optional<double> write_bytes_per_s;
-  std::optional<double> wal_bytes_per_transaction;
-  std::optional<int64_t> checkpoints;
+  std::optional<double> wal_bytes;          // written during the window
+  std::optional<int64_t> checkpoints;       // timed + requested, during the window
+  bool server_is_local = false;             // host figures include the server's work
+  std::optional<int> host_cpus;
+  std::optional<double> host_duration_s;    // the observed window
   // Sampled wait events: "LWLock:WALWrite" -> samples.
   std::map<std::string, int64_t> wait_events;
-  // The suite's verdict for the run, with its evidence ("server CPU", "95% busy").
+  // The suite's verdict for the run ("server_cpu", "client_cpu", "io_wait",
+  // "lock_waits", "lwlock_waits", "wal", "steal", "unknown"), its evidence,
+  // and its warnings ("the client saturated its CPUs (92%)", "steal 12%").
   std::string bottleneck;
   std::string bottleneck_evidence;
+  std::vector<std::string> warnings;
 };
 
 struct Run {
@@ -52,6 +57,8 @@ struct Run {
   double duration_s = 0;
   std::optional<stats::HistogramData> histogram;  // latency, ns
   std::optional<double> client_cpu_us_per_transaction;
+  std::optional<double> client_cpu_s;     // user + system over the window
+  std::optional<int64_t> transactions;    // successful
   bool client_saturated = false;  // client.bottleneck in pgrig.result/1
   // Throughput per interval (series.intervals), for the over-time chart.
   std::vector<double> tps_series;

@@ -78,30 +78,32 @@ Result<stats::HistogramData> ReadHistogram(const Json& h, const std::string& whe
   return d;
 }
 
+// The suite's per-run observation (plan/observation.h): host means in
+// percent, server counter totals over the window, sampled wait events.
 Observation ReadObservation(const Json& o) {
   Observation ob;
-  const Json& s = o.contains("summary") && o["summary"].is_object() ? o["summary"] : o;
-  ob.cpu_user = Number(s, {"cpu", "user"});
-  ob.cpu_system = Number(s, {"cpu", "system"});
-  ob.cpu_iowait = Number(s, {"cpu", "iowait"});
-  ob.cpu_steal = Number(s, {"cpu", "steal"});
-  ob.cpu_idle = Number(s, {"cpu", "idle"});
-  ob.server_cpu_us_per_transaction = Number(s, {"server_cpu_us_per_transaction"});
-  ob.read_bytes_per_s = Number(s, {"io", "read_bytes_per_s"});
-  ob.write_bytes_per_s = Number(s, {"io", "write_bytes_per_s"});
-  ob.wal_bytes_per_transaction = Number(s, {"wal_bytes_per_transaction"});
-  ob.checkpoints = Integer(s, {"checkpoints"});
-  if (const Json* w = Find(s, {"wait_events"}); w != nullptr && w->is_object()) {
+  auto pct = [&](const char* key) -> std::optional<double> {
+    auto v = Number(o, {"host_mean", key});
+    if (v) return *v / 100.0;
+    return std::nullopt;
+  };
+  ob.cpu_user = pct("cpu_user_pct");
+  ob.cpu_system = pct("cpu_system_pct");
+  ob.cpu_iowait = pct("cpu_iowait_pct");
+  ob.cpu_steal = pct("cpu_steal_pct");
+  ob.cpu_idle = pct("cpu_idle_pct");
+  ob.read_bytes_per_s = Number(o, {"host_mean", "disk_read_bytes_per_s"});
+  ob.write_bytes_per_s = Number(o, {"host_mean", "disk_write_bytes_per_s"});
+  ob.server_is_local = Bool(o, {"server_is_local"}, false);
+  if (auto cpus = Integer(o, {"host_cpus"})) ob.host_cpus = static_cast<int>(*cpus);
+  ob.host_duration_s = Number(o, {"host_mean", "duration_s"});
+  ob.wal_bytes = Number(o, {"server_totals", "wal_bytes"});
+  const auto timed = Integer(o, {"server_totals", "checkpoints_timed"});
+  const auto req = Integer(o, {"server_totals", "checkpoints_req"});
+  if (timed || req) ob.checkpoints = timed.value_or(0) + req.value_or(0);
+  if (const Json* w = Find(o, {"wait_events"}); w != nullptr && w->is_object()) {
     for (const auto& [k, v] : w->items()) {
       if (v.is_number()) ob.wait_events[k] = v.get<int64_t>();
-    }
-  }
-  if (const Json* b = Find(s, {"bottleneck"}); b != nullptr) {
-    if (b->is_string()) {
-      ob.bottleneck = b->get<std::string>();
-    } else if (b->is_object()) {
-      ob.bottleneck = String(*b, {"name"});
-      ob.bottleneck_evidence = String(*b, {"evidence"});
     }
   }
   return ob;
@@ -120,6 +122,10 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
     PGRIG_ASSIGN_OR_RETURN(run.histogram, ReadHistogram(*h, where));
   }
   run.client_cpu_us_per_transaction = Number(r, {"client", "cpu_us_per_transaction"});
+  if (auto u = Number(r, {"client", "cpu_user_s"})) {
+    run.client_cpu_s = *u + Number(r, {"client", "cpu_system_s"}).value_or(0);
+  }
+  run.transactions = Integer(r, {"transactions", "processed"});
   run.client_saturated = Bool(r, {"client", "bottleneck"}, false);
   run.series_interval_s = Number(r, {"series", "interval_s"}).value_or(1);
   if (const Json* iv = Find(r, {"series", "intervals"}); iv != nullptr && iv->is_array()) {
@@ -184,22 +190,34 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   return s;
 }
 
+// One element of the suite's "runs": status, the run's pgrig.result/1
+// under "result" (null when it failed before measuring), "observation" and
+// "bottleneck" ({"kind", "evidence", "warnings"}).
 Result<Run> ReadSuiteRun(const Json& r, const std::string& where) {
-  // A run is either a pgrig.result/1 document itself or an envelope with
-  // the document under "result" plus the suite's own fields.
-  const Json& result = r.contains("result") && r["result"].is_object() ? r["result"] : r;
-  const std::string status = String(r, {"status"});
   Run run;
-  if (result.contains("summary")) {
-    PGRIG_ASSIGN_OR_RETURN(run, ReadResultRun(result, where));
-  } else if (status.empty() || status == "ok") {
-    return InvalidArgument(where + ": a run without a result (summary.tps) must have status \"failed\"");
+  const std::string status = String(r, {"status"});
+  if (const Json* result = Find(r, {"result"}); result != nullptr && result->is_object()) {
+    PGRIG_ASSIGN_OR_RETURN(run, ReadResultRun(*result, where));
+  } else if (status == "ok") {
+    return InvalidArgument(where + ": status \"ok\" but no \"result\"");
   }
-  if (!status.empty()) run.ok = status == "ok" || status == "completed";
-  if (!run.ok && run.error.empty()) run.error = String(r, {"error"});
+  run.ok = status == "ok";
+  if (!run.ok) {
+    run.error = String(r, {"error"});
+    if (run.error.empty()) run.error = "status \"" + status + "\"";
+  }
   run.iteration = static_cast<int>(Integer(r, {"iteration"}).value_or(0));
   if (const Json* o = Find(r, {"observation"}); o != nullptr && o->is_object()) {
     run.observation = ReadObservation(*o);
+  }
+  if (const Json* b = Find(r, {"bottleneck"}); b != nullptr && b->is_object()) {
+    run.observation.bottleneck = String(*b, {"kind"});
+    run.observation.bottleneck_evidence = String(*b, {"evidence"});
+    if (const Json* w = Find(*b, {"warnings"}); w != nullptr && w->is_array()) {
+      for (const Json& x : *w) {
+        if (x.is_string()) run.observation.warnings.push_back(x.get<std::string>());
+      }
+    }
   }
   return run;
 }
@@ -218,8 +236,11 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   if (cell.threads <= 0) cell.threads = 1;
   cell.id = String(c, {"id"});
   if (cell.id.empty()) cell.id = CellId(cell);
-  if (const Json* st = Find(c, {"settings"}); st != nullptr && st->is_object()) {
-    for (const auto& [k, v] : st->items()) cell.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
+  for (const char* part : {"per_connection", "server"}) {
+    if (const Json* st = Find(c, {"settings", part}); st != nullptr && st->is_object()) {
+      for (const auto& [k, v] : st->items()) cell.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
   }
   return cell;
 }
@@ -229,7 +250,6 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   s.source = source;
   s.schema = kSuiteSchema;
   s.suite_id = String(doc, {"suite_id"});
-  if (s.suite_id.empty()) s.suite_id = String(doc, {"id"});
   s.label = String(doc, {"label"});
   if (s.label.empty()) {
     s.label = std::filesystem::path(source).parent_path().filename().string();
@@ -239,9 +259,8 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   s.started_at = String(doc, {"started_at"});
   s.plan_name = String(doc, {"plan", "name"});
   s.plan_text = String(doc, {"plan", "source_text"});
-  if (s.plan_text.empty()) s.plan_text = String(doc, {"plan", "text"});
-  s.scale = Integer(doc, {"scale"});
-  if (!s.scale) s.scale = Integer(doc, {"plan", "scale"});
+  s.scale = Integer(doc, {"scale", "value"});
+  if (!s.scale) s.scale = Integer(doc, {"plan", "parsed", "scale"});
   s.usd_per_hour = Number(doc, {"price", "usd_per_hour"});
   s.instance_type = String(doc, {"price", "instance_type"});
   if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
@@ -253,15 +272,9 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   for (size_t i = 0; i < cells->size(); ++i) {
     const std::string where = fmt::format("{}: cells[{}]", source, i);
     PGRIG_ASSIGN_OR_RETURN(Cell cell, ReadCell((*cells)[i], where));
-    if (const Json* runs = Find((*cells)[i], {"runs"}); runs != nullptr && runs->is_array()) {
-      for (size_t k = 0; k < runs->size(); ++k) {
-        PGRIG_ASSIGN_OR_RETURN(Run run, ReadSuiteRun((*runs)[k], fmt::format("{}.runs[{}]", where, k)));
-        cell.runs.push_back(std::move(run));
-      }
-    }
     s.cells.push_back(std::move(cell));
   }
-  // Runs kept at the top level, naming their cell.
+  // Runs are kept at the top level in the order they ran, each naming its cell.
   if (const Json* runs = Find(doc, {"runs"}); runs != nullptr && runs->is_array()) {
     for (size_t k = 0; k < runs->size(); ++k) {
       const std::string where = fmt::format("{}: runs[{}]", source, k);

@@ -76,24 +76,44 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
     // A checkpoint-like dip in second 6 makes the series visibly uneven.
     intervals.push_back({{"end_s", s}, {"tps", tps * wobble(rng) * (s == 6 ? 0.6 : 1.0)}});
   }
+  const int64_t transactions = static_cast<int64_t>(tps * 10.0);
+  const double client_cpu_s = 30e-6 * static_cast<double>(transactions);
   nlohmann::json result = {
       {"schema", "pgrig.result/1"},
       {"complete", true},
-      {"summary", {{"tps", tps}, {"duration_s", 10.0}}},
+      {"summary", {{"tps", tps}, {"duration_s", 10.0}, {"transactions", transactions}}},
+      {"transactions", {{"processed", transactions}, {"failed", 0}}},
       {"histogram",
        {{"count", d.count}, {"min_ns", d.min_ns}, {"max_ns", d.max_ns}, {"sum_ns", d.sum_ns},
         {"sum_squares_ns2", d.sum_squares_ns2}, {"saturated_count", d.saturated_count},
         {"negative_count", d.negative_count}, {"buckets", buckets}}},
-      {"client", {{"cpu_us_per_transaction", 30.0}, {"bottleneck", f.client_saturated}}},
-      {"series", {{"interval_s", 1.0}, {"intervals", intervals}}}};
+      {"client", {{"cpu_user_s", client_cpu_s * 0.4}, {"cpu_system_s", client_cpu_s * 0.6},
+                  {"cpu_us_per_transaction", 30.0}, {"bottleneck", f.client_saturated}}},
+      {"series", {{"interval_s", 1.0}, {"intervals", intervals}}},
+      {"facts", {{"see", "suite.facts"}}}};
+  // Host 80% busy on 4 CPUs over 10 s: 32 CPU-s, of which the client used
+  // client_cpu_s; the rest is the server's.
   nlohmann::json observation = {
-      {"cpu", {{"user", 0.55}, {"system", 0.25}, {"iowait", 0.02}, {"steal", f.steal},
-               {"idle", 0.18 - f.steal}}},
-      {"server_cpu_us_per_transaction", 120.0},
-      {"io", {{"read_bytes_per_s", 1.0e6}, {"write_bytes_per_s", 4.0e6}}},
-      {"wait_events", {{"CPU", 80}, {"LWLock:WALWrite", 12}, {"Client:ClientRead", 30}}},
-      {"bottleneck", {{"name", "server CPU"}, {"evidence", "host CPU 80% busy, mostly postgres"}}}};
-  return {{"status", "ok"}, {"result", result}, {"observation", observation}};
+      {"interval_s", 1.0},
+      {"server_is_local", true},
+      {"host_cpus", 4},
+      {"host_mean", {{"duration_s", 10.0}, {"cpu_user_pct", 55.0}, {"cpu_system_pct", 25.0},
+                     {"cpu_iowait_pct", 2.0}, {"cpu_steal_pct", f.steal * 100},
+                     {"cpu_idle_pct", 18.0 - f.steal * 100},
+                     {"disk_read_bytes_per_s", 1.0e6}, {"disk_write_bytes_per_s", 4.0e6}}},
+      {"server_totals", {{"wal_bytes", 5.0e7}, {"checkpoints_timed", 0}, {"checkpoints_req", 1}}},
+      {"wait_events", {{"CPU", 80}, {"LWLock:WALWrite", 12}, {"Client:ClientRead", 30}}}};
+  nlohmann::json warnings = nlohmann::json::array();
+  if (f.client_saturated) warnings.push_back("the client saturated its CPUs (95% of 2 threads)");
+  return {{"cell", c.workload + "/" + c.protocol + "/" + c.variant + "/c" + std::to_string(c.clients) +
+                       "/j" + std::to_string(c.threads)},
+          {"status", "ok"},
+          {"error", nullptr},
+          {"result", result},
+          {"observation", observation},
+          {"bottleneck", {{"kind", "server_cpu"},
+                          {"evidence", "host CPU 80% busy (user 55%, system 25%, iowait 2%, steal 0%)"},
+                          {"warnings", warnings}}}};
 }
 
 inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
@@ -101,13 +121,17 @@ inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
   const double sigma = std::sqrt(std::log(1.0 + f.cv * f.cv));
   std::normal_distribution<double> z(0.0, 1.0);
   nlohmann::json cells = nlohmann::json::array();
-  for (const FixtureCell& c : f.cells) {
-    nlohmann::json runs = nlohmann::json::array();
-    for (int i = 0; i < f.iterations; ++i) {
+  nlohmann::json runs = nlohmann::json::array();
+  // Interleaved as the runner does: iteration by iteration across the cells.
+  for (int i = 0; i < f.iterations; ++i) {
+    for (const FixtureCell& c : f.cells) {
       nlohmann::json run = FixtureRun(f, c, c.median_tps * std::exp(sigma * z(rng)), rng);
       run["iteration"] = i;
+      run["run"] = runs.size();
       runs.push_back(run);
     }
+  }
+  for (const FixtureCell& c : f.cells) {
     cells.push_back({{"id", c.workload + "/" + c.protocol + "/" + c.variant + "/c" +
                                 std::to_string(c.clients) + "/j" + std::to_string(c.threads)},
                      {"workload", c.workload},
@@ -115,18 +139,24 @@ inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
                      {"variant", c.variant},
                      {"clients", c.clients},
                      {"threads", c.threads},
-                     {"runs", runs}});
+                     {"settings", {{"per_connection", nlohmann::json::object()},
+                                   {"server", nlohmann::json::object()}}},
+                     {"summary", nullptr}});
   }
   nlohmann::json doc = {{"schema", "pgrig.suite/1"},
                         {"suite_id", f.label + "-20261201T100000Z"},
                         {"label", f.label},
                         {"complete", true},
                         {"started_at", "2026-12-01T10:00:00Z"},
-                        {"scale", f.scale},
+                        {"scale", {{"value", f.scale}, {"reason", "given"}, {"loaded", false}}},
                         {"plan", {{"name", f.plan_name}, {"source_text", "# plan " + f.plan_name}}},
                         {"facts", FixtureFacts(f)},
-                        {"cells", cells}};
-  if (f.usd_per_hour) doc["price"] = {{"usd_per_hour", *f.usd_per_hour}};
+                        {"price", nullptr},
+                        {"cells", cells},
+                        {"runs", runs}};
+  if (f.usd_per_hour) {
+    doc["price"] = {{"usd_per_hour", *f.usd_per_hour}, {"instance_type", nullptr}, {"from", "--usd-per-hour"}};
+  }
   return doc;
 }
 
