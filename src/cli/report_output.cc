@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "common/fs.h"
 #include "common/strings.h"
 #include "report/reader.h"
@@ -48,14 +50,31 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
     if (i < prices.size() && prices[i]) s.usd_per_hour = prices[i];
     out.suites.push_back(std::make_unique<report::Suite>(std::move(s)));
   }
-  // Labels name the columns and series: make equal labels distinct.
+  // Labels name the columns and series.  Suites of the same plan share a
+  // label ("standard"), so when labels collide each gets the machine's name
+  // (instance type, else CPU core) and, if still equal, its letter.
+  auto collides = [&](size_t i) {
+    for (size_t j = 0; j < out.suites.size(); ++j) {
+      if (j != i && out.suites[j]->label == out.suites[i]->label) return true;
+    }
+    return false;
+  };
+  std::vector<bool> clash(out.suites.size());
+  for (size_t i = 0; i < out.suites.size(); ++i) clash[i] = collides(i);
   for (size_t i = 0; i < out.suites.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (out.suites[j]->label == out.suites[i]->label) {
-        out.suites[i]->label += fmt::format(" ({})", static_cast<char>('A' + i));
-        break;
+    if (!clash[i]) continue;
+    report::Suite& s = *out.suites[i];
+    std::string machine = s.instance_type;
+    if (machine.empty() && s.facts.is_object()) {
+      const auto& cpu = s.facts.value("host", nlohmann::json::object()).value("cpu", nlohmann::json::object());
+      if (cpu.contains("microarchitecture") && cpu["microarchitecture"].is_string()) {
+        machine = cpu["microarchitecture"].get<std::string>();
       }
     }
+    if (!machine.empty()) s.label += " " + machine;
+  }
+  for (size_t i = 0; i < out.suites.size(); ++i) {
+    if (collides(i)) out.suites[i]->label += fmt::format(" ({})", static_cast<char>('A' + i));
   }
   for (const auto& s : out.suites) {
     PGRIG_ASSIGN_OR_RETURN(report::SuiteStats st, report::Analyze(*s));
