@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   sysbench clang liburing-dev
   openssh-server openssh-client iproute2
+  chromium
 )
 
 missing=()

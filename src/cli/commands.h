@@ -30,6 +30,8 @@ int RunFacts(int argc, char** argv);
 int RunTune(int argc, char** argv);
 int RunCost(int argc, char** argv);
 int RunCluster(int argc, char** argv);
+int RunReport(int argc, char** argv);
+int RunCompare(int argc, char** argv);
 
 }  // namespace pgrig::cli
 

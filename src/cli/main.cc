@@ -25,6 +25,10 @@ constexpr CommandInfo kCommands[] = {
      pgrig::cli::RunTune},
     {"cost", "prices, total cost of ownership and transactions per dollar",
      pgrig::cli::RunCost},
+    {"report", "show one suite: intervals, latency, bottlenecks, price (text/md/csv/json/html)",
+     pgrig::cli::RunReport},
+    {"compare", "compare suites: ratios with 95% intervals, mismatches first, decision table",
+     pgrig::cli::RunCompare},
     {"cluster", "manage the embedded PostgreSQL cluster: start|stop|status|destroy|logs",
      pgrig::cli::RunCluster},
 };

@@ -7,7 +7,7 @@
 
 #include "common/fs.h"
 #include "cost/format.h"
-#include "cost/welch.h"
+#include "stats/summary.h"
 
 namespace pgrig::cost {
 
@@ -246,8 +246,9 @@ Result<PerDollar> ComputePerDollar(const MeasuredRun& run, double usd_per_hour) 
     tps_iv = run.tps_ci95;
     d.interval_from = "summary.tps_ci95";
   } else if (run.tps_samples.size() >= 2) {
-    PGRIG_ASSIGN_OR_RETURN(LogInterval gm, GeometricMeanInterval(run.tps_samples));
-    tps_iv = Interval{gm.low, gm.high};
+    PGRIG_ASSIGN_OR_RETURN(stats::LogScaleEstimate gm,
+                           stats::GeometricMeanInterval(run.tps_samples));
+    tps_iv = Interval{gm.interval.low, gm.interval.high};
     d.interval_from =
         fmt::format("summary.tps_samples (n={}: t interval of the geometric mean on the log scale)",
                     run.tps_samples.size());
@@ -285,12 +286,13 @@ Result<PerDollarRatio> ComparePerDollar(const PricedRun& base, const PricedRun& 
   const double price_factor = base.usd_per_hour / other.usd_per_hour;
   PerDollarRatio r;
   if (base.run.tps_samples.size() >= 2 && other.run.tps_samples.size() >= 2) {
-    PGRIG_ASSIGN_OR_RETURN(LogInterval w,
-                           WelchRatioOfGeometricMeans(base.run.tps_samples, other.run.tps_samples));
+    // stats compares A against B: here A is the other machine, B the base.
+    PGRIG_ASSIGN_OR_RETURN(stats::RatioEstimate w,
+                           stats::CompareRatio(other.run.tps_samples, base.run.tps_samples));
     r.from_samples = true;
-    r.ratio = w.estimate * price_factor;
-    r.ci95 = Interval{w.low * price_factor, w.high * price_factor};
-    r.welch_df = w.df;
+    r.ratio = *w.ratio * price_factor;
+    r.ci95 = Interval{w.interval->low * price_factor, w.interval->high * price_factor};
+    r.welch_df = w.dof;
     r.method = fmt::format(
         "ratio of geometric means over {} and {} iterations, Welch t interval on the log scale",
         base.run.tps_samples.size(), other.run.tps_samples.size());

@@ -37,16 +37,49 @@ double TwoSidedT(double confidence, double dof) {
 Status CheckPositive(std::span<const double> xs, const char* side) {
   for (size_t i = 0; i < xs.size(); ++i) {
     if (!(xs[i] > 0.0) || std::isinf(xs[i])) {
-      return InvalidArgument(std::string("cannot compare ratios: sample ") + std::to_string(i + 1) +
+      return InvalidArgument(std::string("cannot work on the log scale: sample ") + std::to_string(i + 1) +
                              " of " + side + " is " + std::to_string(xs[i]) +
-                             "; ratios of geometric means need positive, finite values "
+                             "; geometric means and their ratios need positive, finite values "
                              "(drop failed iterations that measured nothing)");
     }
   }
   return Status::Ok();
 }
 
+Status CheckConfidence(double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0)) {
+    return InvalidArgument("confidence must be between 0 and 1 (exclusive), got " +
+                           std::to_string(confidence));
+  }
+  return Status::Ok();
+}
+
+std::vector<double> Logs(std::span<const double> xs) {
+  std::vector<double> out(xs.size());
+  std::transform(xs.begin(), xs.end(), out.begin(), [](double x) { return std::log(x); });
+  return out;
+}
+
 }  // namespace
+
+Result<LogScaleEstimate> GeometricMeanInterval(std::span<const double> samples,
+                                               double confidence) {
+  PGRIG_RETURN_IF_ERROR(CheckConfidence(confidence));
+  if (samples.size() < 2) {
+    return InvalidArgument("an interval of the geometric mean needs at least 2 samples, got " +
+                           std::to_string(samples.size()) + " (run more iterations)");
+  }
+  PGRIG_RETURN_IF_ERROR(CheckPositive(samples, "the samples"));
+  const Moments m = MomentsOf(Logs(samples));
+  LogScaleEstimate e;
+  e.n = static_cast<int64_t>(samples.size());
+  e.geometric_mean = std::exp(m.mean);
+  e.dof = static_cast<double>(e.n - 1);
+  e.log_se = std::sqrt(m.variance / static_cast<double>(e.n));
+  const double half = TwoSidedT(confidence, e.dof) * e.log_se;
+  e.interval = Interval{std::exp(m.mean - half), std::exp(m.mean + half)};
+  return e;
+}
 
 std::optional<MedianInterval> MedianConfidenceInterval(std::span<const double> sorted,
                                                        double confidence) {
@@ -94,6 +127,10 @@ Summary Summarize(std::span<const double> samples, double confidence) {
     s.mean_ci = Interval{s.mean - half, s.mean + half};
   }
   s.median_ci = MedianConfidenceInterval(sorted, confidence);
+  if (auto g = GeometricMeanInterval(samples, confidence); g.ok()) {
+    s.geometric_mean = g->geometric_mean;
+    s.geometric_mean_ci = g->interval;
+  }
   return s;
 }
 
@@ -113,6 +150,7 @@ const char* VerdictName(Verdict v) {
 
 Result<RatioEstimate> CompareRatio(std::span<const double> a, std::span<const double> b,
                                    double confidence) {
+  PGRIG_RETURN_IF_ERROR(CheckConfidence(confidence));
   PGRIG_RETURN_IF_ERROR(CheckPositive(a, "A"));
   PGRIG_RETURN_IF_ERROR(CheckPositive(b, "B"));
   RatioEstimate r;
@@ -120,11 +158,8 @@ Result<RatioEstimate> CompareRatio(std::span<const double> a, std::span<const do
   r.n_b = static_cast<int64_t>(b.size());
   if (a.empty() || b.empty()) return r;
 
-  std::vector<double> la(a.size()), lb(b.size());
-  std::transform(a.begin(), a.end(), la.begin(), [](double x) { return std::log(x); });
-  std::transform(b.begin(), b.end(), lb.begin(), [](double x) { return std::log(x); });
-  const Moments ma = MomentsOf(la);
-  const Moments mb = MomentsOf(lb);
+  const Moments ma = MomentsOf(Logs(a));
+  const Moments mb = MomentsOf(Logs(b));
   const double diff = ma.mean - mb.mean;
   r.ratio = std::exp(diff);
   if (r.n_a < 2 || r.n_b < 2) return r;

@@ -18,6 +18,13 @@
 //    symmetric, Welch does not assume equal variances, and the interval maps
 //    back to a ratio interval by exp().  An interval that contains 1.0 is
 //    kNoSignificantDifference, never a win.
+//  * The interval of ONE configuration's typical throughput on the same scale
+//    as the ratio is the geometric mean with a Student t interval on the logs
+//    (GeometricMeanInterval; Summary::geometric_mean_ci when every sample is
+//    positive).  Prices and per-dollar figures scale it by a constant.
+//
+// This is the only place pgrig computes these intervals: cost (per dollar)
+// and report (cells, comparisons, claims) call it, renderers only print.
 //
 // All functions are pure and thread-safe.
 #ifndef PGRIG_STATS_SUMMARY_H_
@@ -61,6 +68,10 @@ struct Summary {
   double stddev = 0.0;              // sample standard deviation (divides by n - 1); 0 if n < 2
   std::optional<Interval> mean_ci;  // t-interval; needs n >= 2
   std::optional<MedianInterval> median_ci;  // needs n >= 1
+  // exp(mean(ln x)) and its Student t interval on the log scale; set when
+  // n >= 2 and every sample is positive and finite.
+  std::optional<double> geometric_mean;
+  std::optional<Interval> geometric_mean_ci;
 };
 
 // Summarizes one configuration's iteration results.  All-zero Summary for an
@@ -72,6 +83,21 @@ Summary Summarize(std::span<const double> samples, double confidence = 0.95);
 // `sorted` must be ascending.
 std::optional<MedianInterval> MedianConfidenceInterval(std::span<const double> sorted,
                                                        double confidence = 0.95);
+
+// A geometric mean with its t interval computed on the logs:
+//   m = mean(ln x), se = sd(ln x) / sqrt(n), interval = exp(m -+ t_{n-1} se).
+struct LogScaleEstimate {
+  int64_t n = 0;
+  double geometric_mean = 0.0;
+  Interval interval;
+  double dof = 0.0;     // n - 1
+  double log_se = 0.0;  // standard error of mean(ln x)
+};
+
+// Fails with InvalidArgument for fewer than 2 samples, a sample that is not a
+// positive finite number (naming its position), or a confidence outside (0, 1).
+Result<LogScaleEstimate> GeometricMeanInterval(std::span<const double> samples,
+                                               double confidence = 0.95);
 
 enum class Verdict {
   kHigher,                   // A / B is significantly above 1
@@ -96,7 +122,9 @@ struct RatioEstimate {
 
 // Compares A against B (e.g. tps per iteration on two machines).  Fails with
 // InvalidArgument when a sample is not a positive finite number (the log
-// scale needs it), naming the side and the position.
+// scale needs it), naming the side and the position, or when the confidence
+// is outside (0, 1).  With no spread on either side the interval is the point
+// and dof is n_a + n_b - 2.
 Result<RatioEstimate> CompareRatio(std::span<const double> a, std::span<const double> b,
                                    double confidence = 0.95);
 

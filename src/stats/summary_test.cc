@@ -180,6 +180,53 @@ TEST(CompareRatioTest, RejectsNonPositiveSamples) {
   EXPECT_FALSE(CompareRatio(std::vector<double>{1, NAN}, std::vector<double>{1, 2}).ok());
 }
 
+TEST(GeometricMeanIntervalTest, HandComputed) {
+  // Samples 100, 400, 200, 200: logs are ln 200 + {-ln 2, +ln 2, 0, 0}.
+  //   geometric mean = 200
+  //   sample variance of logs = 2 (ln 2)^2 / 3
+  //   se = sqrt(var / 4) = ln 2 / sqrt 6 = 0.2829762
+  //   t(0.975, 3) = 3.1824463; half-width = 0.9005564 on the log scale
+  //   interval = 200 x e^(-+0.9005564) = 81.2687 .. 492.1944
+  auto r = GeometricMeanInterval(std::vector<double>{100, 400, 200, 200});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r->geometric_mean, 200, 1e-9);
+  EXPECT_DOUBLE_EQ(r->dof, 3);
+  EXPECT_NEAR(r->log_se, 0.2829762, 1e-6);
+  EXPECT_NEAR(r->interval.low, 81.2687, 1e-3);
+  EXPECT_NEAR(r->interval.high, 492.1944, 1e-3);
+
+  const Summary s = Summarize(std::vector<double>{100, 400, 200, 200});
+  ASSERT_TRUE(s.geometric_mean_ci.has_value());
+  EXPECT_NEAR(*s.geometric_mean, 200, 1e-9);
+  EXPECT_NEAR(s.geometric_mean_ci->low, 81.2687, 1e-3);
+  EXPECT_FALSE(Summarize(std::vector<double>{100, 0}).geometric_mean_ci.has_value());
+}
+
+TEST(GeometricMeanIntervalTest, RejectsTooFewNonPositiveOrBadConfidence) {
+  EXPECT_FALSE(GeometricMeanInterval(std::vector<double>{100}).ok());
+  auto zero = GeometricMeanInterval(std::vector<double>{100, 0});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("sample 2"), std::string::npos);
+  EXPECT_FALSE(GeometricMeanInterval(std::vector<double>{100, -5}).ok());
+  EXPECT_FALSE(GeometricMeanInterval(std::vector<double>{100, 200}, 1.5).ok());
+}
+
+TEST(CompareRatioTest, HandComputedRatioOfTwo) {
+  // A = 200 x {1/1.1, 1, 1.1}, B = 100 x {1/1.1, 1, 1.1}: ratio 2; each
+  // log-variance (ln 1.1)^2, se = sqrt(2 x 0.00302801) = 0.0778204, dof 4,
+  // half-width 2.7764451 x 0.0778204 = 0.2160643: 1.611366 .. 2.482365.
+  auto r = CompareRatio(std::vector<double>{200 / 1.1, 200, 220},
+                        std::vector<double>{100 / 1.1, 100, 110});
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(*r->ratio, 2, 1e-12);
+  EXPECT_NEAR(r->dof, 4, 1e-9);
+  EXPECT_NEAR(r->log_se, 0.0778204, 1e-7);
+  EXPECT_NEAR(r->interval->low, 1.611366, 1e-5);
+  EXPECT_NEAR(r->interval->high, 2.482365, 1e-5);
+  EXPECT_EQ(r->verdict, Verdict::kHigher);
+  EXPECT_FALSE(CompareRatio(std::vector<double>{1, 2}, std::vector<double>{1, 2}, 0).ok());
+}
+
 TEST(VerdictTest, Names) {
   EXPECT_STREQ(VerdictName(Verdict::kNoSignificantDifference), "no significant difference");
   EXPECT_STREQ(VerdictName(Verdict::kHigher), "higher");

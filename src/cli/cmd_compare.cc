@@ -1,0 +1,89 @@
+// pgrig compare DIR_A DIR_B [DIR_C ...]: suites side by side.  The first is
+// the base; every other one is compared with it cell by cell (ratio of
+// geometric means, Welch t 95% interval on the log scale), mismatches first,
+// then the decision table, the cell comparisons, claims and the facts diff.
+// Figures come from report/; this file parses options and prints.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/report_output.h"
+#include "report/claims.h"
+#include "report/compare.h"
+#include "report/render.h"
+
+namespace pgrig::cli {
+namespace {
+
+constexpr const char* kFooter = R"(Each DIR is a `pgrig run` results directory (suite.json) or a JSON file
+from `pgrig run` or `pgrig bench --json`.  DIR_A is the base: ratios read
+"other / A".  Cells match on workload, protocol, settings variant, clients
+and threads.
+
+Verdicts: "faster"/"slower" only when the whole 95% interval of the tps ratio
+lies above/below 1.0, otherwise "no significant difference"; "not decidable"
+with fewer than 2 iterations on a side.  Mismatches that make a comparison
+unfair (scale, PostgreSQL major version, fsync/synchronous_commit/wal_level,
+different plans, a saturated client, steal time, failed runs) come first.
+
+Claims name suites by letter in command-line order (A, B, C, ...) or label:
+  --claim "A is 1.38x B on read-only"   --claim "B: 19,000 TPS per dollar"
+
+Examples:
+  pgrig compare results/graviton-* results/xeon-*
+  pgrig compare A B --usd-per-hour 0.68 --usd-per-hour 0.85 --format html --out ab.html
+
+Exit codes: 0 success, 1 bad invocation or input.  See docs/report.md.)";
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "pgrig compare: %s\n", message.c_str());
+  return kExitBadInvocation;
+}
+
+}  // namespace
+
+int RunCompare(int argc, char** argv) {
+  CLI::App app{"Compare benchmark suites: ratios with 95% intervals, mismatches, price.",
+               "pgrig compare"};
+  app.footer(kFooter);
+  std::vector<std::string> dirs, claims, prices;
+  std::string format_name = "text", out;
+  app.add_option("DIRS", dirs, "two or more results directories or JSON files")->required()->expected(2, -1);
+  app.add_option("--format", format_name, "text (default), markdown, csv, json or html");
+  app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
+  app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
+  app.add_option("--usd-per-hour", prices, "price per suite, in order (\"-\" keeps the suite's)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+  }
+  auto format = report::ParseFormat(format_name);
+  if (!format.ok()) return Fail(format.status().message());
+  if (!out.empty()) {
+    if (Status st = CheckWritable(out); !st.ok()) return Fail(st.message());
+  }
+  auto price = ParsePrices(prices, dirs.size());
+  if (!price.ok()) return Fail(price.status().message());
+  auto loaded = LoadAndAnalyze(dirs, *price);
+  if (!loaded.ok()) return Fail(loaded.status().message());
+  const auto suites = loaded->Pointers();
+  auto comparison = report::Compare(suites);
+  if (!comparison.ok()) return Fail(comparison.status().message());
+  report::CompareInput in;
+  in.comparison = &*comparison;
+  for (const std::string& c : claims) {
+    auto checked = report::CheckClaim(c, suites);
+    if (!checked.ok()) return Fail(checked.status().message());
+    in.claims.push_back(std::move(*checked));
+  }
+  if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok()) return Fail(st.message());
+  if (!out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", out.c_str());
+  return kExitOk;
+}
+
+}  // namespace pgrig::cli

@@ -1,0 +1,106 @@
+// pgrig report DIR: one suite (or one `pgrig bench --json` result) as a
+// table, markdown, CSV, JSON or a self-contained HTML page; optionally loaded
+// into a results database.  Figures come from report/ (which calls stats/);
+// this file parses options, checks --out, and prints.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/report_output.h"
+#include "pg/connection.h"
+#include "report/claims.h"
+#include "report/compare.h"
+#include "report/render.h"
+#include "report/to_db.h"
+
+namespace pgrig::cli {
+namespace {
+
+constexpr const char* kFooter = R"(DIR is a `pgrig run` results directory (its suite.json, schema
+pgrig.suite/1) or a JSON file written by `pgrig run` or `pgrig bench --json`.
+
+Per cell: tps median [95% interval: t interval of the geometric mean on the log
+scale], min - max, p50/p99 latency from the merged histograms of the cell's
+runs, client and server CPU per transaction, the likely bottleneck, and
+transactions per USD (tps x 3,600 / USD per hour) when the suite is priced.
+Warnings (saturated client, steal, failed runs, incomplete suite) come first.
+
+Claims: --claim "19,000 TPS per dollar" or "5.1M transactions per dollar on
+read-write": supported (inside the 95% interval), contradicted, or not
+decidable (no price, fewer than 2 iterations).
+
+--to-db CONNINFO loads the suite into schema pgrig_results (tables suites,
+cells, runs), replacing an earlier load of the same suite id.
+
+Examples:
+  pgrig report results/standard-20261201T100000Z
+  pgrig report results/standard-20261201T100000Z --format html --out report.html
+  pgrig report DIR --to-db "host=/tmp dbname=history"
+
+Exit codes: 0 success, 1 bad invocation or input, 2 loading into the database failed.
+See docs/report.md.)";
+
+int Fail(const std::string& message, int code = kExitBadInvocation) {
+  std::fprintf(stderr, "pgrig report: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
+
+int RunReport(int argc, char** argv) {
+  CLI::App app{"Show one benchmark suite: cells, intervals, bottlenecks, price.", "pgrig report"};
+  app.footer(kFooter);
+  std::string dir, format_name = "text", out, to_db;
+  std::vector<std::string> claims, prices;
+  app.add_option("DIR", dir, "results directory or suite/result JSON file")->required();
+  app.add_option("--format", format_name, "text (default), markdown, csv, json or html");
+  app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
+  app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
+  app.add_option("--usd-per-hour", prices, "price of the machine, overriding the suite's");
+  app.add_option("--to-db", to_db, "load the suite into a results schema in this database (conninfo)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+  }
+  auto format = report::ParseFormat(format_name);
+  if (!format.ok()) return Fail(format.status().message());
+  if (!out.empty()) {
+    if (Status st = CheckWritable(out); !st.ok()) return Fail(st.message());
+  }
+  auto price = ParsePrices(prices, 1);
+  if (!price.ok()) return Fail(price.status().message());
+  auto loaded = LoadAndAnalyze({dir}, *price);
+  if (!loaded.ok()) return Fail(loaded.status().message());
+  const report::SuiteStats& stats = *loaded->stats[0];
+
+  report::ReportInput in;
+  in.suite = &stats;
+  in.warnings = report::SuiteWarnings(stats);
+  for (const std::string& c : claims) {
+    auto checked = report::CheckClaim(c, {&stats});
+    if (!checked.ok()) return Fail(checked.status().message());
+    in.claims.push_back(std::move(*checked));
+  }
+  if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok()) return Fail(st.message());
+  if (!out.empty()) std::fprintf(stderr, "pgrig report: wrote %s\n", out.c_str());
+
+  if (!to_db.empty()) {
+    pg::ConnectionParams params;
+    params.dbname = to_db;
+    auto conn = pg::Connect(params);
+    if (!conn.ok()) return Fail(conn.status().message(), kExitRunFailure);
+    auto done = report::LoadIntoDatabase(*conn, stats);
+    if (!done.ok()) return Fail(done.status().message(), kExitRunFailure);
+    std::fprintf(stderr, "pgrig report: %s suite %s in %s: %d cells, %d runs\n",
+                 done->replaced ? "replaced" : "loaded", stats.suite->suite_id.c_str(),
+                 pg::RedactConninfo(to_db).c_str(), done->cells, done->runs);
+  }
+  return kExitOk;
+}
+
+}  // namespace pgrig::cli

@@ -1,0 +1,42 @@
+// What `pgrig report` and `pgrig compare` share: loading suites with the
+// command-line price overrides, checking --out before anything is read, and
+// writing the rendering atomically or to stdout.  cli/ only.
+#ifndef PGRIG_CLI_REPORT_OUTPUT_H_
+#define PGRIG_CLI_REPORT_OUTPUT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "report/analysis.h"
+#include "report/model.h"
+
+namespace pgrig::cli {
+
+// Suites and their analyses; the analyses point into the suites, so both
+// live here together and never move.
+struct LoadedSuites {
+  std::vector<std::unique_ptr<report::Suite>> suites;
+  std::vector<std::unique_ptr<report::SuiteStats>> stats;
+  std::vector<const report::SuiteStats*> Pointers() const;
+};
+
+// --usd-per-hour values, one per suite in order ("-" keeps the suite's own).
+Result<std::vector<std::optional<double>>> ParsePrices(const std::vector<std::string>& texts,
+                                                       size_t suites);
+
+// Loads and analyses every path, applying prices[i] when set.
+Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
+                                    const std::vector<std::optional<double>>& prices);
+
+// Fails unless `path`'s directory exists and is writable (and the file, when it exists).
+Status CheckWritable(const std::string& path);
+
+// Writes `text` to `path` atomically, or to stdout when path is empty.
+Status Emit(const std::string& path, const std::string& text);
+
+}  // namespace pgrig::cli
+
+#endif  // PGRIG_CLI_REPORT_OUTPUT_H_

@@ -1,0 +1,179 @@
+#include "report/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pgrig::report {
+namespace {
+
+constexpr double kSecondsPerHour = 3600;
+
+std::optional<double> Median(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  return stats::Summarize(v).median;
+}
+
+// Mean of the runs that have the value.
+std::optional<double> MeanOf(const std::vector<Run>& runs,
+                             std::optional<double> Observation::*field) {
+  double sum = 0;
+  int n = 0;
+  for (const Run& r : runs) {
+    if (r.ok && (r.observation.*field)) {
+      sum += *(r.observation.*field);
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+std::vector<double> PercentilesMs(const stats::Histogram& h) {
+  const auto ns = h.ValuesAtPercentiles(kPercentiles);
+  std::vector<double> ms;
+  for (int64_t v : ns) ms.push_back(static_cast<double>(v) / 1e6);
+  return ms;
+}
+
+// The server's CPU per transaction when the server ran on the observed host:
+// busy host CPU time over the window minus the client's own, per transaction.
+std::optional<double> ServerCpuUsPerTransaction(const Run& r) {
+  const Observation& o = r.observation;
+  if (!o.server_is_local || !o.host_cpus || !o.host_duration_s || !o.cpu_user || !o.cpu_system ||
+      !r.client_cpu_s || !r.transactions || *r.transactions <= 0) {
+    return std::nullopt;
+  }
+  const double busy_s = (*o.cpu_user + *o.cpu_system) * *o.host_cpus * *o.host_duration_s;
+  const double server_s = busy_s - *r.client_cpu_s;
+  if (server_s <= 0) return std::nullopt;
+  return server_s * 1e6 / static_cast<double>(*r.transactions);
+}
+
+}  // namespace
+
+WorkloadKind ClassifyWorkload(const std::string& w) {
+  auto has = [&](const char* s) { return w.find(s) != std::string::npos; };
+  if (has("select") || has("read-only") || has("read_only") || has("readonly")) {
+    return WorkloadKind::kReadOnly;
+  }
+  if (has("simple-update") || has("write-only") || has("write_only") || has("insert")) {
+    return WorkloadKind::kWriteOnly;
+  }
+  if (has("tpcb") || has("read-write") || has("read_write") || has("readwrite")) {
+    return WorkloadKind::kReadWrite;
+  }
+  return WorkloadKind::kOther;
+}
+
+const char* WorkloadKindName(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::kReadOnly:
+      return "read-only";
+    case WorkloadKind::kReadWrite:
+      return "read-write";
+    case WorkloadKind::kWriteOnly:
+      return "write-only";
+    case WorkloadKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+Result<SuiteStats> Analyze(const Suite& suite) {
+  SuiteStats out;
+  out.suite = &suite;
+  for (const Cell& c : suite.cells) {
+    CellStats cs;
+    cs.id = c.id;
+    cs.workload = c.workload;
+    cs.protocol = c.protocol;
+    cs.variant = c.variant;
+    cs.clients = c.clients;
+    cs.threads = c.threads;
+    cs.kind = ClassifyWorkload(c.workload);
+
+    stats::Histogram merged;
+    bool any_histogram = false;
+    std::vector<double> client_cpu, server_cpu;
+    std::map<std::string, int> bottleneck_votes;
+    for (const Run& r : c.runs) {
+      if (!r.ok || !(r.tps > 0)) {
+        ++cs.runs_failed;
+        cs.failures.push_back(r.error.empty() ? "measured no transactions" : r.error);
+        continue;
+      }
+      ++cs.runs_ok;
+      cs.tps.push_back(r.tps);
+      if (r.histogram) {
+        PGRIG_ASSIGN_OR_RETURN(stats::Histogram h, stats::Histogram::Import(*r.histogram));
+        cs.run_latency_ms.push_back(PercentilesMs(h));
+        merged.Add(h);
+        any_histogram = true;
+      }
+      if (r.client_cpu_us_per_transaction) client_cpu.push_back(*r.client_cpu_us_per_transaction);
+      if (auto server = ServerCpuUsPerTransaction(r)) server_cpu.push_back(*server);
+      cs.client_saturated = cs.client_saturated || r.client_saturated ||
+                            std::any_of(r.observation.warnings.begin(), r.observation.warnings.end(),
+                                        [](const std::string& w) {
+                                          return w.find("client saturated") != std::string::npos;
+                                        });
+      if (r.observation.cpu_steal) {
+        cs.steal_max = std::max(cs.steal_max.value_or(0.0), *r.observation.cpu_steal);
+      }
+      for (const auto& [k, v] : r.observation.wait_events) cs.wait_events[k] += v;
+      if (!r.observation.bottleneck.empty()) {
+        if (++bottleneck_votes[r.observation.bottleneck] == 1 && cs.bottleneck_evidence.empty()) {
+          cs.bottleneck_evidence = r.observation.bottleneck_evidence;
+        }
+      }
+      if (!r.tps_series.empty()) {
+        cs.tps_series.push_back(r.tps_series);
+        cs.series_interval_s = r.series_interval_s;
+      }
+    }
+    cs.tps_summary = stats::Summarize(cs.tps);
+    cs.tps_ci = cs.tps_summary.geometric_mean_ci;
+    if (any_histogram && merged.count() > 0) {
+      cs.latency_ms = PercentilesMs(merged);
+      cs.latency_ms_avg = merged.mean() / 1e6;
+    }
+    cs.client_cpu_us_per_transaction = Median(client_cpu);
+    cs.server_cpu_us_per_transaction = Median(server_cpu);
+    cs.cpu_user = MeanOf(c.runs, &Observation::cpu_user);
+    cs.cpu_system = MeanOf(c.runs, &Observation::cpu_system);
+    cs.cpu_iowait = MeanOf(c.runs, &Observation::cpu_iowait);
+    cs.cpu_steal = MeanOf(c.runs, &Observation::cpu_steal);
+    cs.cpu_idle = MeanOf(c.runs, &Observation::cpu_idle);
+    cs.read_bytes_per_s = MeanOf(c.runs, &Observation::read_bytes_per_s);
+    cs.write_bytes_per_s = MeanOf(c.runs, &Observation::write_bytes_per_s);
+    int best_votes = 0;
+    for (const auto& [name, votes] : bottleneck_votes) {
+      if (votes > best_votes) {
+        best_votes = votes;
+        cs.bottleneck = name;
+      }
+    }
+    if (cs.bottleneck.empty() && cs.client_saturated) {
+      cs.bottleneck = "client_cpu";
+      cs.bottleneck_evidence = "the load client was busy >= 90% of its CPU (client.bottleneck)";
+    }
+    if (suite.usd_per_hour && cs.runs_ok > 0) {
+      const double k = kSecondsPerHour / *suite.usd_per_hour;
+      cs.transactions_per_usd = cs.tps_summary.median * k;
+      if (cs.tps_ci) cs.transactions_per_usd_ci = stats::Interval{cs.tps_ci->low * k, cs.tps_ci->high * k};
+    }
+    out.cells.push_back(std::move(cs));
+  }
+  return out;
+}
+
+const CellStats* BestCell(const SuiteStats& stats, WorkloadKind kind) {
+  const CellStats* best = nullptr;
+  for (const CellStats& c : stats.cells) {
+    if (c.kind != kind || c.runs_ok == 0) continue;
+    if (best == nullptr || c.tps_summary.median > best->tps_summary.median) best = &c;
+  }
+  return best;
+}
+
+}  // namespace pgrig::report

@@ -1,0 +1,93 @@
+// The figures a report shows for one suite, computed once from the model:
+// per cell the tps median, min/max and 95% interval (geometric mean, Student
+// t on the log scale, from stats), latency percentiles from the merged
+// histogram of its runs (never averaged percentiles), client and server CPU
+// per transaction, the bottleneck with its evidence, and transactions per
+// dollar when the suite is priced.  Renderers print these and compute
+// nothing.  Pure functions; the results are immutable value types.
+#ifndef PGRIG_REPORT_ANALYSIS_H_
+#define PGRIG_REPORT_ANALYSIS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "report/model.h"
+#include "stats/histogram.h"
+#include "stats/summary.h"
+
+namespace pgrig::report {
+
+// Latency percentiles reported everywhere, in this order.
+inline constexpr double kPercentiles[] = {50, 90, 95, 99, 99.9};
+inline constexpr size_t kPercentileCount = std::size(kPercentiles);
+
+// What a workload does, for the decision table's read-only / read-write columns.
+enum class WorkloadKind { kReadOnly, kReadWrite, kWriteOnly, kOther };
+WorkloadKind ClassifyWorkload(const std::string& workload);
+const char* WorkloadKindName(WorkloadKind k);  // "read-only", "read-write", ...
+
+struct CellStats {
+  std::string id;
+  std::string workload;
+  std::string protocol;
+  std::string variant;
+  int clients = 0;
+  int threads = 0;
+  WorkloadKind kind = WorkloadKind::kOther;
+
+  int runs_ok = 0;
+  int runs_failed = 0;
+  std::vector<std::string> failures;  // the failed runs' errors
+
+  std::vector<double> tps;  // the successful runs' tps, in iteration order
+  stats::Summary tps_summary;
+  // Interval of the typical tps: geometric mean, t on the log scale (n >= 2).
+  std::optional<stats::Interval> tps_ci;
+
+  // From the merged histogram of all successful runs, in ms; indexed like
+  // kPercentiles.  Empty when no run carried a histogram.
+  std::vector<double> latency_ms;
+  std::optional<double> latency_ms_avg;
+  // Per run, the same percentiles (for ratio intervals); runs without a histogram skipped.
+  std::vector<std::vector<double>> run_latency_ms;
+
+  std::optional<double> client_cpu_us_per_transaction;  // median over runs
+  // Median over runs of (busy host CPU - client CPU) / transactions, when the
+  // server ran on the observed host.
+  std::optional<double> server_cpu_us_per_transaction;
+  bool client_saturated = false;                        // in any run
+  std::optional<double> steal_max;                      // highest run-average steal fraction
+  // CPU split averaged over runs (fractions of the machine).
+  std::optional<double> cpu_user, cpu_system, cpu_iowait, cpu_steal, cpu_idle;
+  std::optional<double> read_bytes_per_s, write_bytes_per_s;
+  std::map<std::string, int64_t> wait_events;  // summed over runs
+  std::string bottleneck;           // most frequent kind across runs ("server_cpu"), "" when unknown
+  std::string bottleneck_evidence;  // from a run that named it
+
+  // Priced suites: transactions per USD (tps x 3,600 / USD per hour) at the
+  // median, and the interval carried through from tps_ci.
+  std::optional<double> transactions_per_usd;
+  std::optional<stats::Interval> transactions_per_usd_ci;
+
+  // Per run, tps per interval (chart of throughput over time).
+  std::vector<std::vector<double>> tps_series;
+  double series_interval_s = 1;
+};
+
+struct SuiteStats {
+  const Suite* suite = nullptr;  // not owned; must outlive this
+  std::vector<CellStats> cells;  // in the suite's order
+};
+
+// Fails when a histogram stored in the suite does not import (the reader
+// validated them, so only a hand-built model can fail).
+Result<SuiteStats> Analyze(const Suite& suite);
+
+// The cell of `stats` with the highest median tps among cells of `kind`, or nullptr.
+const CellStats* BestCell(const SuiteStats& stats, WorkloadKind kind);
+
+}  // namespace pgrig::report
+
+#endif  // PGRIG_REPORT_ANALYSIS_H_

@@ -1,0 +1,235 @@
+// Reader, per-cell analysis, comparisons, mismatches and claims on synthetic
+// suites whose truth is known (test_suites.h).
+#include "report/compare.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/claims.h"
+#include "report/reader.h"
+#include "report/test_suites.h"
+
+namespace pgrig::report {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FixtureSuite;
+using testing::MakeSuiteJson;
+using testing::StandardCells;
+
+Suite Read(const FixtureSuite& f) {
+  auto s = ParseSuiteJson(MakeSuiteJson(f).dump(), f.label + "/suite.json");
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? *s : Suite{};
+}
+
+TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
+  auto none = ParseSuiteJson(R"({"cells": []})", "x.json");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("x.json: no \"schema\""));
+  auto future = ParseSuiteJson(R"({"schema": "pgrig.suite/2", "cells": []})", "y.json");
+  ASSERT_FALSE(future.ok());
+  EXPECT_THAT(future.status().message(), HasSubstr("\"pgrig.suite/2\" is not one this pgrig reads"));
+  auto syntax = ParseSuiteJson("{\"schema\": ", "z.json");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_THAT(syntax.status().message(), HasSubstr("z.json: not valid JSON"));
+  auto bad_bucket = ParseSuiteJson(
+      R"({"schema": "pgrig.result/1", "summary": {"tps": 5}, "histogram": {"count": 1, "buckets": [[1, 2]]}})",
+      "h.json");
+  ASSERT_FALSE(bad_bucket.ok());
+  EXPECT_THAT(bad_bucket.status().message(), HasSubstr("h.json: histogram bucket [1,2]"));
+}
+
+TEST(ReaderTest, ReadsASuite) {
+  FixtureSuite f{.label = "graviton", .usd_per_hour = 0.68, .cells = StandardCells(20000, 4000, 6000)};
+  const Suite s = Read(f);
+  EXPECT_EQ(s.schema, kSuiteSchema);
+  EXPECT_EQ(s.label, "graviton");
+  EXPECT_EQ(s.scale, 10);
+  EXPECT_EQ(s.pg_major, 15);
+  EXPECT_EQ(s.pg_version, "15.18");
+  EXPECT_EQ(s.server_settings.at("fsync"), "on");
+  ASSERT_EQ(s.cells.size(), 6u);
+  EXPECT_EQ(s.cells[0].id, "select-only/simple/default/c2/j2");
+  ASSERT_EQ(s.cells[0].runs.size(), 3u);
+  EXPECT_TRUE(s.cells[0].runs[0].histogram.has_value());
+  EXPECT_EQ(s.cells[0].runs[0].tps_series.size(), 10u);
+  EXPECT_EQ(s.cells[0].runs[0].observation.bottleneck, "server_cpu");
+  EXPECT_DOUBLE_EQ(*s.cells[0].runs[0].observation.cpu_user, 0.55);
+  EXPECT_EQ(s.usd_per_hour, 0.68);
+}
+
+TEST(ReaderTest, ReadsASingleBenchResultAsOneCell) {
+  const std::string doc = R"({"schema": "pgrig.result/1", "complete": true, "started_at": "t",
+    "options": {"clients": 4, "threads": 2, "query_mode": "prepared", "scale": 10},
+    "scripts": [{"spec": "select-only"}],
+    "summary": {"tps": 4776.07, "duration_s": 3.0},
+    "client": {"cpu_us_per_transaction": 27.35, "bottleneck": false},
+    "series": {"interval_s": 1.0, "intervals": [{"end_s": 1.0, "tps": 3031.0}]},
+    "facts": {"schema": "pgrig.facts/1", "host": {}, "server": {"version_num": 150018}}})";
+  auto s = ParseSuiteJson(doc, "/tmp/r.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->cells.size(), 1u);
+  EXPECT_EQ(s->cells[0].id, "select-only/prepared/default/c4/j2");
+  EXPECT_EQ(s->cells[0].runs[0].tps, 4776.07);
+  EXPECT_EQ(s->label, "r");
+  EXPECT_EQ(s->pg_major, 15);
+}
+
+TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
+  FixtureSuite f{.label = "a", .usd_per_hour = 2.0, .cells = StandardCells(20000, 4000, 6000)};
+  const Suite s = Read(f);
+  auto a = Analyze(s);
+  ASSERT_TRUE(a.ok());
+  const CellStats& c = a->cells[0];
+  EXPECT_EQ(c.runs_ok, 3);
+  EXPECT_EQ(c.kind, WorkloadKind::kReadOnly);
+  const stats::Summary expect = stats::Summarize(c.tps);
+  EXPECT_DOUBLE_EQ(c.tps_summary.median, expect.median);
+  ASSERT_TRUE(c.tps_ci.has_value());
+  EXPECT_LT(c.tps_ci->low, c.tps_summary.median);
+  EXPECT_GT(c.tps_ci->high, c.tps_summary.median);
+  // Latency from the merged histogram, not the average of per-run percentiles.
+  stats::Histogram merged;
+  for (const report::Run& r : s.cells[0].runs) merged.Add(*stats::Histogram::Import(*r.histogram));
+  ASSERT_EQ(c.latency_ms.size(), kPercentileCount);
+  EXPECT_DOUBLE_EQ(c.latency_ms[3], merged.ValueAtPercentile(99) / 1e6);
+  // Per dollar: tps x 3,600 / 2.00.
+  EXPECT_DOUBLE_EQ(*c.transactions_per_usd, c.tps_summary.median * 1800);
+  EXPECT_DOUBLE_EQ(c.transactions_per_usd_ci->low, c.tps_ci->low * 1800);
+  EXPECT_EQ(c.bottleneck, "server_cpu");
+  // Server CPU: 80% of 4 CPUs for 10 s = 32 CPU-s less the client's 30 us per
+  // transaction, per transaction.
+  ASSERT_TRUE(c.server_cpu_us_per_transaction.has_value());
+  const double txn = static_cast<double>(*s.cells[0].runs[0].transactions);
+  EXPECT_GT(*c.server_cpu_us_per_transaction, 32e6 / (txn * 1.3) - 30);
+  EXPECT_EQ(BestCell(*a, WorkloadKind::kReadOnly), &a->cells[1]);
+}
+
+TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {
+  FixtureSuite base{.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85,
+                    .iterations = 5, .seed = 11, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite arm{.label = "graviton", .host = "graviton3", .usd_per_hour = 0.68,
+                   .iterations = 5, .seed = 12, .cells = StandardCells(27600, 4000, 6000)};
+  const Suite sb = Read(base), sa = Read(arm);
+  auto stb = Analyze(sb), sta = Analyze(sa);
+  ASSERT_TRUE(stb.ok() && sta.ok());
+  auto c = Compare({&*stb, &*sta});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->cells.size(), 1u);
+  ASSERT_EQ(c->cells[0].size(), 6u);
+  const CellComparison& ro = c->cells[0][0];
+  EXPECT_EQ(ro.key, "select-only/simple/default/c2/j2");
+  EXPECT_EQ(ro.speed, Speed::kFaster);
+  ASSERT_TRUE(ro.tps.interval.has_value());
+  EXPECT_TRUE(ro.tps.interval->Contains(1.38)) << ro.tps.interval->low << " " << ro.tps.interval->high;
+  EXPECT_EQ(ro.latency.size(), kPercentileCount);
+  // Per dollar the cheaper machine gains the price ratio 0.85 / 0.68 = 1.25.
+  EXPECT_NEAR(*ro.per_dollar_ratio, *ro.tps.ratio * 1.25, 1e-12);
+  EXPECT_EQ(ro.per_dollar_speed, Speed::kFaster);
+  // Equal medians on read-write: the word is never "faster" unless the interval excludes 1.
+  for (const CellComparison& cc : c->cells[0]) {
+    if (cc.speed == Speed::kFaster) EXPECT_GT(cc.tps.interval->low, 1.0) << cc.key;
+    if (cc.speed == Speed::kNoSignificantDifference) EXPECT_TRUE(cc.tps.interval->Contains(1.0));
+  }
+  // Same plan, same scale, same server: no mismatches.
+  EXPECT_TRUE(c->mismatches.empty()) << c->mismatches[0].message;
+  // The decision table describes both machines from their facts.
+  ASSERT_EQ(c->decision.size(), 2u);
+  EXPECT_THAT(c->decision[1].architecture, HasSubstr("aarch64"));
+  EXPECT_THAT(c->decision[0].architecture, HasSubstr("x86_64"));
+  EXPECT_EQ(c->decision[1].read_only, &sta->cells[1]);
+  EXPECT_THAT(c->decision[1].postgres, HasSubstr("LSE"));
+  ASSERT_FALSE(c->facts_diff[0].empty());
+  EXPECT_THAT(c->facts_diff[0][0].key, HasSubstr("cpu"));
+}
+
+TEST(CompareTest, AaSuitesShowNoSignificantDifference) {
+  FixtureSuite a{.label = "run1", .seed = 21, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite b{.label = "run2", .seed = 22, .cells = StandardCells(20000, 4000, 6000)};
+  const Suite sa = Read(a), sb = Read(b);
+  auto ta = Analyze(sa), tb = Analyze(sb);
+  auto c = Compare({&*ta, &*tb});
+  ASSERT_TRUE(c.ok());
+  int no_diff = 0;
+  for (const CellComparison& cc : c->cells[0]) no_diff += cc.speed == Speed::kNoSignificantDifference;
+  EXPECT_EQ(no_diff, 6);
+}
+
+TEST(CompareTest, MismatchesAreFound) {
+  FixtureSuite a{.label = "a", .scale = 10, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite b{.label = "b", .pg_version_num = 160004, .scale = 100, .plan_name = "quick",
+                 .settings = {{"fsync", "off"}, {"synchronous_commit", "on"}, {"wal_level", "replica"}},
+                 .client_saturated = true, .steal = 0.12,
+                 .cells = StandardCells(20000, 4000, 6000)};
+  b.cells.push_back({"select-only", 8, 2, 30000});
+  const Suite sa = Read(a), sb = Read(b);
+  auto ta = Analyze(sa), tb = Analyze(sb);
+  auto c = Compare({&*ta, &*tb});
+  ASSERT_TRUE(c.ok());
+  std::map<MismatchKind, std::string> seen;
+  for (const Mismatch& m : c->mismatches) seen[m.kind] = m.message;
+  EXPECT_THAT(seen[MismatchKind::kScale], HasSubstr("b has scale 100, a has scale 10"));
+  EXPECT_THAT(seen[MismatchKind::kPostgresMajor], HasSubstr("b ran 16.4, a ran 15.18"));
+  EXPECT_THAT(seen[MismatchKind::kDurability], HasSubstr("fsync differs: off on b, on on a"));
+  EXPECT_THAT(seen[MismatchKind::kPlan], HasSubstr("\"quick\""));
+  EXPECT_THAT(seen[MismatchKind::kSaturatedClient], HasSubstr("saturated"));
+  EXPECT_THAT(seen[MismatchKind::kSteal], HasSubstr("12.0% of CPU time was stolen"));
+  EXPECT_THAT(seen[MismatchKind::kUnmatchedCells], HasSubstr("select-only/simple/default/c8/j2"));
+}
+
+TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
+  FixtureSuite a{.label = "graviton", .iterations = 5, .seed = 31, .cells = StandardCells(27600, 4000, 6000)};
+  FixtureSuite b{.label = "xeon", .iterations = 5, .seed = 32, .cells = StandardCells(20000, 4000, 6000)};
+  const Suite sa = Read(a), sb = Read(b);
+  auto ta = Analyze(sa), tb = Analyze(sb);
+  const std::vector<const SuiteStats*> both = {&*ta, &*tb};
+  auto ok = CheckClaim("A is 1.38x B on read-only", both);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->verdict, ClaimVerdict::kSupported) << ok->basis;
+  EXPECT_THAT(ok->basis, HasSubstr("select-only/simple/default/c4/j2"));
+  auto by_label = CheckClaim("graviton is 2.5x xeon on read-only", both);
+  ASSERT_TRUE(by_label.ok());
+  EXPECT_EQ(by_label->verdict, ClaimVerdict::kContradicted);
+  EXPECT_FALSE(CheckClaim("C is 2x A", both).ok());
+  EXPECT_FALSE(CheckClaim("the moon is made of cheese", both).ok());
+
+  FixtureSuite one_a = a, one_b = b;
+  one_a.iterations = one_b.iterations = 1;
+  const Suite s1a = Read(one_a), s1b = Read(one_b);
+  auto t1a = Analyze(s1a), t1b = Analyze(s1b);
+  auto undecided = CheckClaim("A is 1.38x B on read-only", {&*t1a, &*t1b});
+  ASSERT_TRUE(undecided.ok());
+  EXPECT_EQ(undecided->verdict, ClaimVerdict::kNotDecidable);
+  EXPECT_THAT(undecided->basis, HasSubstr("at least 2 iterations"));
+}
+
+TEST(ClaimTest, PerDollarClaims) {
+  FixtureSuite a{.label = "graviton", .usd_per_hour = 1.0, .iterations = 5, .seed = 41,
+                 .cells = StandardCells(19000, 4000, 6000)};
+  const Suite sa = Read(a);
+  auto ta = Analyze(sa);
+  // Best read-only cell: c4 at 19,000 x 1.3 = 24,700 tps; at 1 USD/h the
+  // published "TPS per dollar" is 24,700.
+  auto ok = CheckClaim("24,700 TPS per dollar", {&*ta});
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->verdict, ClaimVerdict::kSupported) << ok->basis;
+  auto rw = CheckClaim("graviton: 19,000 TPS per dollar on read-write", {&*ta});
+  ASSERT_TRUE(rw.ok());
+  EXPECT_EQ(rw->verdict, ClaimVerdict::kContradicted);  // read-write peaks at 4,800
+  auto tx = CheckClaim("88.9M transactions per dollar", {&*ta});
+  ASSERT_TRUE(tx.ok());
+  EXPECT_EQ(tx->verdict, ClaimVerdict::kSupported) << tx->basis;  // 24,700 x 3,600
+
+  FixtureSuite unpriced = a;
+  unpriced.usd_per_hour.reset();
+  const Suite su = Read(unpriced);
+  auto tu = Analyze(su);
+  auto nd = CheckClaim("19,000 TPS per dollar", {&*tu});
+  ASSERT_TRUE(nd.ok());
+  EXPECT_EQ(nd->verdict, ClaimVerdict::kNotDecidable);
+  EXPECT_THAT(nd->basis, HasSubstr("no price"));
+}
+
+}  // namespace
+}  // namespace pgrig::report

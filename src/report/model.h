@@ -1,0 +1,107 @@
+// The result model of the report module: what `pgrig report` and `pgrig
+// compare` know about a suite, read from `pgrig.suite/1` (a `pgrig run`
+// results directory) or, for a single run, from `pgrig.result/1` (`pgrig
+// bench --json`).  docs/results-format.md defines both documents; reader.cc
+// is the only code that knows their key names, so the rest of the module (and
+// every renderer) depends on these structs only.
+//
+// A Suite is a set of Cells (one point of the plan's matrix: workload ×
+// protocol × settings variant × clients × threads), each measured by one or
+// more Runs (iterations).  Values that a document may lack are optional, never
+// sentinels.  Plain value types; thread-compatible.
+#ifndef PGRIG_REPORT_MODEL_H_
+#define PGRIG_REPORT_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats/histogram.h"
+
+namespace pgrig::report {
+
+// What the host and server did during one run, averaged over its window
+// (the suite's per-second observation, reduced).  Fractions are of all CPU
+// time of the machine (0..1).
+struct Observation {
+  std::optional<double> cpu_user;
+  std::optional<double> cpu_system;
+  std::optional<double> cpu_iowait;
+  std::optional<double> cpu_steal;
+  std::optional<double> cpu_idle;
+  std::optional<double> read_bytes_per_s;   // the data device
+  std::optional<double> write_bytes_per_s;
+  std::optional<double> wal_bytes;          // written during the window
+  std::optional<int64_t> checkpoints;       // timed + requested, during the window
+  bool server_is_local = false;             // host figures include the server's work
+  std::optional<int> host_cpus;
+  std::optional<double> host_duration_s;    // the observed window
+  // Sampled wait events: "LWLock:WALWrite" -> samples.
+  std::map<std::string, int64_t> wait_events;
+  // The suite's verdict for the run ("server_cpu", "client_cpu", "io_wait",
+  // "lock_waits", "lwlock_waits", "wal", "steal", "unknown"), its evidence,
+  // and its warnings ("the client saturated its CPUs (92%)", "steal 12%").
+  std::string bottleneck;
+  std::string bottleneck_evidence;
+  std::vector<std::string> warnings;
+};
+
+struct Run {
+  int iteration = 0;
+  bool ok = true;
+  std::string error;  // why it failed, when !ok
+  double tps = 0;
+  double duration_s = 0;
+  std::optional<stats::HistogramData> histogram;  // latency, ns
+  std::optional<double> client_cpu_us_per_transaction;
+  std::optional<double> client_cpu_s;     // user + system over the window
+  std::optional<int64_t> transactions;    // successful
+  bool client_saturated = false;  // client.bottleneck in pgrig.result/1
+  // Throughput per interval (series.intervals), for the over-time chart.
+  std::vector<double> tps_series;
+  double series_interval_s = 1;
+  Observation observation;
+};
+
+struct Cell {
+  // "<workload>/<protocol>/<variant>/c<clients>/j<threads>": the plan
+  // module's stable cell id, used to match cells across suites.
+  std::string id;
+  std::string workload;
+  std::string protocol;  // simple / extended / prepared
+  std::string variant;   // settings variant, "default" when none
+  int clients = 0;
+  int threads = 0;
+  std::map<std::string, std::string> settings;  // the variant's settings
+  std::vector<Run> runs;
+};
+
+struct Suite {
+  std::string source;  // the file it was read from
+  std::string schema;  // "pgrig.suite/1" or "pgrig.result/1"
+  std::string suite_id;
+  std::string label;   // for tables and charts: the suite's label, else the directory name
+  bool complete = true;
+  std::string started_at;
+  std::string plan_name;
+  std::string plan_text;  // the plan as run (compared to detect different plans)
+  std::optional<int64_t> scale;
+  // Machine and server.
+  nlohmann::json facts;  // pgrig.facts/1 ({} when absent)
+  std::string pg_version;  // "15.18"
+  std::optional<int> pg_major;
+  // Server settings as measured (facts.server.settings, name -> setting).
+  std::map<std::string, std::string> server_settings;
+  // Price.
+  std::optional<double> usd_per_hour;
+  std::string instance_type;
+  std::vector<Cell> cells;
+  std::vector<std::string> warnings;  // things the reader noticed (not fatal)
+};
+
+}  // namespace pgrig::report
+
+#endif  // PGRIG_REPORT_MODEL_H_

@@ -1,0 +1,332 @@
+#include "report/reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+
+namespace pgrig::report {
+namespace {
+
+using Json = nlohmann::json;
+
+const Json* Find(const Json& root, std::initializer_list<const char*> path) {
+  const Json* cur = &root;
+  for (const char* step : path) {
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(step);
+    if (it == cur->end() || it->is_null()) return nullptr;
+    cur = &*it;
+  }
+  return cur;
+}
+
+std::optional<double> Number(const Json& root, std::initializer_list<const char*> path) {
+  const Json* j = Find(root, path);
+  if (j == nullptr || !j->is_number()) return std::nullopt;
+  return j->get<double>();
+}
+
+std::optional<int64_t> Integer(const Json& root, std::initializer_list<const char*> path) {
+  const Json* j = Find(root, path);
+  if (j == nullptr || !j->is_number()) return std::nullopt;
+  return j->get<int64_t>();
+}
+
+std::string String(const Json& root, std::initializer_list<const char*> path) {
+  const Json* j = Find(root, path);
+  if (j == nullptr) return "";
+  if (j->is_string()) return j->get<std::string>();
+  if (j->is_number() || j->is_boolean()) return j->dump();
+  return "";
+}
+
+bool Bool(const Json& root, std::initializer_list<const char*> path, bool fallback) {
+  const Json* j = Find(root, path);
+  return j != nullptr && j->is_boolean() ? j->get<bool>() : fallback;
+}
+
+Result<stats::HistogramData> ReadHistogram(const Json& h, const std::string& where) {
+  stats::HistogramData d;
+  d.count = h.value("count", int64_t{0});
+  d.min_ns = h.value("min_ns", int64_t{0});
+  d.max_ns = h.value("max_ns", int64_t{0});
+  d.saturated_count = h.value("saturated_count", int64_t{0});
+  d.negative_count = h.value("negative_count", int64_t{0});
+  if (h.contains("sum_ns") && h["sum_ns"].is_string()) d.sum_ns = h["sum_ns"].get<std::string>();
+  if (h.contains("sum_squares_ns2") && h["sum_squares_ns2"].is_string()) {
+    d.sum_squares_ns2 = h["sum_squares_ns2"].get<std::string>();
+  }
+  const Json* buckets = Find(h, {"buckets"});
+  if (buckets == nullptr || !buckets->is_array()) {
+    return InvalidArgument(where + ": histogram.buckets must be an array of [lower_ns, upper_ns, count]");
+  }
+  for (const Json& b : *buckets) {
+    if (!b.is_array() || b.size() != 3 || !b[0].is_number_integer() || !b[1].is_number_integer() ||
+        !b[2].is_number_integer()) {
+      return InvalidArgument(where + ": histogram bucket " + b.dump() +
+                             " is not [lower_ns, upper_ns, count]");
+    }
+    d.buckets.push_back({b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()});
+  }
+  // Validate now, so that a bad file is refused here and not in a renderer.
+  auto imported = stats::Histogram::Import(d);
+  if (!imported.ok()) return InvalidArgument(where + ": " + imported.status().message());
+  return d;
+}
+
+// The suite's per-run observation (plan/observation.h): host means in
+// percent, server counter totals over the window, sampled wait events.
+Observation ReadObservation(const Json& o) {
+  Observation ob;
+  auto pct = [&](const char* key) -> std::optional<double> {
+    auto v = Number(o, {"host_mean", key});
+    if (v) return *v / 100.0;
+    return std::nullopt;
+  };
+  ob.cpu_user = pct("cpu_user_pct");
+  ob.cpu_system = pct("cpu_system_pct");
+  ob.cpu_iowait = pct("cpu_iowait_pct");
+  ob.cpu_steal = pct("cpu_steal_pct");
+  ob.cpu_idle = pct("cpu_idle_pct");
+  ob.read_bytes_per_s = Number(o, {"host_mean", "disk_read_bytes_per_s"});
+  ob.write_bytes_per_s = Number(o, {"host_mean", "disk_write_bytes_per_s"});
+  ob.server_is_local = Bool(o, {"server_is_local"}, false);
+  if (auto cpus = Integer(o, {"host_cpus"})) ob.host_cpus = static_cast<int>(*cpus);
+  ob.host_duration_s = Number(o, {"host_mean", "duration_s"});
+  ob.wal_bytes = Number(o, {"server_totals", "wal_bytes"});
+  const auto timed = Integer(o, {"server_totals", "checkpoints_timed"});
+  const auto req = Integer(o, {"server_totals", "checkpoints_req"});
+  if (timed || req) ob.checkpoints = timed.value_or(0) + req.value_or(0);
+  if (const Json* w = Find(o, {"wait_events"}); w != nullptr && w->is_object()) {
+    for (const auto& [k, v] : w->items()) {
+      if (v.is_number()) ob.wait_events[k] = v.get<int64_t>();
+    }
+  }
+  return ob;
+}
+
+// The measured part of one pgrig.result/1 document.
+Result<Run> ReadResultRun(const Json& r, const std::string& where) {
+  Run run;
+  std::optional<double> tps = Number(r, {"summary", "tps"});
+  if (!tps) return InvalidArgument(where + ": summary.tps is missing or not a number");
+  run.tps = *tps;
+  run.duration_s = Number(r, {"summary", "duration_s"}).value_or(0);
+  run.ok = Bool(r, {"complete"}, true);
+  if (!run.ok) run.error = String(r, {"abort_message"});
+  if (const Json* h = Find(r, {"histogram"}); h != nullptr && h->is_object()) {
+    PGRIG_ASSIGN_OR_RETURN(run.histogram, ReadHistogram(*h, where));
+  }
+  run.client_cpu_us_per_transaction = Number(r, {"client", "cpu_us_per_transaction"});
+  if (auto u = Number(r, {"client", "cpu_user_s"})) {
+    run.client_cpu_s = *u + Number(r, {"client", "cpu_system_s"}).value_or(0);
+  }
+  run.transactions = Integer(r, {"transactions", "processed"});
+  run.client_saturated = Bool(r, {"client", "bottleneck"}, false);
+  run.series_interval_s = Number(r, {"series", "interval_s"}).value_or(1);
+  if (const Json* iv = Find(r, {"series", "intervals"}); iv != nullptr && iv->is_array()) {
+    for (const Json& i : *iv) {
+      if (i.is_object() && i.contains("tps") && i["tps"].is_number()) {
+        run.tps_series.push_back(i["tps"].get<double>());
+      }
+    }
+  }
+  return run;
+}
+
+std::string CellId(const Cell& c) {
+  return fmt::format("{}/{}/{}/c{}/j{}", c.workload, c.protocol, c.variant, c.clients, c.threads);
+}
+
+// Facts, server version and settings: the same in both schemas.
+void ReadFacts(const Json& facts, Suite& s) {
+  s.facts = facts;
+  if (const Json* v = Find(facts, {"server", "version_num"}); v != nullptr && v->is_number()) {
+    const int64_t num = v->get<int64_t>();
+    s.pg_major = static_cast<int>(num >= 100000 ? num / 10000 : num / 100);
+    s.pg_version = fmt::format("{}.{}", num / 10000, num % 10000);
+  }
+  if (const Json* st = Find(facts, {"server", "settings"}); st != nullptr && st->is_object()) {
+    for (const auto& [k, v] : st->items()) {
+      if (v.is_object() && v.contains("setting") && v["setting"].is_string()) {
+        s.server_settings[k] = v["setting"].get<std::string>();
+      }
+    }
+  }
+  if (s.instance_type.empty()) s.instance_type = String(facts, {"host", "cloud", "instance_type"});
+}
+
+Result<Suite> FromResult(const Json& doc, const std::string& source) {
+  Suite s;
+  s.source = source;
+  s.schema = kResultSchema;
+  s.label = std::filesystem::path(source).stem().string();
+  s.suite_id = String(doc, {"started_at"}) + "/" + s.label;
+  s.started_at = String(doc, {"started_at"});
+  s.scale = Integer(doc, {"options", "scale"});
+  s.usd_per_hour = Number(doc, {"run", "usd_per_hour"});
+  s.instance_type = String(doc, {"run", "instance_type"});
+  if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
+  if (s.pg_version.empty()) s.pg_version = String(doc, {"server", "version"});
+  Cell c;
+  const Json* scripts = Find(doc, {"scripts"});
+  c.workload = scripts != nullptr && scripts->is_array() && scripts->size() == 1
+                   ? String((*scripts)[0], {"spec"})
+                   : "mixed";
+  if (c.workload.empty()) c.workload = "script";
+  c.protocol = String(doc, {"options", "query_mode"});
+  c.variant = "default";
+  c.clients = static_cast<int>(Integer(doc, {"options", "clients"}).value_or(1));
+  c.threads = static_cast<int>(Integer(doc, {"options", "threads"}).value_or(1));
+  c.id = CellId(c);
+  PGRIG_ASSIGN_OR_RETURN(Run run, ReadResultRun(doc, source));
+  s.complete = run.ok;
+  c.runs.push_back(std::move(run));
+  s.cells.push_back(std::move(c));
+  return s;
+}
+
+// One element of the suite's "runs": status, the run's pgrig.result/1
+// under "result" (null when it failed before measuring), "observation" and
+// "bottleneck" ({"kind", "evidence", "warnings"}).
+Result<Run> ReadSuiteRun(const Json& r, const std::string& where) {
+  Run run;
+  const std::string status = String(r, {"status"});
+  if (const Json* result = Find(r, {"result"}); result != nullptr && result->is_object()) {
+    PGRIG_ASSIGN_OR_RETURN(run, ReadResultRun(*result, where));
+  } else if (status == "ok") {
+    return InvalidArgument(where + ": status \"ok\" but no \"result\"");
+  }
+  run.ok = status == "ok";
+  if (!run.ok) {
+    run.error = String(r, {"error"});
+    if (run.error.empty()) run.error = "status \"" + status + "\"";
+  }
+  run.iteration = static_cast<int>(Integer(r, {"iteration"}).value_or(0));
+  if (const Json* o = Find(r, {"observation"}); o != nullptr && o->is_object()) {
+    run.observation = ReadObservation(*o);
+  }
+  if (const Json* b = Find(r, {"bottleneck"}); b != nullptr && b->is_object()) {
+    run.observation.bottleneck = String(*b, {"kind"});
+    run.observation.bottleneck_evidence = String(*b, {"evidence"});
+    if (const Json* w = Find(*b, {"warnings"}); w != nullptr && w->is_array()) {
+      for (const Json& x : *w) {
+        if (x.is_string()) run.observation.warnings.push_back(x.get<std::string>());
+      }
+    }
+  }
+  return run;
+}
+
+Result<Cell> ReadCell(const Json& c, const std::string& where) {
+  Cell cell;
+  cell.workload = String(c, {"workload"});
+  cell.protocol = String(c, {"protocol"});
+  cell.variant = String(c, {"variant"});
+  if (cell.variant.empty()) cell.variant = "default";
+  cell.clients = static_cast<int>(Integer(c, {"clients"}).value_or(0));
+  cell.threads = static_cast<int>(Integer(c, {"threads"}).value_or(0));
+  if (cell.workload.empty() || cell.protocol.empty() || cell.clients <= 0) {
+    return InvalidArgument(where + ": a cell needs workload, protocol and clients > 0");
+  }
+  if (cell.threads <= 0) cell.threads = 1;
+  cell.id = String(c, {"id"});
+  if (cell.id.empty()) cell.id = CellId(cell);
+  // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
+  for (const char* part : {"per_connection", "server"}) {
+    if (const Json* st = Find(c, {"settings", part}); st != nullptr && st->is_object()) {
+      for (const auto& [k, v] : st->items()) cell.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  }
+  return cell;
+}
+
+Result<Suite> FromSuite(const Json& doc, const std::string& source) {
+  Suite s;
+  s.source = source;
+  s.schema = kSuiteSchema;
+  s.suite_id = String(doc, {"suite_id"});
+  s.label = String(doc, {"label"});
+  if (s.label.empty()) {
+    s.label = std::filesystem::path(source).parent_path().filename().string();
+  }
+  if (s.suite_id.empty()) s.suite_id = s.label + "@" + String(doc, {"started_at"});
+  s.complete = Bool(doc, {"complete"}, true);
+  s.started_at = String(doc, {"started_at"});
+  s.plan_name = String(doc, {"plan", "name"});
+  s.plan_text = String(doc, {"plan", "source_text"});
+  s.scale = Integer(doc, {"scale", "value"});
+  if (!s.scale) s.scale = Integer(doc, {"plan", "parsed", "scale"});
+  s.usd_per_hour = Number(doc, {"price", "usd_per_hour"});
+  s.instance_type = String(doc, {"price", "instance_type"});
+  if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
+
+  const Json* cells = Find(doc, {"cells"});
+  if (cells == nullptr || !cells->is_array()) {
+    return InvalidArgument(source + ": " + kSuiteSchema + " document without a \"cells\" array");
+  }
+  for (size_t i = 0; i < cells->size(); ++i) {
+    const std::string where = fmt::format("{}: cells[{}]", source, i);
+    PGRIG_ASSIGN_OR_RETURN(Cell cell, ReadCell((*cells)[i], where));
+    s.cells.push_back(std::move(cell));
+  }
+  // Runs are kept at the top level in the order they ran, each naming its cell.
+  if (const Json* runs = Find(doc, {"runs"}); runs != nullptr && runs->is_array()) {
+    for (size_t k = 0; k < runs->size(); ++k) {
+      const std::string where = fmt::format("{}: runs[{}]", source, k);
+      const std::string cell_id = String((*runs)[k], {"cell"});
+      auto it = std::find_if(s.cells.begin(), s.cells.end(),
+                             [&](const Cell& c) { return c.id == cell_id; });
+      if (it == s.cells.end()) {
+        return InvalidArgument(where + ": names cell \"" + cell_id + "\", which is not in \"cells\"");
+      }
+      PGRIG_ASSIGN_OR_RETURN(Run run, ReadSuiteRun((*runs)[k], where));
+      it->runs.push_back(std::move(run));
+    }
+  }
+  if (!s.complete) s.warnings.push_back(source + ": the suite is marked incomplete (it stopped early)");
+  return s;
+}
+
+}  // namespace
+
+Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return InvalidArgument(fmt::format("{}: not valid JSON ({})", source, e.what()));
+  }
+  if (!doc.is_object()) return InvalidArgument(source + ": not a JSON object");
+  const std::string schema = String(doc, {"schema"});
+  if (schema == kSuiteSchema) return FromSuite(doc, source);
+  if (schema == kResultSchema) return FromResult(doc, source);
+  if (schema.empty()) {
+    return InvalidArgument(source + ": no \"schema\" key; expected \"" + kSuiteSchema +
+                           "\" (pgrig run) or \"" + kResultSchema + "\" (pgrig bench --json)");
+  }
+  return InvalidArgument(source + ": schema \"" + schema + "\" is not one this pgrig reads (\"" +
+                         kSuiteSchema + "\", \"" + kResultSchema +
+                         "\"); a newer pgrig may have written it");
+}
+
+Result<Suite> LoadSuite(const std::string& path) {
+  std::error_code ec;
+  std::string file = path;
+  if (std::filesystem::is_directory(path, ec)) {
+    file = (std::filesystem::path(path) / "suite.json").string();
+    if (!std::filesystem::exists(file, ec)) {
+      return NotFound(path + " has no suite.json: is it a `pgrig run` results directory?");
+    }
+  } else if (!std::filesystem::exists(path, ec)) {
+    return NotFound(path + ": no such file or directory");
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(file));
+  return ParseSuiteJson(text, file);
+}
+
+}  // namespace pgrig::report

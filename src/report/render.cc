@@ -1,0 +1,310 @@
+// Terminal text, markdown, CSV and JSON renderings, and the dispatch to the
+// HTML renderer (render_html.cc).
+#include "report/render.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cost/render.h"
+#include "report/render_html.h"
+#include "report/tables.h"
+
+namespace pgrig::report {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Header(const Suite& s) {
+  std::string out = fmt::format("{} ({})", s.label, s.source);
+  if (!s.plan_name.empty()) out += ", plan " + s.plan_name;
+  if (s.scale) out += fmt::format(", scale {}", *s.scale);
+  if (!s.pg_version.empty()) out += ", PostgreSQL " + s.pg_version;
+  if (s.usd_per_hour) out += fmt::format(", {:.4f} USD/hour", *s.usd_per_hour);
+  if (!s.complete) out += ", INCOMPLETE";
+  return out;
+}
+
+std::string TextTable(const Table& t) {
+  std::string out = t.title + "\n";
+  if (!t.rows.empty()) out += cost::RenderTable(t.headers, t.rows, t.right);
+  if (!t.note.empty()) out += "  " + t.note + "\n";
+  return out + "\n";
+}
+
+std::string MdEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+std::string MarkdownTable(const Table& t) {
+  std::string out = "## " + t.title + "\n\n";
+  if (t.rows.empty()) return out;
+  out += "|";
+  for (const auto& h : t.headers) out += " " + MdEscape(h) + " |";
+  out += "\n|";
+  for (bool r : t.right) out += r ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const auto& c : row) out += " " + MdEscape(c) + " |";
+    out += "\n";
+  }
+  if (!t.note.empty()) out += "\n" + t.note + "\n";
+  return out + "\n";
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string CsvRow(const std::vector<std::string>& f) {
+  std::string out;
+  for (size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + CsvField(f[i]);
+  return out + "\n";
+}
+
+std::string CsvNum(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+Json OptJson(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+Json IntervalJson(const std::optional<stats::Interval>& iv) {
+  return iv ? Json{iv->low, iv->high} : Json(nullptr);
+}
+
+Json CellJson(const CellStats& c) {
+  Json lat = nullptr;
+  if (!c.latency_ms.empty()) {
+    lat = {{"avg", OptJson(c.latency_ms_avg)}, {"p50", c.latency_ms[0]}, {"p90", c.latency_ms[1]},
+           {"p95", c.latency_ms[2]},           {"p99", c.latency_ms[3]}, {"p99_9", c.latency_ms[4]}};
+  }
+  return {{"id", c.id},
+          {"workload", c.workload},
+          {"kind", WorkloadKindName(c.kind)},
+          {"protocol", c.protocol},
+          {"variant", c.variant},
+          {"clients", c.clients},
+          {"threads", c.threads},
+          {"runs_ok", c.runs_ok},
+          {"runs_failed", c.runs_failed},
+          {"tps_samples", c.tps},
+          {"tps_median", c.runs_ok ? Json(c.tps_summary.median) : Json(nullptr)},
+          {"tps_min", c.runs_ok ? Json(c.tps_summary.min) : Json(nullptr)},
+          {"tps_max", c.runs_ok ? Json(c.tps_summary.max) : Json(nullptr)},
+          {"tps_geomean", OptJson(c.tps_summary.geometric_mean)},
+          {"tps_ci95", IntervalJson(c.tps_ci)},
+          {"latency_ms", lat},
+          {"client_cpu_us_per_transaction", OptJson(c.client_cpu_us_per_transaction)},
+          {"server_cpu_us_per_transaction", OptJson(c.server_cpu_us_per_transaction)},
+          {"client_saturated", c.client_saturated},
+          {"steal_fraction_max", OptJson(c.steal_max)},
+          {"bottleneck", c.bottleneck.empty() ? Json(nullptr) : Json(c.bottleneck)},
+          {"bottleneck_evidence", c.bottleneck_evidence},
+          {"transactions_per_usd", OptJson(c.transactions_per_usd)},
+          {"transactions_per_usd_ci95", IntervalJson(c.transactions_per_usd_ci)}};
+}
+
+Json MismatchesJson(const std::vector<Mismatch>& m) {
+  Json a = Json::array();
+  for (const Mismatch& x : m) a.push_back({{"kind", MismatchKindName(x.kind)}, {"message", x.message}});
+  return a;
+}
+
+Json ClaimsJson(const std::vector<ClaimCheck>& claims) {
+  Json a = Json::array();
+  for (const ClaimCheck& c : claims) {
+    a.push_back({{"claim", c.claim}, {"verdict", ClaimVerdictName(c.verdict)}, {"claimed", c.claimed},
+                 {"measured", OptJson(c.measured)}, {"ci95", IntervalJson(c.interval)}, {"basis", c.basis}});
+  }
+  return a;
+}
+
+Json SuiteJson(const SuiteStats& s) {
+  Json cells = Json::array();
+  for (const CellStats& c : s.cells) cells.push_back(CellJson(c));
+  const Suite& su = *s.suite;
+  return {{"label", su.label}, {"suite_id", su.suite_id}, {"source", su.source}, {"schema", su.schema},
+          {"complete", su.complete}, {"plan", su.plan_name}, {"scale", su.scale ? Json(*su.scale) : Json(nullptr)},
+          {"postgresql", su.pg_version}, {"usd_per_hour", OptJson(su.usd_per_hour)}, {"cells", cells}};
+}
+
+std::string ReportCsv(const SuiteStats& s) {
+  std::string out = CsvRow({"suite", "cell", "workload", "protocol", "variant", "clients", "threads",
+                            "runs_ok", "runs_failed", "tps_median", "tps_min", "tps_max", "tps_ci95_low",
+                            "tps_ci95_high", "latency_ms_p50", "latency_ms_p99",
+                            "client_cpu_us_per_transaction", "server_cpu_us_per_transaction",
+                            "bottleneck", "transactions_per_usd", "transactions_per_usd_ci95_low",
+                            "transactions_per_usd_ci95_high"});
+  for (const CellStats& c : s.cells) {
+    const bool ok = c.runs_ok > 0;
+    out += CsvRow({s.suite->label, c.id, c.workload, c.protocol, c.variant, std::to_string(c.clients),
+                   std::to_string(c.threads), std::to_string(c.runs_ok), std::to_string(c.runs_failed),
+                   ok ? CsvNum(c.tps_summary.median) : "", ok ? CsvNum(c.tps_summary.min) : "",
+                   ok ? CsvNum(c.tps_summary.max) : "", c.tps_ci ? CsvNum(c.tps_ci->low) : "",
+                   c.tps_ci ? CsvNum(c.tps_ci->high) : "",
+                   c.latency_ms.empty() ? "" : CsvNum(c.latency_ms[0]),
+                   c.latency_ms.empty() ? "" : CsvNum(c.latency_ms[3]),
+                   CsvNum(c.client_cpu_us_per_transaction), CsvNum(c.server_cpu_us_per_transaction),
+                   c.bottleneck, CsvNum(c.transactions_per_usd),
+                   c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->low) : "",
+                   c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->high) : ""});
+  }
+  return out;
+}
+
+std::string CompareCsv(const Comparison& c) {
+  std::string out = CsvRow({"base", "other", "cell", "tps_base_median", "tps_other_median", "tps_ratio",
+                            "tps_ratio_ci95_low", "tps_ratio_ci95_high", "welch_dof", "verdict",
+                            "latency_p50_ratio", "latency_p99_ratio", "per_dollar_ratio",
+                            "per_dollar_ratio_ci95_low", "per_dollar_ratio_ci95_high"});
+  for (size_t i = 1; i < c.suites.size(); ++i) {
+    for (const CellComparison& cc : c.cells[i - 1]) {
+      std::optional<double> p50, p99;
+      for (const LatencyRatio& l : cc.latency) {
+        if (l.percentile == 50) p50 = l.ratio;
+        if (l.percentile == 99) p99 = l.ratio;
+      }
+      out += CsvRow({c.suites[0]->suite->label, c.suites[i]->suite->label, cc.key,
+                     cc.b->runs_ok ? CsvNum(cc.b->tps_summary.median) : "",
+                     cc.a->runs_ok ? CsvNum(cc.a->tps_summary.median) : "", CsvNum(cc.tps.ratio),
+                     cc.tps.interval ? CsvNum(cc.tps.interval->low) : "",
+                     cc.tps.interval ? CsvNum(cc.tps.interval->high) : "",
+                     cc.tps.interval ? CsvNum(cc.tps.dof) : "", SpeedName(cc.speed), CsvNum(p50),
+                     CsvNum(p99), CsvNum(cc.per_dollar_ratio),
+                     cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->low) : "",
+                     cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->high) : ""});
+    }
+  }
+  return out;
+}
+
+Json CompareJson(const CompareInput& in) {
+  const Comparison& c = *in.comparison;
+  Json suites = Json::array();
+  for (const SuiteStats* s : c.suites) suites.push_back(SuiteJson(*s));
+  Json comparisons = Json::array();
+  for (size_t i = 1; i < c.suites.size(); ++i) {
+    Json cells = Json::array();
+    for (const CellComparison& cc : c.cells[i - 1]) {
+      Json lat = Json::array();
+      for (const LatencyRatio& l : cc.latency) {
+        lat.push_back({{"percentile", l.percentile}, {"ratio", OptJson(l.ratio)},
+                       {"ci95", IntervalJson(l.interval)}, {"verdict", stats::VerdictName(l.verdict)}});
+      }
+      cells.push_back({{"cell", cc.key},
+                       {"tps_ratio", OptJson(cc.tps.ratio)},
+                       {"tps_ratio_ci95", IntervalJson(cc.tps.interval)},
+                       {"welch_dof", cc.tps.interval ? Json(cc.tps.dof) : Json(nullptr)},
+                       {"n_other", cc.tps.n_a},
+                       {"n_base", cc.tps.n_b},
+                       {"verdict", SpeedName(cc.speed)},
+                       {"latency_ratios", lat},
+                       {"per_dollar_ratio", OptJson(cc.per_dollar_ratio)},
+                       {"per_dollar_ratio_ci95", IntervalJson(cc.per_dollar_interval)},
+                       {"per_dollar_verdict", cc.per_dollar_ratio ? Json(SpeedName(cc.per_dollar_speed)) : Json(nullptr)}});
+    }
+    Json facts = Json::array();
+    for (const auto& d : c.facts_diff[i - 1]) facts.push_back({{"key", d.key}, {"other", d.a}, {"base", d.b}});
+    comparisons.push_back({{"base", c.suites[0]->suite->label}, {"other", c.suites[i]->suite->label},
+                           {"cells", cells}, {"facts_diff", facts}});
+  }
+  Json decision = Json::array();
+  for (const DecisionColumn& d : c.decision) {
+    decision.push_back({{"label", d.label}, {"architecture", d.architecture}, {"vcpus", d.vcpus},
+                        {"caches", d.caches}, {"postgresql", d.postgres}, {"usd_per_hour", OptJson(d.usd_per_hour)},
+                        {"read_only_cell", d.read_only ? Json(d.read_only->id) : Json(nullptr)},
+                        {"read_only_tps", d.read_only ? Json(d.read_only->tps_summary.median) : Json(nullptr)},
+                        {"read_write_cell", d.read_write ? Json(d.read_write->id) : Json(nullptr)},
+                        {"read_write_tps", d.read_write ? Json(d.read_write->tps_summary.median) : Json(nullptr)},
+                        {"read_only_transactions_per_usd", OptJson(d.read_only_per_usd)},
+                        {"read_write_transactions_per_usd", OptJson(d.read_write_per_usd)},
+                        {"p99_ms", OptJson(d.p99_ms)}});
+  }
+  return {{"schema", "pgrig.compare/1"}, {"mismatches", MismatchesJson(c.mismatches)},
+          {"decision", decision}, {"suites", suites}, {"comparisons", comparisons},
+          {"claims", ClaimsJson(in.claims)}};
+}
+
+}  // namespace
+
+Result<Format> ParseFormat(const std::string& name) {
+  if (name == "text") return Format::kText;
+  if (name == "markdown" || name == "md") return Format::kMarkdown;
+  if (name == "csv") return Format::kCsv;
+  if (name == "json") return Format::kJson;
+  if (name == "html") return Format::kHtml;
+  return InvalidArgument("unknown --format \"" + name + "\": use text, markdown, csv, json or html");
+}
+
+std::string RenderReport(const ReportInput& in, Format format) {
+  const SuiteStats& s = *in.suite;
+  std::vector<Table> tables;
+  if (!in.warnings.empty()) tables.push_back(MismatchTable(in.warnings));
+  tables.push_back(CellTable(s));
+  if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
+  switch (format) {
+    case Format::kText: {
+      std::string out = Header(*s.suite) + "\n\n";
+      for (const Table& t : tables) out += TextTable(t);
+      return out;
+    }
+    case Format::kMarkdown: {
+      std::string out = "# pgrig report: " + s.suite->label + "\n\n" + Header(*s.suite) + "\n\n";
+      for (const Table& t : tables) out += MarkdownTable(t);
+      return out;
+    }
+    case Format::kCsv:
+      return ReportCsv(s);
+    case Format::kJson:
+      return Json{{"schema", "pgrig.report/1"}, {"warnings", MismatchesJson(in.warnings)},
+                  {"suite", SuiteJson(s)}, {"claims", ClaimsJson(in.claims)}}
+                 .dump(1) + "\n";
+    case Format::kHtml:
+      return RenderReportHtml(in, tables);
+  }
+  return "";
+}
+
+std::string RenderComparison(const CompareInput& in, Format format) {
+  const Comparison& c = *in.comparison;
+  std::vector<Table> tables;
+  tables.push_back(MismatchTable(c.mismatches));
+  tables.push_back(DecisionTable(c));
+  for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(ComparisonTable(c, i));
+  if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
+  for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(FactsDiffTable(c, i, 25));
+  switch (format) {
+    case Format::kText: {
+      std::string out;
+      for (const SuiteStats* s : c.suites) out += Header(*s->suite) + "\n";
+      out += "\n";
+      for (const Table& t : tables) out += TextTable(t);
+      return out;
+    }
+    case Format::kMarkdown: {
+      std::string out = "# pgrig compare\n\n";
+      for (const SuiteStats* s : c.suites) out += "- " + Header(*s->suite) + "\n";
+      out += "\n";
+      for (const Table& t : tables) out += MarkdownTable(t);
+      return out;
+    }
+    case Format::kCsv:
+      return CompareCsv(c);
+    case Format::kJson:
+      return CompareJson(in).dump(1) + "\n";
+    case Format::kHtml:
+      return RenderComparisonHtml(in, tables);
+  }
+  return "";
+}
+
+}  // namespace pgrig::report

@@ -1,0 +1,142 @@
+// The renderers: every format carries the figures analysis/compare computed,
+// verdict words follow the intervals, mismatches come first, and the HTML is
+// self-contained with the charts' series and points in the markup.
+#include "report/render.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "report/reader.h"
+#include "report/test_suites.h"
+
+namespace pgrig::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::FixtureSuite;
+using testing::StandardCells;
+
+struct Pair {
+  Suite a, b;
+  SuiteStats sa, sb;
+  Comparison c;
+};
+
+std::unique_ptr<Pair> MakePair(FixtureSuite fb, FixtureSuite fa) {
+  auto p = std::make_unique<Pair>();
+  p->b = *ParseSuiteJson(testing::MakeSuiteJson(fb).dump(), fb.label + "/suite.json");
+  p->a = *ParseSuiteJson(testing::MakeSuiteJson(fa).dump(), fa.label + "/suite.json");
+  p->sb = *Analyze(p->b);
+  p->sa = *Analyze(p->a);
+  p->c = *Compare({&p->sb, &p->sa});
+  return p;
+}
+
+std::unique_ptr<Pair> StandardPair() {
+  return MakePair({.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85, .iterations = 5,
+                   .seed = 51, .cells = StandardCells(20000, 4000, 6000)},
+                  {.label = "graviton", .host = "graviton3", .usd_per_hour = 0.68, .iterations = 5,
+                   .seed = 52, .cells = StandardCells(27600, 4000, 6000)});
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+TEST(RenderTest, FormatsParse) {
+  EXPECT_EQ(*ParseFormat("md"), Format::kMarkdown);
+  EXPECT_EQ(*ParseFormat("html"), Format::kHtml);
+  auto bad = ParseFormat("pdf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("text, markdown, csv, json or html"));
+}
+
+TEST(RenderTest, TextComparisonPutsMismatchesFirstAndUsesTheVerdicts) {
+  auto p = MakePair({.label = "base", .scale = 10, .seed = 3, .cells = StandardCells(20000, 4000, 6000)},
+                    {.label = "other", .scale = 100, .seed = 4, .cells = StandardCells(27600, 4000, 6000)});
+  const std::string text = RenderComparison({&p->c, {}}, Format::kText);
+  const size_t mismatch = text.find("MISMATCHES");
+  const size_t decision = text.find("Decision table");
+  ASSERT_NE(mismatch, std::string::npos) << text;
+  EXPECT_LT(mismatch, decision);
+  EXPECT_THAT(text, HasSubstr("scale differs"));
+  // Each row's verdict matches its interval.
+  for (const CellComparison& cc : p->c.cells[0]) {
+    const std::string row_start = cc.key;
+    const size_t at = text.find(row_start + " ");
+    ASSERT_NE(at, std::string::npos) << cc.key;
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    EXPECT_THAT(line, HasSubstr(SpeedName(cc.speed))) << line;
+  }
+  EXPECT_THAT(text, HasSubstr("faster"));
+  EXPECT_THAT(text, HasSubstr("no significant difference"));
+}
+
+TEST(RenderTest, CsvAndJsonCarryTheComputedFigures) {
+  auto p = StandardPair();
+  const std::string csv = RenderComparison({&p->c, {}}, Format::kCsv);
+  EXPECT_EQ(Count(csv, "\n"), 1 + p->c.cells[0].size());
+  EXPECT_THAT(csv, HasSubstr(fmt::format("{}", *p->c.cells[0][0].tps.ratio)));
+  const auto j = nlohmann::json::parse(RenderComparison({&p->c, {}}, Format::kJson));
+  EXPECT_EQ(j["schema"], "pgrig.compare/1");
+  EXPECT_DOUBLE_EQ(j["comparisons"][0]["cells"][0]["tps_ratio"].get<double>(), *p->c.cells[0][0].tps.ratio);
+  EXPECT_DOUBLE_EQ(j["comparisons"][0]["cells"][0]["tps_ratio_ci95"][0].get<double>(),
+                   p->c.cells[0][0].tps.interval->low);
+  EXPECT_EQ(j["comparisons"][0]["cells"][0]["verdict"], "faster");
+  EXPECT_EQ(j["decision"].size(), 2u);
+
+  const std::string rcsv = RenderReport({&p->sa, {}, {}}, Format::kCsv);
+  EXPECT_EQ(Count(rcsv, "\n"), 7u);
+  const auto rj = nlohmann::json::parse(RenderReport({&p->sa, {}, {}}, Format::kJson));
+  EXPECT_DOUBLE_EQ(rj["suite"]["cells"][1]["tps_median"].get<double>(), p->sa.cells[1].tps_summary.median);
+  const std::string md = RenderReport({&p->sa, {}, {}}, Format::kMarkdown);
+  EXPECT_THAT(md, HasSubstr("| select-only/simple/default/c2/j2 |"));
+  EXPECT_THAT(md, HasSubstr("txn per USD [95% interval]"));
+}
+
+TEST(RenderTest, HtmlIsSelfContainedWithChartsAndTables) {
+  auto p = StandardPair();
+  const std::string html = RenderComparison({&p->c, {}}, Format::kHtml);
+  // Nothing that could make a request.
+  EXPECT_THAT(html, Not(HasSubstr("http:")));
+  EXPECT_THAT(html, Not(HasSubstr("https:")));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<link")));
+  EXPECT_THAT(html, Not(HasSubstr("url(")));
+  EXPECT_THAT(html, HasSubstr("prefers-color-scheme:dark"));
+  EXPECT_THAT(html, HasSubstr("@media print"));
+  // Three workloads: throughput, latency and over-time charts each, plus
+  // price and bottleneck.
+  EXPECT_EQ(Count(html, "data-chart=\"throughput-vs-clients\""), 3u);
+  EXPECT_EQ(Count(html, "data-chart=\"latency-percentiles\""), 3u);
+  EXPECT_EQ(Count(html, "data-chart=\"throughput-over-time\""), 3u);
+  EXPECT_EQ(Count(html, "data-chart=\"price-performance\""), 1u);
+  EXPECT_EQ(Count(html, "data-chart=\"bottleneck\""), 1u);
+  // Every chart has its table.
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), Count(html, "<table class=\"data\">"));
+  // The throughput point carries the median and the interval computed by stats.
+  const CellStats& c = p->sa.cells[0];
+  EXPECT_THAT(html, HasSubstr(fmt::format("data-x=\"2\" data-y=\"{:.6g}\" data-low=\"{:.6g}\" data-high=\"{:.6g}\"",
+                                          c.tps_summary.median, c.tps_ci->low, c.tps_ci->high)));
+  // Mismatch section before the charts even when empty.
+  EXPECT_LT(html.find("id=\"mismatches\""), html.find("data-chart"));
+}
+
+TEST(RenderTest, ReportHtmlWithoutPriceSaysSo) {
+  FixtureSuite f{.label = "solo", .seed = 5, .cells = StandardCells(20000, 4000, 6000)};
+  Suite s = *ParseSuiteJson(testing::MakeSuiteJson(f).dump(), "solo/suite.json");
+  SuiteStats st = *Analyze(s);
+  const std::string html = RenderReport({&st, SuiteWarnings(st), {}}, Format::kHtml);
+  EXPECT_THAT(html, HasSubstr("no price: give --usd-per-hour"));
+  EXPECT_THAT(html, HasSubstr("data-series=\"solo select-only simple/default/j2\""));
+}
+
+}  // namespace
+}  // namespace pgrig::report

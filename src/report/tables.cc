@@ -1,0 +1,186 @@
+#include "report/tables.h"
+
+#include <fmt/format.h>
+
+#include "cost/format.h"
+
+namespace pgrig::report {
+
+std::string Num(double v, int decimals) { return cost::FormatNumber(v, decimals); }
+
+std::string Opt(const std::optional<double>& v, int decimals) {
+  return v ? Num(*v, decimals) : "-";
+}
+
+std::string WithInterval(double v, const std::optional<stats::Interval>& iv, int decimals) {
+  if (!iv) return Num(v, decimals);
+  return fmt::format("{} [{}, {}]", Num(v, decimals), Num(iv->low, decimals), Num(iv->high, decimals));
+}
+
+std::string RatioText(const std::optional<double>& r, const std::optional<stats::Interval>& iv) {
+  if (!r) return "-";
+  if (!iv) return fmt::format("{:.3f}x", *r);
+  return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", *r, iv->low, iv->high);
+}
+
+std::string Pretty(const std::string& kind) {
+  if (kind.empty()) return "-";
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"server_cpu", "server CPU"}, {"client_cpu", "client CPU"}, {"io_wait", "I/O wait"},
+      {"lock_waits", "lock waits"}, {"lwlock_waits", "LWLock waits"}, {"wal", "WAL"},
+      {"steal", "steal"},           {"unknown", "unknown"}};
+  for (const auto& [k, v] : kNames) {
+    if (kind == k) return v;
+  }
+  return kind;
+}
+
+Table CellTable(const SuiteStats& s) {
+  Table t;
+  t.id = "cells";
+  t.title = "Cells of " + s.suite->label;
+  t.headers = {"cell", "runs", "tps median [95% interval]", "min - max", "p50 ms", "p99 ms",
+               "client CPU us/txn", "server CPU us/txn", "bottleneck"};
+  t.right = {false, true, true, true, true, true, true, true, false};
+  const bool priced = s.suite->usd_per_hour.has_value();
+  if (priced) {
+    t.headers.push_back("txn per USD [95% interval]");
+    t.right.push_back(true);
+  }
+  for (const CellStats& c : s.cells) {
+    std::string runs = std::to_string(c.runs_ok);
+    if (c.runs_failed > 0) runs += fmt::format(" ({} failed)", c.runs_failed);
+    std::vector<std::string> row = {
+        c.id,
+        runs,
+        c.runs_ok > 0 ? WithInterval(c.tps_summary.median, c.tps_ci, 1) : "-",
+        c.runs_ok > 0 ? Num(c.tps_summary.min, 1) + " - " + Num(c.tps_summary.max, 1) : "-",
+        c.latency_ms.empty() ? "-" : Num(c.latency_ms[0], 3),
+        c.latency_ms.empty() ? "-" : Num(c.latency_ms[3], 3),
+        Opt(c.client_cpu_us_per_transaction, 1),
+        Opt(c.server_cpu_us_per_transaction, 1),
+        Pretty(c.bottleneck)};
+    if (priced) {
+      row.push_back(c.transactions_per_usd ? WithInterval(*c.transactions_per_usd, c.transactions_per_usd_ci, 0)
+                                           : "-");
+    }
+    t.rows.push_back(std::move(row));
+  }
+  t.note =
+      "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; latency "
+      "from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD per hour.";
+  return t;
+}
+
+Table MismatchTable(const std::vector<Mismatch>& m) {
+  Table t;
+  t.id = "mismatches";
+  t.title = m.empty() ? "No mismatches found" : "MISMATCHES: read these before the figures";
+  t.headers = {"what", "detail"};
+  t.right = {false, false};
+  for (const Mismatch& x : m) t.rows.push_back({MismatchKindName(x.kind), x.message});
+  return t;
+}
+
+Table ClaimTable(const std::vector<ClaimCheck>& claims) {
+  Table t;
+  t.id = "claims";
+  t.title = "Claims";
+  t.headers = {"claim", "verdict", "claimed", "measured [95% interval]", "basis"};
+  t.right = {false, false, true, true, false};
+  for (const ClaimCheck& c : claims) {
+    const int d = c.claimed < 20 ? 3 : 0;
+    t.rows.push_back({c.claim, ClaimVerdictName(c.verdict), Num(c.claimed, d),
+                      c.measured ? WithInterval(*c.measured, c.interval, d) : "-", c.basis});
+  }
+  return t;
+}
+
+Table DecisionTable(const Comparison& c) {
+  Table t;
+  t.id = "decision";
+  t.title = "Decision table";
+  t.headers = {""};
+  t.right = {false};
+  for (const DecisionColumn& d : c.decision) {
+    t.headers.push_back(d.label);
+    t.right.push_back(true);
+  }
+  auto add = [&](const std::string& name, auto&& value) {
+    std::vector<std::string> row = {name};
+    for (const DecisionColumn& d : c.decision) row.push_back(value(d));
+    t.rows.push_back(std::move(row));
+  };
+  add("architecture / core", [](const DecisionColumn& d) { return d.architecture; });
+  add("vCPUs", [](const DecisionColumn& d) { return d.vcpus; });
+  add("caches", [](const DecisionColumn& d) { return d.caches; });
+  add("PostgreSQL", [](const DecisionColumn& d) { return d.postgres; });
+  add("price USD/hour", [](const DecisionColumn& d) {
+    std::string p = d.usd_per_hour ? fmt::format("{:.4f}", *d.usd_per_hour) : "-";
+    if (!d.instance_type.empty()) p += " (" + d.instance_type + ")";
+    return p;
+  });
+  auto tps = [](const CellStats* cs) {
+    return cs ? WithInterval(cs->tps_summary.median, cs->tps_ci, 0) + " (" + cs->id + ")" : "-";
+  };
+  add("read-only tps", [&](const DecisionColumn& d) { return tps(d.read_only); });
+  add("read-write tps", [&](const DecisionColumn& d) { return tps(d.read_write); });
+  add("read-only txn per USD", [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
+  add("read-write txn per USD", [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
+  add("p99 ms (read-write)", [](const DecisionColumn& d) { return Opt(d.p99_ms, 3); });
+  t.note = "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / USD per hour.";
+  return t;
+}
+
+Table ComparisonTable(const Comparison& c, size_t index) {
+  const std::string a = c.suites[index]->suite->label;
+  const std::string b = c.suites[0]->suite->label;
+  Table t;
+  t.id = "compare-" + std::to_string(index);
+  t.title = fmt::format("{} against {} ({} / {})", a, b, a, b);
+  t.headers = {"cell", b + " tps", a + " tps", "tps ratio [95% interval]", "verdict",
+               "p50 ratio", "p99 ratio [95% interval]", "txn per USD ratio [95%]", "per dollar"};
+  t.right = {false, true, true, true, false, true, true, true, false};
+  for (const CellComparison& cc : c.cells[index - 1]) {
+    std::string p50 = "-", p99 = "-";
+    for (const LatencyRatio& l : cc.latency) {
+      if (l.percentile == 50) p50 = RatioText(l.ratio, std::nullopt);
+      if (l.percentile == 99) {
+        p99 = RatioText(l.ratio, l.interval);
+        if (l.verdict == stats::Verdict::kHigher) p99 += " higher";
+        if (l.verdict == stats::Verdict::kLower) p99 += " lower";
+      }
+    }
+    t.rows.push_back({cc.key,
+                      cc.b->runs_ok ? Num(cc.b->tps_summary.median, 1) : "-",
+                      cc.a->runs_ok ? Num(cc.a->tps_summary.median, 1) : "-",
+                      RatioText(cc.tps.ratio, cc.tps.interval),
+                      SpeedName(cc.speed),
+                      p50,
+                      p99,
+                      RatioText(cc.per_dollar_ratio, cc.per_dollar_interval),
+                      cc.per_dollar_ratio ? SpeedName(cc.per_dollar_speed) : "-"});
+  }
+  t.note = "ratio: geometric mean of " + a + " / geometric mean of " + b +
+           ", Welch t 95% interval on the log scale; \"faster\"/\"slower\" only when the interval "
+           "excludes 1.0. Latency ratios from the merged histograms (interval from per-run percentiles).";
+  return t;
+}
+
+Table FactsDiffTable(const Comparison& c, size_t index, size_t max_rows) {
+  const std::string a = c.suites[index]->suite->label;
+  const std::string b = c.suites[0]->suite->label;
+  Table t;
+  t.id = "facts-" + std::to_string(index);
+  t.title = fmt::format("Facts that differ: {} and {}", a, b);
+  t.headers = {"fact", a, b};
+  t.right = {false, false, false};
+  const auto& diff = c.facts_diff[index - 1];
+  for (size_t i = 0; i < diff.size() && i < max_rows; ++i) {
+    t.rows.push_back({diff[i].key, diff[i].a, diff[i].b});
+  }
+  if (diff.size() > max_rows) t.note = fmt::format("{} more differences not shown", diff.size() - max_rows);
+  return t;
+}
+
+}  // namespace pgrig::report
