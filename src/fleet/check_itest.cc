@@ -58,7 +58,10 @@ TEST(FleetCheck, ReadyHostAndCopiedBinary) {
   // The copy is there, executable, and it is this build.
   auto listing = h.Ssh(1, {"sh", "-c", "ls \"$0\"/bin", h.hosts()[1].dir});
   ASSERT_TRUE(listing.success()) << listing.err;
-  std::vector<std::string> files = SplitWords(listing.out);
+  std::vector<std::string> files;
+  for (const std::string& l : Split(listing.out, '\n')) {
+    if (!Trim(l).empty()) files.push_back(std::string(Trim(l)));
+  }
   ASSERT_EQ(files.size(), 1u) << listing.out;  // no temporary file left behind
   EXPECT_THAT(files[0], MatchesRegex("pgrig-[0-9.]+"));
   auto version = h.Ssh(1, {h.hosts()[1].dir + "/bin/" + files[0], "--version"});

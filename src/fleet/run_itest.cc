@@ -1,0 +1,93 @@
+// `pgrig fleet run` in compare mode end to end: two test hosts (real sshd in
+// network namespaces), each running a tiny plan against its own embedded
+// cluster (its own PGRIG_HOME through the host's `env`), results copied back
+// and compared.  The hosts share this machine's filesystem and CPUs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "fleet/netns_hosts.h"
+#include "support/test_cluster.h"
+
+namespace pgrig::fleet {
+namespace {
+
+using ::testing::HasSubstr;
+using pgrig::testing::NetnsHosts;
+
+constexpr const char* kTinyPlan =
+    "[plan]\nname = \"fleet-tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\n"
+    "duration_s = 1\nwarmup_s = 0\niterations = 2\n"
+    "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n";
+
+// Destroys the embedded clusters the hosts made, also when the test fails.
+struct Clusters {
+  std::vector<std::string> homes;
+  ~Clusters() {
+    for (const std::string& h : homes) {
+      pgrig::testing::RunPgrig({"cluster", "destroy"}, {{"PGRIG_HOME", h}});
+      (void)RemoveTree(h);
+    }
+  }
+};
+
+TEST(FleetRun, CompareModeOnTwoHosts) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  Clusters clusters;
+  std::string plan = h.dir() + "/tiny.toml";
+  ASSERT_TRUE(WriteFileAtomically(plan, kTinyPlan).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nresults = \"" + h.dir() + "/results\"\n";
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\nusd_per_hour = " + (i == 0 ? "0.1" : "0.2") + "\npgrig = \"" +
+         pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+  }
+  std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Progress came back line by line with each host's label.
+  EXPECT_THAT(r.out, HasSubstr("[box0] check: ready"));
+  EXPECT_THAT(r.out, HasSubstr("[box1] check: ready"));
+  EXPECT_THAT(r.out, HasSubstr("[box0] running "));
+  EXPECT_THAT(r.out, HasSubstr("[box1] done: results in "));
+  // Both results directories came back, complete and priced as the fleet file says.
+  std::vector<std::string> found;
+  for (const std::string& line : Split(r.out, '\n')) {
+    auto pos = line.find("completed  results in ");
+    if (pos != std::string::npos) found.push_back(std::string(Trim(line.substr(pos + 22))));
+  }
+  ASSERT_EQ(found.size(), 2u) << r.out;
+  for (size_t i = 0; i < 2; ++i) {
+    auto text = ReadWholeFile(found[i] + "/suite.json");
+    ASSERT_TRUE(text.ok()) << found[i];
+    auto s = nlohmann::json::parse(*text);
+    EXPECT_EQ(s["schema"], "pgrig.suite/1");
+    EXPECT_EQ(s["complete"], true);
+    EXPECT_EQ(s["label"], "box" + std::to_string(i));
+    EXPECT_EQ(s["runs"].size(), 2u);
+    EXPECT_THAT(s["price"].dump(), HasSubstr(i == 0 ? "0.1" : "0.2"));
+    // Each ran its own cluster: the suites' targets name different homes.
+    EXPECT_THAT(s["target"].dump(), HasSubstr(clusters.homes[i])) << s["target"].dump();
+  }
+  // And the comparison ran over them.
+  EXPECT_THAT(r.out, HasSubstr("box1")) << r.out;
+  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no significant difference"),
+                                      HasSubstr("faster"), HasSubstr("slower"),
+                                      HasSubstr("not decidable")))
+      << r.out;
+}
+
+}  // namespace
+}  // namespace pgrig::fleet
