@@ -234,7 +234,9 @@ ProcessResult NetnsHosts::Ssh(size_t host, const std::vector<std::string>& remot
                               std::chrono::seconds timeout) const {
   std::vector<std::string> argv = {"ssh", "-F", ssh_config(), "-o", "BatchMode=yes", "-o",
                                    "ConnectTimeout=3", hosts_.at(host).alias, "--"};
-  argv.insert(argv.end(), remote.begin(), remote.end());
+  std::vector<std::string> quoted;
+  for (const std::string& w : remote) quoted.push_back(ShellQuote(w));
+  argv.push_back(Join(quoted, " "));
   return RunCmd(argv, timeout);
 }
 

@@ -62,7 +62,8 @@ class NetnsHosts {
   std::string known_hosts() const { return dir_ + "/known_hosts"; }
   std::string identity() const { return dir_ + "/client_key"; }
 
-  // Runs `ssh -F ssh_config -o BatchMode=yes hN ARGS...` with a timeout.
+  // Runs `ssh -F ssh_config -o BatchMode=yes hN ARGS...` with a timeout;
+  // each word is quoted for the remote shell.
   ProcessResult Ssh(size_t host, const std::vector<std::string>& remote,
                     std::chrono::seconds timeout = std::chrono::seconds(20)) const;
 
