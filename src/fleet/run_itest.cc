@@ -29,7 +29,7 @@ struct Clusters {
   ~Clusters() {
     for (const std::string& h : homes) {
       pgrig::testing::RunPgrig({"cluster", "destroy"}, {{"PGRIG_HOME", h}});
-      (void)RemoveTree(h);
+      (void)RemoveTree(h.substr(0, h.rfind('/')));  // MakeTempHome's directory
     }
   }
 };
