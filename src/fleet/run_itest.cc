@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -87,6 +90,65 @@ TEST(FleetRun, CompareModeOnTwoHosts) {
                                       HasSubstr("faster"), HasSubstr("slower"),
                                       HasSubstr("not decidable")))
       << r.out;
+}
+
+bool Exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  Clusters clusters;
+  std::string plan = h.dir() + "/tiny.toml";
+  std::string text = kTinyPlan;
+  text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
+  ASSERT_TRUE(WriteFileAtomically(plan, text).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nconnect_timeout = 3\nresults = \"" + h.dir() + "/results\"\n";
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+  }
+  std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+
+  ProcessResult r;
+  std::thread runner([&] { r = pgrig::testing::RunPgrig({"fleet", "run", file}); });
+  // Once box1's cluster is up (its server log exists), wait a moment and
+  // kill everything in its namespace: sshd, the remote pgrig, its server.
+  const std::string log = clusters.homes[1] + "/postgresql.log";
+  for (int i = 0; i < 600 && !Exists(log); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  bool started = Exists(log);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  h.KillHost(1);
+  runner.join();
+  ASSERT_TRUE(started) << "box1's cluster never started: " << r.out << r.err;
+
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  std::string box0, box1;
+  for (const std::string& line : Split(r.out, '\n')) {
+    if (line.rfind("  box0 ", 0) == 0) box0 = line;
+    if (line.rfind("  box1 ", 0) == 0) box1 = line;
+  }
+  EXPECT_THAT(box0, HasSubstr("completed")) << r.out;
+  EXPECT_THAT(box1, HasSubstr("failed")) << r.out;
+  EXPECT_THAT(box1, HasSubstr("h1")) << r.out;  // the reason names the destination
+  EXPECT_THAT(r.out, HasSubstr("[box1] failed: "));
+  EXPECT_THAT(r.out, HasSubstr("nothing to compare"));
+  auto pos = box0.find("results in ");
+  ASSERT_NE(pos, std::string::npos);
+  auto suite = ReadWholeFile(std::string(Trim(box0.substr(pos + 11))) + "/suite.json");
+  ASSERT_TRUE(suite.ok());
+  EXPECT_EQ(nlohmann::json::parse(*suite)["complete"], true);
 }
 
 }  // namespace
