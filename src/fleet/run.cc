@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -10,6 +12,10 @@
 
 namespace pgrig::fleet {
 namespace {
+
+constexpr std::string_view kPidTag = "pgrig-fleet-pid:";
+// How long an interrupted remote run gets to stop by itself.
+constexpr std::chrono::seconds kInterruptGrace{60};
 
 struct Shared {
   std::mutex mu;
@@ -55,14 +61,53 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   } else if (h.instance) {
     argv.insert(argv.end(), {"--instance", *h.instance});
   }
-  RemoteCommand command{.argv = argv, .env = h.env};
   shared.Say(h.label, "running " + RemoteShellLine(argv, {}));
+  // The remote shell says its pid, then becomes pgrig run: on Ctrl-C the
+  // remote run gets SIGINT (it keeps its finished runs and restores
+  // settings) instead of losing its connection.
+  std::vector<std::string> wrapped = {
+      "sh", "-c", "echo " + std::string(kPidTag) + "$$; exec \"$@\"", "sh"};
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  RemoteCommand command{.argv = wrapped, .env = h.env};
+  std::atomic<long> remote_pid{0};
+  std::atomic<bool> hard_cancel{false};
+  std::atomic<bool> finished{false};
+  std::atomic<bool> interrupted{false};
   LineRunOptions lo;
   lo.argv = ssh.SshArgv(h.destination, command);
   lo.timeout = o.host_timeout;
-  lo.cancel = o.cancel;
-  lo.on_line = [&](Stream, std::string_view line) { shared.Say(h.label, line); };
+  lo.cancel = &hard_cancel;
+  lo.on_line = [&](Stream s, std::string_view line) {
+    if (s == Stream::kOut && remote_pid == 0 && line.starts_with(kPidTag)) {
+      remote_pid = std::atol(std::string(line.substr(kPidTag.size())).c_str());
+      return;
+    }
+    shared.Say(h.label, line);
+  };
+  std::thread watcher([&] {
+    std::chrono::steady_clock::time_point signalled{};
+    while (!finished) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (o.cancel == nullptr || !o.cancel->load() || hard_cancel) continue;
+      if (!interrupted) {
+        interrupted = true;
+        signalled = std::chrono::steady_clock::now();
+        if (remote_pid <= 0) {
+          hard_cancel = true;
+          continue;
+        }
+        shared.Say(h.label, "interrupting the remote run (SIGINT)");
+        (void)ssh.Run(h.destination,
+                      RemoteCommand{.argv = {"kill", "-INT", std::to_string(remote_pid.load())},
+                                    .timeout = std::chrono::seconds(20)});
+      } else if (std::chrono::steady_clock::now() - signalled > kInterruptGrace) {
+        hard_cancel = true;
+      }
+    }
+  });
   auto result = RunWithLines(lo);
+  finished = true;
+  watcher.join();
   if (!result.ok()) return fail(result.status().message());
   Status ssh_status = ssh.CheckSshFailure(h.destination, "the run", *result);
 
@@ -74,6 +119,10 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
                             : made;
   if (copied.ok()) run.local_results = local;
 
+  if (interrupted) {
+    return fail(std::string("interrupted") +
+                (copied.ok() ? "; its partial results were copied back" : ""));
+  }
   if (!ssh_status.ok()) return fail(ssh_status.message());
   if (!result->success()) {
     return fail(fmt::format("pgrig run exited with {}{}", result->exit_code,

@@ -11,6 +11,11 @@
 // Results a failed run left behind are still copied back when they exist
 // (a suite that stopped early is marked incomplete in its suite.json).
 //
+// When `cancel` becomes true (Ctrl-C), each running host's remote pgrig gets
+// SIGINT (through a second ssh command, by the pid its shell reported), has
+// 60 s to stop and write what it finished, and its partial results are
+// copied back; only then is ssh killed.
+//
 // The hosts must have been checked first (check.h): the pgrig command per
 // host comes from its HostCheck.  The progress callback is called from one
 // thread per host, serialised by a mutex here.  Nothing here prints.

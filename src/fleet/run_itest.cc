@@ -5,8 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <fstream>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -149,6 +156,97 @@ TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   auto suite = ReadWholeFile(std::string(Trim(box0.substr(pos + 11))) + "/suite.json");
   ASSERT_TRUE(suite.ok());
   EXPECT_EQ(nlohmann::json::parse(*suite)["complete"], true);
+}
+
+// Any pgrig process whose command line mentions `needle` (from /proc).
+bool AnyPgrigMentions(const std::string& needle) {
+  const std::string exe = pgrig::testing::PgrigExe();
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.rfind(exe, 0) == 0 && cmd.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  Clusters clusters;
+  std::string plan = h.dir() + "/tiny.toml";
+  std::string text = kTinyPlan;
+  text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
+  text.replace(text.find("iterations = 2"), 14, "iterations = 5");
+  ASSERT_TRUE(WriteFileAtomically(plan, text).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nresults = \"" + h.dir() + "/results\"\n";
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+  }
+  std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+  std::string out_file = h.dir() + "/out.txt";
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::string exe = pgrig::testing::PgrigExe();
+    ::execl(exe.c_str(), exe.c_str(), "fleet", "run", file.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Both remote runs are measuring: interrupt, as Ctrl-C would.
+  auto running = [&] {
+    auto o = ReadWholeFile(out_file);
+    return o.ok() && o->find("[box0] [run 2/") != std::string::npos &&
+           o->find("[box1] [run 2/") != std::string::npos;
+  };
+  for (int i = 0; i < 900 && !running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  bool was_running = running();
+  ::kill(pid, SIGINT);
+  int st = 0;
+  auto start = std::chrono::steady_clock::now();
+  ::waitpid(pid, &st, 0);
+  auto took = std::chrono::steady_clock::now() - start;
+  auto out_text = ReadWholeFile(out_file);
+  std::string out = out_text.ok() ? *out_text : "";
+  ASSERT_TRUE(was_running) << out;
+  ASSERT_TRUE(WIFEXITED(st)) << out;
+  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  EXPECT_LT(took, std::chrono::seconds(60)) << out;
+  EXPECT_THAT(out, HasSubstr("[box0] interrupting the remote run (SIGINT)"));
+  EXPECT_THAT(out, HasSubstr("[box1] interrupting the remote run (SIGINT)"));
+  for (int i = 0; i < 2; ++i) {
+    std::string label = "box" + std::to_string(i);
+    std::string line;
+    for (const std::string& l : Split(out, '\n')) {
+      if (l.rfind("  " + label + " ", 0) == 0) line = l;
+    }
+    EXPECT_THAT(line, HasSubstr("interrupted; its partial results were copied back")) << out;
+    // The remote pgrig stopped (nothing still runs its plan).
+    EXPECT_FALSE(AnyPgrigMentions(h.hosts()[i].dir + "/work/")) << label;
+  }
+  // The partial suites came back, marked incomplete, with their finished runs.
+  std::vector<std::string> suites;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(h.dir() + "/results")) {
+    if (e.path().filename() == "suite.json") suites.push_back(e.path().string());
+  }
+  ASSERT_EQ(suites.size(), 2u) << out;
+  for (const std::string& s : suites) {
+    auto j = nlohmann::json::parse(ReadWholeFile(s).value());
+    EXPECT_EQ(j["complete"], false) << s;
+    EXPECT_GE(j["runs"].size(), 1u) << s;
+  }
 }
 
 }  // namespace
