@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 namespace pgrig::cli {
@@ -34,7 +35,63 @@ enum LongOnly {
   kVerboseErrors = 15,
   kJson = 1000,  // above every option letter
   kHelp = 1001,
+  kDb = 1002,
 };
+
+const option kLongOptions[] = {
+    {"builtin", required_argument, nullptr, 'b'},
+    {"client", required_argument, nullptr, 'c'},
+    {"connect", no_argument, nullptr, 'C'},
+    {"debug", no_argument, nullptr, 'd'},
+    {"define", required_argument, nullptr, 'D'},
+    {"file", required_argument, nullptr, 'f'},
+    {"fillfactor", required_argument, nullptr, 'F'},
+    {"host", required_argument, nullptr, 'h'},
+    {"initialize", no_argument, nullptr, 'i'},
+    {"init-steps", required_argument, nullptr, 'I'},
+    {"jobs", required_argument, nullptr, 'j'},
+    {"log", no_argument, nullptr, 'l'},
+    {"latency-limit", required_argument, nullptr, 'L'},
+    {"no-vacuum", no_argument, nullptr, 'n'},
+    {"port", required_argument, nullptr, 'p'},
+    {"progress", required_argument, nullptr, 'P'},
+    {"protocol", required_argument, nullptr, 'M'},
+    {"quiet", no_argument, nullptr, 'q'},
+    {"report-per-command", no_argument, nullptr, 'r'},
+    {"rate", required_argument, nullptr, 'R'},
+    {"scale", required_argument, nullptr, 's'},
+    {"select-only", no_argument, nullptr, 'S'},
+    {"skip-some-updates", no_argument, nullptr, 'N'},
+    {"time", required_argument, nullptr, 'T'},
+    {"transactions", required_argument, nullptr, 't'},
+    {"username", required_argument, nullptr, 'U'},
+    {"vacuum-all", no_argument, nullptr, 'v'},
+    {"version", no_argument, nullptr, 'V'},
+    {"help", no_argument, nullptr, kHelp},
+    {"unlogged-tables", no_argument, nullptr, kUnloggedTables},
+    {"tablespace", required_argument, nullptr, kTablespace},
+    {"index-tablespace", required_argument, nullptr, kIndexTablespace},
+    {"sampling-rate", required_argument, nullptr, kSamplingRate},
+    {"aggregate-interval", required_argument, nullptr, kAggregateInterval},
+    {"progress-timestamp", no_argument, nullptr, kProgressTimestamp},
+    {"log-prefix", required_argument, nullptr, kLogPrefix},
+    {"foreign-keys", no_argument, nullptr, kForeignKeys},
+    {"random-seed", required_argument, nullptr, kRandomSeed},
+    {"show-script", required_argument, nullptr, kShowScript},
+    {"partitions", required_argument, nullptr, kPartitions},
+    {"partition-method", required_argument, nullptr, kPartitionMethod},
+    {"failures-detailed", no_argument, nullptr, kFailuresDetailed},
+    {"max-tries", required_argument, nullptr, kMaxTries},
+    {"verbose-errors", no_argument, nullptr, kVerboseErrors},
+    {"json", required_argument, nullptr, kJson},
+    {"db", required_argument, nullptr, kDb},
+    {nullptr, 0, nullptr, 0},
+};
+
+constexpr char kShortOptions[] = "iI:h:nvp:dqb:SNc:j:Crs:t:T:U:lf:D:F:M:P:R:L:V?";
+
+// pgbench's MAX_SCRIPTS.
+constexpr size_t kMaxScripts = 128;
 
 std::string Hint() {
   return std::string(kBenchProgram) + ": hint: Try \"" + kBenchProgram +
@@ -86,6 +143,13 @@ BenchParse Exit(BenchParse p, int code) {
   return p;
 }
 
+// pgbench's addScript() limit, checked as each script is added.
+bool RoomForScript(BenchParse* p) {
+  if (p->options.scripts.size() < kMaxScripts) return true;
+  p->err += BenchError("at most " + std::to_string(kMaxScripts) + " SQL scripts are allowed");
+  return false;
+}
+
 bool AddBuiltin(BenchParse* p, std::string_view name, int weight) {
   auto found = script::FindBuiltin(name);
   if (!found.ok()) {
@@ -93,6 +157,7 @@ bool AddBuiltin(BenchParse* p, std::string_view name, int weight) {
     p->err += script::ListAvailableScripts();
     return false;
   }
+  if (!RoomForScript(p)) return false;
   p->options.scripts.push_back(
       {.kind = ScriptSpec::Kind::kBuiltin, .name = std::string((*found)->name), .weight = weight});
   p->options.internal_script_used = true;
@@ -109,8 +174,27 @@ std::string BenchUsage() {
   return std::string(kBenchProgram) +
          " runs a pgbench-compatible benchmark against PostgreSQL.\n\n"
          "Usage:\n"
-         "  pgrig bench [OPTION]... [DBNAME]\n\n"
-         "Initialization (-i) is done by \"pgrig init\".\n\n"
+         "  pgrig bench [OPTION]... [DBNAME]\n"
+         "  pgbench [-i] [OPTION]... [DBNAME]   (pgrig installed or linked as \"pgbench\")\n\n"
+         "Initialization options:\n"
+         "  These are \"pgrig init\"'s (it loads the tables over several connections);\n"
+         "  pgrig bench refuses them. Run as \"pgbench\", pgrig gives -i command lines to\n"
+         "  \"pgrig init\" and the others to \"pgrig bench\".\n"
+         "  -i, --initialize         initialization mode (\"pgrig init\")\n"
+         "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
+         "                           run selected initialization steps\n"
+         "  -F, --fillfactor=NUM     set fill factor\n"
+         "  -n, --no-vacuum          do not run VACUUM during initialization\n"
+         "  -q, --quiet              quiet logging (one message each 5 seconds)\n"
+         "  -s, --scale=NUM          scaling factor\n"
+         "  --foreign-keys           create foreign key constraints between tables\n"
+         "  --index-tablespace=TABLESPACE\n"
+         "                           create indexes in the specified tablespace\n"
+         "  --partition-method=(range|hash)\n"
+         "                           partition pgbench_accounts with this method (default: range)\n"
+         "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
+         "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
+         "  --unlogged-tables        create tables as unlogged tables\n\n"
          "Options to select what to run:\n"
          "  -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)\n"
          "                           (use \"-b list\" to list available scripts)\n"
@@ -147,16 +231,37 @@ std::string BenchUsage() {
          "  --sampling-rate=NUM      fraction of transactions to log (e.g., 0.01 for 1%)\n"
          "  --show-script=NAME       show builtin script code, then exit\n"
          "  --verbose-errors         print messages of all errors\n"
-         "  --json=FILE              write the results (pgrig.result/1) to FILE\n\n"
+         "  --json=FILE              write the results (pgrig.result/1) to FILE (pgrig's;\n"
+         "                           checked writable before the run)\n\n"
          "Common options:\n"
          "  -d, --debug              print debugging output\n"
          "  -h, --host=HOSTNAME      database server host or socket directory\n"
          "  -p, --port=PORT          database server port number\n"
          "  -U, --username=USERNAME  connect as specified database user\n"
+         "  --db=CONNINFO            database name, conninfo string or postgresql:// URI\n"
+         "                           (pgrig's; the same as DBNAME)\n"
          "  -V, --version            output version information, then exit\n"
          "  -?, --help               show this help, then exit\n\n"
-         "With no server named (-h/-p/-U, DBNAME or PG* variables) the embedded cluster is used.\n"
+         "With no server named (-h/-p/-U, DBNAME, --db or PG* variables) the embedded cluster is\n"
+         "used, started on demand; nothing starts or connects for a refused command line.\n"
          "Exit status: 0 success, 1 bad invocation or setup, 2 failure during the run.\n";
+}
+
+bool IsPgbenchInitMode(int argc, char** argv) {
+  // getopt_long permutes its argv: scan a copy, quietly.
+  std::vector<char*> args(argv, argv + argc);
+  args.push_back(nullptr);
+  optind = 0;
+  opterr = 0;
+  bool init = false;
+  int c = 0;
+  int optindex = 0;
+  while ((c = getopt_long(argc, args.data(), kShortOptions, kLongOptions, &optindex)) != -1) {
+    if (c == 'i') init = true;
+  }
+  optind = 0;
+  opterr = 1;
+  return init;
 }
 
 BenchParse ParseBenchArgs(int argc, char** argv) {
@@ -164,54 +269,6 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
   BenchOptions& o = p.options;
   for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
 
-  static const option kLongOptions[] = {
-      {"builtin", required_argument, nullptr, 'b'},
-      {"client", required_argument, nullptr, 'c'},
-      {"connect", no_argument, nullptr, 'C'},
-      {"debug", no_argument, nullptr, 'd'},
-      {"define", required_argument, nullptr, 'D'},
-      {"file", required_argument, nullptr, 'f'},
-      {"fillfactor", required_argument, nullptr, 'F'},
-      {"host", required_argument, nullptr, 'h'},
-      {"initialize", no_argument, nullptr, 'i'},
-      {"init-steps", required_argument, nullptr, 'I'},
-      {"jobs", required_argument, nullptr, 'j'},
-      {"log", no_argument, nullptr, 'l'},
-      {"latency-limit", required_argument, nullptr, 'L'},
-      {"no-vacuum", no_argument, nullptr, 'n'},
-      {"port", required_argument, nullptr, 'p'},
-      {"progress", required_argument, nullptr, 'P'},
-      {"protocol", required_argument, nullptr, 'M'},
-      {"quiet", no_argument, nullptr, 'q'},
-      {"report-per-command", no_argument, nullptr, 'r'},
-      {"rate", required_argument, nullptr, 'R'},
-      {"scale", required_argument, nullptr, 's'},
-      {"select-only", no_argument, nullptr, 'S'},
-      {"skip-some-updates", no_argument, nullptr, 'N'},
-      {"time", required_argument, nullptr, 'T'},
-      {"transactions", required_argument, nullptr, 't'},
-      {"username", required_argument, nullptr, 'U'},
-      {"vacuum-all", no_argument, nullptr, 'v'},
-      {"version", no_argument, nullptr, 'V'},
-      {"help", no_argument, nullptr, kHelp},
-      {"unlogged-tables", no_argument, nullptr, kUnloggedTables},
-      {"tablespace", required_argument, nullptr, kTablespace},
-      {"index-tablespace", required_argument, nullptr, kIndexTablespace},
-      {"sampling-rate", required_argument, nullptr, kSamplingRate},
-      {"aggregate-interval", required_argument, nullptr, kAggregateInterval},
-      {"progress-timestamp", no_argument, nullptr, kProgressTimestamp},
-      {"log-prefix", required_argument, nullptr, kLogPrefix},
-      {"foreign-keys", no_argument, nullptr, kForeignKeys},
-      {"random-seed", required_argument, nullptr, kRandomSeed},
-      {"show-script", required_argument, nullptr, kShowScript},
-      {"partitions", required_argument, nullptr, kPartitions},
-      {"partition-method", required_argument, nullptr, kPartitionMethod},
-      {"failures-detailed", no_argument, nullptr, kFailuresDetailed},
-      {"max-tries", required_argument, nullptr, kMaxTries},
-      {"verbose-errors", no_argument, nullptr, kVerboseErrors},
-      {"json", required_argument, nullptr, kJson},
-      {nullptr, 0, nullptr, 0},
-  };
 
   // getopt_long names the program from argv[0] in its own complaints.
   std::vector<char*> args(argv, argv + argc);
@@ -235,10 +292,10 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
   }
 
   bool initialization_option_set = false;
+  std::optional<std::string> db_option;  // --db
   int c = 0;
   int optindex = 0;
-  while ((c = getopt_long(argc, args.data(), "iI:h:nvp:dqb:SNc:j:Crs:t:T:U:lf:D:F:M:P:R:L:V?",
-                          kLongOptions, &optindex)) != -1) {
+  while ((c = getopt_long(argc, args.data(), kShortOptions, kLongOptions, &optindex)) != -1) {
     switch (c) {
       case 'i':
         p.err += BenchError("pgrig bench does not initialize databases; run \"pgrig init\" (it takes "
@@ -380,6 +437,7 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
           p.err += BenchError(w.status().message());
           return Exit(std::move(p), 1);
         }
+        if (!RoomForScript(&p)) return Exit(std::move(p), 1);
         o.scripts.push_back({.kind = ScriptSpec::Kind::kFile, .name = w->name, .weight = w->weight});
         break;
       }
@@ -487,6 +545,9 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
       case kJson:
         o.json_path = optarg;
         break;
+      case kDb:
+        db_option = optarg;
+        break;
       case kHelp:
         p.out = BenchUsage();
         return Exit(std::move(p), 0);
@@ -513,7 +574,13 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
 
   // The operands are read from `args`, which getopt_long has permuted so
   // that they follow the options ("pgrig bench DB -n ..." names DB).
-  if (optind < argc) o.conn.dbname = args[static_cast<size_t>(optind++)];
+  if (optind < argc && !db_option) o.conn.dbname = args[static_cast<size_t>(optind++)];
+  if (optind < argc && db_option) {
+    p.err += BenchError(std::string("both --db and a database name (\"") +
+                        args[static_cast<size_t>(optind)] + "\") were given; use one of them");
+    return Exit(std::move(p), 1);
+  }
+  if (db_option) o.conn.dbname = *db_option;
   if (optind < argc) {
     p.err += BenchError(std::string("too many command-line arguments (first is \"") +
                         args[static_cast<size_t>(optind)] + "\")");

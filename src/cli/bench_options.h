@@ -6,6 +6,8 @@
 // complaints, and returns what to print and which exit code to use when the
 // command must stop early (--help, -b list, --show-script, a bad option).
 // Messages are pgbench's, with "pgrig bench" where pgbench says "pgbench".
+// Beyond pgbench: --json FILE and --db CONNINFO (the database operand as an
+// option, as every pgrig command takes it).
 // Not thread-safe (getopt_long keeps global state).
 #ifndef PGRIG_CLI_BENCH_OPTIONS_H_
 #define PGRIG_CLI_BENCH_OPTIONS_H_
@@ -75,8 +77,16 @@ struct BenchParse {
 // REQUIRES: argv[0] is the subcommand name ("bench").
 BenchParse ParseBenchArgs(int argc, char** argv);
 
-// The usage text (--help).
+// The usage text (--help): pgbench's headings (Initialization options,
+// Options to select what to run, Benchmarking options, Common options).
 std::string BenchUsage();
+
+// Whether pgbench would run this command line in initialization mode: -i or
+// --initialize anywhere among the options (found by getopt_long with
+// pgbench's option table, so "-ni", "--initialize" and option arguments
+// are read as pgbench reads them).  argv[0] is the program name.  Prints
+// nothing.  Not thread-safe (getopt_long).
+bool IsPgbenchInitMode(int argc, char** argv);
 
 // "pgrig bench: error: <message>\n"
 std::string BenchError(const std::string& message);

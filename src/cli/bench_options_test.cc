@@ -193,3 +193,83 @@ TEST(BenchOptionsTest, JsonAndLatencyLimit) {
 
 }  // namespace
 }  // namespace pgrig::cli
+
+namespace pgrig::cli {
+namespace {
+
+// pgbench's MAX_SCRIPTS: the 129th -f/-b is refused while parsing, before
+// any file is read or any connection made.
+TEST(BenchOptionsDropIn, AtMost128Scripts) {
+  std::vector<std::string> args;
+  for (int i = 0; i < 128; ++i) args.insert(args.end(), {"-f", "s" + std::to_string(i) + ".sql"});
+  BenchParse ok = Parse(args);
+  EXPECT_EQ(ok.action, BenchParse::Action::kRun) << ok.err;
+  EXPECT_EQ(ok.options.scripts.size(), 128u);
+  args.insert(args.end(), {"-b", "select-only"});
+  BenchParse too_many = Parse(args);
+  EXPECT_EQ(too_many.action, BenchParse::Action::kExit);
+  EXPECT_EQ(too_many.exit_code, 1);
+  EXPECT_EQ(too_many.err, "pgrig bench: error: at most 128 SQL scripts are allowed\n");
+  args.back() = "no-such.sql";
+  args[args.size() - 2] = "-f";
+  EXPECT_EQ(Parse(args).exit_code, 1);
+}
+
+// --db: the database operand as an option (conninfo or URI), as the other
+// commands take it; not together with the operand.
+TEST(BenchOptionsDropIn, DbOptionNamesTheDatabase) {
+  BenchParse p = Parse({"-n", "--db", "host=/tmp/s port=5433 dbname=x", "-t", "1"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  EXPECT_EQ(p.options.conn.dbname, "host=/tmp/s port=5433 dbname=x");
+  BenchParse uri = Parse({"--db=postgresql:///y"});
+  ASSERT_EQ(uri.action, BenchParse::Action::kRun) << uri.err;
+  EXPECT_EQ(uri.options.conn.dbname, "postgresql:///y");
+  BenchParse both = Parse({"--db", "x", "y"});
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_THAT(both.err, HasSubstr("both --db and a database name (\"y\")"));
+}
+
+// pgbench's --help headings, in pgbench's order.
+TEST(BenchOptionsDropIn, HelpUsesPgbenchHeadings) {
+  const std::string h = BenchUsage();
+  size_t at = 0;
+  for (const char* heading : {"\nInitialization options:\n", "\nOptions to select what to run:\n",
+                              "\nBenchmarking options:\n", "\nCommon options:\n"}) {
+    const size_t found = h.find(heading, at);
+    ASSERT_NE(found, std::string::npos) << heading;
+    at = found;
+  }
+  EXPECT_THAT(h, HasSubstr("--db=CONNINFO"));
+}
+
+std::vector<char*> Argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return argv;
+}
+
+TEST(BenchOptionsDropIn, PgbenchInitModeAsGetoptReadsIt) {
+  auto init = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "pgbench");
+    std::vector<char*> argv = Argv(args);
+    return IsPgbenchInitMode(static_cast<int>(argv.size()), argv.data());
+  };
+  EXPECT_TRUE(init({"-i"}));
+  EXPECT_TRUE(init({"-i", "-s", "10", "db"}));
+  EXPECT_TRUE(init({"db", "-s", "10", "-i"}));
+  EXPECT_TRUE(init({"-ni"}));
+  EXPECT_TRUE(init({"--initialize"}));
+  EXPECT_TRUE(init({"--bogus", "-i"}));
+  EXPECT_FALSE(init({}));
+  EXPECT_FALSE(init({"-c", "4", "-T", "5", "db"}));
+  EXPECT_FALSE(init({"-f", "-i"}));      // "-i" is -f's file name
+  EXPECT_FALSE(init({"-D", "x=-i"}));
+  EXPECT_FALSE(init({"--", "-i"}));      // an operand after "--"
+  EXPECT_FALSE(init({"-I", "dtg"}));     // -I alone is not -i
+  // The parser still works afterwards (getopt's state was reset).
+  BenchParse p = Parse({"-c", "3"});
+  EXPECT_EQ(p.options.clients, 3);
+}
+
+}  // namespace
+}  // namespace pgrig::cli

@@ -4,6 +4,7 @@
 // connection (version line, scale from pgbench_branches, vacuum), the run,
 // the summary.  Then pgrig's own lines and the --json results document.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -71,6 +72,28 @@ void TryExec(pg::Connection& con, const char* sql) {
     PrintErr("\n" + BenchError(ServerErrorText(con, r.status())));
     PrintErr(std::string(kBenchProgram) + ": detail: (ignoring this error and continuing anyway)\n");
   }
+}
+
+// Whether a file can be created next to `path` (what WriteFileAtomically and
+// the -l log files need): creates and removes a probe file in its directory,
+// so that a long run's results are not lost to an unwritable path at its end.
+Status CheckCanCreate(const std::string& path, const std::string& what) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat st {};
+  if (path.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    return InvalidArgument("cannot write " + what + " \"" + path + "\": " +
+                           (path.empty() ? "no file name" : "it is a directory"));
+  }
+  std::string probe = dir + "/.pgrig-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    return InvalidArgument("cannot write " + what + " \"" + path + "\": cannot create files in \"" +
+                           dir + "\": " + std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::Ok();
 }
 
 std::string ServerVersionText(int v) {
@@ -148,6 +171,24 @@ int RunBench(int argc, char** argv) {
     }
   }
 
+  // Output files are checked before anything starts (no cluster, no
+  // connection), so that a run's results cannot be lost at its end.
+  if (!o.json_path.empty()) {
+    Status w = CheckCanCreate(o.json_path, "the results (--json)");
+    if (!w.ok()) {
+      PrintErr(BenchError(w.message()));
+      return kExitBadInvocation;
+    }
+  }
+  if (o.log) {
+    const std::string prefix = o.log_prefix.empty() ? "pgbench_log" : o.log_prefix;
+    Status w = CheckCanCreate(prefix + "." + std::to_string(getpid()), "the transaction log (-l)");
+    if (!w.ok()) {
+      PrintErr(BenchError(w.message()));
+      return kExitBadInvocation;
+    }
+  }
+
   // Target and setup connection.
   auto target = ResolveTarget(o.conn, /*quiet=*/false);
   if (!target.ok()) {
@@ -175,6 +216,13 @@ int RunBench(int argc, char** argv) {
   }
   std::printf("pgrig bench (pgrig %s, server %s)\n", kVersion, server.version.c_str());
   std::fflush(stdout);
+  if (o.debug > 0) {
+    PrintErr(std::string(kBenchProgram) + ": pghost: " + PQhost(con->raw()) +
+             " pgport: " + PQport(con->raw()) + " nclients: " + std::to_string(o.clients) +
+             (o.duration_s > 0 ? " duration: " + std::to_string(o.duration_s)
+                               : " nxacts: " + std::to_string(o.transactions)) +
+             " dbName: " + PQdb(con->raw()) + "\n");
+  }
 
   int scale = o.scale;
   if (o.internal_script_used) {
@@ -251,6 +299,7 @@ int RunBench(int argc, char** argv) {
   cfg.log.sampling_rate = o.sampling_rate;
   cfg.log.pid = static_cast<int>(getpid());
   cfg.log.failures_detailed = o.failures_detailed;
+  cfg.debug = o.debug > 0;
   // Tuning knob for measurements (bench/bench_vs_pgbench.sh), not an option.
   if (const char* y = std::getenv("PGRIG_ENGINE_YIELD")) cfg.yield_rounds = std::atoi(y);
   // The same for the transaction path: libpq's instead of pgrig's own.

@@ -31,12 +31,14 @@ using workload::InitStep;
 
 constexpr char kUsage[] =
     "pgrig init creates pgbench's tables and loads them, over several connections at once.\n"
-    "It takes pgbench -i's options: replace \"pgbench -i\" by \"pgrig init\".\n"
+    "It takes pgbench -i's options: replace \"pgbench -i\" by \"pgrig init\" (or link pgrig\n"
+    "as \"pgbench\" and keep the command line).\n"
     "\n"
     "Usage:\n"
     "  pgrig init [OPTION]... [DBNAME]\n"
     "\n"
-    "Initialization options (as pgbench -i):\n"
+    "Initialization options:\n"
+    "  -i, --initialize         accepted and ignored (pgbench's mode switch)\n"
     "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
     "                           run selected initialization steps:\n"
     "                           d drop tables, t create tables, g generate data on the\n"
@@ -54,23 +56,25 @@ constexpr char kUsage[] =
     "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
     "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
     "  --unlogged-tables        create tables as unlogged tables\n"
-    "  -i, --initialize         accepted and ignored (pgbench's mode switch)\n"
+    "  -j, --jobs=NUM           loading connections (pgrig's; default: the number of cores)\n"
     "\n"
-    "Loading:\n"
-    "  -j, --jobs=NUM           loading connections (default: the number of cores)\n"
+    "Options to select what to run, Benchmarking options:\n"
+    "  pgbench's benchmarking options (-c, -t, -T, -S, -f, ...) are refused here, as\n"
+    "  pgbench -i refuses them; \"pgrig bench\" runs the benchmark.\n"
     "\n"
-    "Connection options (as pgbench; none given: the embedded cluster, started on demand):\n"
+    "Common options:\n"
+    "  -d, --debug              print every SQL statement sent\n"
     "  -h, --host=HOSTNAME      database server host or socket directory\n"
     "  -p, --port=PORT          database server port number\n"
     "  -U, --username=USERNAME  connect as specified database user\n"
     "  --db=CONNINFO            database name, conninfo string or postgresql:// URI\n"
-    "  DBNAME                   database name (or conninfo/URI), as with pgbench\n"
-    "  PGHOST, PGPORT, PGUSER, PGDATABASE, ... and ~/.pgpass are honoured.\n"
-    "\n"
-    "Common options:\n"
-    "  -d, --debug              print every SQL statement sent\n"
+    "                           (pgrig's; the same as DBNAME)\n"
     "  -V, --version            output version information, then exit\n"
     "  -?, --help               show this help, then exit\n"
+    "\n"
+    "With no server named (-h/-p/-U, DBNAME, --db, or PGHOST, PGPORT, PGUSER,\n"
+    "PGDATABASE, ...) the embedded cluster is used, started on demand; ~/.pgpass is\n"
+    "honoured.  Nothing starts or connects for a refused command line.\n"
     "\n"
     "The result is what pgbench -i leaves: same tables, columns, keys, rows and\n"
     "statistics, so pgbench and pgrig bench run against it unchanged.  How it gets\n"
@@ -306,12 +310,24 @@ int RunInit(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   auto parsed = workload::ParseInitCommandLine(args);
   if (!parsed.ok()) {
+    // The first line is the error; a second one is pgbench's detail.
     std::string m = parsed.status().message();
+    std::string detail;
+    if (const size_t nl = m.find('\n'); nl != std::string::npos) {
+      detail = m.substr(nl + 1);
+      m.resize(nl);
+    }
     if (m.find("option") != std::string::npos && m.find("must be in range") == std::string::npos &&
-        m.find("invalid value") == std::string::npos) {
+        m.find("invalid value") == std::string::npos &&
+        m.find("cannot be used in initialization") == std::string::npos) {
       m += " (try \"pgrig init --help\")";
     }
-    return Fail(Status(parsed.status().code(), m));
+    std::fprintf(stderr, "pgrig init: error: %s\n", m.c_str());
+    if (!detail.empty()) std::fprintf(stderr, "pgrig init: detail: %s\n", detail.c_str());
+    if (m.rfind("too many command-line arguments", 0) == 0) {
+      std::fputs("pgrig init: hint: Try \"pgrig init --help\" for more information.\n", stderr);
+    }
+    return kExitBadInvocation;
   }
   if (parsed->help) {
     std::fputs(kUsage, stdout);

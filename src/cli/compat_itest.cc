@@ -13,7 +13,10 @@
 //    order (pgrig may say more, never less);
 //  - stdout: pgbench's summary lines up to the latency figures, the same
 //    way (pgrig adds lines of its own after them);
-//  - for error cases, a substring that both stderrs must contain.
+//  - for error cases, a substring that both stderrs must contain;
+//  - with -d, pgbench's trace lines ("client 0 sending ..."), one to one;
+//  - pgrig run under the name "pgbench" (a symlink) against pgbench itself,
+//    for -i's refusals and for both modes; --help's headings and options.
 // Known mismatches are not skipped: the case fails and names what differs.
 // None is known at present (against PostgreSQL 15.18); the differences the
 // suite found when it was written have been fixed in pgrig.
@@ -26,6 +29,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -33,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "common/process.h"
 #include "support/test_cluster.h"
 
 namespace pgrig {
@@ -867,6 +872,26 @@ const std::vector<ScriptCase> kScriptCases = {
      "unexpected number of arguments (permute)"},
     {"error_on_later_line", "\\set a 1\n\\set b 2\n\\set c (1 +\n", 1, "syntax error"},
     {"error_column_in_long_line", "\\set a 1 + 2 + 3 + 4 + 5 * * 6\n", 1, "syntax error"},
+    // A backslash-newline continues a meta-command, also right after a word.
+    {"continuation_in_expression", "\\set x 1 + \\\n2\n\\set r debug(:x)\n", 0},
+    {"continuation_after_operator", "\\set x 1 +\\\n2\n\\set r debug(:x)\n", 0},
+    {"continuation_after_set_variable", "\\set x\\\n 3\n\\set r debug(:x)\n", 0},
+    {"continuation_after_setshell_variable", "\\setshell var\\\necho 5\n\\set r debug(:var)\n", 0},
+    {"continuation_between_shell_words",
+     "\\setshell var \\\n echo \\\n 6\n\\set r debug(:var)\n", 0},
+    {"continuation_after_sleep_amount", "\\sleep 1\\\n ms\n\\set r debug(7)\n", 0},
+    {"continuation_crlf", "\\set x 4 \\\r\n+ 1\r\n\\set r debug(:x)\r\n", 0},
+    // COPY in a script: pgbench's refusal, the client aborted, exit 2 (the
+    // lean path sees CopyInResponse / CopyOutResponse).
+    {"copy_to_stdout", "SELECT 1;\nCOPY (SELECT 1) TO STDOUT;\nSELECT 2;\n", 2,
+     "COPY is not supported in pgbench, aborting"},
+    {"copy_from_stdin",
+     "CREATE TEMP TABLE IF NOT EXISTS compat_copy(a int);\nCOPY compat_copy FROM STDIN;\n", 2,
+     "COPY is not supported in pgbench, aborting"},
+    {"copy_extended", "COPY (SELECT 1) TO STDOUT;\n", 2, "COPY is not supported in pgbench, aborting",
+     {"-t", "2", "-c", "2", "-M", "extended"}},
+    {"copy_libpq_path", "COPY (SELECT 1) TO STDOUT;\nSELECT 1 AS one \\gset\n", 2,
+     "COPY is not supported in pgbench, aborting", {"-t", "2", "-c", "2"}},
 };
 
 class ScriptTest : public ::testing::TestWithParam<ScriptCase> {};
@@ -1117,6 +1142,404 @@ TEST(CompatOptions, InitializeIsRefused) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("pgrig init"));
   EXPECT_EQ(r.out, "");
+}
+
+
+// ---------------------------------------------------------------------------
+// 8. The drop-in: -d, -i's refusals, --help, pgrig run as "pgbench", checks
+// before any side effect, --db.
+
+// pgbench -d's trace lines ("pgbench: client 0 sending ..."), after the
+// program name is normalised.  "client N receiving" is printed once per
+// wait for the socket, which depends on timing: runs of it count as one.
+// With `only`, just the lines that start with it (one client's).
+std::vector<std::string> TraceLines(const std::string& err, const std::string& only = "") {
+  std::vector<std::string> out;
+  for (const auto& l : Lines(Normalize(err))) {
+    if (!only.empty() && l.rfind(only, 0) != 0) continue;
+    if (l.rfind("pgbench: client ", 0) != 0 && l.rfind("pgbench: pghost: ", 0) != 0 &&
+        l.find(": shell parameter name: ") == std::string::npos) {
+      continue;
+    }
+    if (!out.empty() && out.back() == l && l.ends_with(" receiving")) continue;
+    out.push_back(l);
+  }
+  return out;
+}
+
+// What pgrig traces is what pgbench traces, line for line, in simple and
+// extended mode: the connection line, the script choice, each SQL text
+// sent, the waits, each executed meta-command with its words (branches only
+// when reached by executing), \setshell's value line.  Prepared mode
+// differs on purpose: pgrig prepares a script's statements together before
+// its first transaction, pgbench each one just before its first use, so
+// the "preparing P_n" lines come earlier (the same lines, another order).
+TEST(CompatDebug, SameTraceLines) {
+  TempScript s(
+      "SELECT 1;\n"
+      "\\set x 1 + 2\n"
+      "\\sleep 1 ms\n"
+      "select :x;\n"
+      "\\if :x > 1\n"
+      "select 'then';\n"
+      "\\else\n"
+      "select 'else';\n"
+      "\\endif\n"
+      "\\if :x < 1\n"
+      "select 'no';\n"
+      "\\elif :x = 3\n"
+      "select 'elif';\n"
+      "\\endif\n"
+      "\\setshell y echo 5\n"
+      "\\set r debug(:y)\n");
+  for (const char* mode : {"simple", "extended"}) {
+    Both b = RunBoth({"-n", "-d", "-t", "2", "-c", "1", "-M", mode, "-f", s.path()});
+    EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
+    ExpectSameExit(b);
+    const auto want = TraceLines(b.pgbench.err);
+    EXPECT_GT(want.size(), 20u) << "pgbench itself" << Show(b);
+    EXPECT_EQ(TraceLines(b.pgrig.err), want) << mode << Show(b);
+    ExpectSameDebug(b);
+  }
+  // Prepared: the same lines but "preparing", in the same order; pgrig
+  // prepares every statement of the script, pgbench those it reaches.
+  Both b = RunBoth({"-n", "-d", "-t", "1", "-c", "1", "-M", "prepared", "-f", s.path()});
+  ExpectSameExit(b);
+  auto split = [](const std::vector<std::string>& lines, std::vector<std::string>* preparing) {
+    std::vector<std::string> rest;
+    for (const auto& l : lines) {
+      (l.find(" preparing P_") != std::string::npos ? *preparing : rest).push_back(l);
+    }
+    return rest;
+  };
+  std::vector<std::string> want_prep, have_prep;
+  const auto want = split(TraceLines(b.pgbench.err), &want_prep);
+  const auto have = split(TraceLines(b.pgrig.err), &have_prep);
+  EXPECT_EQ(have, want) << Show(b);
+  EXPECT_FALSE(want_prep.empty()) << Show(b);
+  EXPECT_TRUE(MissingInOrder(want_prep, have_prep).empty()) << Show(b);
+}
+
+// Two clients: each client's own trace is pgbench's.
+TEST(CompatDebug, SameTracePerClient) {
+  TempScript s("\\set a random(1, 10)\nSELECT :a;\n");
+  Both b = RunBoth({"-n", "-d", "-t", "3", "-c", "2", "--random-seed=7", "-f", s.path()});
+  ExpectSameExit(b);
+  for (const char* client : {"pgbench: client 0 ", "pgbench: client 1 "}) {
+    const auto want = TraceLines(b.pgbench.err, client);
+    EXPECT_FALSE(want.empty());
+    EXPECT_EQ(TraceLines(b.pgrig.err, client), want) << client << Show(b);
+  }
+}
+
+// Without -d nothing is traced.
+TEST(CompatDebug, NoTraceWithoutDebug) {
+  TempScript s("SELECT 1;\n\\set x 2\n");
+  Both b = RunBoth({"-n", "-t", "1", "-f", s.path()});
+  ExpectSameExit(b);
+  EXPECT_TRUE(TraceLines(b.pgrig.err).empty()) << Show(b);
+}
+
+// pgbench's limit of 128 scripts, met while parsing: nothing else happens.
+TEST(CompatOptions, AtMost128Scripts) {
+  std::vector<std::string> args = {"-n", "-t", "1"};
+  for (int i = 0; i < 129; ++i) args.insert(args.end(), {"-b", "select-only"});
+  Both b = RunBoth(args);
+  EXPECT_EQ(b.pgbench.exit_code, 1) << Show(b);
+  ExpectSameExit(b);
+  EXPECT_THAT(b.pgbench.err, HasSubstr("at most 128 SQL scripts are allowed")) << Show(b);
+  EXPECT_EQ(Lines(Normalize(b.pgrig.err)), Lines(Normalize(b.pgbench.err))) << Show(b);
+  EXPECT_EQ(b.pgrig.out, "") << Show(b);
+}
+
+// A directory holding "pgbench", a symbolic link to this build's pgrig.
+class PgbenchLink {
+ public:
+  PgbenchLink() {
+    std::string tmpl = "/tmp/pgrig-compat-link-XXXXXX";
+    dir_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
+    path_ = dir_ + "/pgbench";
+    ok_ = !dir_.empty() && ::symlink(testing::PgrigExe().c_str(), path_.c_str()) == 0;
+  }
+  ~PgbenchLink() {
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  PgbenchLink(const PgbenchLink&) = delete;
+  PgbenchLink& operator=(const PgbenchLink&) = delete;
+  bool ok() const { return ok_; }
+
+  ProcessResult Run(const std::vector<std::string>& args,
+                    const std::map<std::string, std::string>& env = {}) const {
+    ProcessOptions o;
+    o.argv.push_back(path_);
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.env = env;
+    o.timeout = std::chrono::minutes(5);
+    auto r = RealProcessRunner().Run(o);
+    if (!r.ok()) {
+      ProcessResult failed;
+      failed.err = r.status().message();
+      return failed;
+    }
+    return std::move(r).value();
+  }
+
+ private:
+  std::string dir_;
+  std::string path_;
+  bool ok_ = false;
+};
+
+// The real pgbench and pgrig under the name "pgbench", same arguments.
+Both RunBothAsPgbench(const PgbenchLink& link, const std::vector<std::string>& args,
+                      const std::string& dbname = "pgrig") {
+  std::vector<std::string> full = args;
+  for (auto& a : ConnArgs(testing::SharedParams(dbname))) full.push_back(a);
+  Both b;
+  b.pgbench = testing::RunServerTool("pgbench", full);
+  b.pgrig = link.Run(full);
+  return b;
+}
+
+std::string NormalizeInit(const std::string& text) {
+  return Normalize(ReplaceAll(text, "pgrig init", "pgbench"));
+}
+
+// pgbench -i refuses the benchmarking options and bad steps with its own
+// words; so does pgrig init, directly and run as "pgbench -i".
+TEST(CompatInit, SameRefusals) {
+  PgbenchLink link;
+  ASSERT_TRUE(link.ok());
+  TempScript script("SELECT 1;\n");  // pgbench reads -f's file while parsing
+  const std::vector<std::vector<std::string>> cases = {
+      {"-i", "-S"},          {"-i", "-c", "2"},          {"-i", "-t", "3"},
+      {"-i", "-T", "3"},     {"--initialize", "-N"},     {"-i", "--select-only"},
+      {"-i", "-f", script.path()}, {"-i", "--progress", "1"},  {"-i", "--max-tries=2"},
+      {"-i", "-I", "dta"},   {"-i", "-I", "a", "-S"},    {"-i", "-I", "dtx", "-c", "2"},
+      {"-i", "-S", "a", "b"}, {"-i", "--partition-method=hash"},
+  };
+  for (const auto& args : cases) {
+    std::string label;
+    for (const auto& a : args) label += a + " ";
+    Both b = RunBothAsPgbench(link, args);
+    EXPECT_EQ(b.pgbench.exit_code, 1) << label << Show(b);
+    ExpectSameExit(b);
+    EXPECT_EQ(b.pgrig.out, "") << label << Show(b);
+    // Every line pgbench printed, in order (pgrig adds "try --help" hints
+    // to some).
+    std::vector<std::string> want = Lines(NormalizeInit(b.pgbench.err));
+    std::vector<std::string> have = Lines(NormalizeInit(b.pgrig.err));
+    ASSERT_EQ(have.size(), want.size()) << label << Show(b);
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(have[i].rfind(want[i], 0), 0u) << label << Show(b);
+    }
+    // pgrig init itself, without -i.
+    std::vector<std::string> init_args = {"init"};
+    for (const auto& a : args) {
+      if (a != "-i" && a != "--initialize") init_args.push_back(a);
+    }
+    for (auto& a : ConnArgs(testing::SharedParams())) init_args.push_back(a);
+    ProcessResult direct = testing::RunPgrig(init_args);
+    EXPECT_EQ(direct.exit_code, 1) << label << direct.err;
+    EXPECT_EQ(Lines(NormalizeInit(direct.err)).size(), want.size()) << label << direct.err;
+  }
+  // The exact texts of issue 14.
+  Both b = RunBothAsPgbench(link, {"-i", "-I", "dta"});
+  EXPECT_THAT(NormalizeInit(b.pgrig.err),
+              HasSubstr("pgbench: error: unrecognized initialization step \"a\"\n"
+                        "pgbench: detail: Allowed step characters are: \"dtgGvpf\".\n"));
+  b = RunBothAsPgbench(link, {"-i", "-S"});
+  EXPECT_EQ(NormalizeInit(b.pgrig.err),
+            "pgbench: error: some of the specified options cannot be used in initialization "
+            "(-i) mode\n");
+}
+
+// Run as "pgbench": -i initialises (here only step d, in a database of its
+// own), anything else benchmarks, with pgbench's output.
+TEST(CompatLink, RunsAsPgbench) {
+  PgbenchLink link;
+  ASSERT_TRUE(link.ok());
+  TempScript s("\\set r debug(:client_id + 40)\nSELECT 1;\n");
+  Both b = RunBothAsPgbench(link, {"-n", "-t", "2", "-c", "1", "-f", s.path()});
+  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
+  ExpectSameExit(b);
+  ExpectSameReport(b);
+  EXPECT_EQ(ClientStreams(b.pgrig.err), ClientStreams(b.pgbench.err)) << Show(b);
+  EXPECT_THAT(b.pgrig.out, HasSubstr("pgrig bench (pgrig ")) << Show(b);
+
+  const std::string db = "compat_link_" + std::to_string(::getpid());
+  pg::Connection admin = testing::ConnectShared("postgres");
+  ASSERT_TRUE(admin.valid());
+  ASSERT_TRUE(admin.Exec("DROP DATABASE IF EXISTS " + db).ok());
+  ASSERT_TRUE(admin.Exec("CREATE DATABASE " + db).ok());
+  Both init = RunBothAsPgbench(link, {"-i", "-I", "dt"}, db);
+  EXPECT_EQ(init.pgbench.exit_code, 0) << Show(init);
+  ExpectSameExit(init);
+  for (const char* line : {"dropping old tables...\n", "creating tables...\n", "done in "}) {
+    EXPECT_THAT(init.pgbench.err, HasSubstr(line)) << Show(init);
+    EXPECT_THAT(init.pgrig.err, HasSubstr(line)) << Show(init);
+  }
+  auto count = testing::ConnectShared(db).Exec(
+      "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'pgbench_%'");
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(std::string(count->Get(0, 0)), "4");
+  (void)admin.Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+
+  // --help and -V as pgbench's first option go to bench.
+  ProcessResult help = link.Run({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("Benchmarking options:"));
+  ProcessResult version = link.Run({"-V"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.out, HasSubstr("pgrig"));
+}
+
+// The headings of pgbench --help, in its order, and every option it lists.
+std::vector<std::string> Headings(const std::string& help) {
+  std::vector<std::string> out;
+  for (const auto& l : Lines(help)) {
+    if (!l.empty() && l[0] != ' ' && l.ends_with(":") && l.find("ptions") != std::string::npos) {
+      out.push_back(l);
+    }
+  }
+  return out;
+}
+
+// "-c, --client=NUM" / "--foreign-keys": the option as pgbench's help
+// spells it, up to the description.
+std::vector<std::string> OptionSpellings(const std::string& help, const std::string& section) {
+  std::vector<std::string> out;
+  bool in = section.empty();
+  for (const auto& l : Lines(help)) {
+    if (!l.empty() && l[0] != ' ') in = section.empty() || l == section;
+    if (!in || l.rfind("  -", 0) != 0) continue;
+    const std::string opt = l.substr(2, l.find("  ", 2) - 2);
+    out.push_back(opt.substr(0, opt.find_first_of("=[")));
+  }
+  return out;
+}
+
+TEST(CompatHelp, BenchHelpHasPgbenchHeadingsAndOptions) {
+  ProcessResult pgbench = testing::RunServerTool("pgbench", {"--help"});
+  ProcessResult pgrig = testing::RunPgrig({"bench", "--help"});
+  ASSERT_EQ(pgbench.exit_code, 0);
+  EXPECT_EQ(pgrig.exit_code, 0);
+  const auto want = Headings(pgbench.out);
+  ASSERT_EQ(want.size(), 4u) << pgbench.out;
+  EXPECT_EQ(Headings(pgrig.out), want) << pgrig.out;
+  for (const auto& opt : OptionSpellings(pgbench.out, "")) {
+    EXPECT_THAT(pgrig.out, HasSubstr("  " + opt)) << opt;
+  }
+  EXPECT_THAT(pgrig.out, HasSubstr("--db=CONNINFO"));
+}
+
+TEST(CompatHelp, InitHelpHasPgbenchInitializationOptions) {
+  ProcessResult pgbench = testing::RunServerTool("pgbench", {"--help"});
+  ProcessResult pgrig = testing::RunPgrig({"init", "--help"});
+  EXPECT_EQ(pgrig.exit_code, 0);
+  const auto headings = Headings(pgrig.out);
+  ASSERT_FALSE(headings.empty()) << pgrig.out;
+  EXPECT_EQ(headings.front(), "Initialization options:");
+  EXPECT_EQ(headings.back(), "Common options:");
+  for (const auto& opt : OptionSpellings(pgbench.out, "Initialization options:")) {
+    EXPECT_THAT(pgrig.out, HasSubstr("  " + opt)) << opt;
+  }
+  for (const auto& opt : OptionSpellings(pgbench.out, "Common options:")) {
+    EXPECT_THAT(pgrig.out, HasSubstr("  " + opt)) << opt;
+  }
+}
+
+// No server named and PGRIG_HOME a directory that does not exist yet: a
+// refused command line must leave it uncreated (no embedded cluster made,
+// started or connected to) and fail at once.
+ProcessResult RunWithoutServer(const std::vector<std::string>& args, const std::string& home) {
+  ProcessOptions o;
+  o.argv.push_back(testing::PgrigExe());
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.env = {{"PGRIG_HOME", home}};
+  o.unset_env = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE",
+                 "PGSERVICEFILE"};
+  o.timeout = std::chrono::minutes(2);
+  auto r = RealProcessRunner().Run(o);
+  if (!r.ok()) {
+    ProcessResult failed;
+    failed.err = r.status().message();
+    return failed;
+  }
+  return std::move(r).value();
+}
+
+TEST(CompatSideEffects, RefusedInvocationsTouchNothing) {
+  TempScript s("SELECT 1;\n");
+  std::vector<std::string> many = {"bench", "-t", "1"};
+  for (int i = 0; i < 129; ++i) many.insert(many.end(), {"-f", s.path()});
+  const std::vector<std::vector<std::string>> cases = {
+      many,
+      {"bench", "-c", "three"},
+      {"bench", "-f", "/nonexistent/script.sql"},
+      {"bench", "-T", "30", "-f", s.path(), "--json", "/nonexistent/dir/x.json"},
+      {"bench", "-T", "30", "-f", s.path(), "-l", "--log-prefix", "/nonexistent/dir/log"},
+      {"bench", "-t", "1", "-f", s.path(), "--json", "/"},
+      {"bench", "--db", "x", "y"},
+      {"bench", "-i"},
+      {"init", "-S"},
+      {"init", "-I", "dta"},
+      {"init", "--partition-method=hash"},
+      {"init", "-s", "0"},
+  };
+  for (const auto& args : cases) {
+    std::string label;
+    for (size_t i = 0; i < std::min<size_t>(args.size(), 8); ++i) label += args[i] + " ";
+    const std::string home = testing::MakeTempHome("pgrig-compat-refused");
+    ASSERT_FALSE(home.empty());
+    const auto start = std::chrono::steady_clock::now();
+    ProcessResult r = RunWithoutServer(args, home);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 1) << label << r.err;
+    EXPECT_EQ(r.out, "") << label;
+    EXPECT_NE(::access(home.c_str(), F_OK), 0) << label << ": created " << home << "\n" << r.err;
+    EXPECT_LT(seconds, 5.0) << label;
+    EXPECT_THAT(r.err, ::testing::Not(HasSubstr("embedded cluster"))) << label << r.err;
+    ::rmdir(home.substr(0, home.rfind('/')).c_str());
+  }
+}
+
+// With a server named, an unwritable --json or log prefix fails before the
+// connection, not after the run.
+TEST(CompatSideEffects, UnwritableOutputFailsBeforeTheRun) {
+  TempScript s("SELECT 1;\n");
+  std::vector<std::string> args = {"bench", "-n", "-T", "30", "-f", s.path(), "--json",
+                                    "/nonexistent/dir/x.json"};
+  for (auto& a : ConnArgs(testing::SharedParams())) args.push_back(a);
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult r = testing::RunPgrig(args);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/dir/x.json"));
+  EXPECT_EQ(r.out, "");  // not even the version line: no connection was made
+}
+
+// --db takes a conninfo string or a URI, for bench as for init.
+TEST(CompatOptions, DbOptionForBenchAndInit) {
+  const pg::ConnectionParams p = testing::SharedParams();
+  std::string conninfo = "dbname=" + p.dbname;
+  if (!p.host.empty()) conninfo += " host=" + p.host;
+  if (!p.port.empty()) conninfo += " port=" + p.port;
+  if (!p.user.empty()) conninfo += " user=" + p.user;
+  TempScript s("\\set r debug(:client_id + 41)\n");
+  ProcessResult bench =
+      testing::RunPgrig({"bench", "--db", conninfo, "-n", "-t", "1", "-f", s.path()});
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_THAT(bench.err, HasSubstr("): int 41\n"));
+  EXPECT_THAT(bench.err, ::testing::Not(HasSubstr("embedded")));
+  // init: -I with no step that writes, so that the shared database is left alone.
+  ProcessResult init = testing::RunPgrig({"init", "--db", conninfo, "-I", " "});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_THAT(init.err, HasSubstr("done in"));
 }
 
 }  // namespace

@@ -1,10 +1,19 @@
 // pgrig: which machine gives a PostgreSQL OLTP workload the most throughput
 // per dollar, and how to tune PostgreSQL on it.  This file only dispatches to
 // the subcommands in cmd_*.cc.
+//
+// Run under the name "pgbench" (argv[0]'s last component, e.g. a symlink
+// pgbench -> pgrig), pgrig takes pgbench's command line unchanged: with -i
+// or --initialize among the options (as pgbench's getopt reads them) it is
+// `pgrig init ARGS`, otherwise `pgrig bench ARGS` (including --help, -V and
+// no arguments at all).
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "cli/bench_options.h"
 #include "cli/commands.h"
 #include "cli/version.h"
 
@@ -49,9 +58,27 @@ void PrintUsage(FILE* out) {
                "Exit codes: 0 success, 1 bad invocation or setup, 2 failure during a run.\n");
 }
 
+// argv[0]'s last path component.
+std::string_view ProgramName(const char* argv0) {
+  std::string_view name = argv0 != nullptr ? argv0 : "";
+  const size_t slash = name.rfind('/');
+  return slash == std::string_view::npos ? name : name.substr(slash + 1);
+}
+
+// pgrig as pgbench: the same arguments, to init (-i) or bench.
+int RunAsPgbench(int argc, char** argv) {
+  const bool init = pgrig::cli::IsPgbenchInitMode(argc, argv);
+  std::vector<char*> args(argv, argv + argc);
+  std::string name = init ? "init" : "bench";
+  args[0] = name.data();
+  args.push_back(nullptr);
+  return init ? pgrig::cli::RunInit(argc, args.data()) : pgrig::cli::RunBench(argc, args.data());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 1 && ProgramName(argv[0]) == "pgbench") return RunAsPgbench(argc, argv);
   if (argc < 2) {
     PrintUsage(stderr);
     return pgrig::cli::kExitBadInvocation;

@@ -67,6 +67,12 @@ struct EngineConfig {
 
   TxnLogOptions log;
 
+  // pgbench -d: trace each client's steps through on_message, with
+  // pgbench's debug texts ("client 0 executing script \"x\"", "client 0
+  // sending SELECT 1;", "client 0 receiving", "client 0 executing \\set x").
+  // Traced runs take the libpq path (lean_wire is ignored).
+  bool debug = false;
+
   // Before blocking in epoll, yield the CPU this many times and poll again
   // (see worker.cc).  Off by default: on the 2-core test machine it saved
   // wake-ups but cost more system time than it saved (docs/performance.md);

@@ -109,9 +109,16 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
       if (!client_id_given) {
         PGRIG_RETURN_IF_ERROR(vars.SetByName("startup", "client_id", script::Value::Int(next_client)));
       }
+      script::ScriptRunner::Options client_options = runner_options;
+      if (config.debug) {
+        client_options.trace = [&shared, id = next_client](bool per_client,
+                                                            const std::string& text) {
+          shared.Message(per_client ? "client " + std::to_string(id) + " " + text : text);
+        };
+      }
       clients.push_back(std::make_unique<Client>(next_client, std::move(vars),
                                                  client_rngs[static_cast<size_t>(next_client)],
-                                                 runner_options));
+                                                 client_options));
     }
     script::Prng choose = base.NewStream();
     script::Prng throttle = base.NewStream();

@@ -20,6 +20,9 @@ namespace pgrig::engine {
 namespace {
 
 constexpr int kMaxEvents = 256;
+// pgbench's message for a script's COPY (the program's name as pgrig's CLI
+// prints it, so the line reads as pgbench's with the name replaced).
+constexpr const char* kCopyNotSupported = "COPY is not supported in pgrig bench, aborting";
 constexpr int64_t kStopGraceNs = 2'000'000'000;    // in-flight work after SIGINT
 constexpr int64_t kMaxWaitNs = 100'000'000;        // re-check the stop flag this often
 constexpr size_t kRecvBufferBytes = 8192;          // per connection, with the ring
@@ -87,7 +90,7 @@ Worker::Worker(Shared* shared, int thread_index, std::vector<std::unique_ptr<Cli
   remaining_ = static_cast<int>(clients_.size());
   const auto& scripts = *config_.scripts;
   script_stats_.resize(scripts.size());
-  wire_scripts_ = config_.lean_wire;
+  wire_scripts_ = config_.lean_wire && !config_.debug;  // -d traces the libpq path
   // pgbench names prepared statements P_0, P_1, ... counting the SQL
   // commands of all scripts in order; errors show the name.
   prepared_names_.resize(scripts.size());
@@ -507,6 +510,10 @@ void Worker::StartTransaction(Client& c) {
   }
   const auto& scripts = *config_.scripts;
   c.script_index = script::ChooseScript(choose_rng_, scripts, shared_->total_weight);
+  if (config_.debug) {
+    shared_->Message("client " + std::to_string(c.id) + " executing script \"" +
+                     scripts[static_cast<size_t>(c.script_index)].desc + "\"");
+  }
   if (throttle_delay_us_ > 0) {
     for (;;) {
       throttle_trigger_ns_ += script::PoissonDelayUs(throttle_rng_, throttle_delay_us_) * 1000;
@@ -570,6 +577,7 @@ bool Worker::SendPrepare(Client& c) {
     if (cmd.kind != script::CommandKind::kSql) continue;
     c.prepare_next = i + 1;
     const std::string& name = PreparedName(c.script_index, i);
+    if (config_.debug) shared_->Message("client " + std::to_string(c.id) + " preparing " + name);
     if (!PQsendPrepare(c.conn, name.c_str(), cmd.sql_params.c_str(),
                        static_cast<int>(cmd.param_slots.size()), nullptr)) {
       Abort(c, "client " + std::to_string(c.id) + " aborted in command " + std::to_string(i) +
@@ -601,6 +609,7 @@ void Worker::RunScript(Client& c) {
         }
         c.query_index = 0;
         c.state = ClientState::kWaiting;
+        if (config_.debug) shared_->Message("client " + std::to_string(c.id) + " receiving");
         return;
       }
       case script::StepKind::kSleep:
@@ -656,6 +665,12 @@ void Worker::RunScript(Client& c) {
 }
 
 bool Worker::SendCommand(Client& c) {
+  if (config_.debug) {
+    shared_->Message("client " + std::to_string(c.id) + " sending " +
+                     (config_.mode == QueryMode::kPrepared
+                          ? PreparedName(c.script_index, c.runner.command_index())
+                          : std::string(c.runner.sql())));
+  }
   if (c.wire) return WireSendCommand(c);
   const std::string_view sql = c.runner.sql();
   int ok = 0;
@@ -740,6 +755,7 @@ void Worker::OnSocket(Client& c, uint32_t events) {
   }
   switch (c.state) {
     case ClientState::kWaiting:
+      if (config_.debug) shared_->Message("client " + std::to_string(c.id) + " receiving");
       if (PQpipelineStatus(c.conn) != PQ_PIPELINE_OFF) {
         ReadPipelineResults(c);
       } else {
@@ -813,6 +829,14 @@ bool Worker::HandleResult(Client& c, PGresult* res) {
       PQclear(res);
       ++c.query_index;
       return true;
+    case PGRES_COPY_IN:
+    case PGRES_COPY_OUT:
+    case PGRES_COPY_BOTH:
+      // pgbench's words, and only them (no "aborted in command" line); the
+      // connection, left in COPY mode, is closed by Abort().
+      PQclear(res);
+      Abort(c, kCopyNotSupported);
+      return false;
     case PGRES_FATAL_ERROR:
     case PGRES_NONFATAL_ERROR: {
       const ErrorKind kind = Classify(PQresultErrorField(res, PG_DIAG_SQLSTATE));
@@ -1375,14 +1399,21 @@ void Worker::WireReadResults(Client& c) {
           CommandDone(c);
         }
         return;
+      case 'G':  // CopyInResponse
+      case 'H':  // CopyOutResponse
+      case 'W':  // CopyBothResponse
+        // As on the libpq path; Abort() closes the connection, so the
+        // server's COPY state cannot leave it stuck.
+        Abort(c, kCopyNotSupported);
+        return;
       default:
-        // COPY and anything this path does not speak.
+        // Anything else this path does not speak.
         Abort(c, "client " + std::to_string(c.id) + " script " + std::to_string(c.script_index) +
                      " aborted in command " + std::to_string(c.runner.command_index()) +
                      " query " + std::to_string(c.query_index) +
                      ": unexpected protocol message type '" +
                      (m->type >= 0x20 && m->type < 0x7F ? std::string(1, m->type) : "?") +
-                     "' (pgrig does not run COPY in scripts)");
+                     "'");
         return;
     }
   }

@@ -182,6 +182,12 @@ bool ScriptRunner::RunShell(const Command& cmd) {
                 what, "execution of meta-command failed");
   }
   const std::string res = *line;
+  if (options_.trace) {
+    // pgbench's debug line names the first two words of the command.
+    options_.trace(/*per_client=*/false, arg0 + ": shell parameter name: \"" +
+                   (cmd.shell_words.size() > 1 ? cmd.shell_words[1].text : "(null)") +
+                   "\", value: \"" + res + "\"");
+  }
   char* end = nullptr;
   const long v = std::strtol(res.c_str(), &end, 10);
   while (*end != '\0' && std::isspace(static_cast<unsigned char>(*end))) end++;
@@ -198,6 +204,14 @@ bool ScriptRunner::RunShell(const Command& cmd) {
   }
   variables_->Set(slot, Value::Int(static_cast<int>(v)));
   return true;
+}
+
+// pgbench -d's "executing \\<name> <args>": the words pgbench keeps for the
+// command (for \\set and the branches only the name and variable).
+void ScriptRunner::TraceMeta(const Command& cmd) {
+  std::string line = "executing \\" + cmd.argv[0];
+  for (size_t i = 1; i < cmd.argv.size(); ++i) line += " " + cmd.argv[i];
+  options_.trace(/*per_client=*/true, line);
 }
 
 // Runs a meta-command that is not a branch, sleep or pipeline command.
@@ -240,6 +254,13 @@ StepKind ScriptRunner::Advance() {
     const Command& cmd = cmds[static_cast<size_t>(next_)];
     command_index_ = next_;
     ctx_.command_index = next_;
+    // pgbench traces the \\elif or \\else a false branch jumps to (it
+    // executes them), but not the \\endif it jumps to (its skipping state
+    // passes over that one); commands skipped over are never visited here.
+    if (options_.trace && cmd.kind != CommandKind::kSql &&
+        !(branch_pending_ && cmd.kind == CommandKind::kEndif)) {
+      TraceMeta(cmd);
+    }
     switch (cmd.kind) {
       case CommandKind::kSql:
         if (in_pipeline_ && cmd.capture != Capture::kNone) {

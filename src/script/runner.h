@@ -54,6 +54,7 @@
 #define PGRIG_SCRIPT_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <optional>
@@ -113,6 +114,14 @@ class ScriptRunner {
     const Shell* shell = nullptr;
     // debug() output: nullptr means stderr.
     std::string* debug_sink = nullptr;
+    // pgbench -d: called with pgbench's debug text for each meta-command the
+    // runner executes, before running it (per_client: "executing \\set x",
+    // "executing \\sleep 1 ms", for the caller to prefix with "client N ";
+    // an \\endif only when reached by executing, not when jumped to)
+    // and for each \\setshell result (not per_client: "echo: shell
+    // parameter name: ...", as pgbench words it).  Empty: no tracing (one
+    // test of an empty std::function per meta-command).
+    std::function<void(bool per_client, const std::string& text)> trace;
   };
 
   // REQUIRES: variables and rng outlive the runner.
@@ -165,6 +174,7 @@ class ScriptRunner {
   bool EvalCondition(const Command& cmd, bool* truth);
   bool RunShell(const Command& cmd);
   bool EvalSleep(const Command& cmd);
+  void TraceMeta(const Command& cmd);
 
   Options options_;
   SystemShell system_shell_;

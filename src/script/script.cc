@@ -288,7 +288,10 @@ class ScriptParser {
     }
     if (pos_ >= s_.size()) return false;
     const size_t b = pos_;
-    while (pos_ < s_.size() && !IsBlank(static_cast<unsigned char>(s_[pos_])) && s_[pos_] != '\n') {
+    // A continuation ends the word too: a line "\setshell var\" followed by
+    // "echo 5" names the variable "var", as in pgbench's lexer.
+    while (pos_ < s_.size() && !IsBlank(static_cast<unsigned char>(s_[pos_])) && s_[pos_] != '\n' &&
+           s_.compare(pos_, 2, "\\\n") != 0 && s_.compare(pos_, 3, "\\\r\n") != 0) {
       pos_++;
     }
     *word = std::string(s_.substr(b, pos_ - b));
@@ -360,6 +363,18 @@ class ScriptParser {
         }
         cmd.argv.push_back(word);
         cmd.target_slot = names_.Intern(word);
+      }
+      // Blanks and continuations between the variable and the expression.
+      while (pos_ < s_.size()) {
+        if (IsBlank(static_cast<unsigned char>(s_[pos_]))) {
+          pos_++;
+        } else if (s_.compare(pos_, 2, "\\\n") == 0) {
+          pos_ += 2;
+        } else if (s_.compare(pos_, 3, "\\\r\n") == 0) {
+          pos_ += 3;
+        } else {
+          break;
+        }
       }
       const size_t expr_begin = pos_;
       const size_t end = ExpressionEnd(expr_begin);

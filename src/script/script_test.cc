@@ -219,6 +219,29 @@ TEST(ScriptTest, ContinuationLines) {
   EXPECT_EQ(s->commands[1].line, 3);
 }
 
+// pgbench's lexer: a backslash-newline right after a word ends the word and
+// continues the meta-command on the next line.
+TEST(ScriptTest, ContinuationRightAfterAWord) {
+  Result<Script> sh = Parse("\\setshell var\\\necho 5\nSELECT :var;\n");
+  ASSERT_TRUE(sh.ok()) << sh.status().message();
+  ASSERT_EQ(sh->commands.size(), 2u);
+  EXPECT_EQ(sh->commands[0].kind, CommandKind::kSetShell);
+  EXPECT_EQ(sh->commands[0].argv, (std::vector<std::string>{"setshell", "var", "echo", "5"}));
+  EXPECT_EQ(sh->commands[1].line, 3);
+
+  Result<Script> set = Parse("\\set x\\\n 3\n");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->commands[0].argv, (std::vector<std::string>{"set", "x"}));
+
+  Result<Script> sleep = Parse("\\sleep 1\\\r\n ms\n");
+  ASSERT_TRUE(sleep.ok()) << sleep.status().message();
+  EXPECT_EQ(sleep->commands[0].sleep_value, 1);
+  EXPECT_EQ(sleep->commands[0].sleep_unit_us, 1000);
+
+  Result<Script> expr = Parse("\\set x 1 +\\\n2\n");
+  ASSERT_TRUE(expr.ok()) << expr.status().message();
+}
+
 TEST(ScriptTest, ErrorLineNumbersCountFromOne) {
   EXPECT_THAT(ParseError("SELECT 1;\n\nSELECT 2;\n\\set i 1 +\n"), HasSubstr("t.sql:4: syntax error"));
 }

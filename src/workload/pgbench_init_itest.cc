@@ -297,7 +297,7 @@ std::vector<std::string> ErrorLines(const ProcessResult& r) {
 
 TEST(PgbenchInitITest, BadOptionsExitOneWithOneLine) {
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"init", "-s", "0"}, {"init", "-F", "5"}, {"init", "-I", "dtz"}, {"init", "--nope"}}) {
+           {"init", "-s", "0"}, {"init", "-F", "5"}, {"init", "--nope"}}) {
     ProcessResult r = RunPgrig(args);
     EXPECT_EQ(r.exit_code, 1) << args[1];
     auto lines = Split(std::string(Trim(r.err)), '\n');
@@ -306,6 +306,15 @@ TEST(PgbenchInitITest, BadOptionsExitOneWithOneLine) {
   }
   ProcessResult f = RunPgrig({"init", "-F", "5"});
   EXPECT_THAT(f.err, HasSubstr("-F/--fillfactor must be in range 10..100"));
+}
+
+// A bad step letter: pgbench's error, then its detail on a line of its own.
+TEST(PgbenchInitITest, BadStepGetsPgbenchsDetailLine) {
+  ProcessResult r = RunPgrig({"init", "-I", "dtz"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "pgrig init: error: unrecognized initialization step \"z\"\n"
+            "pgrig init: detail: Allowed step characters are: \"dtgGvpf\".\n");
 }
 
 TEST(PgbenchInitITest, RefusedConnectionIsOneLineExitOne) {

@@ -22,9 +22,17 @@ enum LongOnly : int {
   kUnloggedTables,
   kDb,
   kHelp,
+  // pgbench's benchmarking options: recognised so that `pgbench -i` with
+  // one of them gets pgbench's complaint, not "invalid option".
+  kBenchOnly,
+  kBenchOnlyWithArgument,
 };
 
-constexpr char kShortOptions[] = ":iI:F:nqs:h:p:U:dj:V?";
+// pgbench's letters that take an argument in benchmarking mode only.
+constexpr std::string_view kBenchOnlyWithArg = "ctTbfDMPRL";
+constexpr std::string_view kBenchOnlyNoArg = "vCrlSN";
+
+constexpr char kShortOptions[] = ":iI:F:nqs:h:p:U:dj:V?vCrlSNc:t:T:b:f:D:M:P:R:L:";
 
 const struct option kLongOptions[] = {
     {"initialize", no_argument, nullptr, 'i'},
@@ -47,6 +55,31 @@ const struct option kLongOptions[] = {
     {"unlogged-tables", no_argument, nullptr, kUnloggedTables},
     {"db", required_argument, nullptr, kDb},
     {"help", no_argument, nullptr, kHelp},
+    // Benchmarking mode's long options (see kBenchOnly).
+    {"builtin", required_argument, nullptr, 'b'},
+    {"client", required_argument, nullptr, 'c'},
+    {"connect", no_argument, nullptr, 'C'},
+    {"define", required_argument, nullptr, 'D'},
+    {"file", required_argument, nullptr, 'f'},
+    {"log", no_argument, nullptr, 'l'},
+    {"latency-limit", required_argument, nullptr, 'L'},
+    {"progress", required_argument, nullptr, 'P'},
+    {"protocol", required_argument, nullptr, 'M'},
+    {"report-per-command", no_argument, nullptr, 'r'},
+    {"rate", required_argument, nullptr, 'R'},
+    {"select-only", no_argument, nullptr, 'S'},
+    {"skip-some-updates", no_argument, nullptr, 'N'},
+    {"time", required_argument, nullptr, 'T'},
+    {"transactions", required_argument, nullptr, 't'},
+    {"vacuum-all", no_argument, nullptr, 'v'},
+    {"sampling-rate", required_argument, nullptr, kBenchOnlyWithArgument},
+    {"aggregate-interval", required_argument, nullptr, kBenchOnlyWithArgument},
+    {"progress-timestamp", no_argument, nullptr, kBenchOnly},
+    {"log-prefix", required_argument, nullptr, kBenchOnlyWithArgument},
+    {"random-seed", required_argument, nullptr, kBenchOnlyWithArgument},
+    {"failures-detailed", no_argument, nullptr, kBenchOnly},
+    {"max-tries", required_argument, nullptr, kBenchOnlyWithArgument},
+    {"verbose-errors", no_argument, nullptr, kBenchOnly},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -100,9 +133,9 @@ Status CheckInitSteps(std::string_view steps) {
   if (steps.empty()) return InvalidArgument("no initialization steps specified");
   for (char c : steps) {
     if (c != ' ' && kAllInitSteps.find(c) == std::string_view::npos) {
-      return InvalidArgument(std::string("unrecognized initialization step \"") + c +
-                             "\" (allowed step characters are: \"" + std::string(kAllInitSteps) +
-                             "\")");
+      return InvalidArgument(std::string("unrecognized initialization step \"") + c + "\"\n" +
+                             "Allowed step characters are: \"" + std::string(kAllInitSteps) +
+                             "\".");
     }
   }
   return Status::Ok();
@@ -123,6 +156,7 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
   bool no_vacuum = false;
   bool foreign_keys = false;
   std::optional<std::string> db;
+  bool benchmarking_option_set = false;
 
   // optind = 0 makes glibc's getopt start afresh (also resetting its
   // internal scan position), which a second call in one process needs.
@@ -135,6 +169,9 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
       case 'i':
         break;  // `pgbench -i` spelled out: init is what we do anyway
       case 'I':
+        // Checked here, as pgbench does, so that a bad step is reported
+        // before any other complaint about the command line.
+        PGRIG_RETURN_IF_ERROR(CheckInitSteps(optarg));
         steps = optarg;
         break;
       case 'F': {
@@ -200,6 +237,10 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
       case kDb:
         db = optarg;
         break;
+      case kBenchOnly:
+      case kBenchOnlyWithArgument:
+        benchmarking_option_set = true;
+        break;
       case kHelp:
         out.help = true;
         break;
@@ -217,6 +258,12 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
             (optopt > 0 && optopt < 256 ? "invalid option " : "unrecognized option ") +
             OffendingOption(opt, optopt, argv, optind));
       default:
+        if (opt > 0 && opt < 256 &&
+            (kBenchOnlyWithArg.find(static_cast<char>(opt)) != std::string_view::npos ||
+             kBenchOnlyNoArg.find(static_cast<char>(opt)) != std::string_view::npos)) {
+          benchmarking_option_set = true;
+          break;
+        }
         return Internal("unexpected option code " + std::to_string(opt));
     }
   }
@@ -235,16 +282,17 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
   }
   if (db) out.connection.dbname = *db;
 
+  if (benchmarking_option_set) {
+    return InvalidArgument("some of the specified options cannot be used in initialization (-i) mode");
+  }
+
   if (o.partitions == 0 && o.partition_method != PartitionMethod::kNone) {
     return InvalidArgument("--partition-method requires greater than zero --partitions");
   }
   if (o.partitions > 0 && o.partition_method == PartitionMethod::kNone) {
     o.partition_method = PartitionMethod::kRange;
   }
-  if (steps) {
-    PGRIG_RETURN_IF_ERROR(CheckInitSteps(*steps));
-    o.steps = *steps;
-  }
+  if (steps) o.steps = *steps;
   if (no_vacuum) {
     for (char& c : o.steps) {
       if (c == 'v') c = ' ';

@@ -72,10 +72,16 @@ struct InitCommandLine {
 // argv[0] is the command's name ("init"); a leading -i/--initialize is
 // accepted and ignored.  Returns InvalidArgument with pgbench's wording
 // ("-F/--fillfactor must be in range 10..100", "unrecognized initialization
-// step \"x\" ...") for anything pgbench would reject.
+// step \"x\"", ...) for anything pgbench would reject, in pgbench's order:
+// a bad -I string while parsing, then the operands, then pgbench's
+// benchmarking options ("some of the specified options cannot be used in
+// initialization (-i) mode"; -j is pgrig's loading connections, accepted).
+// A message may have a second line, pgbench's detail ("Allowed step
+// characters are: ..."); cli/ prints it as a detail line.
 Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& args);
 
 // Checks a -I string as pgbench does: not empty, only "dtgGvpf " letters.
+// The error for a bad letter has two lines: the error and pgbench's detail.
 Status CheckInitSteps(std::string_view steps);
 
 // "range", "hash" or "none".

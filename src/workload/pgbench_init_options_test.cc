@@ -126,10 +126,31 @@ TEST(InitOptionsTest, PartitionMethodErrors) {
 TEST(InitOptionsTest, UnknownAndIncompleteOptions) {
   EXPECT_THAT(ErrorOf({"--bogus"}), HasSubstr("unrecognized option --bogus"));
   EXPECT_THAT(ErrorOf({"-Z"}), HasSubstr("invalid option -Z"));
-  // Benchmark-only pgbench options are not init options.
-  EXPECT_THAT(ErrorOf({"-c", "10"}), HasSubstr("invalid option -c"));
   EXPECT_THAT(ErrorOf({"-s"}), HasSubstr("option -s requires an argument"));
   EXPECT_THAT(ErrorOf({"--partitions"}), HasSubstr("--partitions requires an argument"));
+}
+
+// pgbench -i refuses its benchmarking options with one message, after the
+// operands are checked; a bad -I string is reported first, while parsing.
+TEST(InitOptionsTest, BenchmarkingOptionsAreRefusedAsPgbenchDoes) {
+  const std::string kRefused =
+      "some of the specified options cannot be used in initialization (-i) mode";
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"-S"}, {"-N"}, {"-c", "10"}, {"-t", "5"}, {"-T", "5"},
+        {"-C"}, {"-r"}, {"-l"}, {"-v"}, {"-f", "x.sql"}, {"-b", "tpcb"}, {"-D", "a=1"},
+        {"-M", "prepared"}, {"-P", "1"}, {"-R", "10"}, {"-L", "5"}, {"--client=2"},
+        {"--select-only"}, {"--sampling-rate=0.5"}, {"--aggregate-interval", "1"},
+        {"--progress-timestamp"}, {"--log-prefix=x"}, {"--random-seed=1"},
+        {"--failures-detailed"}, {"--max-tries=2"}, {"--verbose-errors"}}) {
+    std::vector<std::string> with_i = args;
+    with_i.insert(with_i.begin(), "-i");
+    EXPECT_EQ(ErrorOf(with_i), kRefused) << args[0];
+  }
+  EXPECT_EQ(ErrorOf({"-i", "-I", "dta", "-S"}),
+            "unrecognized initialization step \"a\"\nAllowed step characters are: \"dtgGvpf\".");
+  EXPECT_EQ(ErrorOf({"-S", "a", "b"}), "too many command-line arguments (first is \"b\")");
+  // -j is pgrig's loading connections, not pgbench's benchmark threads.
+  EXPECT_TRUE(Parse({"-i", "-j", "4"}).ok());
 }
 
 TEST(InitOptionsTest, ExtraArguments) {
