@@ -15,6 +15,7 @@ packages=(
   # no binfmt registration needed), .deb tooling, the archive key that
   # scripts/arm64-sysroot.sh checks Debian's arm64 indexes with
   g++-aarch64-linux-gnu qemu-user-static dpkg-dev debian-archive-keyring
+  openssh-server openssh-client iproute2
 )
 
 missing=()
@@ -45,5 +46,25 @@ if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
   "${sudo[@]}" mkdir -p /etc/postgresql-common
   echo "create_main_cluster = false" | "${sudo[@]}" tee /etc/postgresql-common/createcluster.conf >/dev/null
 fi
+# openssh-server is only for the fleet tests, which start their own sshd inside
+# network namespaces they make.  Debian's package would start ssh.service,
+# listening on 0.0.0.0:22: when we are the ones installing it, keep it from
+# starting (a temporary policy-rc.d) and disable it where systemd runs.
+installing_sshd=0
+for p in "${missing[@]}"; do [[ "$p" == openssh-server ]] && installing_sshd=1; done
+policy_added=0
+if ((installing_sshd)) && [[ ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+  "${sudo[@]}" chmod 755 /usr/sbin/policy-rc.d
+  policy_added=1
+fi
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+if ((policy_added)); then
+  "${sudo[@]}" rm -f /usr/sbin/policy-rc.d
+fi
+if ((installing_sshd)) && command -v systemctl >/dev/null; then
+  now=()
+  [[ -d /run/systemd/system ]] && now=(--now)
+  "${sudo[@]}" systemctl disable "${now[@]}" ssh.service ssh.socket >/dev/null 2>&1 || true
+fi

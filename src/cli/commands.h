@@ -34,6 +34,7 @@ int RunCost(int argc, char** argv);
 int RunCluster(int argc, char** argv);
 int RunReport(int argc, char** argv);
 int RunCompare(int argc, char** argv);
+int RunFleet(int argc, char** argv);
 
 }  // namespace pgrig::cli
 

@@ -42,6 +42,8 @@ constexpr CommandInfo kCommands[] = {
      pgrig::cli::RunReport},
     {"compare", "compare suites: ratios with 95% intervals, mismatches first, decision table",
      pgrig::cli::RunCompare},
+    {"fleet", "the same plan on many machines over ssh: fleet check|run FLEET.toml",
+     pgrig::cli::RunFleet},
     {"cluster", "manage the embedded PostgreSQL cluster: start|stop|status|destroy|logs",
      pgrig::cli::RunCluster},
 };

@@ -1,0 +1,161 @@
+#include "fleet/check.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "common/strings.h"
+
+namespace pgrig::fleet {
+namespace {
+
+std::string InstallAdvice(const FleetHost& h, const std::string& arch, const LocalPgrig& local) {
+  return "install pgrig " + local.version + " on " + h.destination + " (a build for " +
+         (arch.empty() ? std::string("its architecture") : arch) +
+         ": build it there from source with scripts/setup.sh and cmake, or copy a matching "
+         "binary) and set 'pgrig' in its [[host]] to its path";
+}
+
+std::string RandomSuffix() {
+  std::random_device rd;
+  return std::to_string(rd()) + std::to_string(::getpid());
+}
+
+}  // namespace
+
+const char* HostStateName(HostState s) {
+  switch (s) {
+    case HostState::kReady:
+      return "ready";
+    case HostState::kCopied:
+      return "copied";
+    case HostState::kNeedsInstall:
+      return "needs install";
+    case HostState::kUnreachable:
+      return "unreachable";
+  }
+  return "?";
+}
+
+std::optional<std::string> ParseVersionLine(std::string_view out) {
+  std::vector<std::string> words = SplitWords(Trim(out));
+  if (words.size() != 2 || words[0] != "pgrig" || words[1].empty()) return std::nullopt;
+  return words[1];
+}
+
+Result<LocalPgrig> DescribeLocalPgrig(const std::string& version) {
+  LocalPgrig l;
+  l.version = version;
+  struct utsname u;
+  if (::uname(&u) != 0) return Internal("uname failed");
+  l.arch = u.machine;
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return Internal("cannot find this executable (/proc/self/exe): " + ec.message());
+  l.exe = exe.string();
+  return l;
+}
+
+HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckOptions& o) {
+  HostCheck c;
+  c.host = &host;
+  c.pgrig = host.pgrig;
+  auto uname = ssh.Run(host.destination, RemoteCommand{.argv = {"uname", "-m"},
+                                                       .timeout = o.command_timeout});
+  if (!uname.ok()) {
+    c.state = HostState::kUnreachable;
+    c.message = uname.status().message();
+    return c;
+  }
+  c.arch = std::string(Trim(uname->out));
+  if (!uname->success() || c.arch.empty()) {
+    c.state = HostState::kUnreachable;
+    c.message = "`uname -m` failed on " + host.destination + ": " + RedactLine(Trim(uname->err));
+    return c;
+  }
+
+  // The host's pgrig: run through `sh -c` so a missing one is exit 127, not an ssh error.
+  auto version = ssh.Run(host.destination,
+                         RemoteCommand{.argv = {"sh", "-c", "\"$0\" --version", host.pgrig},
+                                       .timeout = o.command_timeout});
+  if (!version.ok()) {
+    c.state = HostState::kUnreachable;
+    c.message = version.status().message();
+    return c;
+  }
+  if (version->success()) c.found_version = ParseVersionLine(version->out);
+  if (c.found_version == o.local.version) {
+    c.state = HostState::kReady;
+    c.message = "pgrig " + o.local.version + " (" + host.pgrig + ")";
+    return c;
+  }
+  std::string what = c.found_version ? "pgrig " + *c.found_version + " (this is " +
+                                           o.local.version + ")"
+                                     : "no working pgrig at '" + host.pgrig + "'";
+  if (c.arch != o.local.arch || o.copy == CopyPolicy::kNeverCopy) {
+    c.state = HostState::kNeedsInstall;
+    c.message = what + (c.arch != o.local.arch ? "; the host is " + c.arch + ", this machine " +
+                                                     o.local.arch + ", so pgrig cannot copy itself"
+                                               : "") +
+                "; " + InstallAdvice(host, c.arch, o.local);
+    return c;
+  }
+
+  // Copy ourselves: to a temporary name, check it runs, then rename.
+  const std::string& dir = host.install_dir;
+  const std::string target = dir + "/pgrig-" + o.local.version;
+  const std::string tmp = target + ".tmp-" + RandomSuffix();
+  auto mk = ssh.Run(host.destination, RemoteCommand{.argv = {"mkdir", "-p", dir},
+                                                    .timeout = o.command_timeout});
+  if (!mk.ok() || !mk->success()) {
+    c.state = HostState::kNeedsInstall;
+    c.message = what + "; could not make " + dir + " there: " +
+                (mk.ok() ? RedactLine(Trim(mk->err)) : mk.status().message()) + "; " +
+                InstallAdvice(host, c.arch, o.local);
+    return c;
+  }
+  Status copied = ssh.CopyTo(host.destination, o.local.exe, tmp, CopyKind::kFile, o.copy_timeout);
+  if (!copied.ok()) {
+    c.state = HostState::kNeedsInstall;
+    c.message = what + "; copying this pgrig there failed: " + copied.message();
+    return c;
+  }
+  auto check = ssh.Run(host.destination,
+                       RemoteCommand{.argv = {"sh", "-c",
+                                              "chmod 755 \"$0\" && v=$(\"$0\" --version) && "
+                                              "mv -f \"$0\" \"$1\" && echo \"$v\"",
+                                              tmp, target},
+                                     .timeout = o.command_timeout});
+  std::optional<std::string> now;
+  if (check.ok() && check->success()) now = ParseVersionLine(check->out);
+  if (now != o.local.version) {
+    (void)ssh.Run(host.destination, RemoteCommand{.argv = {"rm", "-f", tmp},
+                                                  .timeout = o.command_timeout});
+    c.state = HostState::kNeedsInstall;
+    c.message = what + "; the copied pgrig does not run there (" +
+                (check.ok() ? RedactLine(Trim(check->err)) : check.status().message()) +
+                "), probably a different C library; " + InstallAdvice(host, c.arch, o.local);
+    return c;
+  }
+  c.state = HostState::kCopied;
+  c.pgrig = target;
+  c.message = what + "; copied this pgrig to " + target;
+  return c;
+}
+
+std::vector<HostCheck> CheckFleet(const Fleet& fleet, const SshTransport& ssh,
+                                  const CheckOptions& options) {
+  std::vector<HostCheck> out(fleet.hosts.size());
+  std::vector<std::thread> threads;
+  threads.reserve(fleet.hosts.size());
+  for (size_t i = 0; i < fleet.hosts.size(); ++i) {
+    threads.emplace_back([&, i] { out[i] = CheckHost(fleet.hosts[i], ssh, options); });
+  }
+  for (std::thread& t : threads) t.join();
+  return out;
+}
+
+}  // namespace pgrig::fleet

@@ -1,0 +1,121 @@
+// `pgrig fleet check` end to end: the pgrig executable of this build drives
+// real sshd servers in network namespaces (tests/fleet/netns_hosts.h).
+// The hosts share this machine's filesystem, so a binary copied "there" is
+// this build's and runs; each host gets its own install_dir under the
+// harness's temporary directory.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "fleet/netns_hosts.h"
+#include "support/test_cluster.h"
+
+namespace pgrig::fleet {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using pgrig::testing::NetnsHosts;
+
+std::string FleetFile(const NetnsHosts& hosts, const std::vector<std::string>& pgrig_paths) {
+  std::string f = "[fleet]\nplan = \"quick\"\nssh_config = \"" + hosts.ssh_config() +
+                  "\"\nconnect_timeout = 3\n";
+  for (size_t i = 0; i < pgrig_paths.size(); ++i) {
+    const auto& h = hosts.hosts()[i];
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.alias +
+         "\"\nrole = \"sut\"\nusd_per_hour = 0.1\npgrig = \"" + pgrig_paths[i] +
+         "\"\ninstall_dir = \"" + h.dir + "/bin\"\n";
+  }
+  std::string path = hosts.dir() + "/fleet.toml";
+  EXPECT_TRUE(WriteFileAtomically(path, f).ok());
+  return path;
+}
+
+std::string LineFor(const std::string& out, const std::string& label) {
+  for (const std::string& line : Split(out, '\n')) {
+    if (line.rfind(label + " ", 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(FleetCheck, ReadyHostAndCopiedBinary) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  // box0 has this build's pgrig; box1 has none at the path its [[host]] names.
+  std::string file = FleetFile(h, {pgrig::testing::PgrigExe(), h.dir() + "/missing/pgrig"});
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", file});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(LineFor(r.out, "box0"), HasSubstr("ready")) << r.out;
+  std::string box1 = LineFor(r.out, "box1");
+  EXPECT_THAT(box1, HasSubstr("copied")) << r.out;
+  EXPECT_THAT(box1, HasSubstr("no working pgrig")) << r.out;
+  std::string copied = h.hosts()[1].dir + "/bin/pgrig-";
+  EXPECT_THAT(box1, HasSubstr(copied)) << r.out;
+  // The copy is there, executable, and it is this build.
+  auto listing = h.Ssh(1, {"sh", "-c", "ls \"$0\"/bin", h.hosts()[1].dir});
+  ASSERT_TRUE(listing.success()) << listing.err;
+  std::vector<std::string> files;
+  for (const std::string& l : Split(listing.out, '\n')) {
+    if (!Trim(l).empty()) files.push_back(std::string(Trim(l)));
+  }
+  ASSERT_EQ(files.size(), 1u) << listing.out;  // no temporary file left behind
+  EXPECT_THAT(files[0], MatchesRegex("pgrig-[0-9.]+"));
+  auto version = h.Ssh(1, {h.hosts()[1].dir + "/bin/" + files[0], "--version"});
+  EXPECT_TRUE(version.success());
+  EXPECT_THAT(version.out, MatchesRegex("pgrig [0-9.]+\n"));
+  // Nothing was copied to the ready host.
+  struct stat st;
+  EXPECT_NE(::stat((h.hosts()[0].dir + "/bin").c_str(), &st), 0);
+
+  // --no-copy: box1's pgrig is still the missing one, so it needs an install.
+  std::string file2 = FleetFile(h, {pgrig::testing::PgrigExe(), h.dir() + "/missing/pgrig"});
+  ProcessResult nc = pgrig::testing::RunPgrig({"fleet", "check", file2, "--no-copy"});
+  EXPECT_EQ(nc.exit_code, 1) << nc.out << nc.err;
+  EXPECT_THAT(LineFor(nc.out, "box1"), HasSubstr("needs install")) << nc.out;
+  EXPECT_THAT(LineFor(nc.out, "box1"), HasSubstr("install pgrig")) << nc.out;
+}
+
+TEST(FleetCheck, UnknownHostKeyAndDeadHostAreReportedOthersGoOn) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(3);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  ASSERT_TRUE(h.ForgetHostKey(0).ok());
+  h.KillHost(2);
+  std::string exe = pgrig::testing::PgrigExe();
+  std::string file = FleetFile(h, {exe, exe, exe});
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", file});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::string box0 = LineFor(r.out, "box0");
+  EXPECT_THAT(box0, HasSubstr("unreachable"));
+  EXPECT_THAT(box0, HasSubstr("not in known_hosts"));
+  EXPECT_THAT(box0, HasSubstr("ssh-keyscan"));
+  EXPECT_THAT(LineFor(r.out, "box1"), HasSubstr("ready")) << r.out;
+  EXPECT_THAT(LineFor(r.out, "box2"), HasSubstr("unreachable")) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("2 of 3 hosts not ready"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  // The known_hosts file was not changed by the check.
+  EXPECT_THAT(ReadWholeFile(h.known_hosts()).value(),
+              ::testing::Not(HasSubstr(h.hosts()[0].address + " ")));
+}
+
+TEST(FleetCheck, BadFleetFileIsRefusedBeforeAnyConnection) {
+  char tmpl[] = "/tmp/pgrig-fleet-bad-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string path = std::string(tmpl) + "/f.toml";
+  ASSERT_TRUE(WriteFileAtomically(path, "[fleet]\nplan = \"quick\"\n[[host]]\nssh = \"x\"\n"
+                                        "rol = \"sut\"\n").ok());
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", path});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(path + ":5: unknown key 'rol'"));
+  EXPECT_THAT(r.err, HasSubstr("did you mean 'role'?"));
+  (void)RemoveTree(tmpl);
+}
+
+}  // namespace
+}  // namespace pgrig::fleet

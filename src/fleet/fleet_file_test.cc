@@ -1,0 +1,164 @@
+// The fleet file parser: good files and bad ones (file, line, key, suggestion).
+#include "fleet/fleet_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace pgrig::fleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kGood = R"(
+[fleet]
+plan = "quick"
+ssh_config = "keys/ssh_config"
+connect_timeout = 5
+parallel = false
+provision = { command = ["terraform", "apply", "-auto-approve"], timeout = 900 }
+teardown = { command = "terraform destroy -auto-approve" }
+
+[[host]]
+label = "graviton"
+ssh = "ubuntu@db-arm"
+role = "sut"
+instance = "m7g.xlarge"
+pgrig = "/opt/pgrig/bin/pgrig"
+install_dir = "/opt/pgrig/bin"
+work_dir = "/srv/work"
+env = { PGRIG_HOME = "/srv/pgrig", PGRIG_SERVER_USER = "pg" }
+
+[[host]]
+ssh = "xeon"
+usd_per_hour = 0.192
+teardown = { command = ["echo", "bye"], timeout = 30 }
+)";
+
+TEST(FleetFile, ReadsEveryKey) {
+  auto f = ParseFleet(kGood, "/etc/fleets/two.toml");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->plan, "quick");
+  EXPECT_EQ(f->mode, FleetMode::kCompare);
+  EXPECT_EQ(f->ssh_config, "/etc/fleets/keys/ssh_config");
+  EXPECT_EQ(f->connect_timeout, std::chrono::seconds(5));
+  EXPECT_FALSE(f->parallel);
+  EXPECT_EQ(f->results_dir, "/etc/fleets/fleet-results");
+  ASSERT_TRUE(f->provision);
+  EXPECT_EQ(f->provision->argv, (std::vector<std::string>{"terraform", "apply", "-auto-approve"}));
+  EXPECT_EQ(f->provision->timeout, std::chrono::seconds(900));
+  ASSERT_TRUE(f->teardown);
+  EXPECT_EQ(f->teardown->argv,
+            (std::vector<std::string>{"sh", "-c", "terraform destroy -auto-approve"}));
+  EXPECT_EQ(f->teardown->timeout, std::chrono::seconds(600));
+  ASSERT_EQ(f->hosts.size(), 2u);
+  EXPECT_EQ(f->hosts[0].label, "graviton");
+  EXPECT_EQ(f->hosts[0].destination, "ubuntu@db-arm");
+  EXPECT_EQ(f->hosts[0].instance, "m7g.xlarge");
+  EXPECT_EQ(f->hosts[0].pgrig, "/opt/pgrig/bin/pgrig");
+  EXPECT_EQ(f->hosts[0].install_dir, "/opt/pgrig/bin");
+  EXPECT_EQ(f->hosts[0].work_dir, "/srv/work");
+  EXPECT_EQ(f->hosts[0].env, (std::map<std::string, std::string>{
+                                 {"PGRIG_HOME", "/srv/pgrig"}, {"PGRIG_SERVER_USER", "pg"}}));
+  EXPECT_EQ(f->hosts[1].install_dir, ".pgrig/bin");
+  EXPECT_EQ(f->hosts[1].work_dir, ".pgrig/fleet");
+  EXPECT_TRUE(f->hosts[1].env.empty());
+  EXPECT_EQ(f->hosts[1].label, "xeon");  // defaults to the destination
+  EXPECT_EQ(f->hosts[1].role, HostRole::kSut);
+  EXPECT_EQ(f->hosts[1].pgrig, "pgrig");
+  EXPECT_DOUBLE_EQ(f->hosts[1].usd_per_hour.value(), 0.192);
+  ASSERT_TRUE(f->hosts[1].teardown);
+  EXPECT_EQ(f->hosts[1].teardown->timeout, std::chrono::seconds(30));
+  EXPECT_EQ(f->HostsWithRole(HostRole::kSut).size(), 2u);
+}
+
+TEST(FleetFile, PlanFileIsResolvedAgainstTheFleetFile) {
+  auto f = ParseFleet("[fleet]\nplan = \"plans/mine.toml\"\n[[host]]\nssh = \"a\"\n",
+                      "/home/u/f.toml");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->plan, "/home/u/plans/mine.toml");
+}
+
+TEST(FleetFile, ClientsModeNeedsClientsAndAServer) {
+  auto ok = ParseFleet(
+      "[fleet]\nplan = \"quick\"\nmode = \"clients\"\nserver = \"host=db password=x\"\n"
+      "[[host]]\nssh = \"c1\"\nrole = \"client\"\n[[host]]\nssh = \"c2\"\nrole = \"client\"\n",
+      "f.toml");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->HostsWithRole(HostRole::kClient).size(), 2u);
+  auto no_server = ParseFleet(
+      "[fleet]\nplan = \"quick\"\nmode = \"clients\"\n[[host]]\nssh = \"c1\"\nrole = \"client\"\n",
+      "f.toml");
+  ASSERT_FALSE(no_server.ok());
+  EXPECT_THAT(no_server.status().message(), HasSubstr("needs 'server'"));
+  auto no_clients = ParseFleet(
+      "[fleet]\nplan = \"quick\"\nmode = \"clients\"\nserver = \"host=db\"\n[[host]]\nssh = \"c1\"\n",
+      "f.toml");
+  ASSERT_FALSE(no_clients.ok());
+  EXPECT_THAT(no_clients.status().message(), HasSubstr("role = \"client\""));
+}
+
+struct Bad {
+  const char* name;
+  const char* text;
+  const char* expect;  // substring of the message, which always starts with file:line
+};
+
+class FleetFileBad : public ::testing::TestWithParam<Bad> {};
+
+TEST_P(FleetFileBad, NamesFileLineAndKey) {
+  const Bad& b = GetParam();
+  auto f = ParseFleet(b.text, "bad.toml");
+  ASSERT_FALSE(f.ok()) << b.name;
+  EXPECT_EQ(f.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(f.status().message(), ::testing::StartsWith("bad.toml:")) << f.status().message();
+  EXPECT_THAT(f.status().message(), HasSubstr(b.expect)) << f.status().message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, FleetFileBad,
+    ::testing::Values(
+        Bad{"toml", "[fleet\nplan = 1\n", "not valid TOML"},
+        Bad{"no_fleet", "[[host]]\nssh = \"a\"\n", "needs a [fleet] table"},
+        Bad{"no_plan", "[fleet]\nmode = \"compare\"\n[[host]]\nssh = \"a\"\n", "no 'plan'"},
+        Bad{"fleet_typo", "[fleet]\nplan = \"q\"\nparalel = true\n[[host]]\nssh = \"a\"\n",
+            "bad.toml:3: unknown key 'paralel' in [fleet]; did you mean 'parallel'?"},
+        Bad{"host_typo", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nlabl = \"x\"\n",
+            "bad.toml:5: unknown key 'labl' in [[host]] #1; did you mean 'label'?"},
+        Bad{"top_typo", "[fleet]\nplan = \"q\"\n[[hosts]]\nssh = \"a\"\n",
+            "unknown key 'hosts' in the fleet file; did you mean 'host'?"},
+        Bad{"no_hosts", "[fleet]\nplan = \"q\"\n", "no [[host]] tables"},
+        Bad{"no_ssh", "[fleet]\nplan = \"q\"\n[[host]]\nlabel = \"a\"\n", "has no 'ssh'"},
+        Bad{"option_injection", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"-oProxyCommand=x\"\n",
+            "bad.toml:4: 'ssh' in [[host]] #1: \"-oProxyCommand=x\" is not an ssh destination"},
+        Bad{"role", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nrole = \"cleint\"\n",
+            "bad.toml:5: 'role' in [[host]] 'a': unknown role \"cleint\""},
+        Bad{"dup_label", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\n[[host]]\nssh = \"b\"\nlabel = \"a\"\n",
+            "bad.toml:5: [[host]] 'a': the label is used by another host"},
+        Bad{"bad_label", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nlabel = \"x/y\"\n",
+            "bad.toml:5: 'label'"},
+        Bad{"price_both", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\ninstance = \"m7g.large\"\nusd_per_hour = 1\n",
+            "both 'instance' and 'usd_per_hour'"},
+        Bad{"price_negative", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nusd_per_hour = -1\n",
+            "bad.toml:5: 'usd_per_hour' in [[host]] 'a' must be above 0"},
+        Bad{"timeout", "[fleet]\nplan = \"q\"\nconnect_timeout = 0\n[[host]]\nssh = \"a\"\n",
+            "bad.toml:3: 'connect_timeout' in [fleet] must be from 1 to 86400"},
+        Bad{"hook_type", "[fleet]\nplan = \"q\"\nprovision = \"make\"\n[[host]]\nssh = \"a\"\n",
+            "bad.toml:3: 'provision' in [fleet] must be a table"},
+        Bad{"hook_key", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nteardown = { comand = \"x\" }\n",
+            "unknown key 'comand' in 'teardown' in [[host]] 'a'; did you mean 'command'?"},
+        Bad{"hook_empty", "[fleet]\nplan = \"q\"\nteardown = { command = [] }\n[[host]]\nssh = \"a\"\n",
+            "'command' is empty"},
+        Bad{"env_name", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nenv = { \"A-B\" = \"x\" }\n",
+            "bad.toml:5: 'env' in [[host]] 'a': 'A-B' must be a variable name"},
+        Bad{"mode", "[fleet]\nplan = \"q\"\nmode = \"both\"\n[[host]]\nssh = \"a\"\n",
+            "bad.toml:3: 'mode' in [fleet]: unknown mode \"both\""}),
+    [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
+
+TEST(FleetFile, MissingFileSaysWhich) {
+  auto f = ReadFleetFile("/nonexistent/fleet.toml");
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("/nonexistent/fleet.toml"));
+}
+
+}  // namespace
+}  // namespace pgrig::fleet

@@ -1,0 +1,187 @@
+#include "fleet/run.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "common/fs.h"
+#include "fleet/line_runner.h"
+
+namespace pgrig::fleet {
+namespace {
+
+constexpr std::string_view kPidTag = "pgrig-fleet-pid:";
+// How long an interrupted remote run gets to stop by itself.
+constexpr std::chrono::seconds kInterruptGrace{60};
+
+struct Shared {
+  std::mutex mu;
+  const CompareRunOptions* options = nullptr;
+
+  void Say(const std::string& label, std::string_view text) {
+    if (!options->on_line) return;
+    std::string line = PrefixLines(label, text);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    std::lock_guard<std::mutex> lock(mu);
+    options->on_line(line);
+  }
+};
+
+std::string FormatPrice(double usd) { return fmt::format("{:.6g}", usd); }
+
+HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
+               const SshTransport& ssh, const CompareRunOptions& o, Shared& shared) {
+  HostRun run;
+  run.host = &h;
+  const std::string remote_dir = h.work_dir + "/" + o.run_id;
+  const std::string remote_plan = remote_dir + "/plan.toml";
+  const std::string remote_results = remote_dir + "/results";
+  auto fail = [&](std::string why) {
+    run.outcome = HostOutcome::kFailed;
+    run.message = RedactLine(why);
+    shared.Say(h.label, "failed: " + run.message);
+    return run;
+  };
+
+  auto mk = ssh.Run(h.destination, RemoteCommand{.argv = {"mkdir", "-p", remote_dir},
+                                                 .timeout = std::chrono::seconds(60)});
+  if (!mk.ok()) return fail(mk.status().message());
+  if (!mk->success()) return fail("cannot make " + remote_dir + " there: " + mk->err);
+  Status sent = ssh.CopyTo(h.destination, o.plan_file, remote_plan, CopyKind::kFile,
+                           o.copy_timeout);
+  if (!sent.ok()) return fail(sent.message());
+
+  std::vector<std::string> argv = {check.pgrig, "run",     remote_plan, "--out",
+                                   remote_results, "--label", h.label};
+  if (h.usd_per_hour) {
+    argv.insert(argv.end(), {"--usd-per-hour", FormatPrice(*h.usd_per_hour)});
+  } else if (h.instance) {
+    argv.insert(argv.end(), {"--instance", *h.instance});
+  }
+  shared.Say(h.label, "running " + RemoteShellLine(argv, {}));
+  // The remote shell says its pid, then becomes pgrig run: on Ctrl-C the
+  // remote run gets SIGINT (it keeps its finished runs and restores
+  // settings) instead of losing its connection.
+  std::vector<std::string> wrapped = {
+      "sh", "-c", "echo " + std::string(kPidTag) + "$$; exec \"$@\"", "sh"};
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  RemoteCommand command{.argv = wrapped, .env = h.env};
+  std::atomic<long> remote_pid{0};
+  std::atomic<bool> hard_cancel{false};
+  std::atomic<bool> finished{false};
+  std::atomic<bool> interrupted{false};
+  LineRunOptions lo;
+  lo.argv = ssh.SshArgv(h.destination, command);
+  lo.timeout = o.host_timeout;
+  lo.cancel = &hard_cancel;
+  lo.on_line = [&](Stream s, std::string_view line) {
+    if (s == Stream::kOut && remote_pid == 0 && line.starts_with(kPidTag)) {
+      remote_pid = std::atol(std::string(line.substr(kPidTag.size())).c_str());
+      return;
+    }
+    shared.Say(h.label, line);
+  };
+  std::thread watcher([&] {
+    std::chrono::steady_clock::time_point signalled{};
+    while (!finished) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (o.cancel == nullptr || !o.cancel->load() || hard_cancel) continue;
+      if (!interrupted) {
+        interrupted = true;
+        signalled = std::chrono::steady_clock::now();
+        if (remote_pid <= 0) {
+          hard_cancel = true;
+          continue;
+        }
+        shared.Say(h.label, "interrupting the remote run (SIGINT)");
+        (void)ssh.Run(h.destination,
+                      RemoteCommand{.argv = {"kill", "-INT", std::to_string(remote_pid.load())},
+                                    .timeout = std::chrono::seconds(20)});
+      } else if (std::chrono::steady_clock::now() - signalled > kInterruptGrace) {
+        hard_cancel = true;
+      }
+    }
+  });
+  auto result = RunWithLines(lo);
+  finished = true;
+  watcher.join();
+  if (!result.ok()) return fail(result.status().message());
+  Status ssh_status = ssh.CheckSshFailure(h.destination, "the run", *result);
+
+  // Whatever results exist come back, also after a failure.
+  const std::string local = fleet.results_dir + "/" + o.run_id + "/" + h.label;
+  Status made = MakeDirs(fleet.results_dir + "/" + o.run_id, 0755);
+  Status copied = made.ok() ? ssh.CopyFrom(h.destination, remote_results, local,
+                                           CopyKind::kDirectory, o.copy_timeout)
+                            : made;
+  if (copied.ok()) run.local_results = local;
+
+  if (interrupted) {
+    return fail(std::string("interrupted") +
+                (copied.ok() ? "; its partial results were copied back" : ""));
+  }
+  if (!ssh_status.ok()) return fail(ssh_status.message());
+  if (!result->success()) {
+    return fail(fmt::format("pgrig run exited with {}{}", result->exit_code,
+                            copied.ok() ? "; its partial results were copied back" : ""));
+  }
+  if (!copied.ok()) return fail("copying the results back failed: " + copied.message());
+  run.outcome = HostOutcome::kCompleted;
+  run.message = "results in " + local;
+  shared.Say(h.label, "done: " + run.message);
+  return run;
+}
+
+}  // namespace
+
+const char* HostOutcomeName(HostOutcome o) {
+  switch (o) {
+    case HostOutcome::kCompleted:
+      return "completed";
+    case HostOutcome::kFailed:
+      return "failed";
+    case HostOutcome::kSkipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+std::vector<HostRun> RunCompare(const Fleet& fleet, const std::vector<HostCheck>& checks,
+                                const SshTransport& ssh, const CompareRunOptions& options) {
+  Shared shared;
+  shared.options = &options;
+  std::vector<HostRun> runs(fleet.hosts.size());
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < fleet.hosts.size(); ++i) {
+    runs[i].host = &fleet.hosts[i];
+    if (fleet.hosts[i].role != HostRole::kSut) {
+      runs[i].message = "not a sut host";
+    } else if (i >= checks.size() || (checks[i].state != HostState::kReady &&
+                                      checks[i].state != HostState::kCopied)) {
+      runs[i].message = i < checks.size() ? "not ready: " + checks[i].message : "not checked";
+      shared.Say(fleet.hosts[i].label, "skipped: " + runs[i].message);
+    } else {
+      todo.push_back(i);
+    }
+  }
+  if (options.schedule == Schedule::kSequential) {
+    for (size_t i : todo) {
+      if (options.cancel != nullptr && options.cancel->load()) break;
+      runs[i] = RunOne(fleet, fleet.hosts[i], checks[i], ssh, options, shared);
+    }
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i : todo) {
+      threads.emplace_back([&, i] {
+        runs[i] = RunOne(fleet, fleet.hosts[i], checks[i], ssh, options, shared);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  return runs;
+}
+
+}  // namespace pgrig::fleet

@@ -1,0 +1,253 @@
+// `pgrig fleet run` in compare mode end to end: two test hosts (real sshd in
+// network namespaces), each running a tiny plan against its own embedded
+// cluster (its own PGRIG_HOME through the host's `env`), results copied back
+// and compared.  The hosts share this machine's filesystem and CPUs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "fleet/netns_hosts.h"
+#include "support/test_cluster.h"
+
+namespace pgrig::fleet {
+namespace {
+
+using ::testing::HasSubstr;
+using pgrig::testing::NetnsHosts;
+
+constexpr const char* kTinyPlan =
+    "[plan]\nname = \"fleet-tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\n"
+    "duration_s = 1\nwarmup_s = 0\niterations = 2\n"
+    "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n";
+
+// Destroys the embedded clusters the hosts made, also when the test fails.
+struct Clusters {
+  std::vector<std::string> homes;
+  ~Clusters() {
+    for (const std::string& h : homes) {
+      pgrig::testing::RunPgrig({"cluster", "destroy"}, {{"PGRIG_HOME", h}});
+      (void)RemoveTree(h.substr(0, h.rfind('/')));  // MakeTempHome's directory
+    }
+  }
+};
+
+TEST(FleetRun, CompareModeOnTwoHosts) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  Clusters clusters;
+  std::string plan = h.dir() + "/tiny.toml";
+  ASSERT_TRUE(WriteFileAtomically(plan, kTinyPlan).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nresults = \"" + h.dir() + "/results\"\n";
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\nusd_per_hour = " + (i == 0 ? "0.1" : "0.2") + "\npgrig = \"" +
+         pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+  }
+  std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Progress came back line by line with each host's label.
+  EXPECT_THAT(r.out, HasSubstr("[box0] check: ready"));
+  EXPECT_THAT(r.out, HasSubstr("[box1] check: ready"));
+  EXPECT_THAT(r.out, HasSubstr("[box0] running "));
+  EXPECT_THAT(r.out, HasSubstr("[box1] done: results in "));
+  // Both results directories came back, complete and priced as the fleet file says.
+  std::vector<std::string> found;
+  for (const std::string& line : Split(r.out, '\n')) {
+    auto pos = line.find("completed  results in ");
+    if (pos != std::string::npos) found.push_back(std::string(Trim(line.substr(pos + 22))));
+  }
+  ASSERT_EQ(found.size(), 2u) << r.out;
+  for (size_t i = 0; i < 2; ++i) {
+    auto text = ReadWholeFile(found[i] + "/suite.json");
+    ASSERT_TRUE(text.ok()) << found[i];
+    auto s = nlohmann::json::parse(*text);
+    EXPECT_EQ(s["schema"], "pgrig.suite/1");
+    EXPECT_EQ(s["complete"], true);
+    EXPECT_EQ(s["label"], "box" + std::to_string(i));
+    EXPECT_EQ(s["runs"].size(), 2u);
+    EXPECT_THAT(s["price"].dump(), HasSubstr(i == 0 ? "0.1" : "0.2"));
+    // Each ran its own cluster: the suites' targets name different homes.
+    EXPECT_THAT(s["target"].dump(), HasSubstr(clusters.homes[i])) << s["target"].dump();
+  }
+  // And the comparison ran over them.
+  EXPECT_THAT(r.out, HasSubstr("box1")) << r.out;
+  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no significant difference"),
+                                      HasSubstr("faster"), HasSubstr("slower"),
+                                      HasSubstr("not decidable")))
+      << r.out;
+}
+
+bool Exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  Clusters clusters;
+  std::string plan = h.dir() + "/tiny.toml";
+  std::string text = kTinyPlan;
+  text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
+  ASSERT_TRUE(WriteFileAtomically(plan, text).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nconnect_timeout = 3\nresults = \"" + h.dir() + "/results\"\n";
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+  }
+  std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+
+  ProcessResult r;
+  std::thread runner([&] { r = pgrig::testing::RunPgrig({"fleet", "run", file}); });
+  // Once box1's cluster is up (its server log exists), wait a moment and
+  // kill everything in its namespace: sshd, the remote pgrig, its server.
+  const std::string log = clusters.homes[1] + "/postgresql.log";
+  for (int i = 0; i < 600 && !Exists(log); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  bool started = Exists(log);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  h.KillHost(1);
+  runner.join();
+  ASSERT_TRUE(started) << "box1's cluster never started: " << r.out << r.err;
+
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  std::string box0, box1;
+  for (const std::string& line : Split(r.out, '\n')) {
+    if (line.rfind("  box0 ", 0) == 0) box0 = line;
+    if (line.rfind("  box1 ", 0) == 0) box1 = line;
+  }
+  EXPECT_THAT(box0, HasSubstr("completed")) << r.out;
+  EXPECT_THAT(box1, HasSubstr("failed")) << r.out;
+  EXPECT_THAT(box1, HasSubstr("h1")) << r.out;  // the reason names the destination
+  EXPECT_THAT(r.out, HasSubstr("[box1] failed: "));
+  EXPECT_THAT(r.out, HasSubstr("nothing to compare"));
+  auto pos = box0.find("results in ");
+  ASSERT_NE(pos, std::string::npos);
+  auto suite = ReadWholeFile(std::string(Trim(box0.substr(pos + 11))) + "/suite.json");
+  ASSERT_TRUE(suite.ok());
+  EXPECT_EQ(nlohmann::json::parse(*suite)["complete"], true);
+}
+
+// Any pgrig process whose command line mentions `needle` (from /proc).
+bool AnyPgrigMentions(const std::string& needle) {
+  const std::string exe = pgrig::testing::PgrigExe();
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.rfind(exe, 0) == 0 && cmd.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  Clusters clusters;
+  std::string plan = h.dir() + "/tiny.toml";
+  std::string text = kTinyPlan;
+  text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
+  text.replace(text.find("iterations = 2"), 14, "iterations = 5");
+  ASSERT_TRUE(WriteFileAtomically(plan, text).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nresults = \"" + h.dir() + "/results\"\n";
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+  }
+  std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+  std::string out_file = h.dir() + "/out.txt";
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::string exe = pgrig::testing::PgrigExe();
+    ::execl(exe.c_str(), exe.c_str(), "fleet", "run", file.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Both remote runs are measuring: interrupt, as Ctrl-C would.
+  auto running = [&] {
+    auto o = ReadWholeFile(out_file);
+    return o.ok() && o->find("[box0] [run 2/") != std::string::npos &&
+           o->find("[box1] [run 2/") != std::string::npos;
+  };
+  for (int i = 0; i < 900 && !running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  bool was_running = running();
+  ::kill(pid, SIGINT);
+  int st = 0;
+  auto start = std::chrono::steady_clock::now();
+  ::waitpid(pid, &st, 0);
+  auto took = std::chrono::steady_clock::now() - start;
+  auto out_text = ReadWholeFile(out_file);
+  std::string out = out_text.ok() ? *out_text : "";
+  ASSERT_TRUE(was_running) << out;
+  ASSERT_TRUE(WIFEXITED(st)) << out;
+  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  EXPECT_LT(took, std::chrono::seconds(60)) << out;
+  EXPECT_THAT(out, HasSubstr("[box0] interrupting the remote run (SIGINT)"));
+  EXPECT_THAT(out, HasSubstr("[box1] interrupting the remote run (SIGINT)"));
+  for (int i = 0; i < 2; ++i) {
+    std::string label = "box" + std::to_string(i);
+    std::string line;
+    for (const std::string& l : Split(out, '\n')) {
+      if (l.rfind("  " + label + " ", 0) == 0) line = l;
+    }
+    EXPECT_THAT(line, HasSubstr("interrupted; its partial results were copied back")) << out;
+    // The remote pgrig stopped (nothing still runs its plan).
+    EXPECT_FALSE(AnyPgrigMentions(h.hosts()[i].dir + "/work/")) << label;
+  }
+  // The partial suites came back, marked incomplete, with their finished runs.
+  std::vector<std::string> suites;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(h.dir() + "/results")) {
+    if (e.path().filename() == "suite.json") suites.push_back(e.path().string());
+  }
+  ASSERT_EQ(suites.size(), 2u) << out;
+  for (const std::string& s : suites) {
+    auto j = nlohmann::json::parse(ReadWholeFile(s).value());
+    EXPECT_EQ(j["complete"], false) << s;
+    EXPECT_GE(j["runs"].size(), 1u) << s;
+  }
+}
+
+}  // namespace
+}  // namespace pgrig::fleet
