@@ -13,6 +13,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "plan/plan_search.h"
+#include "plan/toml_text.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -137,26 +138,6 @@ class Reader {
   fs::path dir_;
 };
 
-Result<toml::table> ParseToml(std::string_view text, const std::string& file) {
-#if TOML_EXCEPTIONS
-  try {
-    return toml::parse(text, std::string_view(file));
-  } catch (const toml::parse_error& e) {
-    return InvalidArgument(fmt::format("{}:{}: not valid TOML: {} (column {})", file,
-                                       e.source().begin.line, e.description(),
-                                       e.source().begin.column));
-  }
-#else
-  toml::parse_result r = toml::parse(text, std::string_view(file));
-  if (!r) {
-    return InvalidArgument(fmt::format("{}:{}: not valid TOML: {} (column {})", file,
-                                       r.error().source().begin.line, r.error().description(),
-                                       r.error().source().begin.column));
-  }
-  return std::move(r).table();
-#endif
-}
-
 Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) {
   std::string where = fmt::format("[[host]] #{}", index + 1);
   h->line = LineOf(t);
@@ -254,7 +235,7 @@ std::vector<const FleetHost*> Fleet::HostsWithRole(HostRole role) const {
 }
 
 Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
-  PGRIG_ASSIGN_OR_RETURN(toml::table root, ParseToml(text, path));
+  PGRIG_ASSIGN_OR_RETURN(toml::table root, plan::ParseTomlText(text, path));
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   Reader r(path, dir);

@@ -18,6 +18,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "plan/plan.h"
+#include "plan/toml_text.h"
 #include "script/variables.h"
 
 namespace pgrig::plan {
@@ -571,26 +572,6 @@ Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
   return Status::Ok();
 }
 
-Result<toml::table> ParseToml(std::string_view text, const std::string& file) {
-#if TOML_EXCEPTIONS
-  try {
-    return toml::parse(text, std::string_view(file));
-  } catch (const toml::parse_error& e) {
-    return InvalidArgument(fmt::format("{}:{}: not valid TOML: {} (column {})", file,
-                                       e.source().begin.line, e.description(),
-                                       e.source().begin.column));
-  }
-#else
-  toml::parse_result r = toml::parse(text, std::string_view(file));
-  if (!r) {
-    return InvalidArgument(fmt::format("{}:{}: not valid TOML: {} (column {})", file,
-                                       r.error().source().begin.line, r.error().description(),
-                                       r.error().source().begin.column));
-  }
-  return std::move(r).table();
-#endif
-}
-
 // The array of tables under `key`, or an error when it is something else.
 Result<const toml::array*> TablesOf(const Reader& r, const toml::table& root,
                                     std::string_view key) {
@@ -613,7 +594,7 @@ Result<const toml::array*> TablesOf(const Reader& r, const toml::table& root,
 Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
   const fs::path abs = path.empty() ? fs::path() : fs::absolute(path).lexically_normal();
   Reader r(path.empty() ? "<plan>" : path, abs.empty() ? fs::current_path() : abs.parent_path());
-  PGRIG_ASSIGN_OR_RETURN(toml::table root, ParseToml(text, r.file()));
+  PGRIG_ASSIGN_OR_RETURN(toml::table root, ParseTomlText(text, r.file()));
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(root, kTopKeys, Where{"the plan file (top level)", 1}));
 
   Plan plan;
