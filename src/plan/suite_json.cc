@@ -162,8 +162,9 @@ void UpdateCellSummaries(json& suite) {
     const std::string id = cell["id"].get<std::string>();
     std::vector<double> tps;
     stats::Histogram merged;
-    double cpu_s = 0;
-    int64_t ended = 0;
+    // Client CPU per transaction: the median of the runs' own figures, as
+    // for tps (pgrig report computes the same).
+    std::vector<double> cpu_us;
     int failed = 0;
     std::map<std::string, int> kinds;
     std::map<std::string, std::string> evidence;
@@ -185,9 +186,9 @@ void UpdateCellSummaries(json& suite) {
       } else {
         notes.push_back("run " + std::to_string(run.value("run", 0)) + ": " + h.status().message());
       }
-      cpu_s += Num(r["client"], "cpu_user_s") + Num(r["client"], "cpu_system_s");
-      ended += r["transactions"].value("processed", int64_t{0}) +
-               r["transactions"].value("failed", int64_t{0});
+      if (r["client"].is_object() && r["client"]["cpu_us_per_transaction"].is_number()) {
+        cpu_us.push_back(r["client"]["cpu_us_per_transaction"].get<double>());
+      }
       const json& b = run["bottleneck"];
       if (b.is_object()) {
         const std::string kind = Str(b, "kind");
@@ -226,7 +227,7 @@ void UpdateCellSummaries(json& suite) {
       summary["latency_ms"] = nullptr;
     }
     summary["client_cpu_us_per_transaction"] =
-        ended > 0 ? json(cpu_s * 1e6 / static_cast<double>(ended)) : json(nullptr);
+        cpu_us.empty() ? json(nullptr) : json(stats::Summarize(cpu_us).median);
     if (!kinds.empty()) {
       auto best = std::max_element(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
         return a.second < b.second;
