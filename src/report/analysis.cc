@@ -128,6 +128,7 @@ Result<SuiteStats> Analyze(const Suite& suite) {
       }
       if (!r.tps_series.empty()) {
         cs.tps_series.push_back(r.tps_series);
+        cs.checkpoint_times_s.push_back(r.observation.checkpoint_times_s);
         cs.series_interval_s = r.series_interval_s;
       }
     }

@@ -73,6 +73,8 @@ struct CellStats {
 
   // Per run, tps per interval (chart of throughput over time).
   std::vector<std::vector<double>> tps_series;
+  // Per run (parallel to tps_series), when checkpoints were counted.
+  std::vector<std::vector<double>> checkpoint_times_s;
   double series_interval_s = 1;
 };
 

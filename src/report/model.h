@@ -36,6 +36,10 @@ struct Observation {
   std::optional<double> write_bytes_per_s;
   std::optional<double> wal_bytes;          // written during the window
   std::optional<int64_t> checkpoints;       // timed + requested, during the window
+  // Seconds into the window of the samples in which a checkpoint was counted
+  // (pg_stat_bgwriter; the count can lag by up to a second), for the
+  // over-time chart.
+  std::vector<double> checkpoint_times_s;
   bool server_is_local = false;             // host figures include the server's work
   std::optional<int> host_cpus;
   std::optional<double> host_duration_s;    // the observed window

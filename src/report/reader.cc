@@ -101,6 +101,15 @@ Observation ReadObservation(const Json& o) {
   const auto timed = Integer(o, {"server_totals", "checkpoints_timed"});
   const auto req = Integer(o, {"server_totals", "checkpoints_req"});
   if (timed || req) ob.checkpoints = timed.value_or(0) + req.value_or(0);
+  if (const Json* samples = Find(o, {"server"}); samples != nullptr && samples->is_array()) {
+    for (const Json& x : *samples) {
+      const int64_t n = Integer(x, {"checkpoints_timed"}).value_or(0) +
+                        Integer(x, {"checkpoints_req"}).value_or(0);
+      if (n > 0) {
+        if (auto t = Number(x, {"t_s"})) ob.checkpoint_times_s.push_back(*t);
+      }
+    }
+  }
   if (const Json* w = Find(o, {"wait_events"}); w != nullptr && w->is_object()) {
     for (const auto& [k, v] : w->items()) {
       if (v.is_number()) ob.wait_events[k] = v.get<int64_t>();

@@ -52,6 +52,9 @@ struct ChartSpec {
   Axis y_axis = Axis::kLinear;
   bool categorical_x = false;  // x values are 0..n-1, labels from the points
   bool lines = true;
+  // Vertical lines at these x values (e.g. checkpoints), with their labels;
+  // listed under the data table too.
+  std::vector<std::pair<double, std::string>> markers;
 };
 
 // "Nice" tick step for a range: 1, 2 or 5 times a power of ten.
@@ -163,6 +166,13 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
       "<text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
       Px(kTop + ph / 2), Esc(spec.y_label));
   out += "</g>";
+  for (const auto& [x, label] : spec.markers) {
+    if (x < x0 || x > x1) continue;
+    out += fmt::format(
+        "<line class=\"marker\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" data-marker=\"{3}\" "
+        "data-x=\"{4}\"><title>{3} at {4}</title></line>",
+        Px(sx(x)), Px(kTop), Px(kH - kBottom), Esc(label), F(x));
+  }
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
     out += fmt::format("<g class=\"series c{}\" data-series=\"{}\">", i % kColors, Esc(s.name));
@@ -197,7 +207,16 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
                          p.low && p.high ? F(*p.low) + " - " + F(*p.high) : "-");
     }
   }
-  return out + "</tbody></table></figure>";
+  out += "</tbody></table>";
+  if (!spec.markers.empty()) {
+    out += "<p class=\"markers\">Marked (dashed lines): ";
+    for (size_t i = 0; i < spec.markers.size(); ++i) {
+      out += fmt::format("{}{} at {} {}", i ? "; " : "", Esc(spec.markers[i].second),
+                         F(spec.markers[i].first), Esc(spec.x_label));
+    }
+    out += "</p>";
+  }
+  return out + "</figure>";
 }
 
 // Horizontal stacked bars (shares that add up to 1), with a table.
@@ -292,7 +311,7 @@ figure.chart figcaption{grid-column:1/-1;font-weight:600}
 figure.chart table.data{grid-column:2;grid-row:2/4;max-height:320px;overflow:auto;display:block}
 svg.plot{width:100%;height:auto}svg text{fill:var(--muted);font-size:11px}
 .grid{stroke:var(--grid)}.frame{stroke:var(--muted)}
-.series path.line{fill:none;stroke-width:1.8}.series path.whisker{stroke-width:1.2}
+line.marker{stroke:currentColor;stroke-dasharray:4 3;opacity:.6}.series path.line{fill:none;stroke-width:1.8}.series path.whisker{stroke-width:1.2}
 .legend{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.88em}
 .sw{display:inline-block;width:.9em;height:.9em;margin-right:.35em;vertical-align:-.1em;border-radius:2px}
 .c0{--c:var(--c0)}.c1{--c:var(--c1)}.c2{--c:var(--c2)}.c3{--c:var(--c3)}.c4{--c:var(--c4)}
@@ -386,6 +405,7 @@ std::string LatencyChart(const std::vector<Labeled>& suites, const std::string& 
 
 std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string& workload) {
   std::vector<Series> series;
+  std::vector<std::pair<double, std::string>> markers;
   for (const Labeled& s : suites) {
     const CellStats* c = TopCell(*s.stats, workload);
     if (!c) continue;
@@ -395,13 +415,20 @@ std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string&
         sr.points.push_back({static_cast<double>(i + 1) * c->series_interval_s, c->tps_series[r][i],
                              std::nullopt, std::nullopt, ""});
       }
+      if (r < c->checkpoint_times_s.size()) {
+        for (double t : c->checkpoint_times_s[r]) {
+          markers.emplace_back(t, fmt::format("checkpoint, {} run {}", s.label, r + 1));
+        }
+      }
       series.push_back(std::move(sr));
     }
   }
-  return Chart({"throughput-over-time", "Throughput over time per run: " + workload +
-                                            " (dips are stalls or checkpoints)",
-                "seconds", "tps", Axis::kLinear, false, true},
-               series, {{"workload", workload}});
+  ChartSpec spec{"throughput-over-time",
+                 "Throughput over time per run: " + workload +
+                     " (dashed lines: checkpoints the server counted; other dips are stalls)",
+                 "seconds", "tps", Axis::kLinear, false, true};
+  spec.markers = std::move(markers);
+  return Chart(spec, series, {{"workload", workload}});
 }
 
 std::string PriceChart(const std::vector<Labeled>& suites) {

@@ -117,6 +117,12 @@ TEST(RenderTest, HtmlIsSelfContainedWithChartsAndTables) {
   EXPECT_EQ(Count(html, "data-chart=\"throughput-vs-clients\""), 3u);
   EXPECT_EQ(Count(html, "data-chart=\"latency-percentiles\""), 3u);
   EXPECT_EQ(Count(html, "data-chart=\"throughput-over-time\""), 3u);
+  // Every run drawn over time has its checkpoint marked (one per fixture run,
+  // counted in the sample at 4 s), and the markers are listed in words too.
+  EXPECT_GT(Count(html, "<line class=\"marker\""), 0u);
+  EXPECT_EQ(Count(html, "<line class=\"marker\""), Count(html, "data-marker=\"checkpoint, "));
+  EXPECT_THAT(html, HasSubstr("data-x=\"4\"><title>checkpoint, "));
+  EXPECT_EQ(Count(html, "<p class=\"markers\">"), 3u);
   EXPECT_EQ(Count(html, "data-chart=\"price-performance\""), 1u);
   EXPECT_EQ(Count(html, "data-chart=\"bottleneck\""), 1u);
   // Every chart has its table.

@@ -102,6 +102,10 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
                      {"cpu_idle_pct", 18.0 - f.steal * 100},
                      {"disk_read_bytes_per_s", 1.0e6}, {"disk_write_bytes_per_s", 4.0e6}}},
       {"server_totals", {{"wal_bytes", 5.0e7}, {"checkpoints_timed", 0}, {"checkpoints_req", 1}}},
+      // Per-second server samples: the one checkpoint is counted at 4 s.
+      {"server", {{{"t_s", 3.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 0}},
+                  {{"t_s", 4.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 1}},
+                  {{"t_s", 5.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 0}}}},
       {"wait_events", {{"CPU", 80}, {"LWLock:WALWrite", 12}, {"Client:ClientRead", 30}}}};
   nlohmann::json warnings = nlohmann::json::array();
   if (f.client_saturated) warnings.push_back("the client saturated its CPUs (95% of 2 threads)");
