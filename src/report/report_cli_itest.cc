@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -25,13 +27,21 @@ class ReportCliTest : public ::testing::Test {
                             .cells = testing::StandardCells(27600, 4000, 6000)});
     b_ = Write("xeon", {.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85, .seed = 72,
                         .cells = testing::StandardCells(20000, 4000, 6000)});
-    const pg::ConnectionParams p = pgrig::testing::SharedParams();
+    // A database per test: CTest runs the tests as separate processes at
+    // once, and a shared results schema was dropped under a running test.
+    db_ = "report_cli_itest_" + std::to_string(::getpid());
+    pg::Connection admin = pgrig::testing::ConnectShared("postgres");
+    ASSERT_TRUE(admin.valid());
+    ASSERT_TRUE(admin.Exec("DROP DATABASE IF EXISTS " + db_).ok());
+    ASSERT_TRUE(admin.Exec("CREATE DATABASE " + db_).ok());
+    const pg::ConnectionParams p = pgrig::testing::SharedParams(db_);
     conninfo_ = "host=" + p.host + " port=" + p.port + " user=" + p.user + " dbname=" + p.dbname;
-    conn_ = pgrig::testing::ConnectShared();
-    ASSERT_TRUE(conn_.Exec("DROP SCHEMA IF EXISTS pgrig_results CASCADE").ok());
+    conn_ = pgrig::testing::ConnectShared(db_);
   }
   void TearDown() override {
-    (void)conn_.Exec("DROP SCHEMA IF EXISTS pgrig_results CASCADE");
+    conn_ = pg::Connection();
+    pg::Connection admin = pgrig::testing::ConnectShared("postgres");
+    if (admin.valid()) (void)admin.Exec("DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
     std::filesystem::remove_all(dir_);
   }
   std::string Write(const std::string& name, const testing::FixtureSuite& f) {
@@ -46,7 +56,7 @@ class ReportCliTest : public ::testing::Test {
     return v.ok() ? *v : "";
   }
 
-  std::string dir_, a_, b_, conninfo_;
+  std::string db_, dir_, a_, b_, conninfo_;
   pg::Connection conn_;
 };
 
