@@ -193,7 +193,10 @@ TEST_F(LioTest, WorkUnitLargerThanATableIsRefused) {
 }
 
 TEST(LioCli, BadInputsAreRefusedBeforeAnySideEffect) {
-  const std::string home = testing::MakeTempHome("lio-refused") + "/home";
+  // MakeTempHome makes /tmp/lio-refused-XXXXXX and names <it>/home, which
+  // must never be created; the directory itself is removed at the end.
+  const std::string home = testing::MakeTempHome("lio-refused");
+  const std::string parent = std::filesystem::path(home).parent_path().string();
   const std::map<std::string, std::string> env{{"PGRIG_HOME", home}};
   const std::vector<std::vector<std::string>> cases = {
       {"lio", "init", "--scale", "0"},
@@ -213,6 +216,7 @@ TEST(LioCli, BadInputsAreRefusedBeforeAnySideEffect) {
     EXPECT_FALSE(r.err.empty()) << Join(args, " ");
     EXPECT_FALSE(std::filesystem::exists(home)) << Join(args, " ") << " created " << home;
   }
+  std::filesystem::remove_all(parent);
 }
 
 }  // namespace
