@@ -42,7 +42,8 @@ class ReportCliTest : public ::testing::Test {
     conn_ = pg::Connection();
     pg::Connection admin = pgrig::testing::ConnectShared("postgres");
     if (admin.valid()) (void)admin.Exec("DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
-    std::filesystem::remove_all(dir_);
+    // MakeTempHome names <mkdtemp dir>/home: remove the mkdtemp directory.
+    std::filesystem::remove_all(std::filesystem::path(dir_).parent_path());
   }
   std::string Write(const std::string& name, const testing::FixtureSuite& f) {
     const std::string d = dir_ + "/" + name + "-20261201T100000Z";
