@@ -1,25 +1,51 @@
 #!/usr/bin/env bash
-# Alternates `pgrig bench` and `pgbench` on the same server with the same
-# script, clients, threads and duration, and reports medians of throughput
-# and of client CPU (user+sys of the client process, from getrusage of the
-# child) per transaction, and their ratios (pgrig / pgbench).
+# Alternates `pgrig bench` and `pgbench` (and, with --floor, bench/floor) on
+# the same server with the same script, clients, threads and duration, and
+# reports medians of throughput, of client CPU (user+sys of the client
+# process, from getrusage of the child) per transaction and of server CPU
+# per transaction, and their ratios (pgrig / pgbench; with --floor, each
+# tool / the floor as well).
 #
-# Usage: bench/bench_vs_pgbench.sh [PAIRS] [DURATION_S]
+# Server CPU: when the server is the local embedded cluster (its data
+# directory's postmaster.pid names a live process here), the CPU of all its
+# processes during each run, from /proc: see bench/server_cpu.py for how
+# backends that exit at the end are counted.  For the floor, the "server"
+# column is its echo peer's CPU.
+#
+# Usage: bench/bench_vs_pgbench.sh [--floor] [PAIRS] [DURATION_S]
+#   --floor  also run bench/floor (select-only only: SCRIPT_OPT must be -S),
+#            interleaved with the other two in every round.
 # Environment: PGRIG (pgrig executable, default build/pgrig), PGBENCH
-# (default /usr/lib/postgresql/15/bin/pgbench), PGRIG_HOME (embedded cluster;
-# it is started and initialised at scale 10 when needed), CLIENTS (8),
-# THREADS (2), MODES ("prepared simple"), SCRIPT_OPT ("-S").
+# (default /usr/lib/postgresql/15/bin/pgbench), FLOOR_BIN (default
+# build/bench/floor), PGRIG_HOME (embedded cluster; it is started and
+# initialised at scale 10 when needed), CLIENTS (8), THREADS (2),
+# MODES ("prepared simple"), SCRIPT_OPT ("-S"), FLOOR_LOOP (uring).
 set -euo pipefail
+WITH_FLOOR=0
+if [[ ${1:-} == --floor ]]; then WITH_FLOOR=1; shift; fi
 PAIRS=${1:-5}
 DURATION=${2:-10}
 here=$(cd "$(dirname "$0")/.." && pwd)
 PGRIG=${PGRIG:-$here/build/pgrig}
 PGBENCH=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
+FLOOR_BIN=${FLOOR_BIN:-$here/build/bench/floor}
+FLOOR_LOOP=${FLOOR_LOOP:-uring}
 CLIENTS=${CLIENTS:-8}
 THREADS=${THREADS:-2}
 MODES=${MODES:-"prepared simple"}
 SCRIPT_OPT=${SCRIPT_OPT:--S}
 export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
+
+if [[ $WITH_FLOOR == 1 ]]; then
+  if [[ $SCRIPT_OPT != -S ]]; then
+    echo "bench_vs_pgbench.sh: --floor has the message sizes of select-only (-S); unset SCRIPT_OPT or drop --floor" >&2
+    exit 1
+  fi
+  if [[ ! -x $FLOOR_BIN ]]; then
+    echo "bench_vs_pgbench.sh: $FLOOR_BIN is missing; build it: cmake --build build --target floor (configure with -DPGRIG_BUILD_BENCH=ON)" >&2
+    exit 1
+  fi
+fi
 
 "$PGRIG" cluster start >/dev/null
 SOCK="$PGRIG_HOME/run"
@@ -27,40 +53,78 @@ if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_bra
   "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
 fi
 
-python3 - "$PAIRS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" <<'PY'
+python3 - "$PAIRS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" \
+  "$here/bench" "$PGRIG_HOME/data" "$WITH_FLOOR" "$FLOOR_BIN" "$FLOOR_LOOP" <<'PY'
 import re, resource, statistics, subprocess, sys
-pairs, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt = sys.argv[1:]
-pairs, duration = int(pairs), int(duration)
+(pairs, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt,
+ bench_dir, data_dir, with_floor, floor_bin, floor_loop) = sys.argv[1:]
+pairs, duration, with_floor = int(pairs), int(duration), with_floor == "1"
+sys.path.insert(0, bench_dir)
+import server_cpu
+server = server_cpu.open_or_none(data_dir)
 
-def run(cmd):
+def run(name, cmd):
+    """(tps, client us/txn, user, sys, server us/txn or None)."""
+    snap0 = server.snapshot() if server and name != "floor" else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    snap1 = server.settle(snap0[2]) if snap0 else None
     tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
     n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
-    user = after.ru_utime - before.ru_utime
-    sys_ = after.ru_stime - before.ru_stime
-    return tps, (user + sys_) * 1e6 / n, user * 1e6 / n, sys_ * 1e6 / n
+    if name == "floor":
+        # getrusage of the child would include the floor's peer: take the
+        # floor's own per-thread figures, and the peer's as the server's.
+        c = re.search(r"^client CPU per round trip: ([0-9.]+) us \(user ([0-9.]+), sys ([0-9.]+)\)", out.stdout, re.M)
+        p = re.search(r"^peer CPU per round trip: ([0-9.]+) us", out.stdout, re.M)
+        return tps, float(c.group(1)), float(c.group(2)), float(c.group(3)), float(p.group(1))
+    user = (after.ru_utime - before.ru_utime) * 1e6 / n
+    sys_ = (after.ru_stime - before.ru_stime) * 1e6 / n
+    srv = None
+    if snap0:
+        srv = ((snap1[0] - snap0[0]) + (snap1[1] - snap0[1])) * 1e6 / n
+    return tps, user + sys_, user, sys_, srv
 
-print("pairs=%d duration=%ds clients=%s threads=%s script=%s" % (pairs, duration, clients, threads, script_opt))
+def med(rows, j):
+    vals = [r[j] for r in rows if r[j] is not None]
+    return statistics.median(vals) if vals else None
+
+def fmt(v, spec="%6.2f"):
+    return spec % v if v is not None else "   n/a"
+
+print("pairs=%d duration=%ds clients=%s threads=%s script=%s server CPU: %s" % (
+    pairs, duration, clients, threads, script_opt,
+    "postmaster %d" % server.pid if server else "n/a (no local cluster at %s)" % data_dir))
 for mode in modes.split():
     common = [script_opt, "-c", clients, "-j", threads, "-T", str(duration), "-M", mode, "-n",
               "-h", sock, "-U", "postgres", "pgrig"]
-    res = {"pgrig": [], "pgbench": []}
+    tools = [("pgrig", [pgrig, "bench"] + common), ("pgbench", [pgbench] + common)]
+    if with_floor:
+        tools.append(("floor", [floor_bin, "-c", clients, "-j", threads, "-T", str(duration),
+                                "-M", mode, "--loop", floor_loop]))
+    res = {name: [] for name, _ in tools}
     for i in range(pairs):
-        # interleaved, and the order alternates so neither always goes first
-        order = [("pgrig", [pgrig, "bench"] + common), ("pgbench", [pgbench] + common)]
-        if i % 2: order.reverse()
-        for name, cmd in order:
-            res[name].append(run(cmd))
-    med = {k: [statistics.median(x[j] for x in v) for j in range(4)] for k, v in res.items()}
+        # interleaved; the order rotates so that none always goes first
+        k = i % len(tools)
+        for name, cmd in tools[k:] + tools[:k]:
+            res[name].append(run(name, cmd))
+    m = {k: [med(v, j) for j in range(5)] for k, v in res.items()}
     print("mode=%s" % mode)
-    for k in ("pgrig", "pgbench"):
-        m = med[k]
-        print("  %-8s median tps %10.1f  client CPU/txn %6.2f us (user %5.2f, sys %5.2f)" % (k, *m))
-        print("           runs: " + ", ".join("%.0f tps/%.2f us" % (r[0], r[1]) for r in res[k]))
-    print("  ratio pgrig/pgbench: tps %.3f, CPU per txn %.3f" % (med["pgrig"][0] / med["pgbench"][0],
-                                                                med["pgrig"][1] / med["pgbench"][1]))
+    for name, _ in tools:
+        x = m[name]
+        print("  %-8s median tps %10.1f  client CPU/txn %6.2f us (user %5.2f, sys %5.2f)  %s CPU/txn %s us"
+              % (name, x[0], x[1], x[2], x[3], "peer  " if name == "floor" else "server", fmt(x[4])))
+        print("           runs: " + ", ".join("%.0f tps/%.2f/%s us" % (r[0], r[1], fmt(r[4], "%.2f").strip())
+                                      for r in res[name]))
+    a, b = m["pgrig"], m["pgbench"]
+    print("  ratio pgrig/pgbench: tps %.3f, client CPU per txn %.3f, server CPU per txn %s"
+          % (a[0] / b[0], a[1] / b[1], fmt(a[4] / b[4] if a[4] and b[4] else None, "%.3f")))
+    if with_floor:
+        f = m["floor"]
+        for name in ("pgrig", "pgbench"):
+            x = m[name]
+            print("  ratio %s/floor: tps %.3f, client CPU per txn %.3f (%.2f us above the floor)"
+                  % (name, x[0] / f[0], x[1] / f[1], x[1] - f[1]))
 PY
