@@ -5,6 +5,8 @@
 # with the same options, and reports medians of throughput and client CPU
 # per transaction (user+sys from getrusage of the child), each as a ratio to
 # pgbench's.  It shows what each layer of the engine's design is worth.
+# When the server is the local embedded cluster it also reports the server's
+# CPU per transaction (all its processes, from /proc; bench/server_cpu.py).
 #
 # Usage: bench/engine_paths.sh [ROUNDS] [DURATION_S]
 # Environment as bench/bench_vs_pgbench.sh (PGRIG, PGBENCH, PGRIG_HOME,
@@ -27,26 +29,35 @@ if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_bra
   "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
 fi
 
-python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" <<'PY'
+python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" \
+  "$here/bench" "$PGRIG_HOME/data" <<'PY'
 import os, re, resource, statistics, subprocess, sys
-rounds, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt = sys.argv[1:]
+rounds, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt, bench_dir, data_dir = sys.argv[1:]
 rounds = int(rounds)
+sys.path.insert(0, bench_dir)
+import server_cpu
+server = server_cpu.open_or_none(data_dir)
 
 def run(cmd, env):
     e = dict(os.environ)
     e.update(env)
+    snap0 = server.snapshot() if server else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd, capture_output=True, text=True, env=e)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    snap1 = server.settle(snap0[2]) if server else None
     tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
     n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
     user = (after.ru_utime - before.ru_utime) * 1e6 / n
     sys_ = (after.ru_stime - before.ru_stime) * 1e6 / n
-    return tps, user + sys_, user, sys_
+    srv = ((snap1[0] - snap0[0]) + (snap1[1] - snap0[1])) * 1e6 / n if server else 0.0
+    return tps, user + sys_, user, sys_, srv
 
-print("rounds=%d duration=%ss clients=%s threads=%s script=%s" % (rounds, duration, clients, threads, script_opt))
+print("rounds=%d duration=%ss clients=%s threads=%s script=%s server CPU: %s" % (
+    rounds, duration, clients, threads, script_opt,
+    "postmaster %d" % server.pid if server else "n/a (no local cluster at %s)" % data_dir))
 for mode in modes.split():
     common = [script_opt, "-c", clients, "-j", threads, "-T", duration, "-M", mode, "-n",
               "-h", sock, "-U", "postgres", "pgrig"]
@@ -59,12 +70,13 @@ for mode in modes.split():
         k = i % len(tools)  # the order rotates so that none always goes first
         for name, cmd, env in tools[k:] + tools[:k]:
             res[name].append(run(cmd, env))
-    med = {k: [statistics.median(x[j] for x in v) for j in range(4)] for k, v in res.items()}
+    med = {k: [statistics.median(x[j] for x in v) for j in range(5)] for k, v in res.items()}
     base = med["pgbench"]
     print("mode=%s" % mode)
     for name, _, _ in tools:
         m = med[name]
-        print("  %-8s median tps %9.1f (x%.3f)  client CPU/txn %6.2f us (x%.3f; user %5.2f, sys %5.2f)"
-              % (name, m[0], m[0] / base[0], m[1], m[1] / base[1], m[2], m[3]))
+        srv = (" server CPU/txn %6.2f us (x%.3f)" % (m[4], m[4] / base[4])) if server else ""
+        print("  %-8s median tps %9.1f (x%.3f)  client CPU/txn %6.2f us (x%.3f; user %5.2f, sys %5.2f)%s"
+              % (name, m[0], m[0] / base[0], m[1], m[1] / base[1], m[2], m[3], srv))
         print("           runs (us/txn): " + ", ".join("%.2f" % r[1] for r in res[name]))
 PY
