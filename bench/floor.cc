@@ -20,7 +20,8 @@
 // CPU is getrusage(RUSAGE_THREAD) of the client threads over their loops
 // only (not connection set-up, not the peer).
 //
-// Two client loops, both one send and one receive per round trip:
+// Two client loops (bench/round_trip_loop.h, shared with wire_probe), both one
+// send and one receive per round trip:
 //   epoll  send(), then epoll_wait for readable connections and recv() each;
 //   uring  io_uring: each loop turn submits every send+recv it queued and
 //          waits for the next completion in one io_uring_enter (sends
@@ -42,7 +43,6 @@
 //   peer CPU per round trip: U us (user X, sys Y)
 // Example: build/bench/floor -c 8 -j 2 -T 10 --loop epoll
 #include <getopt.h>
-#include <liburing.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -50,7 +50,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -60,6 +59,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "round_trip_loop.h"
 
 namespace {
 
@@ -84,11 +85,7 @@ struct Options {
   std::exit(2);
 }
 
-int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
-}
+int64_t NowNs() { return pgrig::bench::MonotonicNs(); }
 
 double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
@@ -159,9 +156,9 @@ void PeerLoop(std::vector<int> fds, size_t request, size_t reply) {
 
 // ---- the client -----------------------------------------------------------
 
+// A connection and its reply buffer; the loops see only the RoundTripConn.
 struct Conn {
-  int fd = -1;
-  size_t got = 0;
+  pgrig::bench::RoundTripConn rt;
   char in[kMaxMessage];
 };
 
@@ -178,116 +175,26 @@ struct Shared {
   int64_t end_ns = 0;
 };
 
-void SendRequest(const Shared& s, const Conn& c) {
-  if (send(c.fd, s.request, s.request_len, MSG_NOSIGNAL) != static_cast<ssize_t>(s.request_len)) {
-    Die("send");
+// Every request is the same buffer; a reply is whole once reply_len bytes
+// are in (one request is in flight per connection, so no more can come).
+struct FixedSizes {
+  const Shared* s;
+  void Next(pgrig::bench::RoundTripConn& c) const {
+    c.out = s->request;
+    c.out_len = s->request_len;
   }
-}
+  bool Complete(const pgrig::bench::RoundTripConn& c) const { return c.in_len >= s->reply_len; }
+};
 
-void RunEpoll(std::vector<Conn*> conns, const Shared& s, ThreadResult* out) {
-  const int ep = epoll_create1(EPOLL_CLOEXEC);
-  if (ep < 0) Die("epoll_create1");
-  for (Conn* c : conns) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = c;
-    if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0) Die("epoll_ctl");
-    SendRequest(s, *c);
-  }
-  epoll_event evs[64];
-  size_t inflight = conns.size();
-  bool ending = false;
-  while (inflight > 0) {
-    const int n = epoll_wait(ep, evs, 64, 1000);
-    if (n < 0 && errno != EINTR) Die("epoll_wait");
-    for (int i = 0; i < n; ++i) {
-      Conn& c = *static_cast<Conn*>(evs[i].data.ptr);
-      const ssize_t r = recv(c.fd, c.in + c.got, sizeof c.in - c.got, MSG_DONTWAIT);
-      if (r == 0) Die("peer closed a connection");
-      if (r < 0) {
-        if (errno == EAGAIN) continue;
-        Die("recv");
-      }
-      c.got += static_cast<size_t>(r);
-      if (c.got < s.reply_len) continue;
-      c.got = 0;
-      ++out->round_trips;
-      if (!ending) ending = NowNs() >= s.end_ns;
-      if (ending) {
-        --inflight;
-        continue;
-      }
-      SendRequest(s, c);
-    }
-  }
-  close(ep);
-}
-
-void RunUring(std::vector<Conn*> conns, const Shared& s, ThreadResult* out) {
-  io_uring ring;
-  io_uring_params params{};
-  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-  const unsigned entries = static_cast<unsigned>(conns.size()) * 2 + 8;
-  if (io_uring_queue_init_params(entries, &ring, &params) < 0) {
-    params = io_uring_params{};
-    if (io_uring_queue_init_params(entries, &ring, &params) < 0) Die("io_uring_queue_init");
-  }
-  constexpr uint64_t kSendTag = ~uint64_t{0};
-  auto queue_recv = [&](size_t idx) {
-    Conn& c = *conns[idx];
-    io_uring_sqe* r = io_uring_get_sqe(&ring);
-    io_uring_prep_recv(r, c.fd, c.in + c.got, sizeof c.in - c.got, 0);
-    io_uring_sqe_set_data64(r, idx);
-  };
-  auto queue_round_trip = [&](size_t idx) {
-    io_uring_sqe* w = io_uring_get_sqe(&ring);
-    io_uring_prep_send(w, conns[idx]->fd, s.request, s.request_len, MSG_NOSIGNAL);
-    w->flags |= IOSQE_CQE_SKIP_SUCCESS;
-    io_uring_sqe_set_data64(w, kSendTag);
-    queue_recv(idx);
-  };
-  for (size_t i = 0; i < conns.size(); ++i) queue_round_trip(i);
-  size_t inflight = conns.size();
-  bool ending = false;
-  while (inflight > 0) {
-    if (io_uring_submit_and_wait(&ring, 1) < 0) Die("io_uring_submit_and_wait");
-    io_uring_cqe* cqe;
-    unsigned head;
-    unsigned seen = 0;
-    io_uring_for_each_cqe(&ring, head, cqe) {
-      ++seen;
-      const uint64_t idx = io_uring_cqe_get_data64(cqe);
-      if (idx == kSendTag || cqe->res <= 0) {
-        errno = cqe->res < 0 ? -cqe->res : EPIPE;
-        Die(idx == kSendTag ? "io_uring send" : "io_uring recv");
-      }
-      Conn& c = *conns[idx];
-      c.got += static_cast<size_t>(cqe->res);
-      if (c.got < s.reply_len) {
-        queue_recv(idx);
-        continue;
-      }
-      c.got = 0;
-      ++out->round_trips;
-      if (!ending) ending = NowNs() >= s.end_ns;
-      if (ending) {
-        --inflight;
-        continue;
-      }
-      queue_round_trip(idx);
-    }
-    io_uring_cq_advance(&ring, seen);
-  }
-  io_uring_queue_exit(&ring);
-}
-
-void ClientThread(std::vector<Conn*> conns, const Shared& s, Loop loop, ThreadResult* out) {
+void ClientThread(std::vector<pgrig::bench::RoundTripConn*> conns, const Shared& s, Loop loop,
+                  ThreadResult* out) {
+  FixedSizes policy{&s};
   rusage before;
   getrusage(RUSAGE_THREAD, &before);
   if (loop == Loop::kUring) {
-    RunUring(std::move(conns), s, out);
+    pgrig::bench::RunUringLoop(conns, s.end_ns, policy, &out->round_trips);
   } else {
-    RunEpoll(std::move(conns), s, out);
+    pgrig::bench::RunEpollLoop(conns, s.end_ns, policy, &out->round_trips);
   }
   rusage after;
   getrusage(RUSAGE_THREAD, &after);
@@ -399,9 +306,11 @@ int main(int argc, char** argv) {
 
   std::vector<Conn> conns(static_cast<size_t>(o.clients));
   for (Conn& c : conns) {
-    c.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (c.fd < 0) Die("socket");
-    if (connect(c.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect");
+    c.rt.in = c.in;
+    c.rt.in_cap = sizeof c.in;
+    c.rt.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c.rt.fd < 0) Die("socket");
+    if (connect(c.rt.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect");
   }
   unlink(addr.sun_path);
   rmdir(dir);
@@ -417,14 +326,15 @@ int main(int argc, char** argv) {
   std::vector<ThreadResult> results(static_cast<size_t>(o.threads));
   std::vector<std::thread> pool;
   for (int t = 0; t < o.threads; ++t) {
-    std::vector<Conn*> mine;
-    for (int i = t; i < o.clients; i += o.threads) mine.push_back(&conns[static_cast<size_t>(i)]);
+    std::vector<pgrig::bench::RoundTripConn*> mine;
+    for (int i = t; i < o.clients; i += o.threads)
+      mine.push_back(&conns[static_cast<size_t>(i)].rt);
     pool.emplace_back(ClientThread, std::move(mine), std::cref(shared), o.loop,
                       &results[static_cast<size_t>(t)]);
   }
   for (auto& th : pool) th.join();
   const double run_s = static_cast<double>(NowNs() - t0) / 1e9;
-  for (Conn& c : conns) close(c.fd);
+  for (Conn& c : conns) close(c.rt.fd);
 
   int status = 0;
   rusage peer_usage{};

@@ -6,7 +6,8 @@
 //
 // It connects with libpq, prepares pgbench's select-only statement, then
 // drives the sockets itself with hand-built protocol messages (Bind/Execute/
-// Sync, or Query), in one of two loops per thread:
+// Sync, or Query), in one of two loops per thread (bench/round_trip_loop.h,
+// shared with bench/floor.cc):
 //   epoll  one send and one recv per transaction, epoll_wait when nothing is
 //          ready: the engine's system-call pattern, minus libpq;
 //   uring  io_uring: every send and recv of a loop turn goes in with one
@@ -34,17 +35,17 @@
 #include <thread>
 #include <vector>
 
+#include "round_trip_loop.h"
+
 namespace {
 
 constexpr const char* kSelect = "SELECT abalance FROM pgbench_accounts WHERE aid = ";
 
-struct Conn {
+// The loops of bench/round_trip_loop.h see the RoundTripConn part.
+struct Conn : pgrig::bench::RoundTripConn {
   PGconn* pg = nullptr;
-  int fd = -1;
-  char out[256];
-  size_t out_len = 0;
-  char in[16384];
-  size_t in_len = 0;
+  char out_buf[256];
+  char in_buf[16384];
 };
 
 void Put32(char* p, uint32_t v) {
@@ -60,7 +61,7 @@ void Put16(char* p, uint16_t v) {
 void Build(Conn& c, bool prepared, int64_t aid) {
   char num[24];
   const int nl = std::snprintf(num, sizeof num, "%lld", static_cast<long long>(aid));
-  char* p = c.out;
+  char* p = c.out_buf;
   if (prepared) {
     // Bind: portal "", statement "s", no parameter formats, 1 parameter,
     // no result formats.
@@ -102,12 +103,13 @@ void Build(Conn& c, bool prepared, int64_t aid) {
     *p++ = ';';
     *p++ = '\0';
   }
-  c.out_len = static_cast<size_t>(p - c.out);
+  c.out = c.out_buf;
+  c.out_len = static_cast<size_t>(p - c.out_buf);
 }
 
 // True when c.in holds a whole response ending in ReadyForQuery; exits on an
 // ErrorResponse.
-bool Complete(const Conn& c) {
+bool Complete(const pgrig::bench::RoundTripConn& c) {
   size_t off = 0;
   while (off + 5 <= c.in_len) {
     uint32_t len;
@@ -129,116 +131,25 @@ struct ThreadResult {
   int64_t txns = 0;
 };
 
-void RunEpoll(std::vector<Conn*> conns, bool prepared, int64_t naccounts, int64_t end_ns,
-              uint64_t seed, ThreadResult* out) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int64_t> aid(1, naccounts);
-  const int ep = epoll_create1(EPOLL_CLOEXEC);
-  for (Conn* c : conns) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = c;
-    epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev);
-    Build(*c, prepared, aid(rng));
-    if (send(c->fd, c->out, c->out_len, MSG_NOSIGNAL) != static_cast<ssize_t>(c->out_len)) std::exit(2);
-  }
-  epoll_event evs[64];
-  size_t inflight = conns.size();
-  bool ending = false;
-  while (inflight > 0) {
-    const int n = epoll_wait(ep, evs, 64, 100);
-    for (int i = 0; i < n; ++i) {
-      Conn& c = *static_cast<Conn*>(evs[i].data.ptr);
-      const ssize_t r = recv(c.fd, c.in + c.in_len, sizeof c.in - c.in_len, 0);
-      if (r <= 0) continue;
-      c.in_len += static_cast<size_t>(r);
-      if (!Complete(c)) continue;
-      c.in_len = 0;
-      ++out->txns;
-      if (!ending) {
-        timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ending = ts.tv_sec * 1'000'000'000LL + ts.tv_nsec >= end_ns;
-      }
-      if (ending) {
-        --inflight;
-        continue;
-      }
-      Build(c, prepared, aid(rng));
-      if (send(c.fd, c.out, c.out_len, MSG_NOSIGNAL) != static_cast<ssize_t>(c.out_len)) std::exit(2);
-    }
-  }
-  close(ep);
-}
+// Each request is a new transaction with a random aid; a reply is whole at
+// ReadyForQuery.
+struct Transactions {
+  bool prepared;
+  std::mt19937_64 rng;
+  std::uniform_int_distribution<int64_t> aid;
+  void Next(pgrig::bench::RoundTripConn& c) { Build(static_cast<Conn&>(c), prepared, aid(rng)); }
+  bool Complete(const pgrig::bench::RoundTripConn& c) const { return ::Complete(c); }
+};
 
-void RunUring(std::vector<Conn*> conns, bool prepared, int64_t naccounts, int64_t end_ns,
-              uint64_t seed, ThreadResult* out) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int64_t> aid(1, naccounts);
-  io_uring ring;
-  io_uring_params params{};
-  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-  if (io_uring_queue_init_params(256, &ring, &params) < 0) {
-    params = io_uring_params{};
-    if (io_uring_queue_init_params(256, &ring, &params) < 0) {
-      std::fprintf(stderr, "wire_probe: io_uring unavailable\n");
-      std::exit(1);
-    }
+void RunThread(std::vector<pgrig::bench::RoundTripConn*> conns, bool uring, bool prepared,
+               int64_t naccounts, int64_t end_ns, uint64_t seed, ThreadResult* out) {
+  Transactions policy{prepared, std::mt19937_64(seed),
+                      std::uniform_int_distribution<int64_t>(1, naccounts)};
+  if (uring) {
+    pgrig::bench::RunUringLoop(conns, end_ns, policy, &out->txns);
+  } else {
+    pgrig::bench::RunEpollLoop(conns, end_ns, policy, &out->txns);
   }
-  // user_data: connection index; sends complete silently unless they fail.
-  auto queue_txn = [&](size_t idx) {
-    Conn& c = *conns[idx];
-    io_uring_sqe* s = io_uring_get_sqe(&ring);
-    io_uring_prep_send(s, c.fd, c.out, c.out_len, MSG_NOSIGNAL);
-    s->flags |= IOSQE_CQE_SKIP_SUCCESS;
-    io_uring_sqe_set_data64(s, ~uint64_t{0});
-    io_uring_sqe* r = io_uring_get_sqe(&ring);
-    io_uring_prep_recv(r, c.fd, c.in + c.in_len, sizeof c.in - c.in_len, 0);
-    io_uring_sqe_set_data64(r, idx);
-  };
-  for (size_t i = 0; i < conns.size(); ++i) {
-    Build(*conns[i], prepared, aid(rng));
-    queue_txn(i);
-  }
-  size_t inflight = conns.size();
-  bool ending = false;
-  while (inflight > 0) {
-    io_uring_submit_and_wait(&ring, 1);
-    io_uring_cqe* cqe;
-    unsigned head;
-    unsigned seen = 0;
-    io_uring_for_each_cqe(&ring, head, cqe) {
-      ++seen;
-      const uint64_t idx = io_uring_cqe_get_data64(cqe);
-      if (idx == ~uint64_t{0} || cqe->res <= 0) {
-        std::fprintf(stderr, "wire_probe: send/recv failed: %s\n", std::strerror(-cqe->res));
-        std::exit(2);
-      }
-      Conn& c = *conns[idx];
-      c.in_len += static_cast<size_t>(cqe->res);
-      if (!Complete(c)) {
-        io_uring_sqe* r = io_uring_get_sqe(&ring);
-        io_uring_prep_recv(r, c.fd, c.in + c.in_len, sizeof c.in - c.in_len, 0);
-        io_uring_sqe_set_data64(r, idx);
-        continue;
-      }
-      c.in_len = 0;
-      ++out->txns;
-      if (!ending) {
-        timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ending = ts.tv_sec * 1'000'000'000LL + ts.tv_nsec >= end_ns;
-      }
-      if (ending) {
-        --inflight;
-        continue;
-      }
-      Build(c, prepared, aid(rng));
-      queue_txn(idx);
-    }
-    io_uring_cq_advance(&ring, seen);
-  }
-  io_uring_queue_exit(&ring);
 }
 
 }  // namespace
@@ -280,6 +191,8 @@ int main(int argc, char** argv) {
       PQclear(r);
     }
     c.fd = PQsocket(c.pg);
+    c.in = c.in_buf;
+    c.in_cap = sizeof c.in_buf;
   }
   const auto t1 = std::chrono::steady_clock::now();
   timespec now;
@@ -289,15 +202,12 @@ int main(int argc, char** argv) {
   std::vector<ThreadResult> results(static_cast<size_t>(threads));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
-    std::vector<Conn*> mine;
+    std::vector<pgrig::bench::RoundTripConn*> mine;
     for (int i = t; i < clients; i += threads) mine.push_back(&conns[static_cast<size_t>(i)]);
     auto* res = &results[static_cast<size_t>(t)];
     const uint64_t seed = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(t + 1);
-    if (loop == "uring") {
-      pool.emplace_back(RunUring, mine, prepared, naccounts, end_ns, seed, res);
-    } else {
-      pool.emplace_back(RunEpoll, mine, prepared, naccounts, end_ns, seed, res);
-    }
+    pool.emplace_back(RunThread, std::move(mine), loop == "uring", prepared, naccounts, end_ns,
+                      seed, res);
   }
   for (auto& th : pool) th.join();
   const auto t2 = std::chrono::steady_clock::now();

@@ -1,0 +1,172 @@
+// round_trip_loop.h: the two cheapest client loops for request/reply round
+// trips over sockets, shared by bench/floor.cc (against an echo peer) and
+// bench/wire_probe.cc (against PostgreSQL).  Benchmark code, not part of
+// pgrig.
+//
+// Each loop runs on one thread over the connections it is given (the caller
+// owns them and their buffers; nothing is shared between threads), keeps one
+// request in flight per connection, and stops sending once CLOCK_MONOTONIC
+// passes end_ns, returning when every outstanding reply is in:
+//   RunEpollLoop  send(), then epoll_wait for readable connections and one
+//                 recv() each;
+//   RunUringLoop  io_uring: every send+recv queued in a loop turn goes in
+//                 with the one io_uring_enter that also waits for the next
+//                 completion (sends complete silently).
+// The Policy says what a request and a whole reply are:
+//   void Next(RoundTripConn&)            sets out/out_len to the next request
+//   bool Complete(const RoundTripConn&)  true when in[0, in_len) is a whole
+//                                        reply (the loop then empties in)
+// On a system-call failure the loops print the error and exit(2): these are
+// measuring programs, and a half-measured run must not print figures.
+#ifndef PGRIG_BENCH_ROUND_TRIP_LOOP_H_
+#define PGRIG_BENCH_ROUND_TRIP_LOOP_H_
+
+#include <liburing.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+namespace pgrig::bench {
+
+struct RoundTripConn {
+  int fd = -1;
+  const char* out = nullptr;  // the request in flight
+  size_t out_len = 0;
+  char* in = nullptr;  // the reply so far
+  size_t in_cap = 0;
+  size_t in_len = 0;
+};
+
+[[noreturn]] inline void DieErrno(const char* what, int err) {
+  std::fprintf(stderr, "round trip loop: %s: %s\n", what, std::strerror(err));
+  std::exit(2);
+}
+
+inline int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+template <class Policy>
+void RunEpollLoop(const std::vector<RoundTripConn*>& conns, int64_t end_ns, Policy& policy,
+                  int64_t* round_trips) {
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) DieErrno("epoll_create1", errno);
+  auto send_next = [&](RoundTripConn& c) {
+    policy.Next(c);
+    if (send(c.fd, c.out, c.out_len, MSG_NOSIGNAL) != static_cast<ssize_t>(c.out_len)) {
+      DieErrno("send", errno);
+    }
+  };
+  for (RoundTripConn* c : conns) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = c;
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0) DieErrno("epoll_ctl", errno);
+    send_next(*c);
+  }
+  epoll_event evs[64];
+  size_t inflight = conns.size();
+  bool ending = false;
+  while (inflight > 0) {
+    const int n = epoll_wait(ep, evs, 64, 1000);
+    if (n < 0 && errno != EINTR) DieErrno("epoll_wait", errno);
+    for (int i = 0; i < n; ++i) {
+      RoundTripConn& c = *static_cast<RoundTripConn*>(evs[i].data.ptr);
+      const ssize_t r = recv(c.fd, c.in + c.in_len, c.in_cap - c.in_len, MSG_DONTWAIT);
+      if (r == 0) DieErrno("recv", EPIPE);
+      if (r < 0) {
+        if (errno == EAGAIN) continue;
+        DieErrno("recv", errno);
+      }
+      c.in_len += static_cast<size_t>(r);
+      if (!policy.Complete(c)) continue;
+      c.in_len = 0;
+      ++*round_trips;
+      if (!ending) ending = MonotonicNs() >= end_ns;
+      if (ending) {
+        --inflight;
+        continue;
+      }
+      send_next(c);
+    }
+  }
+  close(ep);
+}
+
+template <class Policy>
+void RunUringLoop(const std::vector<RoundTripConn*>& conns, int64_t end_ns, Policy& policy,
+                  int64_t* round_trips) {
+  io_uring ring;
+  io_uring_params params{};
+  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+  const unsigned entries = static_cast<unsigned>(conns.size()) * 2 + 8;
+  if (io_uring_queue_init_params(entries, &ring, &params) < 0) {
+    params = io_uring_params{};  // kernels before 6.1: no DEFER_TASKRUN
+    const int err = io_uring_queue_init_params(entries, &ring, &params);
+    if (err < 0) DieErrno("io_uring_queue_init", -err);
+  }
+  constexpr uint64_t kSendTag = ~uint64_t{0};
+  auto queue_recv = [&](size_t idx) {
+    RoundTripConn& c = *conns[idx];
+    io_uring_sqe* r = io_uring_get_sqe(&ring);
+    io_uring_prep_recv(r, c.fd, c.in + c.in_len, c.in_cap - c.in_len, 0);
+    io_uring_sqe_set_data64(r, idx);
+  };
+  auto queue_round_trip = [&](size_t idx) {
+    RoundTripConn& c = *conns[idx];
+    policy.Next(c);
+    io_uring_sqe* w = io_uring_get_sqe(&ring);
+    io_uring_prep_send(w, c.fd, c.out, c.out_len, MSG_NOSIGNAL);
+    w->flags |= IOSQE_CQE_SKIP_SUCCESS;
+    io_uring_sqe_set_data64(w, kSendTag);
+    queue_recv(idx);
+  };
+  for (size_t i = 0; i < conns.size(); ++i) queue_round_trip(i);
+  size_t inflight = conns.size();
+  bool ending = false;
+  while (inflight > 0) {
+    const int err = io_uring_submit_and_wait(&ring, 1);
+    if (err < 0 && err != -EINTR) DieErrno("io_uring_submit_and_wait", -err);
+    io_uring_cqe* cqe;
+    unsigned head;
+    unsigned seen = 0;
+    io_uring_for_each_cqe(&ring, head, cqe) {
+      ++seen;
+      const uint64_t idx = io_uring_cqe_get_data64(cqe);
+      if (idx == kSendTag || cqe->res <= 0) {
+        DieErrno(idx == kSendTag ? "io_uring send" : "io_uring recv",
+                 cqe->res < 0 ? -cqe->res : EPIPE);
+      }
+      RoundTripConn& c = *conns[idx];
+      c.in_len += static_cast<size_t>(cqe->res);
+      if (!policy.Complete(c)) {
+        queue_recv(idx);
+        continue;
+      }
+      c.in_len = 0;
+      ++*round_trips;
+      if (!ending) ending = MonotonicNs() >= end_ns;
+      if (ending) {
+        --inflight;
+        continue;
+      }
+      queue_round_trip(idx);
+    }
+    io_uring_cq_advance(&ring, seen);
+  }
+  io_uring_queue_exit(&ring);
+}
+
+}  // namespace pgrig::bench
+
+#endif  // PGRIG_BENCH_ROUND_TRIP_LOOP_H_
