@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/fleet_clients.h"
 #include "cli/version.h"
 #include "common/fs.h"
 #include "fleet/check.h"
@@ -135,8 +136,14 @@ int RunRunSub(int argc, char** argv) {
   // Everything is validated before any connection.
   auto fleet = fleet::ReadFleetFile(file);
   if (!fleet.ok()) return Fail(fleet.status().message());
-  if (fleet->mode != fleet::FleetMode::kCompare) {
-    return Fail(file + ": mode \"clients\" is not implemented yet; use mode = \"compare\"");
+  if (fleet->mode == fleet::FleetMode::kClients) {
+    auto old_int = std::signal(SIGINT, OnSignal);
+    auto old_term = std::signal(SIGTERM, OnSignal);
+    int rc = RunFleetClients(*fleet, {.file = file, .no_copy = no_copy, .run_id = UtcStamp(),
+                                      .cancel = &g_cancel});
+    std::signal(SIGINT, old_int);
+    std::signal(SIGTERM, old_term);
+    return rc;
   }
   auto local = fleet::DescribeLocalPgrig(kVersion);
   if (!local.ok()) return Fail(local.status().message());
