@@ -48,7 +48,7 @@ class ClientModeTest : public ::testing::Test {
 
   std::string Conninfo() const {
     return "host=" + params_.host + " port=" + params_.port + " user=" + params_.user +
-           " dbname=" + db_;
+           " dbname=" + db_ + " password=sekrit-pw";  // trust auth ignores it
   }
 
   // Commits the server counted in this database, once every other session
@@ -111,7 +111,8 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
   EXPECT_THAT(r.out, HasSubstr("[fleet] all 2 clients ready: go (3 s window)"));
   // Both clients waited at the gate: their load started after the go line.
   EXPECT_LT(r.out.find("all 2 clients ready"), r.out.find("[load1] transaction type:"));
-  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("password")));
+  // The password never shows: not in the output, not in any result.
+  EXPECT_THAT(r.out + r.err, ::testing::Not(HasSubstr("sekrit-pw")));
 
   std::string merged_file;
   for (const std::string& line : Split(r.out, '\n')) {
@@ -124,6 +125,7 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
   const json a = ReadJson(dir + "/host-load0.json");
   const json b = ReadJson(dir + "/host-load1.json");
   ASSERT_TRUE(a.is_object() && b.is_object()) << dir;
+  for (const json* d : {&m, &a, &b}) EXPECT_THAT(d->dump(), ::testing::Not(HasSubstr("sekrit-pw")));
 
   const int64_t ta = a["transactions"]["processed"].get<int64_t>();
   const int64_t tb = b["transactions"]["processed"].get<int64_t>();
@@ -173,6 +175,10 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
   ProcessResult rep = pgrig::testing::RunPgrig({"report", merged_file});
   EXPECT_EQ(rep.exit_code, 0) << rep.out << rep.err;
   EXPECT_THAT(rep.out, HasSubstr("select-only")) << rep.out;
+  // And compare reads it next to one host's own result.
+  ProcessResult cmp = pgrig::testing::RunPgrig({"compare", merged_file, dir + "/host-load0.json"});
+  EXPECT_NE(cmp.exit_code, 1) << cmp.out << cmp.err;
+  EXPECT_THAT(cmp.out, HasSubstr("merged")) << cmp.out;
 }
 
 TEST_F(ClientModeTest, AClientThatCannotStartMeansNoLoadAnywhere) {
