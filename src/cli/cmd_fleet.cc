@@ -1,7 +1,8 @@
 // pgrig fleet check FLEET.toml: is every host of a fleet reachable over ssh
 // and running this pgrig (copied there when the architecture matches)?
 // pgrig fleet run FLEET.toml: compare mode, the plan on each sut host, results
-// copied back, then `pgrig compare` over them.
+// copied back, then `pgrig compare` over them; or clients mode (every host a
+// client, or mode = "clients"): fleet_clients.h.
 // The work is in fleet/; this file parses options and prints.
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -121,7 +122,9 @@ std::string UtcStamp() {
 
 // pgrig fleet run FLEET.toml: compare mode.
 int RunRunSub(int argc, char** argv) {
-  CLI::App app{"Run a fleet's plan on each sut host and compare the results.", "pgrig fleet run"};
+  CLI::App app{"Run a fleet's plan on each sut host and compare the results; or, with client "
+               "hosts, one benchmark from all of them against one server, merged.",
+               "pgrig fleet run"};
   app.footer(kFooter);
   std::string file;
   bool no_copy = false, sequential = false;
