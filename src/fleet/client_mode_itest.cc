@@ -203,5 +203,56 @@ TEST_F(ClientModeTest, AClientThatCannotStartMeansNoLoadAnywhere) {
   EXPECT_LT(committed, 300) << r.out;
 }
 
+TEST_F(ClientModeTest, AClientKilledMidRunMakesThePartialResultExplicit) {
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  const std::string file =
+      FleetFile(h, "[\"-S\", \"-c\", \"2\", \"-j\", \"1\", \"-T\", \"5\", \"-n\"]", "");
+  ProcessResult r;
+  std::thread runner([&] { r = pgrig::testing::RunPgrig({"fleet", "run", file}); });
+  // Once the load runs (both clients' 4 connections are in the database),
+  // kill everything in load1's namespace: its sshd and its pgrig bench.
+  pg::Connection c = pgrig::testing::ConnectShared(db_);
+  bool loaded = false;
+  for (int i = 0; i < 600 && !loaded; ++i) {
+    auto n = c.Exec(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND application_name = 'pgrig'");
+    loaded = n.ok() && std::atoi(std::string(n->Get(0, 0)).c_str()) >= 4;
+    if (!loaded) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  h.KillHost(1);
+  runner.join();
+  ASSERT_TRUE(loaded) << r.out << r.err;
+
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[load1] failed: "));
+  std::string merged_file;
+  for (const std::string& line : Split(r.out, '\n')) {
+    const std::string tag = "merged result (PARTIAL: a client failed): ";
+    if (line.rfind(tag, 0) == 0) merged_file = line.substr(tag.size());
+  }
+  ASSERT_FALSE(merged_file.empty()) << r.out;
+  const json m = ReadJson(merged_file);
+  ASSERT_TRUE(m.is_object());
+  EXPECT_EQ(m["complete"], false);
+  EXPECT_EQ(m["stop_reason"], "partial");
+  EXPECT_EQ(m["fleet"]["partial"], true);
+  EXPECT_EQ(m["fleet"]["hosts"][1]["status"], "failed");
+  EXPECT_EQ(m["fleet"]["hosts"][0]["status"], "ok");
+  // Only load0's transactions, never a silent sum with a guess for load1.
+  const std::string dir = merged_file.substr(0, merged_file.rfind('/'));
+  const json a = ReadJson(dir + "/host-load0.json");
+  ASSERT_TRUE(a.is_object());
+  EXPECT_EQ(m["transactions"]["processed"], a["transactions"]["processed"]);
+  EXPECT_GT(m["transactions"]["processed"].get<int64_t>(), 0);
+  // report reads it and says it is incomplete.
+  ProcessResult rep = pgrig::testing::RunPgrig({"report", merged_file});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_THAT(rep.out + rep.err, HasSubstr("incomplete")) << rep.out << rep.err;
+}
+
 }  // namespace
 }  // namespace pgrig::fleet
