@@ -3,10 +3,12 @@
 // Order of work follows pgbench's main(): options, scripts, -D, the setup
 // connection (version line, scale from pgbench_branches, vacuum), the run,
 // the summary.  Then pgrig's own lines and the --json results document.
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +27,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "engine/engine.h"
+#include "fleet/client_mode.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "pg/connection.h"
@@ -94,6 +97,32 @@ Status CheckCanCreate(const std::string& path, const std::string& what) {
   ::close(fd);
   ::unlink(probe.c_str());
   return Status::Ok();
+}
+
+// Hidden, for `pgrig fleet run` in clients mode (fleet/client_mode.h): with
+// PGRIG_FLEET_START_GATE=SECONDS in the environment, once set up say
+// kFleetReadyLine on stdout, then wait up to SECONDS for a "go" line on
+// stdin.  Anything else (end of input, another line, the timeout) refuses.
+Status WaitForFleetGo(int timeout_s) {
+  std::printf("%s\n", fleet::kFleetReadyLine);
+  std::fflush(stdout);
+  const int64_t deadline = MonotonicNanos() + int64_t{std::max(1, timeout_s)} * 1'000'000'000;
+  std::string line;
+  while (line.size() < 64) {
+    const int64_t left_ms = (deadline - MonotonicNanos()) / 1'000'000;
+    if (left_ms <= 0) break;
+    struct pollfd p {0, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 1000))) <= 0) continue;
+    char c = 0;
+    if (::read(0, &c, 1) != 1) return Unavailable("the fleet controller went away before the start");
+    if (c == '\n') {
+      if (line == "go") return Status::Ok();
+      return InvalidArgument("the fleet controller said \"" + line + "\" instead of go");
+    }
+    line += c;
+  }
+  return Unavailable("no start signal from the fleet controller within " +
+                     std::to_string(timeout_s) + " s");
 }
 
 std::string ServerVersionText(int v) {
@@ -262,6 +291,13 @@ int RunBench(int argc, char** argv) {
     }
   }
   *con = pg::Connection();  // close the setup connection before the run
+  if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0') {
+    Status go = WaitForFleetGo(std::atoi(gate));
+    if (!go.ok()) {
+      PrintErr(BenchError(go.message()));
+      return kExitBadInvocation;
+    }
+  }
 
   RunInfo info;
   info.scale = scale;

@@ -1,7 +1,8 @@
 // pgrig fleet check FLEET.toml: is every host of a fleet reachable over ssh
 // and running this pgrig (copied there when the architecture matches)?
 // pgrig fleet run FLEET.toml: compare mode, the plan on each sut host, results
-// copied back, then `pgrig compare` over them.
+// copied back, then `pgrig compare` over them; or clients mode (every host a
+// client, or mode = "clients"): fleet_clients.h.
 // The work is in fleet/; this file parses options and prints.
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/fleet_clients.h"
 #include "cli/version.h"
 #include "common/fs.h"
 #include "fleet/check.h"
@@ -120,7 +122,9 @@ std::string UtcStamp() {
 
 // pgrig fleet run FLEET.toml: compare mode.
 int RunRunSub(int argc, char** argv) {
-  CLI::App app{"Run a fleet's plan on each sut host and compare the results.", "pgrig fleet run"};
+  CLI::App app{"Run a fleet's plan on each sut host and compare the results; or, with client "
+               "hosts, one benchmark from all of them against one server, merged.",
+               "pgrig fleet run"};
   app.footer(kFooter);
   std::string file;
   bool no_copy = false, sequential = false;
@@ -135,8 +139,14 @@ int RunRunSub(int argc, char** argv) {
   // Everything is validated before any connection.
   auto fleet = fleet::ReadFleetFile(file);
   if (!fleet.ok()) return Fail(fleet.status().message());
-  if (fleet->mode != fleet::FleetMode::kCompare) {
-    return Fail(file + ": mode \"clients\" is not implemented yet; use mode = \"compare\"");
+  if (fleet->mode == fleet::FleetMode::kClients) {
+    auto old_int = std::signal(SIGINT, OnSignal);
+    auto old_term = std::signal(SIGTERM, OnSignal);
+    int rc = RunFleetClients(*fleet, {.file = file, .no_copy = no_copy, .run_id = UtcStamp(),
+                                      .cancel = &g_cancel});
+    std::signal(SIGINT, old_int);
+    std::signal(SIGTERM, old_term);
+    return rc;
   }
   auto local = fleet::DescribeLocalPgrig(kVersion);
   if (!local.ok()) return Fail(local.status().message());

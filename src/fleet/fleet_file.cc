@@ -12,6 +12,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "fleet/client_mode.h"
 #include "plan/plan_search.h"
 #include "plan/toml_text.h"
 
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kFleetKeys[] = {"plan",     "mode",    "ssh_config", "connect_timeout",
                                            "parallel", "results", "server",     "provision",
-                                           "teardown"};
+                                           "teardown", "bench"};
 constexpr std::string_view kHostKeys[] = {"label",        "ssh",   "role",      "instance",
                                           "usd_per_hour", "pgrig", "install_dir", "work_dir",
                                           "env",   "provision", "teardown"};
@@ -250,8 +251,20 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
   const std::string where = "[fleet]";
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(f, kFleetKeys, where));
   PGRIG_ASSIGN_OR_RETURN(auto plan, r.String(f, "plan", where));
-  if (!plan) return r.Error(LineOf(f), "[fleet] has no 'plan' (a shipped plan name or a plan file)");
-  fleet.plan = plan::LooksLikePlanFile(*plan) ? r.Resolve(*plan) : *plan;
+  if (plan) fleet.plan = plan::LooksLikePlanFile(*plan) ? r.Resolve(*plan) : *plan;
+  if (const toml::node* b = f.get("bench")) {
+    const toml::array* arr = b->as_array();
+    if (arr == nullptr || arr->empty()) {
+      return r.Error(LineOf(*b), "'bench' in [fleet] must be a non-empty array of pgrig bench "
+                                 "arguments, e.g. [\"-S\", \"-c\", \"8\", \"-T\", \"30\"]");
+    }
+    std::vector<std::string> words;
+    for (const toml::node& el : *arr) {
+      if (!el.is_string()) return r.Error(LineOf(el), "'bench' in [fleet]: arguments must be strings");
+      words.push_back(el.as_string()->get());
+    }
+    fleet.bench = std::move(words);
+  }
   PGRIG_ASSIGN_OR_RETURN(auto mode, r.String(f, "mode", where));
   if (mode) {
     if (*mode == "compare") {
@@ -296,7 +309,17 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
     }
     fleet.hosts.push_back(std::move(h));
   }
+  // Without 'mode', the roles decide: only client hosts make clients mode.
+  if (!mode && fleet.HostsWithRole(HostRole::kSut).empty()) fleet.mode = FleetMode::kClients;
   if (fleet.mode == FleetMode::kCompare) {
+    if (fleet.plan.empty()) {
+      return r.Error(LineOf(f), "[fleet] has no 'plan' (a shipped plan name or a plan file)");
+    }
+    if (fleet.bench) {
+      return r.Error(LineOf(*f.get("bench")), "'bench' in [fleet] is for clients mode (every "
+                                              "[[host]] role = \"client\"); compare mode runs "
+                                              "the 'plan'");
+    }
     if (fleet.HostsWithRole(HostRole::kSut).empty()) {
       return r.Error(LineOf(f), "mode \"compare\" needs at least one [[host]] with role = \"sut\"");
     }
@@ -307,6 +330,13 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
     if (!fleet.server) {
       return r.Error(LineOf(f), "mode \"clients\" needs 'server' in [fleet]: the conninfo every "
                                 "client drives");
+    }
+    if (!fleet.bench) {
+      return r.Error(LineOf(f), "mode \"clients\" needs 'bench' in [fleet]: the pgrig bench "
+                                "arguments every client runs, with -T SECONDS");
+    }
+    if (auto b = CheckClientBench(*fleet.bench); !b.ok()) {
+      return r.Error(LineOf(*f.get("bench")), "'bench' in [fleet]: " + b.status().message());
     }
   }
   return fleet;

@@ -2,12 +2,14 @@
 //
 //   [fleet]
 //   plan = "quick"                 # a shipped plan, or a plan file (relative to this file)
-//   mode = "compare"               # compare (each sut runs the plan) | clients (many load clients)
+//   mode = "compare"               # compare (each sut runs the plan) | clients (many load
+//                                  # clients); default: clients when every host is a client
 //   ssh_config = "ssh_config"      # optional: `ssh -F`; default: your own OpenSSH configuration
 //   connect_timeout = 10           # seconds
 //   parallel = true                # compare mode: sut hosts at once (false: one after another)
 //   results = "fleet-results"      # where results come back to (relative to this file)
 //   server = "host=db ..."         # clients mode: the server every client drives
+//   bench = ["-S", "-c", "8", "-T", "30"]  # clients mode: what each client runs (pgrig bench)
 //   provision = { command = ["terraform", "apply", "-auto-approve"], timeout = 900 }
 //   teardown  = { command = "terraform destroy -auto-approve", timeout = 900 }
 //
@@ -72,13 +74,14 @@ struct FleetHost {
 
 struct Fleet {
   std::string file;        // as given
-  std::string plan;        // a shipped plan name, or a plan file's path (resolved)
+  std::string plan;        // a shipped plan name, or a plan file's path (resolved); compare mode
   FleetMode mode = FleetMode::kCompare;
   std::optional<std::string> ssh_config;  // resolved against the file's directory
   std::chrono::seconds connect_timeout{10};
   bool parallel = true;
   std::string results_dir;  // resolved; default <file's dir>/fleet-results
   std::optional<std::string> server;  // clients mode
+  std::optional<std::vector<std::string>> bench;  // clients mode: pgrig bench arguments
   std::optional<Hook> provision;
   std::optional<Hook> teardown;
   std::vector<FleetHost> hosts;

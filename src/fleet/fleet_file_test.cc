@@ -1,5 +1,6 @@
 // The fleet file parser: good files and bad ones (file, line, key, suggestion).
 #include "fleet/fleet_file.h"
+#include "fleet/client_mode.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -81,10 +82,13 @@ TEST(FleetFile, PlanFileIsResolvedAgainstTheFleetFile) {
 TEST(FleetFile, ClientsModeNeedsClientsAndAServer) {
   auto ok = ParseFleet(
       "[fleet]\nplan = \"quick\"\nmode = \"clients\"\nserver = \"host=db password=x\"\n"
+      "bench = [\"-S\", \"-c\", \"4\", \"-T\", \"30\"]\n"
       "[[host]]\nssh = \"c1\"\nrole = \"client\"\n[[host]]\nssh = \"c2\"\nrole = \"client\"\n",
       "f.toml");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->HostsWithRole(HostRole::kClient).size(), 2u);
+  ASSERT_TRUE(ok->bench.has_value());
+  EXPECT_EQ(ok->bench->size(), 5u);
   auto no_server = ParseFleet(
       "[fleet]\nplan = \"quick\"\nmode = \"clients\"\n[[host]]\nssh = \"c1\"\nrole = \"client\"\n",
       "f.toml");
@@ -95,6 +99,52 @@ TEST(FleetFile, ClientsModeNeedsClientsAndAServer) {
       "f.toml");
   ASSERT_FALSE(no_clients.ok());
   EXPECT_THAT(no_clients.status().message(), HasSubstr("role = \"client\""));
+}
+
+TEST(FleetFile, ModeComesFromTheRolesWhenNotGiven) {
+  // Only client hosts: clients mode, without a plan.
+  auto clients = ParseFleet(
+      "[fleet]\nserver = \"host=db\"\nbench = [\"-T\", \"5\"]\n"
+      "[[host]]\nssh = \"c1\"\nrole = \"client\"\n",
+      "f.toml");
+  ASSERT_TRUE(clients.ok()) << clients.status().ToString();
+  EXPECT_EQ(clients->mode, FleetMode::kClients);
+  // A sut host: compare mode, which needs the plan.
+  auto compare = ParseFleet("[fleet]\nplan = \"quick\"\n[[host]]\nssh = \"a\"\n", "f.toml");
+  ASSERT_TRUE(compare.ok()) << compare.status().ToString();
+  EXPECT_EQ(compare->mode, FleetMode::kCompare);
+}
+
+TEST(FleetFile, ClientsBenchIsValidatedBeforeAnything) {
+  const char* head = "[fleet]\nserver = \"host=db\"\n";
+  const char* host = "[[host]]\nssh = \"c1\"\nrole = \"client\"\n";
+  struct Case {
+    const char* bench;
+    const char* expect;
+  };
+  for (const Case& c : {Case{"[\"-S\", \"-c\", \"4\"]", "no -T SECONDS"},
+                        Case{"[\"-T\", \"0\"]", "from 1 to 86400"},
+                        Case{"[\"-T\", \"5\", \"-t\", \"10\"]", "not -t"},
+                        Case{"[\"-T5\", \"--json\", \"x.json\"]", "sets the server"},
+                        Case{"[\"-T\", \"5\", \"-h\", \"other\"]", "sets the server"},
+                        Case{"[]", "non-empty array"},
+                        Case{"[\"-T\", 5]", "must be strings"}}) {
+    auto f = ParseFleet(std::string(head) + "bench = " + c.bench + "\n" + host, "f.toml");
+    ASSERT_FALSE(f.ok()) << c.bench;
+    EXPECT_THAT(f.status().message(), ::testing::StartsWith("f.toml:3: ")) << c.bench;
+    EXPECT_THAT(f.status().message(), HasSubstr(c.expect)) << f.status().message();
+  }
+  auto no_bench = ParseFleet(std::string(head) + host, "f.toml");
+  ASSERT_FALSE(no_bench.ok());
+  EXPECT_THAT(no_bench.status().message(), HasSubstr("needs 'bench'"));
+  auto bench_in_compare = ParseFleet(
+      "[fleet]\nplan = \"q\"\nbench = [\"-T\", \"5\"]\n[[host]]\nssh = \"a\"\n", "f.toml");
+  ASSERT_FALSE(bench_in_compare.ok());
+  EXPECT_THAT(bench_in_compare.status().message(), HasSubstr("for clients mode"));
+  auto time_forms = CheckClientBench({"-S", "--time=7"});
+  ASSERT_TRUE(time_forms.ok());
+  EXPECT_EQ(*time_forms, 7);
+  EXPECT_EQ(CheckClientBench({"-T12"}).value(), 12);
 }
 
 struct Bad {

@@ -49,15 +49,26 @@ Result<ProcessResult> RunWithLines(const LineRunOptions& o) {
     for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
+  int in[2] = {-1, -1};
+  if (o.on_stdin && ::pipe2(in, O_CLOEXEC) != 0) {
+    for (int fd : {out[0], out[1], err[0], err[1], exec_err[0], exec_err[1]}) ::close(fd);
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  }
   pid_t pid = ::fork();
   if (pid < 0) {
-    for (int fd : {out[0], out[1], err[0], err[1], exec_err[0], exec_err[1]}) ::close(fd);
+    for (int fd : {out[0], out[1], err[0], err[1], exec_err[0], exec_err[1], in[0], in[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
     return Internal(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
     ::setpgid(0, 0);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    ::dup2(devnull, 0);
+    if (in[0] >= 0) {
+      ::dup2(in[0], 0);
+    } else {
+      int devnull = ::open("/dev/null", O_RDONLY);
+      ::dup2(devnull, 0);
+    }
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
     ::execvp(argv[0], argv.data());
@@ -71,13 +82,16 @@ Result<ProcessResult> RunWithLines(const LineRunOptions& o) {
   int child_errno = 0;
   ssize_t got = ::read(exec_err[0], &child_errno, sizeof child_errno);
   ::close(exec_err[0]);
+  if (in[0] >= 0) ::close(in[0]);
   if (got == sizeof child_errno) {
     ::close(out[0]);
     ::close(err[0]);
+    if (in[1] >= 0) ::close(in[1]);
     ::waitpid(pid, nullptr, 0);
     return NotFound("cannot run " + o.argv[0] + ": " + std::strerror(child_errno));
   }
 
+  if (in[1] >= 0) o.on_stdin(in[1]);
   ProcessResult result;
   Pipe pipes[2];
   pipes[0] = Pipe{out[0], {}, &result.out, Stream::kOut};

@@ -31,6 +31,11 @@ struct LineRunOptions {
   std::chrono::milliseconds timeout{0};  // 0: none
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(Stream, std::string_view line)> on_line;
+  // When set, the program's stdin is a pipe (otherwise /dev/null): its write
+  // end is handed over once the program started, from the calling thread;
+  // the receiver owns it (writes, then closes it; it may do so from another
+  // thread).
+  std::function<void(int write_fd)> on_stdin;
 };
 
 // Like ProcessRunner::Run: an error only when the program could not start;

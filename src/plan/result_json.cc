@@ -233,6 +233,9 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
   return doc;
 }
 
+json HistogramToJson(const stats::Histogram& h) { return HistogramJson(h); }
+json LatencyToJson(const stats::Histogram& h) { return LatencyJson(h); }
+
 Result<stats::Histogram> HistogramFromJson(const json& h) {
   if (!h.is_object()) return InvalidArgument("histogram: expected an object");
   try {

@@ -80,6 +80,12 @@ const char* ResultQueryModeName(script::QueryMode mode);
 nlohmann::json RunResultToJson(const ResultInputs& in, const engine::RunResult& r,
                                const nlohmann::json& facts);
 
+// The "histogram" and "latency_ms" objects of a result document for `h`
+// ("latency_ms" is null when h is empty); the fleet's merge writes them for
+// histograms added from several documents.
+nlohmann::json HistogramToJson(const stats::Histogram& h);
+nlohmann::json LatencyToJson(const stats::Histogram& h);
+
 // The "histogram" object of a result document back into a Histogram
 // (validated by Histogram::Import).  InvalidArgument naming what is wrong.
 Result<stats::Histogram> HistogramFromJson(const nlohmann::json& histogram);

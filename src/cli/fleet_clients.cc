@@ -1,0 +1,116 @@
+#include "cli/fleet_clients.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/server_probe.h"
+#include "cli/version.h"
+#include "common/fs.h"
+#include "fleet/check.h"
+#include "fleet/client_mode.h"
+#include "fleet/ssh.h"
+#include "host/facts_json.h"
+#include "host/host_facts.h"
+#include "pg/connection.h"
+
+namespace pgrig::cli {
+namespace {
+
+int Fail(const std::string& message, int code = kExitBadInvocation) {
+  std::fprintf(stderr, "pgrig fleet: %s\n", fleet::RedactLine(message).c_str());
+  return code;
+}
+
+// A private directory for ssh's multiplexing sockets, removed at the end.
+class ControlDir {
+ public:
+  ControlDir() {
+    char tmpl[] = "/tmp/pgrig-ssh-XXXXXX";
+    if (::mkdtemp(tmpl) != nullptr) path_ = tmpl;
+  }
+  ~ControlDir() {
+    if (!path_.empty()) (void)RemoveTree(path_);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void Print(const std::string& line) {
+  std::printf("%s\n", fleet::RedactLine(line).c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
+  if (Status st = MakeDirs(fl.results_dir + "/" + inv.run_id, 0755); !st.ok()) {
+    return Fail("results directory " + fl.results_dir + ": " + st.message());
+  }
+  // The server is reached once here, before any host: facts, and whether it
+  // is local (then the observation's host figures describe it).
+  pg::ConnectionParams params{.dbname = *fl.server, .application_name = "pgrig-fleet"};
+  auto con = pg::Connect(params);
+  if (!con.ok()) {
+    return Fail(inv.file + ": server " + pg::RedactConninfo(*fl.server) + ": " +
+                con.status().message());
+  }
+  const bool local = ServerIsLocal(*con);
+  auto local_pgrig = fleet::DescribeLocalPgrig(kVersion);
+  if (!local_pgrig.ok()) return Fail(local_pgrig.status().message());
+
+  ControlDir control;
+  fleet::SshOptions ssh_options;
+  ssh_options.config_file = fl.ssh_config;
+  ssh_options.connect_timeout = fl.connect_timeout;
+  ssh_options.control_dir = control.path();
+  RealProcessRunner runner;
+  fleet::SshTransport ssh(runner, ssh_options);
+  fleet::CheckOptions check_options;
+  check_options.local = *local_pgrig;
+  check_options.copy =
+      inv.no_copy ? fleet::CopyPolicy::kNeverCopy : fleet::CopyPolicy::kCopyWhenNeeded;
+  std::vector<fleet::HostCheck> checks = fleet::CheckFleet(fl, ssh, check_options);
+  for (const fleet::HostCheck& c : checks) {
+    Print(
+        fmt::format("[{}] check: {} {}", c.host->label, fleet::HostStateName(c.state), c.message));
+  }
+
+  fleet::ClientRunOptions o;
+  o.run_id = inv.run_id;
+  o.tool_version = kVersion;
+  o.command_line = {"pgrig", "fleet", "run", inv.file};
+  o.cancel = inv.cancel;
+  o.server_is_local = local;
+  o.on_line = [](const std::string& line) { Print(line); };
+  o.server_facts = [&]() -> nlohmann::json {
+    host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
+    host::ServerFacts sf = ProbeServer(*con, &hf);
+    nlohmann::json facts = host::FactsToJson(hf, sf);
+    // This machine's facts describe the server only when it runs here.
+    if (!local) facts["host"] = nullptr;
+    return facts;
+  };
+  fleet::ClientModeRun run = fleet::RunClientMode(fl, checks, ssh, o);
+  *con = pg::Connection();
+  for (const fleet::HostCheck& c : checks) ssh.CloseMaster(c.host->destination);
+
+  std::printf("\nfleet run %s (clients):\n", inv.run_id.c_str());
+  for (const fleet::HostRun& r : run.hosts) {
+    if (r.host->role != fleet::HostRole::kClient) continue;
+    Print(fmt::format("  {:<16} {:<10} {}", r.host->label, fleet::HostOutcomeName(r.outcome),
+                      r.message));
+  }
+  if (!run.started) return Fail(run.message);
+  if (run.merged_file.empty()) return Fail(run.message, kExitRunFailure);
+  Print(fmt::format("merged result{}: {}", run.partial ? " (PARTIAL: a client failed)" : "",
+                    run.merged_file));
+  Print("  pgrig report " + run.merged_file);
+  return run.partial || (inv.cancel != nullptr && inv.cancel->load()) ? kExitRunFailure : kExitOk;
+}
+
+}  // namespace pgrig::cli

@@ -1,0 +1,398 @@
+#include "fleet/client_mode.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "common/fs.h"
+#include "fleet/line_runner.h"
+#include "fleet/merge.h"
+#include "pg/connection.h"
+#include "plan/observe.h"
+
+namespace pgrig::fleet {
+namespace {
+
+using nlohmann::json;
+
+// After the go: the window, plus time for connecting, finishing and writing.
+constexpr std::chrono::seconds kRunSlack{300};
+
+bool StartsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+Result<int> ParseSeconds(const std::string& v) {
+  char* end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || end == nullptr || *end != '\0' || n < 1 || n > 86400) {
+    return InvalidArgument(fmt::format("-T \"{}\" is not a number of seconds from 1 to 86400", v));
+  }
+  return static_cast<int>(n);
+}
+
+// One client host during the run; guarded by Coordinator::mu.
+struct Client {
+  size_t index = 0;
+  const FleetHost* host = nullptr;
+  const HostCheck* check = nullptr;
+  int stdin_fd = -1;
+  bool ready = false;
+  bool ended = false;
+  std::string error;  // why it failed (redacted)
+  std::string remote_result;
+  std::atomic<bool> kill{false};
+};
+
+struct Coordinator {
+  std::mutex mu;
+  std::condition_variable cv;
+  const ClientRunOptions* options = nullptr;
+
+  void Say(const std::string& label, std::string_view text) {
+    if (!options->on_line) return;
+    std::string line = PrefixLines(label, text);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    std::lock_guard<std::mutex> lock(mu);
+    options->on_line(line);
+  }
+};
+
+// Writes all of `text` to a pipe whose reader may be gone, without SIGPIPE
+// killing this process: SIGPIPE is blocked on this thread and a pending one
+// is consumed.
+bool WriteToPipe(int fd, std::string_view text) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  bool ok = true;
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ok = false;
+      break;
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (!ok) {
+    timespec zero{0, 0};
+    (void)sigtimedwait(&pipe_set, nullptr, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+void RunClient(const Fleet& fleet, const SshTransport& ssh, const ClientRunOptions& o,
+               std::chrono::seconds run_timeout, Client& c, Coordinator& co) {
+  const FleetHost& h = *c.host;
+  auto finish = [&](std::string error) {
+    std::lock_guard<std::mutex> lock(co.mu);
+    c.ended = true;
+    c.error = RedactLine(error);
+    co.cv.notify_all();
+  };
+  const std::string remote_dir = h.work_dir + "/" + o.run_id;
+  c.remote_result = remote_dir + "/result.json";
+  auto mk = ssh.Run(h.destination, RemoteCommand{.argv = {"mkdir", "-p", remote_dir},
+                                                 .timeout = std::chrono::seconds(60)});
+  if (!mk.ok()) return finish(mk.status().message());
+  if (!mk->success()) return finish("cannot make " + remote_dir + " there: " + mk->err);
+
+  std::vector<std::string> argv = {c.check->pgrig, "bench"};
+  argv.insert(argv.end(), fleet.bench->begin(), fleet.bench->end());
+  argv.insert(argv.end(), {"--db", *fleet.server, "--json", c.remote_result});
+  std::map<std::string, std::string> env = h.env;
+  env[kFleetStartGateEnv] = std::to_string(o.ready_timeout.count());
+  co.Say(h.label, "running " + RedactLine(RemoteShellLine(argv, {})));
+  // stdin_data only decides that ssh keeps its stdin (no -n): the go line
+  // goes through the pipe that on_stdin hands over.
+  RemoteCommand command{.argv = argv, .env = env, .stdin_data = "\n"};
+  LineRunOptions lo;
+  lo.argv = ssh.SshArgv(h.destination, command);
+  lo.timeout = run_timeout;
+  lo.cancel = &c.kill;
+  lo.on_stdin = [&](int fd) {
+    std::lock_guard<std::mutex> lock(co.mu);
+    c.stdin_fd = fd;
+  };
+  lo.on_line = [&](Stream s, std::string_view line) {
+    if (s == Stream::kOut && line == kFleetReadyLine) {
+      std::lock_guard<std::mutex> lock(co.mu);
+      c.ready = true;
+      co.cv.notify_all();
+      return;
+    }
+    co.Say(h.label, RedactLine(line));
+  };
+  auto result = RunWithLines(lo);
+  if (!result.ok()) return finish(result.status().message());
+  Status ssh_status = ssh.CheckSshFailure(h.destination, "the benchmark", *result);
+  if (!ssh_status.ok()) return finish(ssh_status.message());
+  if (!result->success()) {
+    return finish(fmt::format("pgrig bench exited with {}", result->exit_code));
+  }
+  finish("");
+}
+
+void CloseStdin(Client& c) {
+  if (c.stdin_fd >= 0) ::close(c.stdin_fd);
+  c.stdin_fd = -1;
+}
+
+}  // namespace
+
+Result<int> CheckClientBench(const std::vector<std::string>& bench) {
+  std::optional<int> duration;
+  for (size_t i = 0; i < bench.size(); ++i) {
+    const std::string& a = bench[i];
+    const std::string next = i + 1 < bench.size() ? bench[i + 1] : "";
+    if (a == "-T" || a == "--time") {
+      PGRIG_ASSIGN_OR_RETURN(int d, ParseSeconds(next));
+      duration = d;
+      ++i;
+    } else if (StartsWith(a, "--time=")) {
+      PGRIG_ASSIGN_OR_RETURN(int d, ParseSeconds(a.substr(7)));
+      duration = d;
+    } else if (StartsWith(a, "-T")) {
+      PGRIG_ASSIGN_OR_RETURN(int d, ParseSeconds(a.substr(2)));
+      duration = d;
+    } else if (StartsWith(a, "--json") || StartsWith(a, "--db") || StartsWith(a, "--host") ||
+               StartsWith(a, "--port") || StartsWith(a, "--username") || StartsWith(a, "-h") ||
+               StartsWith(a, "-p") || StartsWith(a, "-U")) {
+      return InvalidArgument(
+          fmt::format("\"{}\": the fleet sets the server ('server') and the "
+                      "results file itself; remove it",
+                      a));
+    } else if (StartsWith(a, "-t") || StartsWith(a, "--transactions") || StartsWith(a, "-i") ||
+               StartsWith(a, "--initialize")) {
+      return InvalidArgument(
+          fmt::format("\"{}\": every client runs the same -T window; use "
+                      "-T SECONDS, not -t or -i",
+                      a));
+    }
+  }
+  if (!duration) {
+    return InvalidArgument("no -T SECONDS: every client runs the same timed window");
+  }
+  return *duration;
+}
+
+ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& checks,
+                            const SshTransport& ssh, const ClientRunOptions& o) {
+  ClientModeRun out;
+  out.hosts.resize(fleet.hosts.size());
+  Coordinator co;
+  co.options = &o;
+  auto duration = CheckClientBench(fleet.bench.value_or(std::vector<std::string>{}));
+  if (!duration.ok() || !fleet.server) {
+    out.message = duration.ok() ? "no 'server' in the fleet file" : duration.status().message();
+    return out;
+  }
+  std::vector<std::unique_ptr<Client>> clients;
+  std::string not_ready;
+  for (size_t i = 0; i < fleet.hosts.size(); ++i) {
+    HostRun& r = out.hosts[i];
+    r.host = &fleet.hosts[i];
+    if (fleet.hosts[i].role != HostRole::kClient) {
+      r.message = "not a client host";
+      continue;
+    }
+    if (i >= checks.size() ||
+        (checks[i].state != HostState::kReady && checks[i].state != HostState::kCopied)) {
+      r.outcome = HostOutcome::kFailed;
+      r.message = i < checks.size() ? "not ready: " + checks[i].message : "not checked";
+      not_ready += (not_ready.empty() ? "" : ", ") + fleet.hosts[i].label;
+      continue;
+    }
+    auto c = std::make_unique<Client>();
+    c->index = i;
+    c->host = &fleet.hosts[i];
+    c->check = &checks[i];
+    clients.push_back(std::move(c));
+  }
+  // Every client or none: a fleet short of a client is not the fleet asked for.
+  if (!not_ready.empty()) {
+    out.message = "not started: client host(s) " + not_ready + " not ready";
+    return out;
+  }
+  json facts = nullptr;
+  if (o.server_facts) facts = o.server_facts();
+
+  const auto run_timeout = o.ready_timeout + std::chrono::seconds(*duration) + kRunSlack;
+  std::vector<std::thread> threads;
+  for (auto& c : clients) {
+    Client* cp = c.get();
+    threads.emplace_back([&, cp] { RunClient(fleet, ssh, o, run_timeout, *cp, co); });
+  }
+
+  // Wait until every client is ready, one failed, the time is up or Ctrl-C.
+  const auto deadline = std::chrono::steady_clock::now() + o.ready_timeout;
+  std::string refusal;
+  {
+    std::unique_lock<std::mutex> lock(co.mu);
+    while (refusal.empty()) {
+      size_t ready = 0;
+      for (auto& c : clients) {
+        if (c->ready && c->stdin_fd >= 0 && !c->ended) ++ready;
+        if (c->ended) {
+          refusal = c->host->label +
+                    " ended before the start: " + (c->error.empty() ? "it exited" : c->error);
+        }
+      }
+      if (!refusal.empty() || ready == clients.size()) break;
+      if (o.cancel != nullptr && o.cancel->load()) {
+        refusal = "interrupted before the start";
+      } else if (std::chrono::steady_clock::now() >= deadline) {
+        std::string late;
+        for (auto& c : clients) {
+          if (!c->ready) late += (late.empty() ? "" : ", ") + c->host->label;
+        }
+        refusal = fmt::format("client(s) {} not ready within {} s", late, o.ready_timeout.count());
+      } else {
+        co.cv.wait_for(lock, std::chrono::milliseconds(100));
+      }
+    }
+  }
+
+  std::unique_ptr<plan::Observer> observer;
+  std::string observe_note;
+  if (refusal.empty()) {
+    plan::ObserveOptions oo;
+    oo.server = pg::ConnectionParams{.dbname = *fleet.server, .application_name = "pgrig-observer"};
+    oo.server_is_local = o.server_is_local;
+    auto started = plan::Observer::Start(oo);
+    if (started.ok()) {
+      observer = std::move(started).value();
+    } else {
+      observe_note = started.status().message();
+    }
+    std::lock_guard<std::mutex> lock(co.mu);
+    for (auto& c : clients) {
+      if (!WriteToPipe(c->stdin_fd, "go\n")) {
+        c->error = "could not send the start signal";
+      }
+      CloseStdin(*c);
+    }
+    out.started = true;
+  } else {
+    // No client gets "go": each remote bench sees its input end and refuses.
+    std::lock_guard<std::mutex> lock(co.mu);
+    for (auto& c : clients) CloseStdin(*c);
+    out.message = "not started: " + refusal + "; no client started its load";
+  }
+  if (!out.started) {
+    co.Say("fleet", out.message);
+  } else {
+    co.Say("fleet",
+           fmt::format("all {} clients ready: go ({} s window)", clients.size(), *duration));
+  }
+  // After a refusal, or on Ctrl-C after the go, give the clients a moment
+  // to stop by themselves, then end their ssh.
+  std::thread reaper([&] {
+    auto stop_at = std::chrono::steady_clock::time_point::max();
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(co.mu);
+        bool all = true;
+        for (auto& c : clients) all = all && c->ended;
+        if (all) return;
+      }
+      const bool cancelled = o.cancel != nullptr && o.cancel->load();
+      if ((!out.started || cancelled) && stop_at == std::chrono::steady_clock::time_point::max()) {
+        stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(out.started ? 2 : 30);
+      }
+      if (std::chrono::steady_clock::now() >= stop_at) {
+        for (auto& c : clients) c->kill = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  reaper.join();
+  json observation = nullptr;
+  if (observer) observation = observer->Stop().ToJson();
+  if (!observe_note.empty()) observation = json{{"notes", json::array({observe_note})}};
+
+  for (auto& c : clients) {
+    HostRun& r = out.hosts[c->index];
+    r.outcome = c->error.empty() ? HostOutcome::kCompleted : HostOutcome::kFailed;
+    r.message = c->error;
+  }
+  if (!out.started) {
+    for (auto& c : clients) {
+      HostRun& r = out.hosts[c->index];
+      r.outcome = HostOutcome::kFailed;
+      if (r.message.empty()) r.message = "not started";
+    }
+    return out;
+  }
+
+  // Copy each result back; a failed client's result is kept when it wrote one.
+  const std::string dir = fleet.results_dir + "/" + o.run_id;
+  if (Status made = MakeDirs(dir, 0755); !made.ok()) {
+    out.message = "results directory " + dir + ": " + made.message();
+    return out;
+  }
+  std::vector<ClientHostResult> results;
+  for (auto& c : clients) {
+    HostRun& r = out.hosts[c->index];
+    ClientHostResult hr;
+    hr.label = c->host->label;
+    hr.file = dir + "/host-" + hr.label + ".json";
+    Status copied = ssh.CopyFrom(c->host->destination, c->remote_result, hr.file, CopyKind::kFile,
+                                 o.copy_timeout);
+    if (copied.ok()) {
+      r.local_results = hr.file;
+      auto text = ReadWholeFile(hr.file);
+      if (text.ok()) {
+        json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+        if (!doc.is_discarded()) hr.doc = std::move(doc);
+      }
+      if (!hr.doc) hr.error = "its result " + hr.file + " is not JSON";
+    } else {
+      hr.error = "copying its result back failed: " + RedactLine(copied.message());
+    }
+    if (r.outcome == HostOutcome::kFailed) {
+      hr.error = r.message + (hr.doc ? "" : "; " + hr.error);
+      hr.doc.reset();  // a failed client's numbers are not summed
+    } else if (!hr.doc) {
+      r.outcome = HostOutcome::kFailed;
+      r.message = hr.error;
+    } else {
+      r.message = "result in " + hr.file;
+    }
+    co.Say(hr.label,
+           r.outcome == HostOutcome::kCompleted ? "done: " + r.message : "failed: " + r.message);
+    results.push_back(std::move(hr));
+  }
+  MergeOptions mo;
+  mo.tool_version = o.tool_version;
+  mo.command_line = o.command_line;
+  mo.facts = facts;
+  mo.observation = observation;
+  auto merged = MergeClientResults(results, mo);
+  if (!merged.ok()) {
+    out.partial = true;
+    out.message = "merge failed: " + merged.status().message();
+    return out;
+  }
+  out.partial = (*merged)["fleet"]["partial"].get<bool>();
+  const std::string file = dir + "/merged.json";
+  if (Status w = WriteFileAtomically(file, merged->dump(2) + "\n"); !w.ok()) {
+    out.message = "writing " + file + ": " + w.message();
+    return out;
+  }
+  out.merged_file = file;
+  return out;
+}
+
+}  // namespace pgrig::fleet

@@ -1,0 +1,258 @@
+// `pgrig fleet run` in clients mode end to end: two client hosts (real sshd
+// in network namespaces made by the test) run the same `pgrig bench` against
+// one server, the shared test cluster, which they reach over its Unix socket
+// (a socket file crosses network namespaces; no address outside the test's
+// namespaces is used).  The merged result must account for every transaction
+// the server committed, and report must read it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "fleet/netns_hosts.h"
+#include "plan/result_json.h"
+#include "support/test_cluster.h"
+
+namespace pgrig::fleet {
+namespace {
+
+using nlohmann::json;
+using pgrig::testing::NetnsHosts;
+using ::testing::HasSubstr;
+
+// A database of its own in the shared cluster, with pgbench's tables.
+class ClientModeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PGRIG_SKIP_WITHOUT_NETNS();
+    db_ = "fleet_clients_" + std::to_string(::getpid());
+    pg::Connection admin = pgrig::testing::ConnectShared("postgres");
+    ASSERT_TRUE(admin.valid());
+    ASSERT_TRUE(admin.Exec("DROP DATABASE IF EXISTS " + db_).ok());
+    ASSERT_TRUE(admin.Exec("CREATE DATABASE " + db_).ok());
+    params_ = pgrig::testing::SharedParams(db_);
+    ProcessResult init = pgrig::testing::RunServerTool(
+        "pgbench",
+        {"-i", "-q", "-s", "1", "-h", params_.host, "-p", params_.port, "-U", params_.user, db_});
+    ASSERT_EQ(init.exit_code, 0) << init.err;
+  }
+  void TearDown() override {
+    if (db_.empty()) return;
+    pg::Connection admin = pgrig::testing::ConnectShared("postgres");
+    if (admin.valid()) (void)admin.Exec("DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
+  }
+
+  std::string Conninfo() const {
+    return "host=" + params_.host + " port=" + params_.port + " user=" + params_.user +
+           " dbname=" + db_ + " password=sekrit-pw";  // trust auth ignores it
+  }
+
+  // Commits the server counted in this database, once every other session
+  // of it has ended (a backend flushes its statistics when it exits).
+  int64_t CommittedSoFar() {
+    pg::Connection c = pgrig::testing::ConnectShared(db_);
+    for (int i = 0; i < 100; ++i) {
+      auto n = c.Exec(
+          "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+          "AND pid <> pg_backend_pid()");
+      if (n.ok() && std::string(n->Get(0, 0)) == "0") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    auto r = c.Exec("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()");
+    if (!r.ok()) {
+      ADD_FAILURE() << r.status().message();
+      return -1;
+    }
+    return std::atoll(std::string(r->Get(0, 0)).c_str());
+  }
+
+  // Two client hosts load0 and load1 running `bench`; `load1_extra` is
+  // added to load1's [[host]] table.
+  std::string FleetFile(const NetnsHosts& h, const std::string& bench,
+                        const std::string& load1_extra) {
+    std::string f = "[fleet]\nssh_config = \"" + h.ssh_config() + "\"\nresults = \"" + h.dir() +
+                    "/results\"\nserver = \"" + Conninfo() + "\"\nbench = " + bench + "\n";
+    for (size_t i = 0; i < 2; ++i) {
+      f += "\n[[host]]\nlabel = \"load" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+           "\"\nrole = \"client\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" +
+           h.hosts()[i].dir + "/work\"\n";
+      if (i == 1) f += load1_extra;
+    }
+    std::string file = h.dir() + "/fleet.toml";
+    EXPECT_TRUE(WriteFileAtomically(file, f).ok());
+    return file;
+  }
+
+  std::string db_;
+  pg::ConnectionParams params_;
+};
+
+json ReadJson(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  return text.ok() ? json::parse(*text, nullptr, false) : json(nullptr);
+}
+
+TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  const std::string file =
+      FleetFile(h, "[\"-S\", \"-c\", \"2\", \"-j\", \"1\", \"-T\", \"3\", \"-n\"]", "");
+  const int64_t before = CommittedSoFar();
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const int64_t committed = CommittedSoFar() - before;
+  EXPECT_THAT(r.out, HasSubstr("[load0] check: ready"));
+  EXPECT_THAT(r.out, HasSubstr("[fleet] all 2 clients ready: go (3 s window)"));
+  // Both clients waited at the gate: their load started after the go line.
+  EXPECT_LT(r.out.find("all 2 clients ready"), r.out.find("[load1] transaction type:"));
+  // The password never shows: not in the output, not in any result.
+  EXPECT_THAT(r.out + r.err, ::testing::Not(HasSubstr("sekrit-pw")));
+
+  std::string merged_file;
+  for (const std::string& line : Split(r.out, '\n')) {
+    if (line.rfind("merged result: ", 0) == 0) merged_file = line.substr(15);
+  }
+  ASSERT_FALSE(merged_file.empty()) << r.out;
+  const json m = ReadJson(merged_file);
+  ASSERT_TRUE(m.is_object()) << merged_file;
+  const std::string dir = merged_file.substr(0, merged_file.rfind('/'));
+  const json a = ReadJson(dir + "/host-load0.json");
+  const json b = ReadJson(dir + "/host-load1.json");
+  ASSERT_TRUE(a.is_object() && b.is_object()) << dir;
+  for (const json* d : {&m, &a, &b}) EXPECT_THAT(d->dump(), ::testing::Not(HasSubstr("sekrit-pw")));
+
+  const int64_t ta = a["transactions"]["processed"].get<int64_t>();
+  const int64_t tb = b["transactions"]["processed"].get<int64_t>();
+  const int64_t total = m["transactions"]["processed"].get<int64_t>();
+  EXPECT_GT(ta, 0);
+  EXPECT_GT(tb, 0);
+  EXPECT_EQ(total, ta + tb);
+  EXPECT_EQ(m["summary"]["transactions"].get<int64_t>(), ta + tb);
+  EXPECT_DOUBLE_EQ(m["summary"]["tps"].get<double>(),
+                   a["summary"]["tps"].get<double>() + b["summary"]["tps"].get<double>());
+  EXPECT_EQ(m["complete"], true);
+  EXPECT_EQ(m["fleet"]["partial"], false);
+  EXPECT_EQ(m["options"]["clients"], 4);
+  EXPECT_EQ(m["client"]["hosts"].size(), 2u);
+  EXPECT_TRUE(m["observation"].is_object()) << m["observation"].dump();
+  EXPECT_TRUE(m["facts"]["server"].is_object());
+  // Every transaction a client counted was committed by the server (-S: one
+  // autocommit SELECT per transaction).  The server also committed what was
+  // not load: per client its setup queries (count of pgbench_branches) and
+  // its facts probe, the controller's facts probe, and the observer's polls
+  // (about 5 per second over a window of about 4 s): a few hundred at most.
+  // A transaction still in flight when -T ended may commit uncounted: at
+  // most one per client connection (4).
+  EXPECT_GE(committed, total);
+  EXPECT_LE(committed - total, 300) << "committed " << committed << ", merged " << total;
+  std::printf("fleet clients: merged %lld transactions, server committed %lld (+%lld)\n",
+              static_cast<long long>(total), static_cast<long long>(committed),
+              static_cast<long long>(committed - total));
+
+  // The merged histogram holds every transaction, and the percentiles are
+  // read from it.
+  auto hist = plan::HistogramFromJson(m["histogram"]);
+  ASSERT_TRUE(hist.ok()) << hist.status().ToString();
+  EXPECT_EQ(hist->count(), total);
+  auto ha = plan::HistogramFromJson(a["histogram"]);
+  auto hb = plan::HistogramFromJson(b["histogram"]);
+  ASSERT_TRUE(ha.ok() && hb.ok());
+  stats::Histogram sum = *ha;
+  sum.Add(*hb);
+  EXPECT_TRUE(sum == *hist);
+  EXPECT_DOUBLE_EQ(m["latency_ms"]["p99"].get<double>(),
+                   static_cast<double>(hist->ValueAtPercentile(99)) / 1e6);
+  EXPECT_DOUBLE_EQ(m["latency_ms"]["p50"].get<double>(),
+                   static_cast<double>(hist->ValueAtPercentile(50)) / 1e6);
+
+  // report reads the merged file.
+  ProcessResult rep = pgrig::testing::RunPgrig({"report", merged_file});
+  EXPECT_EQ(rep.exit_code, 0) << rep.out << rep.err;
+  EXPECT_THAT(rep.out, HasSubstr("select-only")) << rep.out;
+  // And compare reads it next to one host's own result.
+  ProcessResult cmp = pgrig::testing::RunPgrig({"compare", merged_file, dir + "/host-load0.json"});
+  EXPECT_NE(cmp.exit_code, 1) << cmp.out << cmp.err;
+  EXPECT_THAT(cmp.out, HasSubstr("merged")) << cmp.out;
+}
+
+TEST_F(ClientModeTest, AClientThatCannotStartMeansNoLoadAnywhere) {
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  // load1's server connection is refused (an invalid setting in PGOPTIONS):
+  // its bench fails during setup, before it is ready; load0 gets ready and
+  // must not start.
+  const std::string file = FleetFile(h, "[\"-S\", \"-c\", \"2\", \"-T\", \"3\", \"-n\"]",
+                                     "env = { PGOPTIONS = \"-c statement_timeout=bogus\" }\n");
+  const int64_t before = CommittedSoFar();
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  const int64_t committed = CommittedSoFar() - before;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("not started: load1 ended before the start")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("no client started its load"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("all 2 clients ready")));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("transaction type:")));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("merged result")));
+  // Setup and facts queries only: a 3 s load of 2 clients would be thousands.
+  EXPECT_LT(committed, 300) << r.out;
+}
+
+TEST_F(ClientModeTest, AClientKilledMidRunMakesThePartialResultExplicit) {
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  NetnsHosts& h = **hosts;
+  const std::string file =
+      FleetFile(h, "[\"-S\", \"-c\", \"2\", \"-j\", \"1\", \"-T\", \"5\", \"-n\"]", "");
+  ProcessResult r;
+  std::thread runner([&] { r = pgrig::testing::RunPgrig({"fleet", "run", file}); });
+  // Once the load runs (both clients' 4 connections are in the database),
+  // kill everything in load1's namespace: its sshd and its pgrig bench.
+  pg::Connection c = pgrig::testing::ConnectShared(db_);
+  bool loaded = false;
+  for (int i = 0; i < 600 && !loaded; ++i) {
+    auto n = c.Exec(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND application_name = 'pgrig'");
+    loaded = n.ok() && std::atoi(std::string(n->Get(0, 0)).c_str()) >= 4;
+    if (!loaded) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  h.KillHost(1);
+  runner.join();
+  ASSERT_TRUE(loaded) << r.out << r.err;
+
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[load1] failed: "));
+  std::string merged_file;
+  for (const std::string& line : Split(r.out, '\n')) {
+    const std::string tag = "merged result (PARTIAL: a client failed): ";
+    if (line.rfind(tag, 0) == 0) merged_file = line.substr(tag.size());
+  }
+  ASSERT_FALSE(merged_file.empty()) << r.out;
+  const json m = ReadJson(merged_file);
+  ASSERT_TRUE(m.is_object());
+  EXPECT_EQ(m["complete"], false);
+  EXPECT_EQ(m["stop_reason"], "partial");
+  EXPECT_EQ(m["fleet"]["partial"], true);
+  EXPECT_EQ(m["fleet"]["hosts"][1]["status"], "failed");
+  EXPECT_EQ(m["fleet"]["hosts"][0]["status"], "ok");
+  // Only load0's transactions, never a silent sum with a guess for load1.
+  const std::string dir = merged_file.substr(0, merged_file.rfind('/'));
+  const json a = ReadJson(dir + "/host-load0.json");
+  ASSERT_TRUE(a.is_object());
+  EXPECT_EQ(m["transactions"]["processed"], a["transactions"]["processed"]);
+  EXPECT_GT(m["transactions"]["processed"].get<int64_t>(), 0);
+  // report reads it and says it is incomplete.
+  ProcessResult rep = pgrig::testing::RunPgrig({"report", merged_file});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_THAT(rep.out + rep.err, HasSubstr("incomplete")) << rep.out << rep.err;
+}
+
+}  // namespace
+}  // namespace pgrig::fleet

@@ -1,0 +1,174 @@
+// The clients-mode merge: histograms add, counts and tps sum, per-host CPU is
+// kept, percentiles come from the merged histogram, a failed host makes the
+// result partial instead of being silently left out.
+#include "fleet/merge.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "plan/result_json.h"
+#include "stats/histogram.h"
+
+namespace pgrig::fleet {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+// A minimal pgrig.result/1 document of one client: `n` transactions of
+// `latency_ns` each over 10 s.
+json Doc(int64_t n, int64_t latency_ns, double cpu_s, bool complete = true) {
+  stats::Histogram h;
+  h.RecordN(latency_ns, n);
+  return json{
+      {"schema", "pgrig.result/1"},
+      {"complete", complete},
+      {"stop_reason", complete ? "completed" : "aborted"},
+      {"abort_message", complete ? json(nullptr) : json("server closed the connection")},
+      {"aborted_clients", complete ? 0 : 1},
+      {"started_at", "2026-12-01T10:00:00Z"},
+      {"ended_at", "2026-12-01T10:00:10Z"},
+      {"start_unix_s", 1000.0},
+      {"end_unix_s", 1010.0},
+      {"server", {{"version", "17.2"}, {"target", "host=db"}}},
+      {"options",
+       {{"clients", 4},
+        {"threads", 2},
+        {"duration_s", 10},
+        {"transactions_per_client", nullptr},
+        {"query_mode", "simple"},
+        {"scale", 1}}},
+      {"summary", {{"tps", static_cast<double>(n) / 10}, {"duration_s", 10.0}}},
+      {"transactions", {{"processed", n}, {"failed", 2}, {"retries", 3}, {"skipped", 0}}},
+      {"histogram", plan::HistogramToJson(h)},
+      {"client",
+       {{"cpu_user_s", cpu_s},
+        {"cpu_system_s", cpu_s / 2},
+        {"busy_fraction", 0.25},
+        {"max_rss_bytes", 1000}}},
+      {"scripts",
+       json::array(
+           {{{"desc", "select only"},
+             {"transactions", n},
+             {"tps", static_cast<double>(n) / 10},
+             {"commands", json::array({{{"line", "SELECT 1"},
+                                        {"executions", n},
+                                        {"latency_ms_avg", static_cast<double>(latency_ns) / 1e6},
+                                        {"failures", 0},
+                                        {"retries", 0}}})}}})},
+      {"series",
+       {{"interval_s", 1.0},
+        {"intervals", json::array({{{"end_s", 1.0},
+                                    {"tps", 5.0},
+                                    {"transactions", 5},
+                                    {"latency_ms_avg", static_cast<double>(latency_ns) / 1e6},
+                                    {"latency_ms_min", 1.0},
+                                    {"latency_ms_max", 2.0}}})}}},
+  };
+}
+
+ClientHostResult Host(const std::string& label, json doc) {
+  return ClientHostResult{
+      .label = label, .file = label + ".json", .doc = std::move(doc), .error = ""};
+}
+
+TEST(FleetMerge, HistogramsAddCountsAndTpsSumCpuKeptPerHost) {
+  std::vector<ClientHostResult> hosts = {Host("a", Doc(3000, 1'000'000, 2.0)),
+                                         Host("b", Doc(1000, 100'000'000, 4.0))};
+  auto m = MergeClientResults(hosts, MergeOptions{.tool_version = "t"});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const json& d = *m;
+  EXPECT_EQ(d["schema"], "pgrig.result/1");
+  EXPECT_EQ(d["complete"], true);
+  EXPECT_EQ(d["fleet"]["partial"], false);
+  EXPECT_EQ(d["transactions"]["processed"], 4000);
+  EXPECT_EQ(d["transactions"]["failed"], 4);
+  EXPECT_EQ(d["transactions"]["retries"], 6);
+  EXPECT_DOUBLE_EQ(d["summary"]["tps"].get<double>(), 400.0);
+  EXPECT_EQ(d["options"]["clients"], 8);
+  EXPECT_EQ(d["options"]["threads"], 4);
+  EXPECT_EQ(d["histogram"]["count"], 4000);
+  EXPECT_EQ(d["scripts"][0]["transactions"], 4000);
+  EXPECT_EQ(d["scripts"][0]["commands"][0]["executions"], 4000);
+  EXPECT_NEAR(d["scripts"][0]["commands"][0]["latency_ms_avg"].get<double>(), 25.75, 1e-9);
+  EXPECT_EQ(d["series"]["intervals"][0]["transactions"], 10);
+  // Percentiles from the merged histogram: p50 is host a's 1 ms (75% of the
+  // values), p90 and p99 host b's 100 ms; averaging the hosts' own p50s would
+  // give 50.5 ms.
+  auto merged = plan::HistogramFromJson(d["histogram"]);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_NEAR(d["latency_ms"]["p50"].get<double>(), 1.0, 0.001);
+  EXPECT_NEAR(d["latency_ms"]["p90"].get<double>(), 100.0, 0.1);
+  EXPECT_NEAR(d["latency_ms"]["p99"].get<double>(), 100.0, 0.1);
+  EXPECT_DOUBLE_EQ(d["latency_ms"]["p99"].get<double>(),
+                   static_cast<double>(merged->ValueAtPercentile(99)) / 1e6);
+  EXPECT_NEAR(d["latency_ms"]["avg"].get<double>(), (3000 * 1.0 + 1000 * 100.0) / 4000, 1e-9);
+  // Client CPU sums, and stays per host.
+  EXPECT_DOUBLE_EQ(d["client"]["cpu_user_s"].get<double>(), 6.0);
+  EXPECT_DOUBLE_EQ(d["client"]["cpu_system_s"].get<double>(), 3.0);
+  EXPECT_NEAR(d["client"]["cpu_us_per_transaction"].get<double>(), 9.0 * 1e6 / 4004, 1e-6);
+  ASSERT_EQ(d["client"]["hosts"].size(), 2u);
+  EXPECT_EQ(d["client"]["hosts"][1]["label"], "b");
+  EXPECT_DOUBLE_EQ(d["client"]["hosts"][1]["cpu_user_s"].get<double>(), 4.0);
+  EXPECT_EQ(d["fleet"]["hosts"][0]["transactions"], 3000);
+}
+
+TEST(FleetMerge, AFailedHostMakesThePartialResultExplicit) {
+  std::vector<ClientHostResult> hosts = {
+      Host("a", Doc(3000, 1'000'000, 2.0)),
+      ClientHostResult{.label = "b", .file = "", .doc = std::nullopt, .error = "h1 unreachable"}};
+  auto m = MergeClientResults(hosts, MergeOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)["complete"], false);
+  EXPECT_EQ((*m)["stop_reason"], "partial");
+  EXPECT_EQ((*m)["fleet"]["partial"], true);
+  EXPECT_EQ((*m)["fleet"]["hosts"][1]["status"], "failed");
+  EXPECT_THAT((*m)["abort_message"].get<std::string>(), HasSubstr("b: h1 unreachable"));
+  EXPECT_EQ((*m)["transactions"]["processed"], 3000);  // only what was measured
+  EXPECT_EQ((*m)["options"]["clients"], 4);
+}
+
+TEST(FleetMerge, AnIncompleteHostMakesItPartialToo) {
+  std::vector<ClientHostResult> hosts = {Host("a", Doc(3000, 1'000'000, 2.0)),
+                                         Host("b", Doc(10, 1'000'000, 0.1, false))};
+  auto m = MergeClientResults(hosts, MergeOptions{});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ((*m)["complete"], false);
+  EXPECT_EQ((*m)["stop_reason"], "aborted");
+  EXPECT_EQ((*m)["fleet"]["hosts"][1]["status"], "incomplete");
+  EXPECT_THAT((*m)["abort_message"].get<std::string>(), HasSubstr("b: server closed"));
+}
+
+TEST(FleetMerge, RefusesWhatCannotBeMerged) {
+  auto none = MergeClientResults(
+      {ClientHostResult{.label = "a", .file = "", .doc = std::nullopt, .error = "x"}}, {});
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("nothing to merge"));
+
+  json other = Doc(10, 1000, 0.1);
+  other["options"]["duration_s"] = 20;
+  auto mismatch = MergeClientResults({Host("a", Doc(10, 1000, 0.1)), Host("b", other)}, {});
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_THAT(mismatch.status().message(), HasSubstr("host b ran with options.duration_s = 20"));
+
+  json bad = Doc(10, 1000, 0.1);
+  bad["histogram"]["count"] = 11;
+  auto bad_hist = MergeClientResults({Host("a", Doc(10, 1000, 0.1)), Host("b", bad)}, {});
+  ASSERT_FALSE(bad_hist.ok());
+  EXPECT_THAT(bad_hist.status().message(), HasSubstr("host b"));
+
+  json wrong = Doc(10, 1000, 0.1);
+  wrong["schema"] = "pgrig.suite/1";
+  EXPECT_FALSE(MergeClientResults({Host("a", wrong)}, {}).ok());
+}
+
+TEST(FleetMerge, OneHostMergesToItself) {
+  auto m = MergeClientResults({Host("a", Doc(500, 2'000'000, 1.0))}, {});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ((*m)["transactions"]["processed"], 500);
+  EXPECT_EQ((*m)["histogram"]["count"], 500);
+  EXPECT_EQ((*m)["complete"], true);
+}
+
+}  // namespace
+}  // namespace pgrig::fleet
