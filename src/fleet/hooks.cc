@@ -187,7 +187,7 @@ LifecycleReport RunWithHooks(
     HookOutcome out = run(*fleet.provision, HookKind::kProvision, nullptr);
     report.fleet_provision_failed = out.status != HookStatus::kSucceeded;
   }
-  if (!report.fleet_provision_failed && !cancelled()) {
+  if (!report.fleet_provision_failed) {
     std::vector<const FleetHost*> hosts;
     for (const FleetHost& h : fleet.hosts) hosts.push_back(&h);
     for_hosts(hosts, [&](const FleetHost& h) {

@@ -23,9 +23,9 @@
 //     timed-out fleet provision, Ctrl-C);
 //   - a host's teardown runs when that host's provision was started,
 //     whatever came of it (failed, timed out, interrupted), or, for a host
-//     without a provision hook, when the host provisions were reached;
-//     it does not run for a host whose provision never started (the fleet
-//     provision failed, or Ctrl-C came before it).
+//     without a provision hook, when the fleet provision succeeded (or there
+//     is none); it does not run for a host whose provision never started
+//     (the fleet provision failed, or Ctrl-C came before it).
 // A host whose provision failed is handed to `body` as unavailable (it is
 // not checked or run; the other hosts go on).  `body` is not called when the
 // fleet provision failed or `cancel` is already true.  A first Ctrl-C
