@@ -408,6 +408,9 @@ int RunRunSub(int argc, char** argv) {
   lo.run_id = s.manifest.run_id;
   lo.results_dir = s.run_dir;
   lo.parallel_hosts = !sequential && s.fleet.parallel;
+  for (const fleet::ManifestHost& mh : s.manifest.hosts) {
+    if (mh.outcome == fleet::ManifestOutcome::kCompleted) lo.done.insert(mh.label);
+  }
   lo.cancel = &g_cancel;
   lo.abort = &g_abort;
   lo.on_line = PrintLine;

@@ -189,7 +189,9 @@ LifecycleReport RunWithHooks(
   }
   if (!report.fleet_provision_failed) {
     std::vector<const FleetHost*> hosts;
-    for (const FleetHost& h : fleet.hosts) hosts.push_back(&h);
+    for (const FleetHost& h : fleet.hosts) {
+      if (o.done.count(h.label) == 0) hosts.push_back(&h);
+    }
     for_hosts(hosts, [&](const FleetHost& h) {
       if (h.provision && cancelled()) return;  // never started: no teardown due
       {

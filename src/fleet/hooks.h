@@ -26,8 +26,8 @@
 //     without a provision hook, when the fleet provision succeeded (or there
 //     is none); it does not run for a host whose provision never started
 //     (the fleet provision failed, or Ctrl-C came before it).
-// A host whose provision failed is handed to `body` as unavailable (it is
-// not checked or run; the other hosts go on).  `body` is not called when the
+// Hosts in `done` are left out of both.  A host whose provision failed is handed to `body` as
+// unavailable (it is not checked or run; the other hosts go on).  `body` is not called when the
 // fleet provision failed or `cancel` is already true.  A first Ctrl-C
 // (`cancel`) lets running hooks finish and starts no new provision; a second
 // one (`abort`) kills the running hooks and skips every teardown not yet
@@ -43,6 +43,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,9 @@ struct LifecycleOptions {
   std::string run_id;
   std::string results_dir;  // the fleet run's local directory; logs go to <it>/hooks/
   bool parallel_hosts = true;
+  // Hosts left alone, neither provisioned nor torn down (--resume: they
+  // completed in an earlier attempt).
+  std::set<std::string> done;
   const std::atomic<bool>* cancel = nullptr;  // first Ctrl-C
   const std::atomic<bool>* abort = nullptr;   // second Ctrl-C
   std::function<void(const std::string& line)> on_line;
