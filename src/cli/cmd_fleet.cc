@@ -40,8 +40,12 @@ ssh runs in batch mode (keys from your agent or configuration, never a
 prompt) and always checks host keys: a host whose key is unknown or changed
 is refused until you verify and record its key.
 
-Exit codes: 0 every host ready, 1 bad invocation, bad fleet file, or a host
-not ready (unreachable, or pgrig missing and not copyable).)";
+fleet check exit codes: 0 every host ready, 1 bad invocation, bad fleet file,
+or a host not ready (unreachable, or pgrig missing and not copyable).
+fleet run exit codes: 0 every sut host completed and every hook succeeded,
+1 bad invocation (nothing was run), 2 otherwise.  Ctrl-C once: the remote
+runs stop, then the teardown hooks run; Ctrl-C twice: running hooks are
+killed and the teardowns not started yet are skipped (run them by hand).)";
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "pgrig fleet: %s\n", message.c_str());
@@ -304,8 +308,18 @@ void CheckAndRun(RunSetup& s, const fleet::SshTransport& ssh, bool sequential,
       PrintLine("warning: cannot update the run's manifest: " + w.message());
     }
   };
-  (void)fleet::RunCompare(f, checks, ssh, options);
+  std::vector<fleet::HostRun> runs = fleet::RunCompare(f, checks, ssh, options);
   for (const fleet::HostCheck& c : checks) ssh.CloseMaster(c.host->destination);
+  // Hosts that did not run this time (not ready, interrupted first) say why.
+  for (const fleet::HostRun& r : runs) {
+    fleet::ManifestHost* mh = s.manifest.Find(r.host->label);
+    if (mh == nullptr || r.host->role != fleet::HostRole::kSut ||
+        r.outcome != fleet::HostOutcome::kSkipped || skip.count(r.host->label) > 0) {
+      continue;
+    }
+    mh->message = fleet::RedactLine(r.message);
+    if (r.message.starts_with("not ready")) mh->outcome = fleet::ManifestOutcome::kFailed;
+  }
 }
 
 // The summary, the comparison and the exit code once the hooks are done.
