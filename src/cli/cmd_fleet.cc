@@ -301,6 +301,7 @@ void CheckAndRun(RunSetup& s, const fleet::SshTransport& ssh, bool sequential,
   options.schedule =
       sequential || !f.parallel ? fleet::Schedule::kSequential : fleet::Schedule::kParallel;
   options.cancel = &g_cancel;
+  options.abort = &g_abort;
   options.on_line = PrintLine;
   options.on_host_done = [&](const fleet::HostRun& r) {  // serialised by RunCompare
     if (fleet::ManifestHost* mh = s.manifest.Find(r.host->label)) RecordHostRun(r, *mh);

@@ -282,5 +282,49 @@ TEST(FleetHooks, ProvisionTimeoutIsKilledAndNoHostIsContacted) {
   (void)RemoveTree(dir);
 }
 
+TEST(FleetHooks, SecondCtrlCKillsTheRunningHookAndSkipsTeardowns) {
+  // No sshd needed: both interrupts come during the fleet provision.
+  char tmpl[] = "/tmp/pgrig-fleet-abort-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  std::string f =
+      "[fleet]\nplan = \"quick\"\nresults = \"" + dir +
+      "/results\"\nprovision = { command = \"echo up > " + dir +
+      "/up; sleep 58\", timeout = 120 }\nteardown = { command = \"echo down > " + dir +
+      "/down\", timeout = 10 }\n\n[[host]]\nlabel = \"never\"\nssh = \"never.invalid\"\n";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/fleet.toml", f).ok());
+  const std::string out_file = dir + "/out.txt";
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::string exe = pgrig::testing::PgrigExe();
+    std::string fleet = dir + "/fleet.toml";
+    ::execl(exe.c_str(), exe.c_str(), "fleet", "run", fleet.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  for (int i = 0; i < 100 && !std::filesystem::exists(dir + "/up"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(pid, SIGINT);
+  auto start = std::chrono::steady_clock::now();
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  std::string out = ReadOr(out_file);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << out;
+  ASSERT_TRUE(WIFEXITED(st)) << out;
+  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  EXPECT_THAT(out, HasSubstr("second interrupt"));
+  EXPECT_THAT(out, HasSubstr("[fleet] provision: killed (its process group) by a second Ctrl-C"));
+  EXPECT_THAT(out, HasSubstr("WARNING: teardown of fleet was NOT run (second interrupt)"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/down")) << out;
+  (void)RemoveTree(dir);
+}
+
 }  // namespace
 }  // namespace pgrig::fleet

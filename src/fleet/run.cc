@@ -131,6 +131,10 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
     while (!finished) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (o.cancel == nullptr || !o.cancel->load() || hard_cancel) continue;
+      if (o.abort != nullptr && o.abort->load()) {
+        hard_cancel = true;
+        continue;
+      }
       if (!interrupted) {
         interrupted = true;
         signalled = std::chrono::steady_clock::now();

@@ -21,7 +21,9 @@
 // When `cancel` becomes true (Ctrl-C), each running host's remote pgrig gets
 // SIGINT (through a second ssh command, by the pid its shell reported), has
 // 60 s to stop and write what it finished, and its partial results are
-// copied back; only then is ssh killed.
+// copied back; only then is ssh killed.  When `abort` becomes true too (a
+// second Ctrl-C), ssh is killed at once (the remote run already has its
+// SIGINT) and what results exist are still copied back.
 //
 // The hosts must have been checked first (check.h): the pgrig command per
 // host comes from its HostCheck.  The progress callback is called from one
@@ -69,6 +71,8 @@ struct CompareRunOptions {
   ResumeMode resume = ResumeMode::kFresh;
   std::map<std::string, std::string> skip;  // label -> why it is not run
   const std::atomic<bool>* cancel = nullptr;
+  // A second Ctrl-C: stop waiting for interrupted remote runs, kill ssh now.
+  const std::atomic<bool>* abort = nullptr;
   std::function<void(const std::string& line)> on_line;  // "[label] text", redacted
   // Called as each host ends (from its thread, serialised with on_line).
   std::function<void(const HostRun& run)> on_host_done;
