@@ -218,6 +218,14 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
   }
   if (s.resuming) {
     PGRIG_RETURN_IF_ERROR(fleet::CheckResumable(s.manifest, fleet_text, plan_text));
+    // Results come back to <results>/<run id>: the run directory must be there.
+    const std::string expected = s.fleet.results_dir + "/" + s.manifest.run_id;
+    std::error_code ec;
+    if (!std::filesystem::equivalent(s.run_dir, expected, ec)) {
+      return InvalidArgument("--resume " + s.run_dir + ": the fleet file puts run " +
+                             s.manifest.run_id + " in " + expected +
+                             "; move the run directory back there (or resume that one)");
+    }
     return s;
   }
   const std::string run_id = UtcStamp();
