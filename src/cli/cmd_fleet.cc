@@ -6,6 +6,7 @@
 // The work is in fleet/; this file parses options and prints.
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -13,7 +14,9 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/fleet_clients.h"
@@ -21,6 +24,9 @@
 #include "common/fs.h"
 #include "fleet/check.h"
 #include "fleet/fleet_file.h"
+#include "fleet/hooks.h"
+#include "fleet/instance_check.h"
+#include "fleet/manifest.h"
 #include "fleet/run.h"
 #include "fleet/ssh.h"
 #include "plan/plan.h"
@@ -36,8 +42,12 @@ ssh runs in batch mode (keys from your agent or configuration, never a
 prompt) and always checks host keys: a host whose key is unknown or changed
 is refused until you verify and record its key.
 
-Exit codes: 0 every host ready, 1 bad invocation, bad fleet file, or a host
-not ready (unreachable, or pgrig missing and not copyable).)";
+fleet check exit codes: 0 every host ready, 1 bad invocation, bad fleet file,
+or a host not ready (unreachable, or pgrig missing and not copyable).
+fleet run exit codes: 0 every sut host completed and every hook succeeded,
+1 bad invocation (nothing was run), 2 otherwise.  Ctrl-C once: the remote
+runs stop, then the teardown hooks run; Ctrl-C twice: running hooks are
+killed and the teardowns not started yet are skipped (run them by hand).)";
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "pgrig fleet: %s\n", message.c_str());
@@ -108,8 +118,26 @@ int RunCheck(int argc, char** argv) {
   return kExitOk;
 }
 
+// --- fleet run (compare mode): hooks, manifest, --resume -------------------
+
+// First SIGINT/SIGTERM: stop the remote runs, then run the teardowns.
+// Second: kill running hooks and skip the teardowns not yet started.
 std::atomic<bool> g_cancel{false};
-void OnSignal(int) { g_cancel = true; }
+std::atomic<bool> g_abort{false};
+void OnSignal(int) {
+  if (g_cancel.exchange(true)) {
+    g_abort = true;
+    constexpr char kMsg[] =
+        "\npgrig fleet: second interrupt: killing running hooks; teardowns not started yet are "
+        "skipped (run them by hand)\n";
+    (void)!::write(2, kMsg, sizeof kMsg - 1);
+  } else {
+    constexpr char kMsg[] =
+        "\npgrig fleet: interrupted: stopping the remote runs, then the teardowns run "
+        "(Ctrl-C again to skip them)\n";
+    (void)!::write(2, kMsg, sizeof kMsg - 1);
+  }
+}
 
 std::string UtcStamp() {
   std::time_t t = std::time(nullptr);
@@ -120,95 +148,238 @@ std::string UtcStamp() {
   return buf;
 }
 
-// pgrig fleet run FLEET.toml: compare mode.
-int RunRunSub(int argc, char** argv) {
-  CLI::App app{"Run a fleet's plan on each sut host and compare the results; or, with client "
-               "hosts, one benchmark from all of them against one server, merged.",
-               "pgrig fleet run"};
-  app.footer(kFooter);
-  std::string file;
-  bool no_copy = false, sequential = false;
-  app.add_option("FLEET", file, "the fleet file (TOML)")->required();
-  app.add_flag("--no-copy", no_copy, "never copy this pgrig to a host");
-  app.add_flag("--sequential", sequential, "one host after another (default: as the fleet says)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+void PrintLine(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+// Everything a fleet run needs, validated before any hook, connection or write.
+struct RunSetup {
+  fleet::Fleet fleet;
+  fleet::LocalPgrig local;
+  std::string plan_file;
+  std::vector<fleet::PlanFile> plan_files;
+  cost::Catalog catalog;
+  std::string run_dir;
+  fleet::Manifest manifest;
+  bool resuming = false;
+};
+
+// The run directory --resume names: a directory holding a manifest, or a
+// run id under the fleet's results directory.
+Result<std::string> ResumeDir(const std::string& resume, const std::string& fleet_file) {
+  if (std::filesystem::is_regular_file(resume + "/" + fleet::kManifestName)) return resume;
+  if (fleet_file.empty()) {
+    return InvalidArgument("--resume " + resume +
+                           ": no fleet run directory there; give the run's directory (it holds " +
+                           fleet::kManifestName + "), or the fleet file and the run id");
   }
-  // Everything is validated before any connection.
-  auto fleet = fleet::ReadFleetFile(file);
-  if (!fleet.ok()) return Fail(fleet.status().message());
-  if (fleet->mode == fleet::FleetMode::kClients) {
-    auto old_int = std::signal(SIGINT, OnSignal);
-    auto old_term = std::signal(SIGTERM, OnSignal);
-    int rc = RunFleetClients(*fleet, {.file = file, .no_copy = no_copy, .run_id = UtcStamp(),
-                                      .cancel = &g_cancel});
-    std::signal(SIGINT, old_int);
-    std::signal(SIGTERM, old_term);
-    return rc;
+  auto f = fleet::ReadFleetFile(fleet_file);
+  if (!f.ok()) return f.status();
+  std::string dir = f->results_dir + "/" + resume;
+  if (!std::filesystem::is_regular_file(dir + "/" + fleet::kManifestName)) {
+    return NotFound("--resume " + resume + ": neither " + resume + " nor " + dir +
+                    " is a fleet run directory (no " + fleet::kManifestName + ")");
   }
-  auto local = fleet::DescribeLocalPgrig(kVersion);
-  if (!local.ok()) return Fail(local.status().message());
+  return dir;
+}
+
+Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
+  RunSetup s;
+  if (!resume.empty()) {
+    PGRIG_ASSIGN_OR_RETURN(s.run_dir, ResumeDir(resume, file));
+    PGRIG_ASSIGN_OR_RETURN(s.manifest, fleet::ReadManifest(s.run_dir));
+    if (file.empty()) file = s.manifest.fleet_file;
+    s.resuming = true;
+  }
+  if (file.empty()) return InvalidArgument("give the fleet file (FLEET.toml) or --resume RUN_DIR");
+  PGRIG_ASSIGN_OR_RETURN(s.fleet, fleet::ReadFleetFile(file));
+  if (s.fleet.mode != fleet::FleetMode::kCompare) {
+    return InvalidArgument(file + ": a clients-mode run cannot be resumed (its window is one "
+                           "measurement); start it again with `pgrig fleet run " + file + "`");
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::string fleet_text, ReadWholeFile(file));
+  PGRIG_ASSIGN_OR_RETURN(s.local, fleet::DescribeLocalPgrig(kVersion));
   plan::PlanSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') search.data_dir = d;
-  search.exe_dir = std::filesystem::path(local->exe).parent_path().string();
-  auto where = plan::LocatePlan(fleet->plan, search);
-  if (!where.ok()) return Fail(file + ": plan: " + where.status().message());
-  auto parsed = plan::ReadPlanFile(where->path);
-  if (!parsed.ok()) return Fail(parsed.status().message());
+  search.exe_dir = std::filesystem::path(s.local.exe).parent_path().string();
+  auto where = plan::LocatePlan(s.fleet.plan, search);
+  if (!where.ok()) return where.status().WithContext(file + ": plan");
+  s.plan_file = where->path;
+  PGRIG_ASSIGN_OR_RETURN(plan::Plan parsed, plan::ReadPlanFile(where->path));
+  PGRIG_ASSIGN_OR_RETURN(s.plan_files, fleet::PlanScriptFiles(parsed));
+  PGRIG_ASSIGN_OR_RETURN(std::string plan_text, ReadWholeFile(where->path));
+  // Every declared instance must be in the catalog (its facts are compared later).
+  PGRIG_ASSIGN_OR_RETURN(s.catalog, fleet::LoadPriceCatalog(search.exe_dir));
+  for (const fleet::FleetHost& h : s.fleet.hosts) {
+    if (!h.instance) continue;
+    auto found = s.catalog.FindInstance(*h.instance);
+    if (!found.ok()) {
+      return InvalidArgument(fmt::format("{}:{}: host '{}': instance {}: {}", file, h.line, h.label,
+                                         *h.instance, found.status().message()));
+    }
+  }
+  if (s.resuming) {
+    PGRIG_RETURN_IF_ERROR(fleet::CheckResumable(s.manifest, fleet_text, plan_text));
+    // Results come back to <results>/<run id>: the run directory must be there.
+    const std::string expected = s.fleet.results_dir + "/" + s.manifest.run_id;
+    std::error_code ec;
+    if (!std::filesystem::equivalent(s.run_dir, expected, ec)) {
+      return InvalidArgument("--resume " + s.run_dir + ": the fleet file puts run " +
+                             s.manifest.run_id + " in " + expected +
+                             "; move the run directory back there (or resume that one)");
+    }
+    return s;
+  }
   const std::string run_id = UtcStamp();
-  if (Status st = MakeDirs(fleet->results_dir + "/" + run_id, 0755); !st.ok()) {
-    return Fail("results directory " + fleet->results_dir + ": " + st.message());
+  s.run_dir = s.fleet.results_dir + "/" + run_id;
+  fleet::Manifest& m = s.manifest;
+  m.run_id = run_id;
+  m.fleet_file = std::filesystem::absolute(file).lexically_normal().string();
+  m.fleet_hash = fleet::ContentHash(fleet_text);
+  m.plan = std::filesystem::absolute(where->path).lexically_normal().string();
+  m.plan_hash = fleet::ContentHash(plan_text);
+  m.mode = fleet::FleetModeName(s.fleet.mode);
+  for (const fleet::FleetHost& h : s.fleet.hosts) {
+    m.hosts.push_back(fleet::ManifestHost{
+        .label = h.label,
+        .destination = h.destination,
+        .outcome = h.role == fleet::HostRole::kSut ? fleet::ManifestOutcome::kPending
+                                                   : fleet::ManifestOutcome::kSkipped,
+        .results = "",
+        .remote_results = "",
+        .message = h.role == fleet::HostRole::kSut ? "" : "not a sut host"});
   }
+  return s;
+}
 
-  ControlDir control;
-  fleet::SshOptions ssh_options;
-  ssh_options.config_file = fleet->ssh_config;
-  ssh_options.connect_timeout = fleet->connect_timeout;
-  ssh_options.control_dir = control.path();
-  RealProcessRunner runner;
-  fleet::SshTransport ssh(runner, ssh_options);
-  fleet::CheckOptions check_options;
-  check_options.local = *local;
-  check_options.copy = no_copy ? fleet::CopyPolicy::kNeverCopy : fleet::CopyPolicy::kCopyWhenNeeded;
-  std::vector<fleet::HostCheck> checks = fleet::CheckFleet(*fleet, ssh, check_options);
-  for (const fleet::HostCheck& c : checks) {
-    std::printf("%s\n", fleet::RedactLine(fmt::format("[{}] check: {} {}", c.host->label,
-                                                      fleet::HostStateName(c.state), c.message))
-                            .c_str());
+// What a finished host run means for the manifest.
+void RecordHostRun(const fleet::HostRun& r, fleet::ManifestHost& mh) {
+  mh.results = r.local_results;
+  mh.remote_results = r.remote_results;
+  mh.message = fleet::RedactLine(r.message);
+  if (r.outcome == fleet::HostOutcome::kCompleted) {
+    mh.outcome = fleet::ManifestOutcome::kCompleted;
+  } else if (r.outcome == fleet::HostOutcome::kFailed) {
+    mh.outcome = !r.local_results.empty() &&
+                         std::filesystem::is_regular_file(r.local_results + "/suite.json")
+                     ? fleet::ManifestOutcome::kPartial
+                     : fleet::ManifestOutcome::kFailed;
+  } else {
+    mh.outcome = fleet::ManifestOutcome::kPending;  // skipped this time: still to do
   }
-  std::fflush(stdout);
+}
+
+// Inside the hooks: check the hosts to run, compare their facts with their
+// declared instance, run the plan on them.
+void CheckAndRun(RunSetup& s, const fleet::SshTransport& ssh, bool sequential,
+                 fleet::CopyPolicy copy, const std::map<std::string, std::string>& unavailable) {
+  const fleet::Fleet& f = s.fleet;
+  std::map<std::string, std::string> skip = unavailable;
+  for (const fleet::ManifestHost& mh : s.manifest.hosts) {
+    if (mh.outcome == fleet::ManifestOutcome::kCompleted) {
+      skip[mh.label] = "completed in an earlier attempt: " + mh.message;
+      PrintLine(fmt::format("[{}] completed in an earlier attempt: not run again", mh.label));
+    }
+  }
+  fleet::CheckOptions check_options;
+  check_options.local = s.local;
+  check_options.copy = copy;
+  std::vector<fleet::HostCheck> checks(f.hosts.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < f.hosts.size(); ++i) {
+    checks[i].host = &f.hosts[i];
+    checks[i].message = "not checked";
+    if (f.hosts[i].role != fleet::HostRole::kSut || skip.count(f.hosts[i].label) > 0) continue;
+    threads.emplace_back([&, i] { checks[i] = fleet::CheckHost(f.hosts[i], ssh, check_options); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const fleet::HostCheck& c : checks) {
+    if (c.host->role != fleet::HostRole::kSut || skip.count(c.host->label) > 0) continue;
+    PrintLine(fleet::RedactLine(fmt::format("[{}] check: {} {}", c.host->label,
+                                            fleet::HostStateName(c.state), c.message)));
+  }
+  for (const fleet::InstanceFinding& w : fleet::CheckInstances(checks, s.catalog, ssh)) {
+    if (!w.warning.empty()) PrintLine(fmt::format("[{}] warning: {}", w.host->label, w.warning));
+  }
 
   fleet::CompareRunOptions options;
-  options.run_id = run_id;
-  options.plan_file = where->path;
-  options.schedule = sequential || !fleet->parallel ? fleet::Schedule::kSequential
-                                                    : fleet::Schedule::kParallel;
+  options.run_id = s.manifest.run_id;
+  options.plan_file = s.plan_file;
+  options.plan_files = s.plan_files;
+  options.resume = s.resuming ? fleet::ResumeMode::kContinuePartial : fleet::ResumeMode::kFresh;
+  options.skip = skip;
+  options.schedule =
+      sequential || !f.parallel ? fleet::Schedule::kSequential : fleet::Schedule::kParallel;
   options.cancel = &g_cancel;
-  options.on_line = [](const std::string& line) {
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
+  options.abort = &g_abort;
+  options.on_line = PrintLine;
+  options.on_host_done = [&](const fleet::HostRun& r) {  // serialised by RunCompare
+    if (fleet::ManifestHost* mh = s.manifest.Find(r.host->label)) RecordHostRun(r, *mh);
+    if (Status w = fleet::WriteManifest(s.run_dir, s.manifest); !w.ok()) {
+      PrintLine("warning: cannot update the run's manifest: " + w.message());
+    }
   };
-  auto old_int = std::signal(SIGINT, OnSignal);
-  auto old_term = std::signal(SIGTERM, OnSignal);
-  std::vector<fleet::HostRun> runs = fleet::RunCompare(*fleet, checks, ssh, options);
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
+  std::vector<fleet::HostRun> runs = fleet::RunCompare(f, checks, ssh, options);
   for (const fleet::HostCheck& c : checks) ssh.CloseMaster(c.host->destination);
-
-  std::vector<std::string> dirs;
-  int failed = 0;
-  std::printf("\nfleet run %s:\n", run_id.c_str());
+  // Hosts that did not run this time (not ready, interrupted first) say why.
   for (const fleet::HostRun& r : runs) {
-    if (r.host->role != fleet::HostRole::kSut) continue;
-    if (r.outcome != fleet::HostOutcome::kCompleted) ++failed;
-    if (r.outcome == fleet::HostOutcome::kCompleted) dirs.push_back(r.local_results);
-    std::printf("  %-16s %-10s %s\n", r.host->label.c_str(), fleet::HostOutcomeName(r.outcome),
-                fleet::RedactLine(r.message).c_str());
+    fleet::ManifestHost* mh = s.manifest.Find(r.host->label);
+    if (mh == nullptr || r.host->role != fleet::HostRole::kSut ||
+        r.outcome != fleet::HostOutcome::kSkipped || skip.count(r.host->label) > 0) {
+      continue;
+    }
+    mh->message = fleet::RedactLine(r.message);
+    if (r.message.starts_with("not ready")) mh->outcome = fleet::ManifestOutcome::kFailed;
+  }
+}
+
+// Prints every hook's outcome and warns about teardowns that did not
+// succeed or did not run; true when any hook did not succeed.
+bool PrintHookOutcomes(const fleet::LifecycleReport& hooks, const std::string& run_dir) {
+  bool trouble = hooks.fleet_provision_failed;
+  for (const fleet::HookOutcome& o : hooks.hooks) {
+    if (o.status != fleet::HookStatus::kSucceeded) trouble = true;
+    std::printf("  hook %-11s %-9s %-10s %s\n", o.label.empty() ? "fleet" : o.label.c_str(),
+                fleet::HookKindName(o.kind), fleet::HookStatusName(o.status), o.message.c_str());
+    if (o.kind == fleet::HookKind::kTeardown && o.status != fleet::HookStatus::kSucceeded) {
+      std::printf("  WARNING: teardown of %s did not succeed: what it should remove may still "
+                  "exist (log: %s)\n",
+                  o.label.empty() ? "the fleet" : o.label.c_str(),
+                  fleet::HookLogFile(run_dir, o.label).c_str());
+    }
+  }
+  for (const std::string& who : hooks.teardowns_skipped) {
+    trouble = true;
+    std::printf("  WARNING: teardown of %s was NOT run (second interrupt): run it by hand\n",
+                who.c_str());
   }
   std::fflush(stdout);
-  int rc = failed > 0 ? kExitRunFailure : kExitOk;
+  return trouble;
+}
+
+// The summary, the comparison and the exit code once the hooks are done.
+int FinishRun(RunSetup& s, const fleet::LifecycleReport& hooks) {
+  const fleet::Fleet& f = s.fleet;
+  bool trouble = hooks.fleet_provision_failed || g_cancel;
+  std::printf("\nfleet run %s:\n", s.manifest.run_id.c_str());
+  std::vector<std::string> dirs;
+  for (const fleet::ManifestHost& mh : s.manifest.hosts) {
+    const fleet::FleetHost* h = nullptr;
+    for (const fleet::FleetHost& fh : f.hosts) {
+      if (fh.label == mh.label) h = &fh;
+    }
+    if (h == nullptr || h->role != fleet::HostRole::kSut) continue;
+    if (mh.outcome == fleet::ManifestOutcome::kCompleted) {
+      dirs.push_back(mh.results);
+    } else {
+      trouble = true;
+    }
+    std::printf("  %-16s %-10s %s\n", mh.label.c_str(), fleet::ManifestOutcomeName(mh.outcome),
+                fleet::RedactLine(mh.message.empty() ? "not run" : mh.message).c_str());
+  }
+  if (PrintHookOutcomes(hooks, s.run_dir)) trouble = true;
+  int rc = trouble ? kExitRunFailure : kExitOk;
   if (dirs.size() >= 2) {
     std::printf("\n");
     std::fflush(stdout);
@@ -222,7 +393,126 @@ int RunRunSub(int argc, char** argv) {
   } else {
     std::printf("fewer than two hosts completed: nothing to compare\n");
   }
-  return g_cancel ? kExitRunFailure : rc;
+  if (rc != kExitOk) {
+    std::printf("to run the hosts that did not complete again: pgrig fleet run --resume %s\n",
+                s.run_dir.c_str());
+  }
+  return rc;
+}
+
+// pgrig fleet run FLEET.toml | --resume RUN: compare mode.
+int RunRunSub(int argc, char** argv) {
+  CLI::App app{"Run a fleet's plan on each sut host and compare the results; or, with client "
+               "hosts, one benchmark from all of them against one server, merged.",
+               "pgrig fleet run"};
+  app.footer(kFooter);
+  std::string file, resume;
+  bool no_copy = false, sequential = false;
+  app.add_option("FLEET", file, "the fleet file (TOML)");
+  app.add_option("--resume", resume,
+                 "continue a fleet run (its directory, or its id under the fleet's results): "
+                 "hosts that completed are not run again");
+  app.add_flag("--no-copy", no_copy, "never copy this pgrig to a host");
+  app.add_flag("--sequential", sequential, "one host after another (default: as the fleet says)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+  }
+  // Clients mode: one benchmark from every client host, merged, inside the
+  // same provision/teardown hooks; no resume (a merged window is one
+  // measurement and cannot be continued).
+  if (resume.empty() && !file.empty()) {
+    auto fleet = fleet::ReadFleetFile(file);
+    if (!fleet.ok()) return Fail(fleet.status().message());
+    if (fleet->mode == fleet::FleetMode::kClients) {
+      const std::string run_id = UtcStamp();
+      fleet::LifecycleOptions lo;
+      lo.run_id = run_id;
+      lo.results_dir = fleet->results_dir + "/" + run_id;
+      lo.parallel_hosts = !sequential && fleet->parallel;
+      lo.cancel = &g_cancel;
+      lo.abort = &g_abort;
+      lo.on_line = PrintLine;
+      int rc = kExitRunFailure;
+      auto old_int = std::signal(SIGINT, OnSignal);
+      auto old_term = std::signal(SIGTERM, OnSignal);
+      fleet::LifecycleReport hooks = fleet::RunWithHooks(
+          *fleet, lo, [&](const std::map<std::string, std::string>& unavailable) {
+            if (!unavailable.empty()) {
+              // A window without some of the clients would measure another load.
+              for (const auto& [label, why] : unavailable) {
+                PrintLine(fmt::format("[{}] not provisioned: {}", label, why));
+              }
+              PrintLine("clients mode: no load was started (every client must be provisioned)");
+              return;
+            }
+            rc = RunFleetClients(*fleet, {.file = file, .no_copy = no_copy, .run_id = run_id,
+                                          .cancel = &g_cancel});
+          });
+      std::signal(SIGINT, old_int);
+      std::signal(SIGTERM, old_term);
+      if (!hooks.hooks.empty()) std::printf("hooks:\n");
+      if (PrintHookOutcomes(hooks, lo.results_dir) && rc == kExitOk) rc = kExitRunFailure;
+      return rc;
+    }
+  }
+  // Everything is validated before any hook, connection or write.
+  auto setup = PrepareRun(file, resume);
+  if (!setup.ok()) return Fail(setup.status().message());
+  RunSetup& s = *setup;
+  if (Status st = MakeDirs(s.run_dir, 0755); !st.ok()) {
+    return Fail("results directory " + s.run_dir + ": " + st.message());
+  }
+  if (Status st = fleet::WriteManifest(s.run_dir, s.manifest); !st.ok()) {
+    return Fail("fleet run manifest: " + st.message());
+  }
+  PrintLine(fmt::format("fleet run {} ({}): results in {}", s.manifest.run_id,
+                        s.resuming ? "resumed" : "new", s.run_dir));
+
+  ControlDir control;
+  fleet::SshOptions ssh_options;
+  ssh_options.config_file = s.fleet.ssh_config;
+  ssh_options.connect_timeout = s.fleet.connect_timeout;
+  ssh_options.control_dir = control.path();
+  RealProcessRunner runner;
+  fleet::SshTransport ssh(runner, ssh_options);
+
+  fleet::LifecycleOptions lo;
+  lo.run_id = s.manifest.run_id;
+  lo.results_dir = s.run_dir;
+  lo.parallel_hosts = !sequential && s.fleet.parallel;
+  for (const fleet::ManifestHost& mh : s.manifest.hosts) {
+    if (mh.outcome == fleet::ManifestOutcome::kCompleted) lo.done.insert(mh.label);
+  }
+  lo.cancel = &g_cancel;
+  lo.abort = &g_abort;
+  lo.on_line = PrintLine;
+  auto old_int = std::signal(SIGINT, OnSignal);
+  auto old_term = std::signal(SIGTERM, OnSignal);
+  fleet::LifecycleReport hooks =
+      fleet::RunWithHooks(s.fleet, lo, [&](const std::map<std::string, std::string>& unavailable) {
+        CheckAndRun(s, ssh, sequential,
+                    no_copy ? fleet::CopyPolicy::kNeverCopy : fleet::CopyPolicy::kCopyWhenNeeded,
+                    unavailable);
+      });
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+  for (const auto& [label, why] : hooks.unavailable) {
+    if (fleet::ManifestHost* mh = s.manifest.Find(label)) {
+      mh->outcome = fleet::ManifestOutcome::kFailed;
+      mh->message = fleet::RedactLine(why);
+    }
+  }
+  if (hooks.fleet_provision_failed) {
+    for (fleet::ManifestHost& mh : s.manifest.hosts) {
+      if (mh.outcome == fleet::ManifestOutcome::kPending) mh.message = "the fleet provision failed";
+    }
+  }
+  if (Status w = fleet::WriteManifest(s.run_dir, s.manifest); !w.ok()) {
+    PrintLine("warning: cannot update the run's manifest: " + w.message());
+  }
+  return FinishRun(s, hooks);
 }
 
 }  // namespace
@@ -233,7 +523,8 @@ int RunFleet(int argc, char** argv) {
   if (sub == "run") return RunRunSub(argc - 1, argv + 1);
   if (sub.empty() || sub == "--help" || sub == "-h") {
     std::printf("Usage:\n  pgrig fleet check FLEET.toml [--no-copy]\n"
-                "  pgrig fleet run FLEET.toml [--sequential] [--no-copy]\n\n%s\n", kFooter);
+                "  pgrig fleet run FLEET.toml [--sequential] [--no-copy]\n"
+                "  pgrig fleet run [FLEET.toml] --resume RUN_DIR|RUN_ID\n\n%s\n", kFooter);
     return sub.empty() ? kExitBadInvocation : kExitOk;
   }
   return Fail(fmt::format("unknown subcommand \"{}\"; use \"check\" or \"run\"", sub));

@@ -7,6 +7,9 @@
 #include <mutex>
 #include <thread>
 
+#include <filesystem>
+#include <set>
+
 #include "common/fs.h"
 #include "fleet/line_runner.h"
 
@@ -20,6 +23,12 @@ constexpr std::chrono::seconds kInterruptGrace{60};
 struct Shared {
   std::mutex mu;
   const CompareRunOptions* options = nullptr;
+
+  void Done(const HostRun& run) {
+    if (!options->on_host_done) return;
+    std::lock_guard<std::mutex> lock(mu);
+    options->on_host_done(run);
+  }
 
   void Say(const std::string& label, std::string_view text) {
     if (!options->on_line) return;
@@ -46,16 +55,49 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
     return run;
   };
 
-  auto mk = ssh.Run(h.destination, RemoteCommand{.argv = {"mkdir", "-p", remote_dir},
-                                                 .timeout = std::chrono::seconds(60)});
+  run.remote_results = remote_results;
+  // The run directory and every directory a script file goes to.
+  std::set<std::string> dirs = {remote_dir};
+  for (const PlanFile& f : o.plan_files) {
+    std::string parent = std::filesystem::path(remote_dir + "/" + f.relative).parent_path().string();
+    dirs.insert(parent);
+  }
+  std::vector<std::string> mkdir = {"mkdir", "-p"};
+  mkdir.insert(mkdir.end(), dirs.begin(), dirs.end());
+  auto mk = ssh.Run(h.destination,
+                    RemoteCommand{.argv = mkdir, .timeout = std::chrono::seconds(60)});
   if (!mk.ok()) return fail(mk.status().message());
   if (!mk->success()) return fail("cannot make " + remote_dir + " there: " + mk->err);
   Status sent = ssh.CopyTo(h.destination, o.plan_file, remote_plan, CopyKind::kFile,
                            o.copy_timeout);
   if (!sent.ok()) return fail(sent.message());
+  for (const PlanFile& f : o.plan_files) {
+    Status s = ssh.CopyTo(h.destination, f.local, remote_dir + "/" + f.relative, CopyKind::kFile,
+                          o.copy_timeout);
+    if (!s.ok()) return fail("copying the plan's script " + f.local + ": " + s.message());
+  }
 
-  std::vector<std::string> argv = {check.pgrig, "run",     remote_plan, "--out",
-                                   remote_results, "--label", h.label};
+  // --resume: continue a partial suite there, or start again from nothing.
+  bool continue_suite = false;
+  if (o.resume == ResumeMode::kContinuePartial) {
+    auto probe = ssh.Run(h.destination,
+                         RemoteCommand{.argv = {"test", "-f", remote_results + "/suite.json"},
+                                       .timeout = std::chrono::seconds(60)});
+    if (!probe.ok()) return fail(probe.status().message());
+    continue_suite = probe->success();
+    if (!continue_suite) {
+      auto rm = ssh.Run(h.destination, RemoteCommand{.argv = {"rm", "-rf", remote_results},
+                                                     .timeout = std::chrono::seconds(60)});
+      if (!rm.ok()) return fail(rm.status().message());
+    }
+  }
+
+  std::vector<std::string> argv =
+      continue_suite
+          ? std::vector<std::string>{check.pgrig, "run", "--resume", remote_results, "--label",
+                                     h.label}
+          : std::vector<std::string>{check.pgrig,    "run",     remote_plan, "--out",
+                                     remote_results, "--label", h.label};
   if (h.usd_per_hour) {
     argv.insert(argv.end(), {"--usd-per-hour", FormatPrice(*h.usd_per_hour)});
   } else if (h.instance) {
@@ -89,6 +131,10 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
     while (!finished) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (o.cancel == nullptr || !o.cancel->load() || hard_cancel) continue;
+      if (o.abort != nullptr && o.abort->load()) {
+        hard_cancel = true;
+        continue;
+      }
       if (!interrupted) {
         interrupted = true;
         signalled = std::chrono::steady_clock::now();
@@ -114,6 +160,9 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   // Whatever results exist come back, also after a failure.
   const std::string local = fleet.results_dir + "/" + o.run_id + "/" + h.label;
   Status made = MakeDirs(fleet.results_dir + "/" + o.run_id, 0755);
+  // A copy from an earlier attempt (before --resume) would make scp nest
+  // the new one inside it; the remote directory holds all of it anyway.
+  if (made.ok()) (void)RemoveTree(local);
   Status copied = made.ok() ? ssh.CopyFrom(h.destination, remote_results, local,
                                            CopyKind::kDirectory, o.copy_timeout)
                             : made;
@@ -137,6 +186,28 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
 
 }  // namespace
 
+Result<std::vector<PlanFile>> PlanScriptFiles(const plan::Plan& plan) {
+  namespace fs = std::filesystem;
+  std::vector<PlanFile> files;
+  std::set<std::string> seen;
+  const fs::path dir = fs::path(plan.source_path).parent_path().lexically_normal();
+  for (const plan::Workload& w : plan.workloads) {
+    for (const plan::ScriptRef& ref : w.scripts) {
+      if (ref.kind != plan::ScriptRef::Kind::kFile || !seen.insert(ref.spec).second) continue;
+      fs::path rel = fs::path(ref.spec).lexically_normal().lexically_relative(dir);
+      if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") {
+        return InvalidArgument(fmt::format(
+            "{}: workload '{}' uses the script {}, which is not in the plan's directory {}; a "
+            "fleet copies the scripts beside the plan, so move the script there (or below it) "
+            "and name it by a relative path",
+            plan.source_path, w.name, ref.spec, dir.string()));
+      }
+      files.push_back(PlanFile{ref.spec, rel.string()});
+    }
+  }
+  return files;
+}
+
 const char* HostOutcomeName(HostOutcome o) {
   switch (o) {
     case HostOutcome::kCompleted:
@@ -159,6 +230,10 @@ std::vector<HostRun> RunCompare(const Fleet& fleet, const std::vector<HostCheck>
     runs[i].host = &fleet.hosts[i];
     if (fleet.hosts[i].role != HostRole::kSut) {
       runs[i].message = "not a sut host";
+    } else if (auto sk = options.skip.find(fleet.hosts[i].label); sk != options.skip.end()) {
+      runs[i].message = sk->second;
+    } else if (options.cancel != nullptr && options.cancel->load()) {
+      runs[i].message = "interrupted before it started";
     } else if (i >= checks.size() || (checks[i].state != HostState::kReady &&
                                       checks[i].state != HostState::kCopied)) {
       runs[i].message = i < checks.size() ? "not ready: " + checks[i].message : "not checked";
@@ -171,12 +246,14 @@ std::vector<HostRun> RunCompare(const Fleet& fleet, const std::vector<HostCheck>
     for (size_t i : todo) {
       if (options.cancel != nullptr && options.cancel->load()) break;
       runs[i] = RunOne(fleet, fleet.hosts[i], checks[i], ssh, options, shared);
+      shared.Done(runs[i]);
     }
   } else {
     std::vector<std::thread> threads;
     for (size_t i : todo) {
       threads.emplace_back([&, i] {
         runs[i] = RunOne(fleet, fleet.hosts[i], checks[i], ssh, options, shared);
+        shared.Done(runs[i]);
       });
     }
     for (std::thread& t : threads) t.join();
