@@ -74,7 +74,7 @@ struct EngineConfig {
   bool debug = false;
 
   // Before blocking in epoll, yield the CPU this many times and poll again
-  // (see worker.cc).  Off by default: on the 2-core test machine it saved
+  // (see poller.cc).  Off by default: on the 2-core test machine it saved
   // wake-ups but cost more system time than it saved (docs/performance.md);
   // PGRIG_ENGINE_YIELD=N turns it on for experiments.
   int yield_rounds = 0;

@@ -103,7 +103,7 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
   int next_client = 0;
   for (int t = 0; t < nthreads; ++t) {
     const int n = ClientsForThread(config.clients, nthreads, t);
-    std::vector<std::unique_ptr<Client>> clients;
+    std::vector<ClientSeed> clients;
     for (int i = 0; i < n; ++i, ++next_client) {
       script::Variables vars = base_vars;
       if (!client_id_given) {
@@ -116,9 +116,10 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
           shared.Message(per_client ? "client " + std::to_string(id) + " " + text : text);
         };
       }
-      clients.push_back(std::make_unique<Client>(next_client, std::move(vars),
-                                                 client_rngs[static_cast<size_t>(next_client)],
-                                                 client_options));
+      clients.push_back(ClientSeed{.id = next_client,
+                                   .vars = std::move(vars),
+                                   .rng = client_rngs[static_cast<size_t>(next_client)],
+                                   .runner_options = std::move(client_options)});
     }
     script::Prng choose = base.NewStream();
     script::Prng throttle = base.NewStream();

@@ -1,23 +1,26 @@
 // The load engine: runs a pgbench-style benchmark with worker threads, each
-// owning an epoll loop over its share of the client connections.
+// owning a poller over its share of the client connections.
 //
-// Shape (see worker.h for the per-connection state machine):
+// Shape (the files of src/engine/, each header says more):
 //   * RunBenchmark() splits the clients over config.threads workers exactly
 //     as pgbench does (contiguous blocks, sizes differing by at most one),
 //     seeds every random stream in pgbench's order, starts the workers and
 //     waits.
-//   * Each worker connects all its clients with non-blocking libpq
+//   * Each Worker (worker.h) connects all its clients with non-blocking libpq
 //     (PQconnectStartParams/PQconnectPoll), then all workers start together.
-//   * Per transaction a client runs its script through script::ScriptRunner;
-//     SQL goes out with PQsendQuery / PQsendQueryParams / PQsendQueryPrepared
-//     (pipeline mode for \startpipeline) and results come back through
-//     PQconsumeInput / PQisBusy / PQgetResult when epoll says the socket is
-//     readable.  No locks on that path: every worker keeps its own histogram
-//     and counters.
+//   * Per client a Session (session.h) runs its scripts through
+//     script::ScriptRunner: pgbench's state machine with retries, pipelines,
+//     -C, -R/-L, -t/-T.  It talks to the server through a Transport
+//     (transport.h): libpq, or the lean protocol (pg/wire.h) on a connection
+//     libpq opened, for scripts and connections that allow it.  The worker's
+//     Poller (poller.h) waits with epoll, or with io_uring (ring.h) for the
+//     lean transport.  No locks on that path: every worker keeps its own
+//     histogram and counters.
 //   * Progress (-P): at each interval boundary a worker hands its finished
 //     interval to a per-worker mailbox (one short mutex hold per worker per
 //     interval); the calling thread merges them and calls on_progress.
 //   * Everything else is merged once, after the workers have stopped.
+//   * pgbench's message texts are built in messages.h.
 //
 // Errors: RunBenchmark fails only when the benchmark could not start (a
 // client could not connect: kUnavailable with libpq's message; a log file
