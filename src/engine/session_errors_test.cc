@@ -1,0 +1,299 @@
+// The engine's client state machine against a scripted fake server
+// (tests/support/fake_backend.h), no PostgreSQL: SQL errors in each protocol
+// mode, a pipeline with an error, the server closing the connection in a
+// transaction, malformed messages.  Every test runs on each of the engine's
+// three I/O paths (lean over io_uring, lean over epoll, libpq) and expects
+// the same pgbench text from all of them.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pg/connection.h"
+#include "support/fake_backend.h"
+#include "support/fake_bench.h"
+
+namespace pgrig::engine {
+namespace {
+
+using script::QueryMode;
+using testing::FakeBackend;
+using testing::FakeBenchOptions;
+using testing::FakeBenchRun;
+using testing::FakeReply;
+using testing::FakeStatement;
+using testing::IoPath;
+
+constexpr QueryMode kAllModes[] = {QueryMode::kSimple, QueryMode::kExtended, QueryMode::kPrepared};
+
+const char* ModeName(QueryMode m) {
+  switch (m) {
+    case QueryMode::kSimple:
+      return "simple";
+    case QueryMode::kExtended:
+      return "extended";
+    case QueryMode::kPrepared:
+      return "prepared";
+  }
+  return "?";
+}
+
+bool Contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+std::unique_ptr<FakeBackend> StartFake(testing::FakeHandler h) {
+  auto fb = FakeBackend::Start(std::move(h));
+  EXPECT_TRUE(fb.ok()) << fb.status().message();
+  return fb.ok() ? std::move(fb).value() : nullptr;
+}
+
+FakeBenchRun RunBench(const FakeBackend& fb, const FakeBenchOptions& o, IoPath path) {
+  auto run = testing::RunFakeBench(fb, o, path);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  if (!run.ok()) return {};
+  EXPECT_FALSE(run->watchdog_fired) << "the run did not end by itself";
+  return std::move(run).value();
+}
+
+// Every client aborted with pgbench's error-level line, nothing counted.
+void ExpectAllAborted(const FakeBenchRun& run, int clients) {
+  EXPECT_EQ(run.result.stop_reason, StopReason::kAborted);
+  EXPECT_EQ(run.result.aborted_clients, clients);
+  EXPECT_EQ(run.result.finished_clients, 0);
+  EXPECT_EQ(run.result.totals.transactions, 0);
+  EXPECT_EQ(run.result.totals.failures(), 0);
+}
+
+// A text that came out as "error: <text>" through on_message.
+bool Logged(const FakeBenchRun& run, const std::string& text) {
+  for (const std::string& m : run.messages) {
+    if (m == "error: " + text) return true;
+  }
+  return false;
+}
+
+TEST(FakeBackendTest, SpeaksTheProtocolToLibpq) {
+  auto fb = StartFake([](const FakeStatement& st) {
+    if (st.sql == "select 'x'") return FakeReply::Ok({"x"});
+    return FakeReply::Error("42P01", "relation \"nope\" does not exist", 15);
+  });
+  ASSERT_NE(fb, nullptr);
+  {
+    auto con = pg::Connect(fb->Params());
+    ASSERT_TRUE(con.ok()) << con.status().message();
+    EXPECT_EQ(con->server_version(), 170002);
+    auto v = con->QueryValue("select 'x'");
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_EQ(*v, "x");
+    auto bad = con->Exec("select * from nope");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(con->last_sqlstate(), "42P01");
+    EXPECT_TRUE(Contains(bad.status().message(), "relation \"nope\" does not exist"))
+        << bad.status().message();
+    auto params = con->ExecParams("select 'x'", {});
+    ASSERT_TRUE(params.ok()) << params.status().message();
+    EXPECT_EQ(params->Get(0, 0), "x");
+  }
+  EXPECT_EQ(fb->connections(), 1);
+  EXPECT_EQ(fb->statements(), 3);
+}
+
+class SessionErrorsTest : public ::testing::TestWithParam<IoPath> {};
+
+// A runtime SQL error aborts the client with pgbench's line, in every mode,
+// on every path; the statements before it ran, nothing after it did.
+TEST_P(SessionErrorsTest, SqlErrorAbortsTheClientInEachMode) {
+  for (QueryMode mode : kAllModes) {
+    SCOPED_TRACE(ModeName(mode));
+    std::atomic<int> divisions{0};
+    std::atomic<int> after{0};
+    std::mutex mu;
+    std::vector<std::string> statement_names;
+    auto fb = StartFake([&](const FakeStatement& st) {
+      if (Contains(st.sql, "SELECT 2")) ++after;
+      const bool zero = Contains(st.sql, "/ 0") || (st.params.size() == 1 && st.params[0] == "0");
+      if (Contains(st.sql, "SELECT 1 /")) {
+        std::lock_guard<std::mutex> lock(mu);
+        statement_names.push_back(st.statement);
+      }
+      if (zero) {
+        ++divisions;
+        return FakeReply::Error("22012", "division by zero");
+      }
+      return FakeReply::Ok({"1"});
+    });
+    ASSERT_NE(fb, nullptr);
+    FakeBenchOptions o{.script = "\\set x 0\nSELECT 1;\nSELECT 1 / :x;\nSELECT 2;\n",
+                       .mode = mode,
+                       .clients = 2,
+                       .transactions = 5};
+    const FakeBenchRun run = RunBench(*fb, o, GetParam());
+    ExpectAllAborted(run, 2);
+    const std::string tail = " script 0 aborted in command 2 query 0: ERROR:  division by zero";
+    EXPECT_TRUE(run.result.first_abort_message == "client 0" + tail ||
+                run.result.first_abort_message == "client 1" + tail)
+        << run.result.first_abort_message;
+    EXPECT_TRUE(Logged(run, "client 0" + tail));
+    EXPECT_TRUE(Logged(run, "client 1" + tail));
+    EXPECT_EQ(divisions.load(), 2);
+    EXPECT_EQ(after.load(), 0);
+    // Prepared: the statement is pgbench's P_<n> (P_0 is "SELECT 1").
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(statement_names,
+              std::vector<std::string>(2, mode == QueryMode::kPrepared ? "P_1" : ""));
+    testing::ExpectIoPath(run, GetParam(), o, /*lean_applies=*/true);
+  }
+}
+
+// An error with a position: libpq's text with the statement and a caret when
+// the client sent the text (simple, extended), "at character N" for a
+// prepared statement; the lean path must print exactly what libpq prints.
+TEST_P(SessionErrorsTest, SyntaxErrorShowsLibpqsCursor) {
+  for (QueryMode mode : kAllModes) {
+    SCOPED_TRACE(ModeName(mode));
+    std::mutex mu;
+    std::string sent;
+    auto fb = StartFake([&](const FakeStatement& st) {
+      std::lock_guard<std::mutex> lock(mu);
+      sent = st.sql;
+      return FakeReply::Error("42601", "syntax error at or near \"FRM\"", 10);
+    });
+    ASSERT_NE(fb, nullptr);
+    FakeBenchOptions o{.script = "SELECT 1 FRM t;\n", .mode = mode, .transactions = 1};
+    const FakeBenchRun run = RunBench(*fb, o, GetParam());
+    ExpectAllAborted(run, 1);
+    std::lock_guard<std::mutex> lock(mu);
+    std::string expected =
+        "client 0 script 0 aborted in command 0 query 0: ERROR:  syntax error at or near \"FRM\"";
+    if (mode == QueryMode::kPrepared) {
+      expected += " at character 10";
+    } else {
+      ASSERT_EQ(sent.substr(0, 12), "SELECT 1 FRM") << sent;
+      expected += "\nLINE 1: " + sent + "\n                 ^";
+    }
+    EXPECT_EQ(run.result.first_abort_message, expected);
+  }
+}
+
+// The error inside a pipeline belongs to \endpipeline (command 4); what
+// followed it up to the sync was never executed.
+TEST_P(SessionErrorsTest, PipelineWithAnErrorAborts) {
+  for (QueryMode mode : {QueryMode::kExtended, QueryMode::kPrepared}) {
+    SCOPED_TRACE(ModeName(mode));
+    std::atomic<int> first{0};
+    std::atomic<int> third{0};
+    auto fb = StartFake([&](const FakeStatement& st) {
+      if (Contains(st.sql, "bad"))
+        return FakeReply::Error("42703", "column \"bad\" does not exist");
+      if (Contains(st.sql, "SELECT 1")) ++first;
+      if (Contains(st.sql, "SELECT 3")) ++third;
+      return FakeReply::Ok({"1"});
+    });
+    ASSERT_NE(fb, nullptr);
+    FakeBenchOptions o{
+        .script = "\\startpipeline\nSELECT 1;\nSELECT bad;\nSELECT 3;\n\\endpipeline\n",
+        .mode = mode,
+        .transactions = 3};
+    const FakeBenchRun run = RunBench(*fb, o, GetParam());
+    ExpectAllAborted(run, 1);
+    EXPECT_EQ(
+        run.result.first_abort_message,
+        "client 0 script 0 aborted in command 4 query 0: ERROR:  column \"bad\" does not exist");
+    EXPECT_EQ(first.load(), 1);
+    EXPECT_EQ(third.load(), 0);
+    testing::ExpectIoPath(run, GetParam(), o, /*lean_applies=*/false);  // pipelines: libpq
+  }
+}
+
+TEST_P(SessionErrorsTest, PipelineInSimpleModeIsRefused) {
+  auto fb = StartFake([](const FakeStatement&) { return FakeReply::Ok(); });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{.script = "\\startpipeline\nSELECT 1;\n\\endpipeline\n", .transactions = 1};
+  const FakeBenchRun run = RunBench(*fb, o, GetParam());
+  ExpectAllAborted(run, 1);
+  EXPECT_EQ(run.result.first_abort_message,
+            "client 0 aborted in command 0 (startpipeline) of script 0; cannot use pipeline mode "
+            "with the simple query protocol");
+  EXPECT_EQ(fb->statements(), 0);
+}
+
+// The server goes away in the middle of a transaction: libpq's words, the
+// command that was waiting, no hang, on every path and in every mode.
+TEST_P(SessionErrorsTest, ServerClosesTheConnectionMidTransaction) {
+  for (QueryMode mode : kAllModes) {
+    SCOPED_TRACE(ModeName(mode));
+    auto fb = StartFake([](const FakeStatement& st) {
+      if (Contains(st.sql, "UPDATE")) return FakeReply::Close();
+      return FakeReply::Ok();
+    });
+    ASSERT_NE(fb, nullptr);
+    FakeBenchOptions o{.script = "BEGIN;\nUPDATE t SET v = 1;\nEND;\n",
+                       .mode = mode,
+                       .clients = 2,
+                       .transactions = 4};
+    const FakeBenchRun run = RunBench(*fb, o, GetParam());
+    ExpectAllAborted(run, 2);
+    const std::string tail =
+        " script 0 aborted in command 1 query 0: server closed the connection unexpectedly\n"
+        "\tThis probably means the server terminated abnormally\n"
+        "\tbefore or while processing the request.";
+    // libpq's text may go on ("\ninvalid socket" on the libpq path).
+    for (const std::string client : {"client 0", "client 1"}) {
+      bool found = false;
+      for (const std::string& m : run.messages)
+        found = found || m.starts_with("error: " + client + tail);
+      EXPECT_TRUE(found) << client << ": " << run.result.first_abort_message;
+    }
+    EXPECT_EQ(fb->statements(), 4);  // BEGIN and UPDATE per client, no END
+  }
+}
+
+struct Malformed {
+  const char* name;
+  std::string bytes;
+  const char* expect;  // part of the abort message
+};
+
+// Bytes that are not a valid answer: the client aborts with a message that
+// names the problem, the run ends by itself, nothing crashes.
+void ExpectMalformedAborts(const Malformed& m, IoPath path) {
+  SCOPED_TRACE(m.name);
+  auto fb = StartFake([&m](const FakeStatement&) { return FakeReply::Raw(m.bytes); });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{
+      .script = "SELECT 1;\n", .transactions = 3, .watchdog = std::chrono::seconds(10)};
+  const FakeBenchRun run = RunBench(*fb, o, path);
+  ExpectAllAborted(run, 1);
+  const std::string prefix = "client 0 script 0 aborted in command 0 query 0: ";
+  EXPECT_EQ(run.result.first_abort_message.substr(0, prefix.size()), prefix)
+      << run.result.first_abort_message;
+  EXPECT_TRUE(Contains(run.result.first_abort_message.substr(prefix.size()), m.expect))
+      << run.result.first_abort_message;
+  EXPECT_EQ(fb->statements(), 1);
+}
+
+TEST_P(SessionErrorsTest, UnknownMessageTypeAborts) {
+  ExpectMalformedAborts({"unknown type", FakeBackend::Message('Y', "what"), "Y"}, GetParam());
+}
+
+// ENGINE BUG (reported to the lead, session 5): on the lean paths a length
+// field below 4 is reported as "unexpected protocol message type '?'" (the
+// type was 'C'), and a huge length (libpq: "lost synchronization with
+// server") makes the client wait for two gigabytes that never come: the run
+// hangs until -T or SIGINT (here: the watchdog).  libpq passes both.
+TEST_P(SessionErrorsTest, MalformedLengthAbortsNamingTheLength) {
+  ExpectMalformedAborts({"length below 4", std::string("C\0\0\0\x02", 5), "length"}, GetParam());
+  ExpectMalformedAborts({"huge length", std::string("D\x7f\xff\xff\xf0", 5) + "abc", "length"},
+                        GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, SessionErrorsTest, ::testing::ValuesIn(testing::kAllIoPaths),
+                         [](const ::testing::TestParamInfo<IoPath>& i) {
+                           return std::string(testing::IoPathName(i.param));
+                         });
+
+}  // namespace
+}  // namespace pgrig::engine
