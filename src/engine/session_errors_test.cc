@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,36 +27,18 @@ using testing::FakeReply;
 using testing::FakeStatement;
 using testing::IoPath;
 
-constexpr QueryMode kAllModes[] = {QueryMode::kSimple, QueryMode::kExtended, QueryMode::kPrepared};
-
-const char* ModeName(QueryMode m) {
-  switch (m) {
-    case QueryMode::kSimple:
-      return "simple";
-    case QueryMode::kExtended:
-      return "extended";
-    case QueryMode::kPrepared:
-      return "prepared";
-  }
-  return "?";
-}
+using testing::QueryModeName;
 
 bool Contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
 std::unique_ptr<FakeBackend> StartFake(testing::FakeHandler h) {
-  auto fb = FakeBackend::Start(std::move(h));
-  EXPECT_TRUE(fb.ok()) << fb.status().message();
-  return fb.ok() ? std::move(fb).value() : nullptr;
+  return testing::StartFakeBackend(std::move(h));
 }
 
 FakeBenchRun RunBench(const FakeBackend& fb, const FakeBenchOptions& o, IoPath path) {
-  auto run = testing::RunFakeBench(fb, o, path);
-  EXPECT_TRUE(run.ok()) << run.status().message();
-  if (!run.ok()) return {};
-  EXPECT_FALSE(run->watchdog_fired) << "the run did not end by itself";
-  return std::move(run).value();
+  return testing::RunFakeBenchOrFail(fb, o, path);
 }
 
 // Every client aborted with pgbench's error-level line, nothing counted.
@@ -101,13 +84,41 @@ TEST(FakeBackendTest, SpeaksTheProtocolToLibpq) {
   EXPECT_EQ(fb->statements(), 3);
 }
 
+int OpenDescriptors() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// The fake stops its threads, closes its descriptors and removes its
+// directory, even with a client still connected.
+TEST(FakeBackendTest, LeavesNothingBehind) {
+  const int before = OpenDescriptors();
+  std::string dir;
+  {
+    auto fb = StartFake([](const FakeStatement&) { return FakeReply::Ok(); });
+    ASSERT_NE(fb, nullptr);
+    dir = fb->Params().host;
+    EXPECT_TRUE(std::filesystem::exists(dir + "/.s.PGSQL." + fb->Params().port));
+    auto con = pg::Connect(fb->Params());
+    ASSERT_TRUE(con.ok()) << con.status().message();
+    auto stays = pg::Connect(fb->Params());
+    ASSERT_TRUE(stays.ok()) << stays.status().message();
+    *con = pg::Connection();
+    EXPECT_EQ(fb->connections(), 2);
+    fb.reset();  // with `stays` still connected
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  EXPECT_EQ(OpenDescriptors(), before);
+}
+
 class SessionErrorsTest : public ::testing::TestWithParam<IoPath> {};
 
 // A runtime SQL error aborts the client with pgbench's line, in every mode,
 // on every path; the statements before it ran, nothing after it did.
 TEST_P(SessionErrorsTest, SqlErrorAbortsTheClientInEachMode) {
-  for (QueryMode mode : kAllModes) {
-    SCOPED_TRACE(ModeName(mode));
+  for (QueryMode mode : testing::kAllQueryModes) {
+    SCOPED_TRACE(QueryModeName(mode));
     std::atomic<int> divisions{0};
     std::atomic<int> after{0};
     std::mutex mu;
@@ -152,8 +163,8 @@ TEST_P(SessionErrorsTest, SqlErrorAbortsTheClientInEachMode) {
 // the client sent the text (simple, extended), "at character N" for a
 // prepared statement; the lean path must print exactly what libpq prints.
 TEST_P(SessionErrorsTest, SyntaxErrorShowsLibpqsCursor) {
-  for (QueryMode mode : kAllModes) {
-    SCOPED_TRACE(ModeName(mode));
+  for (QueryMode mode : testing::kAllQueryModes) {
+    SCOPED_TRACE(QueryModeName(mode));
     std::mutex mu;
     std::string sent;
     auto fb = StartFake([&](const FakeStatement& st) {
@@ -182,7 +193,7 @@ TEST_P(SessionErrorsTest, SyntaxErrorShowsLibpqsCursor) {
 // followed it up to the sync was never executed.
 TEST_P(SessionErrorsTest, PipelineWithAnErrorAborts) {
   for (QueryMode mode : {QueryMode::kExtended, QueryMode::kPrepared}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(QueryModeName(mode));
     std::atomic<int> first{0};
     std::atomic<int> third{0};
     auto fb = StartFake([&](const FakeStatement& st) {
@@ -223,8 +234,8 @@ TEST_P(SessionErrorsTest, PipelineInSimpleModeIsRefused) {
 // The server goes away in the middle of a transaction: libpq's words, the
 // command that was waiting, no hang, on every path and in every mode.
 TEST_P(SessionErrorsTest, ServerClosesTheConnectionMidTransaction) {
-  for (QueryMode mode : kAllModes) {
-    SCOPED_TRACE(ModeName(mode));
+  for (QueryMode mode : testing::kAllQueryModes) {
+    SCOPED_TRACE(QueryModeName(mode));
     auto fb = StartFake([](const FakeStatement& st) {
       if (Contains(st.sql, "UPDATE")) return FakeReply::Close();
       return FakeReply::Ok();

@@ -177,9 +177,10 @@ class Session {
   bool Sleep(std::chrono::milliseconds d) {
     const auto until = std::chrono::steady_clock::now() + d;
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          until - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return !stop_->load();
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= until) return !stop_->load();
+      // Rounded up: a delay is never shorter than asked.
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
       pollfd p = {stop_fd_, POLLIN, 0};
       const int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), kPollMs)));
       if (r > 0 || stop_->load()) return false;

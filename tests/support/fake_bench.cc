@@ -27,6 +27,33 @@ const char* IoPathName(IoPath path) {
   return "unknown";
 }
 
+std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler) {
+  auto fb = FakeBackend::Start(std::move(handler));
+  EXPECT_TRUE(fb.ok()) << fb.status().message();
+  return fb.ok() ? std::move(fb).value() : nullptr;
+}
+
+FakeBenchRun RunFakeBenchOrFail(const FakeBackend& backend, const FakeBenchOptions& options,
+                                IoPath path) {
+  auto run = RunFakeBench(backend, options, path);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  if (!run.ok()) return {};
+  EXPECT_FALSE(run->watchdog_fired) << "the run did not end by itself";
+  return std::move(run).value();
+}
+
+const char* QueryModeName(script::QueryMode mode) {
+  switch (mode) {
+    case script::QueryMode::kSimple:
+      return "simple";
+    case script::QueryMode::kExtended:
+      return "extended";
+    case script::QueryMode::kPrepared:
+      return "prepared";
+  }
+  return "unknown";
+}
+
 bool RingAvailable() { return engine::Ring::Create(8) != nullptr; }
 
 Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOptions& options,

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,16 @@ struct FakeBenchRun {
 // Fails when the script does not parse or the run could not start.
 Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOptions& options,
                                   IoPath path);
+
+// The same for tests: a failure is a gtest failure (and an empty result);
+// so is a run that the watchdog had to stop.
+std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler);
+FakeBenchRun RunFakeBenchOrFail(const FakeBackend& backend, const FakeBenchOptions& options,
+                                IoPath path);
+
+inline constexpr script::QueryMode kAllQueryModes[] = {
+    script::QueryMode::kSimple, script::QueryMode::kExtended, script::QueryMode::kPrepared};
+const char* QueryModeName(script::QueryMode mode);  // "simple", "extended", "prepared"
 
 // True when this kernel lets the engine use io_uring (engine::Ring).
 bool RingAvailable();
