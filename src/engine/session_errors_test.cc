@@ -189,6 +189,34 @@ TEST_P(SessionErrorsTest, SyntaxErrorShowsLibpqsCursor) {
   }
 }
 
+// A statement that fails to prepare: pgbench logs the server's error and
+// goes on; executing it then fails because it does not exist.
+TEST_P(SessionErrorsTest, PrepareFailureIsLoggedThenExecuteAborts) {
+  auto fb = testing::StartFakeBackend([](const FakeStatement&) { return FakeReply::Ok({"1"}); },
+                                      [](const FakeStatement& st) {
+                                        if (Contains(st.sql, "FRM"))
+                                          return FakeReply::Error(
+                                              "42601", "syntax error at or near \"FRM\"", 10);
+                                        return FakeReply::Ok();
+                                      });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{
+      .script = "SELECT 1;\nSELECT 1 FRM t;\n", .mode = QueryMode::kPrepared, .transactions = 2};
+  const FakeBenchRun run = RunBench(*fb, o, GetParam());
+  ExpectAllAborted(run, 1);
+  EXPECT_EQ(run.result.first_abort_message,
+            "client 0 script 0 aborted in command 1 query 0: ERROR:  prepared statement \"P_1\" "
+            "does not exist");
+  bool logged = false;
+  for (const std::string& m : run.messages) {
+    logged =
+        logged ||
+        m.starts_with("error: ERROR:  syntax error at or near \"FRM\"\nLINE 1: SELECT 1 FRM t");
+  }
+  EXPECT_TRUE(logged);
+  EXPECT_EQ(fb->statements(), 1);  // P_0; the Bind of P_1 fails in the fake itself
+}
+
 // The error inside a pipeline belongs to \endpipeline (command 4); what
 // followed it up to the sync was never executed.
 TEST_P(SessionErrorsTest, PipelineWithAnErrorAborts) {

@@ -117,12 +117,13 @@ std::string Tag(const std::string& word, size_t rows) {
 class Session {
  public:
   Session(int fd, int connection, int stop_fd, const std::atomic<bool>* stop,
-          const FakeHandler* handler, std::atomic<int64_t>* statements)
+          const FakeHandler* handler, const FakeHandler* prepare, std::atomic<int64_t>* statements)
       : fd_(fd),
         connection_(connection),
         stop_fd_(stop_fd),
         stop_(stop),
         handler_(handler),
+        prepare_(prepare),
         statements_(statements) {}
 
   void Run() {
@@ -339,8 +340,30 @@ class Session {
       }
       case 'P': {
         if (skipping_) return true;
-        std::string name = r.CString();
-        statements_by_name_[name] = r.CString();
+        FakeStatement st;
+        st.connection = connection_;
+        st.protocol = FakeProtocol::kExtended;
+        st.statement = r.CString();
+        st.sql = r.CString();
+        if (!st.statement.empty() && *prepare_) {
+          const FakeReply reply = (*prepare_)(st);
+          if (reply.delay.count() > 0 && !Sleep(reply.delay)) return false;
+          switch (reply.kind) {
+            case FakeReply::Kind::kClose:
+              Flush();
+              return false;
+            case FakeReply::Kind::kRaw:
+              out_ += reply.raw;
+              return Flush();
+            case FakeReply::Kind::kError:
+              ErrorResponse(reply.sqlstate, reply.message, reply.position);
+              skipping_ = true;
+              return true;
+            case FakeReply::Kind::kOk:
+              break;
+          }
+        }
+        statements_by_name_[st.statement] = st.sql;
         Put('1', "");
         return true;
       }
@@ -421,6 +444,7 @@ class Session {
   int stop_fd_;
   const std::atomic<bool>* stop_;
   const FakeHandler* handler_;
+  const FakeHandler* prepare_;
   std::atomic<int64_t>* statements_;
   std::string in_;
   std::string out_;
@@ -441,7 +465,7 @@ std::string FakeBackend::Message(char type, std::string_view body) {
   return m;
 }
 
-Result<std::unique_ptr<FakeBackend>> FakeBackend::Start(FakeHandler handler) {
+Result<std::unique_ptr<FakeBackend>> FakeBackend::Start(FakeHandler handler, FakeHandler prepare) {
   char tmpl[] = "/tmp/pgrig-fake-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) {
     return Internal(std::string("could not create a directory for the fake backend: ") +
@@ -471,14 +495,15 @@ Result<std::unique_ptr<FakeBackend>> FakeBackend::Start(FakeHandler handler) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return fail("pipe2()", lfd, -1, -1);
   std::unique_ptr<FakeBackend> fb(
-      new FakeBackend(std::move(handler), dir, lfd, pipefd[0], pipefd[1]));
+      new FakeBackend(std::move(handler), std::move(prepare), dir, lfd, pipefd[0], pipefd[1]));
   fb->acceptor_ = std::thread([p = fb.get()] { p->AcceptLoop(); });
   return fb;
 }
 
-FakeBackend::FakeBackend(FakeHandler handler, std::string dir, int listen_fd, int stop_read,
-                         int stop_write)
+FakeBackend::FakeBackend(FakeHandler handler, FakeHandler prepare, std::string dir, int listen_fd,
+                         int stop_read, int stop_write)
     : handler_(std::move(handler)),
+      prepare_(std::move(prepare)),
       dir_(std::move(dir)),
       listen_fd_(listen_fd),
       stop_read_(stop_read),
@@ -530,7 +555,7 @@ void FakeBackend::AcceptLoop() {
 }
 
 void FakeBackend::Serve(int fd, int connection) {
-  Session s(fd, connection, stop_read_, &stop_, &handler_, &statements_);
+  Session s(fd, connection, stop_read_, &stop_, &handler_, &prepare_, &statements_);
   s.Run();
 }
 

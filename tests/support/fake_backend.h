@@ -107,7 +107,12 @@ using FakeHandler = std::function<FakeReply(const FakeStatement&)>;
 class FakeBackend {
  public:
   // Starts listening.  Fails when the directory or the socket cannot be made.
-  static Result<std::unique_ptr<FakeBackend>> Start(FakeHandler handler);
+  // `prepare`, when set, answers each named Parse (libpq's PQprepare) before
+  // it is stored: Ok gives ParseComplete, Error leaves the statement
+  // undefined (a later Bind gets 26000, as from a server); those calls are
+  // not counted in statements().
+  static Result<std::unique_ptr<FakeBackend>> Start(FakeHandler handler,
+                                                    FakeHandler prepare = nullptr);
   ~FakeBackend();
   FakeBackend(const FakeBackend&) = delete;
   FakeBackend& operator=(const FakeBackend&) = delete;
@@ -124,11 +129,13 @@ class FakeBackend {
   static std::string Message(char type, std::string_view body);
 
  private:
-  FakeBackend(FakeHandler handler, std::string dir, int listen_fd, int stop_read, int stop_write);
+  FakeBackend(FakeHandler handler, FakeHandler prepare, std::string dir, int listen_fd,
+              int stop_read, int stop_write);
   void AcceptLoop();
   void Serve(int fd, int connection);
 
   FakeHandler handler_;
+  FakeHandler prepare_;
   std::string dir_;
   int listen_fd_;
   int stop_read_;  // readable once the fake stops

@@ -27,8 +27,8 @@ const char* IoPathName(IoPath path) {
   return "unknown";
 }
 
-std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler) {
-  auto fb = FakeBackend::Start(std::move(handler));
+std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler, FakeHandler prepare) {
+  auto fb = FakeBackend::Start(std::move(handler), std::move(prepare));
   EXPECT_TRUE(fb.ok()) << fb.status().message();
   return fb.ok() ? std::move(fb).value() : nullptr;
 }

@@ -66,7 +66,7 @@ Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOpt
 
 // The same for tests: a failure is a gtest failure (and an empty result);
 // so is a run that the watchdog had to stop.
-std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler);
+std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler, FakeHandler prepare = nullptr);
 FakeBenchRun RunFakeBenchOrFail(const FakeBackend& backend, const FakeBenchOptions& options,
                                 IoPath path);
 
