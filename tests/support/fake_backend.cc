@@ -275,6 +275,7 @@ class Session {
     if (reply.delay.count() > 0 && !Sleep(reply.delay)) return false;
     switch (reply.kind) {
       case FakeReply::Kind::kClose:
+        out_ += reply.raw;
         Flush();
         return false;
       case FakeReply::Kind::kRaw:
@@ -350,6 +351,7 @@ class Session {
           if (reply.delay.count() > 0 && !Sleep(reply.delay)) return false;
           switch (reply.kind) {
             case FakeReply::Kind::kClose:
+              out_ += reply.raw;
               Flush();
               return false;
             case FakeReply::Kind::kRaw:

@@ -68,6 +68,7 @@ struct FakeReply {
   std::string message;
   int position = 0;
   // kRaw: bytes written instead of an answer; the connection stays open.
+  // kClose: bytes written before the connection is closed (e.g. a FATAL).
   std::string raw;
   // Waited before answering (kOk, kError, kClose, kRaw alike).
   std::chrono::milliseconds delay{0};
@@ -85,9 +86,10 @@ struct FakeReply {
     r.position = position;
     return r;
   }
-  static FakeReply Close() {
+  static FakeReply Close(std::string last_words = {}) {
     FakeReply r;
     r.kind = Kind::kClose;
+    r.raw = std::move(last_words);
     return r;
   }
   static FakeReply Raw(std::string bytes) {
