@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 namespace pgrig::testing {
 
@@ -258,6 +259,30 @@ class Session {
     return Flush();
   }
 
+  // After the reply's delay: everything but rows and CommandComplete.
+  // Returns whether the session goes on, or nullopt when the caller is to
+  // write the rows (kOk).
+  std::optional<bool> Deliver(const FakeReply& reply, FakeProtocol protocol) {
+    if (reply.delay.count() > 0 && !Sleep(reply.delay)) return false;
+    switch (reply.kind) {
+      case FakeReply::Kind::kClose:
+        out_ += reply.raw;
+        Flush();
+        return false;
+      case FakeReply::Kind::kRaw:
+        out_ += reply.raw;
+        return Flush();
+      case FakeReply::Kind::kError:
+        ErrorResponse(reply.sqlstate, reply.message, reply.position);
+        if (protocol == FakeProtocol::kExtended)
+          skipping_ = true;  // the rest up to Sync is ignored
+        return true;
+      case FakeReply::Kind::kOk:
+        break;
+    }
+    return std::nullopt;
+  }
+
   // Runs one statement through the handler and appends its answer; false
   // when the connection is to be closed.
   bool Execute(FakeStatement st, bool describe) {
@@ -272,21 +297,8 @@ class Session {
     st.number = executed_++;
     statements_->fetch_add(1);
     const FakeReply reply = (*handler_)(st);
-    if (reply.delay.count() > 0 && !Sleep(reply.delay)) return false;
-    switch (reply.kind) {
-      case FakeReply::Kind::kClose:
-        out_ += reply.raw;
-        Flush();
-        return false;
-      case FakeReply::Kind::kRaw:
-        out_ += reply.raw;
-        return Flush();
-      case FakeReply::Kind::kError:
-        ErrorResponse(reply.sqlstate, reply.message, reply.position);
-        if (st.protocol == FakeProtocol::kExtended) skipping_ = true;
-        return true;
-      case FakeReply::Kind::kOk:
-        break;
+    if (const std::optional<bool> done = Deliver(reply, st.protocol)) {
+      return *done;
     }
     const bool returns_rows =
         !reply.rows.empty() || word == "SELECT" || word == "WITH" || word == "VALUES";
@@ -348,22 +360,8 @@ class Session {
         st.sql = r.CString();
         if (!st.statement.empty() && *prepare_) {
           const FakeReply reply = (*prepare_)(st);
-          if (reply.delay.count() > 0 && !Sleep(reply.delay)) return false;
-          switch (reply.kind) {
-            case FakeReply::Kind::kClose:
-              out_ += reply.raw;
-              Flush();
-              return false;
-            case FakeReply::Kind::kRaw:
-              out_ += reply.raw;
-              return Flush();
-            case FakeReply::Kind::kError:
-              ErrorResponse(reply.sqlstate, reply.message, reply.position);
-              skipping_ = true;
-              return true;
-            case FakeReply::Kind::kOk:
-              break;
-          }
+          if (const std::optional<bool> done = Deliver(reply, FakeProtocol::kExtended))
+            return *done;
         }
         statements_by_name_[st.statement] = st.sql;
         Put('1', "");
