@@ -259,6 +259,29 @@ TEST_P(SessionErrorsTest, PipelineInSimpleModeIsRefused) {
   EXPECT_EQ(fb->statements(), 0);
 }
 
+// The ROLLBACK after a serialization failure fails too: the client aborts
+// with pgbench's words and the server's message.
+TEST_P(SessionErrorsTest, FailedRollbackAborts) {
+  auto fb = StartFake([](const FakeStatement& st) {
+    if (Contains(st.sql, "UPDATE")) {
+      return FakeReply::Error("40001", "could not serialize access due to concurrent update");
+    }
+    if (st.sql == "ROLLBACK") return FakeReply::Error("XX000", "rollback went wrong");
+    return FakeReply::Ok();
+  });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{.script = "BEGIN;\nUPDATE t SET v = 1;\nEND;\n",
+                     .mode = QueryMode::kExtended,
+                     .transactions = 2,
+                     .max_tries = 3};
+  const FakeBenchRun run = RunBench(*fb, o, GetParam());
+  ExpectAllAborted(run, 1);
+  EXPECT_EQ(run.result.first_abort_message,
+            "client 0 aborted while rolling back the transaction after an error; ERROR:  rollback "
+            "went wrong");
+  EXPECT_EQ(fb->statements(), 3);  // BEGIN, UPDATE, ROLLBACK
+}
+
 // The server goes away in the middle of a transaction, without a word (a
 // crashed backend): no hang, every client aborts, on every path and in
 // every mode.

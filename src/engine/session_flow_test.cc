@@ -220,6 +220,35 @@ TEST_P(SessionFlowTest, UnlimitedTriesRetryUntilTheEndOfTheRun) {
   }
 }
 
+// Unlimited tries bounded by --latency-limit: a transaction that keeps
+// failing is retried while it is within the limit, then counted as a
+// failure.
+TEST_P(SessionFlowTest, LatencyLimitEndsUnlimitedRetries) {
+  Counter updates;
+  auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
+    if (Contains(st.sql, "UPDATE")) {
+      updates.Next(st.connection);
+      return FakeReply::Error("40001", "could not serialize access due to concurrent update")
+          .After(std::chrono::milliseconds(20));
+    }
+    return FakeReply::Ok();
+  });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{
+      .script = kTxnScript, .transactions = 3, .latency_limit_us = 50'000, .max_tries = 0};
+  const FakeBenchRun run = testing::RunFakeBenchOrFail(*fb, o, GetParam());
+  const RunResult& r = run.result;
+  EXPECT_EQ(r.stop_reason, StopReason::kCompleted) << r.first_abort_message;
+  EXPECT_EQ(r.totals.transactions, 0);
+  EXPECT_EQ(r.totals.serialization_failures, 3);
+  EXPECT_EQ(r.totals.retried, 3);
+  // Each try takes at least 20 ms, so the third try ends past the 50 ms
+  // limit: at most two retries per transaction (the first try always ends
+  // within the limit).  The retries counted are the UPDATEs beyond the first.
+  EXPECT_LE(r.totals.retries, 6);
+  EXPECT_EQ(r.totals.retries, updates.Total() - 3);
+}
+
 // A pipeline whose UPDATE fails with 40001 on the first try: the rest of
 // the pipeline is skipped to its sync, rolled back, and the whole script
 // retried.
