@@ -12,6 +12,9 @@
 #include <optional>
 #include <string_view>
 
+#include "workload/pgbench_init_options.h"
+#include "workload/pgbench_options.h"
+
 namespace pgrig::cli {
 
 namespace {
@@ -35,7 +38,6 @@ enum LongOnly {
   kVerboseErrors = 15,
   kJson = 1000,  // above every option letter
   kHelp = 1001,
-  kDb = 1002,
 };
 
 const option kLongOptions[] = {
@@ -84,7 +86,7 @@ const option kLongOptions[] = {
     {"max-tries", required_argument, nullptr, kMaxTries},
     {"verbose-errors", no_argument, nullptr, kVerboseErrors},
     {"json", required_argument, nullptr, kJson},
-    {"db", required_argument, nullptr, kDb},
+    {"db", required_argument, nullptr, workload::kDbLongOption},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -98,153 +100,395 @@ std::string Hint() {
          " --help\" for more information.\n";
 }
 
-// fe_utils' option_parse_int(): whole int, trailing blanks allowed.
-bool ParseIntOption(const char* arg, const char* optname, int min, int max, int* out,
-                    std::string* err) {
-  errno = 0;
-  char* end = nullptr;
-  const long v = std::strtol(arg, &end, 10);
-  while (*end != '\0' && std::isspace(static_cast<unsigned char>(*end))) ++end;
-  if (*end != '\0') {
-    *err += BenchError(std::string("invalid value \"") + arg + "\" for option " + optname);
-    return false;
-  }
-  if (errno == ERANGE || v < INT_MIN || v > INT_MAX || v < min || v > max) {
-    *err += BenchError(std::string(optname) + " must be in range " + std::to_string(min) + ".." +
-                       std::to_string(max));
-    return false;
-  }
-  *out = static_cast<int>(v);
-  return true;
+// What ParseBenchArgs() knows while it reads the options.
+struct ParseState {
+  BenchParse p;
+  workload::ConnectionArgs conn;    // -h -p -U --db, then the database operand
+  bool initialization_option_set = false;
+};
+
+// What an option group did with an option.
+enum class Took {
+  kNotMine,  // not one of this group's options
+  kTaken,    // read; go on
+  kStop,     // the command stops here: s->p says with what
+};
+
+using OptionGroup = Took (*)(int c, const char* arg, ParseState* s);
+
+Took Stop(ParseState* s, int code) {
+  s->p.action = BenchParse::Action::kExit;
+  s->p.exit_code = code;
+  return Took::kStop;
 }
 
-// pgbench's checkInitSteps(), run on -I while parsing: a known step letter
-// (or a blank) in every position.
-bool CheckInitSteps(const char* steps, std::string* err) {
-  constexpr std::string_view kAllInitSteps = "dtgGvpf";
-  if (*steps == '\0') {
-    *err += BenchError("no initialization steps specified");
-    return false;
-  }
-  for (const char* c = steps; *c != '\0'; ++c) {
-    if (*c != ' ' && kAllInitSteps.find(*c) == std::string_view::npos) {
-      *err += BenchError(std::string("unrecognized initialization step \"") + *c + "\"");
-      *err += std::string(kBenchProgram) + ": detail: Allowed step characters are: \"" +
-              std::string(kAllInitSteps) + "\".\n";
-      return false;
-    }
-  }
-  return true;
+// An error line (plus nothing else) and exit code 1.
+Took Refuse(ParseState* s, const std::string& message) {
+  s->p.err += BenchError(message);
+  return Stop(s, 1);
 }
 
-BenchParse Exit(BenchParse p, int code) {
-  p.action = BenchParse::Action::kExit;
-  p.exit_code = code;
-  return p;
+// pgbench's integer option values (workload::ParsePgbenchInt).
+Took TakeInt(ParseState* s, const char* arg, std::string_view name, int min, int max, int* out) {
+  auto v = workload::ParsePgbenchInt(arg, name, min, max);
+  if (!v.ok()) return Refuse(s, v.status().message());
+  *out = *v;
+  return Took::kTaken;
 }
 
 // pgbench's addScript() limit, checked as each script is added.
-bool RoomForScript(BenchParse* p) {
-  if (p->options.scripts.size() < kMaxScripts) return true;
-  p->err += BenchError("at most " + std::to_string(kMaxScripts) + " SQL scripts are allowed");
+bool RoomForScript(ParseState* s) {
+  if (s->p.options.scripts.size() < kMaxScripts) return true;
+  s->p.err += BenchError("at most " + std::to_string(kMaxScripts) + " SQL scripts are allowed");
   return false;
 }
 
-bool AddBuiltin(BenchParse* p, std::string_view name, int weight) {
+bool AddBuiltin(ParseState* s, std::string_view name, int weight) {
   auto found = script::FindBuiltin(name);
   if (!found.ok()) {
-    p->err += BenchError(found.status().message());
-    p->err += script::ListAvailableScripts();
+    s->p.err += BenchError(found.status().message());
+    s->p.err += script::ListAvailableScripts();
     return false;
   }
-  if (!RoomForScript(p)) return false;
-  p->options.scripts.push_back(
+  if (!RoomForScript(s)) return false;
+  s->p.options.scripts.push_back(
       {.kind = ScriptSpec::Kind::kBuiltin, .name = std::string((*found)->name), .weight = weight});
-  p->options.internal_script_used = true;
+  s->p.options.internal_script_used = true;
   return true;
+}
+
+// pgbench's checkInitSteps(), run on -I while parsing (workload's check;
+// its second line is pgbench's detail).
+Took TakeInitSteps(const char* steps, ParseState* s) {
+  Status valid = workload::CheckInitSteps(steps);
+  if (valid.ok()) return Took::kTaken;
+  const std::string& m = valid.message();
+  const size_t nl = m.find('\n');
+  s->p.err += BenchError(m.substr(0, nl));
+  if (nl != std::string::npos) {
+    s->p.err += std::string(kBenchProgram) + ": detail: " + m.substr(nl + 1) + "\n";
+  }
+  return Stop(s, 1);
+}
+
+BenchParse TakeHelpOrVersion(int c, ParseState* s) {
+  s->p.out = c == kHelp ? BenchUsage() : "pgrig bench (pgrig) 0.1.0\n";
+  Stop(s, 0);
+  return std::move(s->p);
+}
+
+// pgbench -i's options: "pgrig init"'s.  They are refused after parsing,
+// but pgbench checks their values while parsing, so a bad value is
+// reported first ("-F/--fillfactor must be in range 10..100").
+Took TakeInitializationOption(int c, const char* arg, ParseState* s) {
+  int unused = 0;
+  switch (c) {
+    case 'i':
+      return Refuse(s, "pgrig bench does not initialize databases; run \"pgrig init\" (it takes "
+                       "pgbench's -i options: -s, -F, -I, --partitions, ...)");
+    case 'F':
+      s->initialization_option_set = true;
+      return TakeInt(s, arg, "-F/--fillfactor", 10, 100, &unused);
+    case kPartitions:
+      s->initialization_option_set = true;
+      return TakeInt(s, arg, "--partitions", 0, INT_MAX, &unused);
+    case kPartitionMethod:
+      s->initialization_option_set = true;
+      if (strcasecmp(arg, "range") != 0 && strcasecmp(arg, "hash") != 0) {
+        return Refuse(s, std::string("invalid partition method, expecting \"range\" or \"hash\", "
+                                     "got: \"") + arg + "\"");
+      }
+      return Took::kTaken;
+    case 'I':
+      s->initialization_option_set = true;
+      return TakeInitSteps(arg, s);
+    case 'q':
+    case kUnloggedTables:
+    case kTablespace:
+    case kIndexTablespace:
+    case kForeignKeys:
+      s->initialization_option_set = true;
+      return Took::kTaken;
+    default:
+      return Took::kNotMine;
+  }
+}
+
+// -h -p -U --db (workload::ConnectionArgs, shared with "pgrig init").
+Took TakeConnectionOption(int c, const char* arg, ParseState* s) {
+  return s->conn.Take(c, arg) ? Took::kTaken : Took::kNotMine;
+}
+
+// pgbench's check of -c against the open-file limit, after raising the soft
+// limit as far as allowed.
+Took CheckOpenFileLimit(ParseState* s) {
+  const int clients = s->p.options.clients;
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return Took::kTaken;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rlimit raised = rl;
+    raised.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+  }
+  if (rl.rlim_cur >= static_cast<rlim_t>(clients) + 3) return Took::kTaken;
+  s->p.err += BenchError("need at least " + std::to_string(clients + 3) +
+                         " open files, but system limit is " +
+                         std::to_string(static_cast<long>(rl.rlim_cur)));
+  s->p.err += std::string(kBenchProgram) +
+              ": hint: Reduce number of clients, or use limit/ulimit to increase the "
+              "system limit.\n";
+  return Stop(s, 1);
+}
+
+// How much load, for how long, over which protocol: -c -j -t -T -R -C -M
+// -s -n -v.
+Took TakeLoadShapeOption(int c, const char* arg, ParseState* s) {
+  BenchOptions& o = s->p.options;
+  switch (c) {
+    case 'c':
+      if (TakeInt(s, arg, "-c/--clients", 1, INT_MAX, &o.clients) == Took::kStop) return Took::kStop;
+      return CheckOpenFileLimit(s);
+    case 'j':
+      return TakeInt(s, arg, "-j/--jobs", 1, INT_MAX, &o.threads);
+    case 't':
+      return TakeInt(s, arg, "-t/--transactions", 1, INT_MAX, &o.transactions);
+    case 'T':
+      return TakeInt(s, arg, "-T/--time", 1, INT_MAX, &o.duration_s);
+    case 's':
+      o.scale_given = true;
+      return TakeInt(s, arg, "-s/--scale", 1, INT_MAX, &o.scale);
+    case 'R': {
+      const double v = std::atof(arg);
+      if (v <= 0.0) return Refuse(s, std::string("invalid rate limit: \"") + arg + "\"");
+      o.rate_tps = v;
+      return Took::kTaken;
+    }
+    case 'C':
+      o.connect_per_transaction = true;
+      return Took::kTaken;
+    case 'M':
+      if (std::strcmp(arg, "simple") == 0) {
+        o.mode = script::QueryMode::kSimple;
+      } else if (std::strcmp(arg, "extended") == 0) {
+        o.mode = script::QueryMode::kExtended;
+      } else if (std::strcmp(arg, "prepared") == 0) {
+        o.mode = script::QueryMode::kPrepared;
+      } else {
+        return Refuse(s, std::string("invalid query mode (-M): \"") + arg + "\"");
+      }
+      return Took::kTaken;
+    case 'n':
+      o.no_vacuum = true;
+      return Took::kTaken;
+    case 'v':
+      o.vacuum_accounts = true;
+      return Took::kTaken;
+    default:
+      return Took::kNotMine;
+  }
+}
+
+// What the clients run: -b -S -N -f -D --random-seed --show-script.
+Took TakeScriptOption(int c, const char* arg, ParseState* s) {
+  BenchOptions& o = s->p.options;
+  switch (c) {
+    case 'b': {
+      if (std::strcmp(arg, "list") == 0) {
+        s->p.err += script::ListAvailableScripts();
+        return Stop(s, 0);
+      }
+      auto w = script::ParseScriptWeight(arg);
+      if (!w.ok()) return Refuse(s, w.status().message());
+      return AddBuiltin(s, w->name, w->weight) ? Took::kTaken : Stop(s, 1);
+    }
+    case 'S':
+      return AddBuiltin(s, "select-only", 1) ? Took::kTaken : Stop(s, 1);
+    case 'N':
+      return AddBuiltin(s, "simple-update", 1) ? Took::kTaken : Stop(s, 1);
+    case 'f': {
+      auto w = script::ParseScriptWeight(arg);
+      if (!w.ok()) return Refuse(s, w.status().message());
+      if (!RoomForScript(s)) return Stop(s, 1);
+      o.scripts.push_back({.kind = ScriptSpec::Kind::kFile, .name = w->name, .weight = w->weight});
+      return Took::kTaken;
+    }
+    case 'D': {
+      const char* eq = std::strchr(arg, '=');
+      if (eq == nullptr || eq == arg || eq[1] == '\0') {
+        return Refuse(s, std::string("invalid variable definition: \"") + arg + "\"");
+      }
+      o.defines.emplace_back(std::string(arg, static_cast<size_t>(eq - arg)), std::string(eq + 1));
+      return Took::kTaken;
+    }
+    case kRandomSeed:
+      if (!script::ParseRandomSeed(arg).ok()) {
+        s->p.err += BenchError(std::string("unrecognized random seed option \"") + arg + "\"");
+        s->p.err += std::string(kBenchProgram) +
+                    ": detail: Expecting an unsigned integer, \"time\" or \"rand\".\n";
+        return Refuse(s, "error while setting random seed from --random-seed option");
+      }
+      o.random_seed = arg;
+      return Took::kTaken;
+    case kShowScript: {
+      auto found = script::FindBuiltin(arg);
+      if (!found.ok()) {
+        s->p.err += BenchError(found.status().message());
+        s->p.err += script::ListAvailableScripts();
+        return Stop(s, 1);
+      }
+      s->p.err += script::ShowScriptText(**found);
+      return Stop(s, 0);
+    }
+    default:
+      return Took::kNotMine;
+  }
+}
+
+// What is reported and logged: -l --log-prefix --sampling-rate
+// --aggregate-interval -P --progress-timestamp -r -d --json.
+Took TakeReportingOption(int c, const char* arg, ParseState* s) {
+  BenchOptions& o = s->p.options;
+  switch (c) {
+    case 'l':
+      o.log = true;
+      return Took::kTaken;
+    case kLogPrefix:
+      o.log_prefix = arg;
+      return Took::kTaken;
+    case kSamplingRate:
+      o.sampling_rate = std::atof(arg);
+      if (o.sampling_rate <= 0.0 || o.sampling_rate > 1.0) {
+        return Refuse(s, std::string("invalid sampling rate: \"") + arg + "\"");
+      }
+      return Took::kTaken;
+    case kAggregateInterval:
+      return TakeInt(s, arg, "--aggregate-interval", 1, INT_MAX, &o.aggregate_interval_s);
+    case 'P':
+      return TakeInt(s, arg, "-P/--progress", 1, INT_MAX, &o.progress_s);
+    case kProgressTimestamp:
+      o.progress_timestamp = true;
+      return Took::kTaken;
+    case 'r':
+      o.report_per_command = true;
+      return Took::kTaken;
+    case 'd':
+      ++o.debug;
+      return Took::kTaken;
+    case kJson:
+      o.json_path = arg;
+      return Took::kTaken;
+    default:
+      return Took::kNotMine;
+  }
+}
+
+// Failures, retries and lateness: -L --max-tries --failures-detailed
+// --verbose-errors.
+Took TakeRetryOption(int c, const char* arg, ParseState* s) {
+  BenchOptions& o = s->p.options;
+  switch (c) {
+    case 'L': {
+      const double ms = std::atof(arg);
+      if (ms <= 0.0) return Refuse(s, std::string("invalid latency limit: \"") + arg + "\"");
+      o.latency_limit_us = static_cast<int64_t>(ms * 1000);
+      return Took::kTaken;
+    }
+    case kMaxTries: {
+      const int v = std::atoi(arg);
+      if (v < 0) {
+        return Refuse(s, std::string("invalid number of maximum tries: \"") + arg + "\"");
+      }
+      o.max_tries = static_cast<uint32_t>(v);
+      return Took::kTaken;
+    }
+    case kFailuresDetailed:
+      o.failures_detailed = true;
+      return Took::kTaken;
+    case kVerboseErrors:
+      o.verbose_errors = true;
+      return Took::kTaken;
+    default:
+      return Took::kNotMine;
+  }
+}
+
+// The default script (tpcb-like) and pgbench's check of the weights.
+Took FinishScripts(ParseState* s) {
+  BenchOptions& o = s->p.options;
+  if (o.scripts.empty() && !AddBuiltin(s, "tpcb-like", 1)) return Stop(s, 1);
+  int64_t total_weight = 0;
+  for (const auto& script : o.scripts) total_weight += script.weight;
+  if (total_weight == 0) return Refuse(s, "total script weight must not be zero");
+  return Took::kTaken;
+}
+
+// The operands, read from `args`, which getopt_long has permuted so that
+// they follow the options ("pgrig bench DB -n ..." names DB).
+Took TakeOperands(int argc, char** args, ParseState* s) {
+  Status db = s->conn.TakeDatabase(argc, args, &optind);
+  if (!db.ok()) return Refuse(s, db.message());
+  s->p.options.conn = s->conn.params;
+  if (optind < argc) {
+    s->p.err += BenchError(workload::TooManyArguments(args[optind]).message());
+    s->p.err += Hint();
+    return Stop(s, 1);
+  }
+  return Took::kTaken;
+}
+
+// pgbench's checks of options against each other, in pgbench's order.
+Took CheckCombinations(ParseState* s) {
+  BenchOptions& o = s->p.options;
+  if (s->initialization_option_set) {
+    return Refuse(s, "some of the specified options cannot be used in benchmarking mode");
+  }
+  if (o.transactions > 0 && o.duration_s > 0) {
+    return Refuse(s, "specify either a number of transactions (-t) or a duration (-T), not both");
+  }
+  if (o.transactions <= 0 && o.duration_s <= 0) o.transactions = 10;
+  if (o.sampling_rate > 0.0 && !o.log) {
+    return Refuse(s,
+                  "log sampling (--sampling-rate) is allowed only when logging transactions (-l)");
+  }
+  if (o.sampling_rate > 0.0 && o.aggregate_interval_s > 0) {
+    return Refuse(s,
+                  "log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot "
+                  "be used at the same time");
+  }
+  if (o.aggregate_interval_s > 0 && !o.log) {
+    return Refuse(s, "log aggregation is allowed only when actually logging transactions");
+  }
+  if (!o.log && !o.log_prefix.empty()) {
+    return Refuse(s,
+                  "log file prefix (--log-prefix) is allowed only when logging transactions (-l)");
+  }
+  if (o.duration_s > 0 && o.aggregate_interval_s > o.duration_s) {
+    return Refuse(s, "number of seconds for aggregation (" +
+                         std::to_string(o.aggregate_interval_s) +
+                         ") must not be higher than test duration (" +
+                         std::to_string(o.duration_s) + ")");
+  }
+  if (o.duration_s > 0 && o.aggregate_interval_s > 0 &&
+      o.duration_s % o.aggregate_interval_s != 0) {
+    return Refuse(s, "duration (" + std::to_string(o.duration_s) +
+                         ") must be a multiple of aggregation interval (" +
+                         std::to_string(o.aggregate_interval_s) + ")");
+  }
+  if (o.progress_timestamp && o.progress_s == 0) {
+    return Refuse(s, "--progress-timestamp is allowed only under --progress");
+  }
+  if (o.max_tries == 0 && o.latency_limit_us == 0 && o.duration_s <= 0) {
+    return Refuse(s,
+                  "an unlimited number of transaction tries can only be used with "
+                  "--latency-limit or a duration (-T)");
+  }
+  return Took::kTaken;
 }
 
 }  // namespace
 
 std::string BenchError(const std::string& message) {
   return std::string(kBenchProgram) + ": error: " + message + "\n";
-}
-
-std::string BenchUsage() {
-  return std::string(kBenchProgram) +
-         " runs a pgbench-compatible benchmark against PostgreSQL.\n\n"
-         "Usage:\n"
-         "  pgrig bench [OPTION]... [DBNAME]\n"
-         "  pgbench [-i] [OPTION]... [DBNAME]   (pgrig installed or linked as \"pgbench\")\n\n"
-         "Initialization options:\n"
-         "  These are \"pgrig init\"'s (it loads the tables over several connections);\n"
-         "  pgrig bench refuses them. Run as \"pgbench\", pgrig gives -i command lines to\n"
-         "  \"pgrig init\" and the others to \"pgrig bench\".\n"
-         "  -i, --initialize         initialization mode (\"pgrig init\")\n"
-         "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
-         "                           run selected initialization steps\n"
-         "  -F, --fillfactor=NUM     set fill factor\n"
-         "  -n, --no-vacuum          do not run VACUUM during initialization\n"
-         "  -q, --quiet              quiet logging (one message each 5 seconds)\n"
-         "  -s, --scale=NUM          scaling factor\n"
-         "  --foreign-keys           create foreign key constraints between tables\n"
-         "  --index-tablespace=TABLESPACE\n"
-         "                           create indexes in the specified tablespace\n"
-         "  --partition-method=(range|hash)\n"
-         "                           partition pgbench_accounts with this method (default: range)\n"
-         "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
-         "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
-         "  --unlogged-tables        create tables as unlogged tables\n\n"
-         "Options to select what to run:\n"
-         "  -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)\n"
-         "                           (use \"-b list\" to list available scripts)\n"
-         "  -f, --file=FILENAME[@W]  add script FILENAME weighted at W (default: 1)\n"
-         "  -N, --skip-some-updates  skip updates of pgbench_tellers and pgbench_branches\n"
-         "                           (same as \"-b simple-update\")\n"
-         "  -S, --select-only        perform SELECT-only transactions\n"
-         "                           (same as \"-b select-only\")\n\n"
-         "Benchmarking options:\n"
-         "  -c, --client=NUM         number of concurrent database clients (default: 1)\n"
-         "  -C, --connect            establish new connection for each transaction\n"
-         "  -D, --define=VARNAME=VALUE\n"
-         "                           define variable for use by custom script\n"
-         "  -j, --jobs=NUM           number of threads (default: 1)\n"
-         "  -l, --log                write transaction times to log file\n"
-         "  -L, --latency-limit=NUM  count transactions lasting more than NUM ms as late\n"
-         "  -M, --protocol=simple|extended|prepared\n"
-         "                           protocol for submitting queries (default: simple)\n"
-         "  -n, --no-vacuum          do not run VACUUM before tests\n"
-         "  -P, --progress=NUM       show thread progress report every NUM seconds\n"
-         "  -r, --report-per-command report latencies, failures, and retries per command\n"
-         "  -R, --rate=NUM           target rate in transactions per second\n"
-         "  -s, --scale=NUM          report this scale factor in output\n"
-         "  -t, --transactions=NUM   number of transactions each client runs (default: 10)\n"
-         "  -T, --time=NUM           duration of benchmark test in seconds\n"
-         "  -v, --vacuum-all         vacuum all four standard tables before tests\n"
-         "  --aggregate-interval=NUM aggregate data over NUM seconds\n"
-         "  --failures-detailed      report the failures grouped by basic types\n"
-         "  --log-prefix=PREFIX      prefix for transaction time log file\n"
-         "                           (default: \"pgbench_log\")\n"
-         "  --max-tries=NUM          max number of tries to run transaction (default: 1)\n"
-         "  --progress-timestamp     use Unix epoch timestamps for progress\n"
-         "  --random-seed=SEED       set random seed (\"time\", \"rand\", integer)\n"
-         "  --sampling-rate=NUM      fraction of transactions to log (e.g., 0.01 for 1%)\n"
-         "  --show-script=NAME       show builtin script code, then exit\n"
-         "  --verbose-errors         print messages of all errors\n"
-         "  --json=FILE              write the results (pgrig.result/1) to FILE (pgrig's;\n"
-         "                           checked writable before the run)\n\n"
-         "Common options:\n"
-         "  -d, --debug              print debugging output\n"
-         "  -h, --host=HOSTNAME      database server host or socket directory\n"
-         "  -p, --port=PORT          database server port number\n"
-         "  -U, --username=USERNAME  connect as specified database user\n"
-         "  --db=CONNINFO            database name, conninfo string or postgresql:// URI\n"
-         "                           (pgrig's; the same as DBNAME)\n"
-         "  -V, --version            output version information, then exit\n"
-         "  -?, --help               show this help, then exit\n\n"
-         "With no server named (-h/-p/-U, DBNAME, --db or PG* variables) the embedded cluster is\n"
-         "used, started on demand; nothing starts or connects for a refused command line.\n"
-         "Exit status: 0 success, 1 bad invocation or setup, 2 failure during the run.\n";
 }
 
 bool IsPgbenchInitMode(int argc, char** argv) {
@@ -265,10 +509,8 @@ bool IsPgbenchInitMode(int argc, char** argv) {
 }
 
 BenchParse ParseBenchArgs(int argc, char** argv) {
-  BenchParse p;
-  BenchOptions& o = p.options;
-  for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
-
+  ParseState s;
+  for (int i = 0; i < argc; ++i) s.p.options.argv.emplace_back(argv[i]);
 
   // getopt_long names the program from argv[0] in its own complaints.
   std::vector<char*> args(argv, argv + argc);
@@ -281,366 +523,37 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
   // "--help" and "-V" are honoured only as the first option, like pgbench.
   if (argc > 1) {
     std::string_view first = argv[1];
-    if (first == "--help" || first == "-?") {
-      p.out = BenchUsage();
-      return Exit(std::move(p), 0);
-    }
-    if (first == "--version" || first == "-V") {
-      p.out = "pgrig bench (pgrig) 0.1.0\n";
-      return Exit(std::move(p), 0);
-    }
+    if (first == "--help" || first == "-?") return TakeHelpOrVersion(kHelp, &s);
+    if (first == "--version" || first == "-V") return TakeHelpOrVersion('V', &s);
   }
 
-  bool initialization_option_set = false;
-  std::optional<std::string> db_option;  // --db
+  // Each option belongs to one group; the first group that knows it takes it.
+  constexpr OptionGroup kGroups[] = {TakeInitializationOption, TakeConnectionOption,
+                                     TakeLoadShapeOption,      TakeScriptOption,
+                                     TakeReportingOption,      TakeRetryOption};
   int c = 0;
   int optindex = 0;
   while ((c = getopt_long(argc, args.data(), kShortOptions, kLongOptions, &optindex)) != -1) {
-    switch (c) {
-      case 'i':
-        p.err += BenchError("pgrig bench does not initialize databases; run \"pgrig init\" (it takes "
-                            "pgbench's -i options: -s, -F, -I, --partitions, ...)");
-        return Exit(std::move(p), 1);
-      // Initialization options are refused after parsing, but pgbench
-      // checks their values while parsing, so a bad value is reported first
-      // ("-F/--fillfactor must be in range 10..100").
-      case 'F': {
-        initialization_option_set = true;
-        int fillfactor = 0;
-        if (!ParseIntOption(optarg, "-F/--fillfactor", 10, 100, &fillfactor, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      }
-      case kPartitions: {
-        initialization_option_set = true;
-        int partitions = 0;
-        if (!ParseIntOption(optarg, "--partitions", 0, INT_MAX, &partitions, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      }
-      case kPartitionMethod:
-        initialization_option_set = true;
-        if (strcasecmp(optarg, "range") != 0 && strcasecmp(optarg, "hash") != 0) {
-          p.err += BenchError(
-              std::string("invalid partition method, expecting \"range\" or \"hash\", got: \"") +
-              optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 'I':
-        initialization_option_set = true;
-        if (!CheckInitSteps(optarg, &p.err)) return Exit(std::move(p), 1);
-        break;
-      case 'q':
-      case kUnloggedTables:
-      case kTablespace:
-      case kIndexTablespace:
-      case kForeignKeys:
-        initialization_option_set = true;
-        break;
-      case 'h':
-        o.conn.host = optarg;
-        break;
-      case 'n':
-        o.no_vacuum = true;
-        break;
-      case 'v':
-        o.vacuum_accounts = true;
-        break;
-      case 'p':
-        o.conn.port = optarg;
-        break;
-      case 'd':
-        ++o.debug;
-        break;
-      case 'c': {
-        if (!ParseIntOption(optarg, "-c/--clients", 1, INT_MAX, &o.clients, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        // pgbench's check, after raising the soft limit as far as allowed.
-        rlimit rl{};
-        if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-          if (rl.rlim_cur < rl.rlim_max) {
-            rlimit raised = rl;
-            raised.rlim_cur = rl.rlim_max;
-            if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
-          }
-          if (rl.rlim_cur < static_cast<rlim_t>(o.clients) + 3) {
-            p.err += BenchError("need at least " + std::to_string(o.clients + 3) +
-                                " open files, but system limit is " +
-                                std::to_string(static_cast<long>(rl.rlim_cur)));
-            p.err += std::string(kBenchProgram) +
-                     ": hint: Reduce number of clients, or use limit/ulimit to increase the "
-                     "system limit.\n";
-            return Exit(std::move(p), 1);
-          }
-        }
-        break;
-      }
-      case 'j':
-        if (!ParseIntOption(optarg, "-j/--jobs", 1, INT_MAX, &o.threads, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 'C':
-        o.connect_per_transaction = true;
-        break;
-      case 'r':
-        o.report_per_command = true;
-        break;
-      case 's':
-        o.scale_given = true;
-        if (!ParseIntOption(optarg, "-s/--scale", 1, INT_MAX, &o.scale, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 't':
-        if (!ParseIntOption(optarg, "-t/--transactions", 1, INT_MAX, &o.transactions, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 'T':
-        if (!ParseIntOption(optarg, "-T/--time", 1, INT_MAX, &o.duration_s, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 'U':
-        o.conn.user = optarg;
-        break;
-      case 'l':
-        o.log = true;
-        break;
-      case 'b': {
-        if (std::strcmp(optarg, "list") == 0) {
-          p.err += script::ListAvailableScripts();
-          return Exit(std::move(p), 0);
-        }
-        auto w = script::ParseScriptWeight(optarg);
-        if (!w.ok()) {
-          p.err += BenchError(w.status().message());
-          return Exit(std::move(p), 1);
-        }
-        if (!AddBuiltin(&p, w->name, w->weight)) return Exit(std::move(p), 1);
-        break;
-      }
-      case 'S':
-        if (!AddBuiltin(&p, "select-only", 1)) return Exit(std::move(p), 1);
-        break;
-      case 'N':
-        if (!AddBuiltin(&p, "simple-update", 1)) return Exit(std::move(p), 1);
-        break;
-      case 'f': {
-        auto w = script::ParseScriptWeight(optarg);
-        if (!w.ok()) {
-          p.err += BenchError(w.status().message());
-          return Exit(std::move(p), 1);
-        }
-        if (!RoomForScript(&p)) return Exit(std::move(p), 1);
-        o.scripts.push_back({.kind = ScriptSpec::Kind::kFile, .name = w->name, .weight = w->weight});
-        break;
-      }
-      case 'D': {
-        const char* eq = std::strchr(optarg, '=');
-        if (eq == nullptr || eq == optarg || eq[1] == '\0') {
-          p.err += BenchError(std::string("invalid variable definition: \"") + optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        o.defines.emplace_back(std::string(optarg, static_cast<size_t>(eq - optarg)),
-                               std::string(eq + 1));
-        break;
-      }
-      case 'M':
-        if (std::strcmp(optarg, "simple") == 0) {
-          o.mode = script::QueryMode::kSimple;
-        } else if (std::strcmp(optarg, "extended") == 0) {
-          o.mode = script::QueryMode::kExtended;
-        } else if (std::strcmp(optarg, "prepared") == 0) {
-          o.mode = script::QueryMode::kPrepared;
-        } else {
-          p.err += BenchError(std::string("invalid query mode (-M): \"") + optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 'P':
-        if (!ParseIntOption(optarg, "-P/--progress", 1, INT_MAX, &o.progress_s, &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case 'R': {
-        const double v = std::atof(optarg);
-        if (v <= 0.0) {
-          p.err += BenchError(std::string("invalid rate limit: \"") + optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        o.rate_tps = v;
-        break;
-      }
-      case 'L': {
-        const double ms = std::atof(optarg);
-        if (ms <= 0.0) {
-          p.err += BenchError(std::string("invalid latency limit: \"") + optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        o.latency_limit_us = static_cast<int64_t>(ms * 1000);
-        break;
-      }
-      case kSamplingRate:
-        o.sampling_rate = std::atof(optarg);
-        if (o.sampling_rate <= 0.0 || o.sampling_rate > 1.0) {
-          p.err += BenchError(std::string("invalid sampling rate: \"") + optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case kAggregateInterval:
-        if (!ParseIntOption(optarg, "--aggregate-interval", 1, INT_MAX, &o.aggregate_interval_s,
-                            &p.err)) {
-          return Exit(std::move(p), 1);
-        }
-        break;
-      case kProgressTimestamp:
-        o.progress_timestamp = true;
-        break;
-      case kLogPrefix:
-        o.log_prefix = optarg;
-        break;
-      case kRandomSeed: {
-        auto seed = script::ParseRandomSeed(optarg);
-        if (!seed.ok()) {
-          p.err += BenchError(std::string("unrecognized random seed option \"") + optarg + "\"");
-          p.err += std::string(kBenchProgram) +
-                   ": detail: Expecting an unsigned integer, \"time\" or \"rand\".\n";
-          p.err += BenchError("error while setting random seed from --random-seed option");
-          return Exit(std::move(p), 1);
-        }
-        o.random_seed = optarg;
-        break;
-      }
-      case kShowScript: {
-        auto found = script::FindBuiltin(optarg);
-        if (!found.ok()) {
-          p.err += BenchError(found.status().message());
-          p.err += script::ListAvailableScripts();
-          return Exit(std::move(p), 1);
-        }
-        p.err += script::ShowScriptText(**found);
-        return Exit(std::move(p), 0);
-      }
-      case kFailuresDetailed:
-        o.failures_detailed = true;
-        break;
-      case kMaxTries: {
-        const int v = std::atoi(optarg);
-        if (v < 0) {
-          p.err += BenchError(std::string("invalid number of maximum tries: \"") + optarg + "\"");
-          return Exit(std::move(p), 1);
-        }
-        o.max_tries = static_cast<uint32_t>(v);
-        break;
-      }
-      case kVerboseErrors:
-        o.verbose_errors = true;
-        break;
-      case kJson:
-        o.json_path = optarg;
-        break;
-      case kDb:
-        db_option = optarg;
-        break;
-      case kHelp:
-        p.out = BenchUsage();
-        return Exit(std::move(p), 0);
-      case 'V':
-        p.out = "pgrig bench (pgrig) 0.1.0\n";
-        return Exit(std::move(p), 0);
-      default:
-        // getopt_long has already complained.
-        p.err += Hint();
-        return Exit(std::move(p), 1);
+    if (c == kHelp || c == 'V') return TakeHelpOrVersion(c, &s);
+    Took took = Took::kNotMine;
+    for (OptionGroup take : kGroups) {
+      took = take(c, optarg, &s);
+      if (took != Took::kNotMine) break;
+    }
+    if (took == Took::kStop) return std::move(s.p);
+    if (took == Took::kNotMine) {
+      // getopt_long has already complained.
+      s.p.err += Hint();
+      Stop(&s, 1);
+      return std::move(s.p);
     }
   }
 
-  if (o.scripts.empty()) {
-    if (!AddBuiltin(&p, "tpcb-like", 1)) return Exit(std::move(p), 1);
-  }
-  int64_t total_weight = 0;
-  for (const auto& s : o.scripts) total_weight += s.weight;
-  if (total_weight == 0) {
-    p.err += BenchError("total script weight must not be zero");
-    return Exit(std::move(p), 1);
-  }
-  if (o.threads > o.clients) o.threads = o.clients;
-
-  // The operands are read from `args`, which getopt_long has permuted so
-  // that they follow the options ("pgrig bench DB -n ..." names DB).
-  if (optind < argc && !db_option) o.conn.dbname = args[static_cast<size_t>(optind++)];
-  if (optind < argc && db_option) {
-    p.err += BenchError(std::string("both --db and a database name (\"") +
-                        args[static_cast<size_t>(optind)] + "\") were given; use one of them");
-    return Exit(std::move(p), 1);
-  }
-  if (db_option) o.conn.dbname = *db_option;
-  if (optind < argc) {
-    p.err += BenchError(std::string("too many command-line arguments (first is \"") +
-                        args[static_cast<size_t>(optind)] + "\")");
-    p.err += Hint();
-    return Exit(std::move(p), 1);
-  }
-  if (initialization_option_set) {
-    p.err += BenchError("some of the specified options cannot be used in benchmarking mode");
-    return Exit(std::move(p), 1);
-  }
-  if (o.transactions > 0 && o.duration_s > 0) {
-    p.err += BenchError("specify either a number of transactions (-t) or a duration (-T), not both");
-    return Exit(std::move(p), 1);
-  }
-  if (o.transactions <= 0 && o.duration_s <= 0) o.transactions = 10;
-  if (o.sampling_rate > 0.0 && !o.log) {
-    p.err += BenchError(
-        "log sampling (--sampling-rate) is allowed only when logging transactions (-l)");
-    return Exit(std::move(p), 1);
-  }
-  if (o.sampling_rate > 0.0 && o.aggregate_interval_s > 0) {
-    p.err += BenchError(
-        "log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at "
-        "the same time");
-    return Exit(std::move(p), 1);
-  }
-  if (o.aggregate_interval_s > 0 && !o.log) {
-    p.err += BenchError("log aggregation is allowed only when actually logging transactions");
-    return Exit(std::move(p), 1);
-  }
-  if (!o.log && !o.log_prefix.empty()) {
-    p.err += BenchError(
-        "log file prefix (--log-prefix) is allowed only when logging transactions (-l)");
-    return Exit(std::move(p), 1);
-  }
-  if (o.duration_s > 0 && o.aggregate_interval_s > o.duration_s) {
-    p.err += BenchError("number of seconds for aggregation (" +
-                        std::to_string(o.aggregate_interval_s) +
-                        ") must not be higher than test duration (" +
-                        std::to_string(o.duration_s) + ")");
-    return Exit(std::move(p), 1);
-  }
-  if (o.duration_s > 0 && o.aggregate_interval_s > 0 &&
-      o.duration_s % o.aggregate_interval_s != 0) {
-    p.err += BenchError("duration (" + std::to_string(o.duration_s) +
-                        ") must be a multiple of aggregation interval (" +
-                        std::to_string(o.aggregate_interval_s) + ")");
-    return Exit(std::move(p), 1);
-  }
-  if (o.progress_timestamp && o.progress_s == 0) {
-    p.err += BenchError("--progress-timestamp is allowed only under --progress");
-    return Exit(std::move(p), 1);
-  }
-  if (o.max_tries == 0 && o.latency_limit_us == 0 && o.duration_s <= 0) {
-    p.err += BenchError(
-        "an unlimited number of transaction tries can only be used with --latency-limit or a "
-        "duration (-T)");
-    return Exit(std::move(p), 1);
-  }
-  return p;
+  if (FinishScripts(&s) == Took::kStop) return std::move(s.p);
+  if (s.p.options.threads > s.p.options.clients) s.p.options.threads = s.p.options.clients;
+  if (TakeOperands(argc, args.data(), &s) == Took::kStop) return std::move(s.p);
+  if (CheckCombinations(&s) == Took::kStop) return std::move(s.p);
+  return std::move(s.p);
 }
 
 }  // namespace pgrig::cli

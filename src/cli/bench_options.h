@@ -8,6 +8,9 @@
 // Messages are pgbench's, with "pgrig bench" where pgbench says "pgbench".
 // Beyond pgbench: --json FILE and --db CONNINFO (the database operand as an
 // option, as every pgrig command takes it).
+// The options `pgrig init` shares (integer values, -h -p -U --db and the
+// database operand) are read by workload/pgbench_options.h, so both commands
+// accept and refuse them alike.
 // Not thread-safe (getopt_long keeps global state).
 #ifndef PGRIG_CLI_BENCH_OPTIONS_H_
 #define PGRIG_CLI_BENCH_OPTIONS_H_

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/report_output.h"
 #include "report/claims.h"
 #include "report/compare.h"
@@ -39,10 +40,7 @@ Examples:
 
 Exit codes: 0 success, 1 bad invocation or input.  See docs/report.md.)";
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "pgrig compare: %s\n", message.c_str());
-  return kExitBadInvocation;
-}
+constexpr CommandName kCommand{"pgrig compare"};
 
 }  // namespace
 
@@ -63,25 +61,25 @@ int RunCompare(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto format = report::ParseFormat(format_name);
-  if (!format.ok()) return Fail(format.status().message());
+  if (!format.ok()) return Fail(kCommand, format.status().message());
   if (!out.empty()) {
-    if (Status st = CheckWritable(out); !st.ok()) return Fail(st.message());
+    if (Status st = CheckWritable(out); !st.ok()) return Fail(kCommand, st.message());
   }
   auto price = ParsePrices(prices, dirs.size());
-  if (!price.ok()) return Fail(price.status().message());
+  if (!price.ok()) return Fail(kCommand, price.status().message());
   auto loaded = LoadAndAnalyze(dirs, *price);
-  if (!loaded.ok()) return Fail(loaded.status().message());
+  if (!loaded.ok()) return Fail(kCommand, loaded.status().message());
   const auto suites = loaded->Pointers();
   auto comparison = report::Compare(suites);
-  if (!comparison.ok()) return Fail(comparison.status().message());
+  if (!comparison.ok()) return Fail(kCommand, comparison.status().message());
   report::CompareInput in;
   in.comparison = &*comparison;
   for (const std::string& c : claims) {
     auto checked = report::CheckClaim(c, suites);
-    if (!checked.ok()) return Fail(checked.status().message());
+    if (!checked.ok()) return Fail(kCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
-  if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok()) return Fail(st.message());
+  if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok()) return Fail(kCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", out.c_str());
   return kExitOk;
 }

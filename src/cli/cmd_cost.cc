@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "cost/catalog.h"
@@ -84,12 +85,7 @@ Examples:
 Exit codes: 0 success, 1 bad invocation or input.
 See docs/cost.md for the model, units and the catalog format.)";
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "pgrig cost: %s\n", message.c_str());
-  return kExitBadInvocation;
-}
-
-int Fail(const Status& status) { return Fail(status.message()); }
+constexpr CommandName kCommand{"pgrig cost"};
 
 // Directory of the running executable, from /proc/self/exe; empty when the
 // link cannot be read (the catalog search then skips those candidates).
@@ -218,7 +214,7 @@ struct Options {
 
 int RunList(const Options& o) {
   auto loaded = LoadCatalog(o.catalogs);
-  if (!loaded.ok()) return Fail(loaded.status());
+  if (!loaded.ok()) return Fail(kCommand, loaded.status());
   if (o.json) {
     Json j = cost::CatalogListToJson(loaded->catalog, o.list_pattern);
     j["schema"] = "pgrig.cost/1";
@@ -235,38 +231,38 @@ int RunList(const Options& o) {
 
 int RunTco(const Options& o) {
   auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
-  if (!prices.ok()) return Fail(prices.status());
+  if (!prices.ok()) return Fail(kCommand, prices.status());
   auto claims = ParseNumbers(o.claim_usd_per_hour, "--claim-usd-per-hour");
-  if (!claims.ok()) return Fail(claims.status());
+  if (!claims.ok()) return Fail(kCommand, claims.status());
   auto claim_totals = ParseNumbers(o.claim_total, "--claim-total");
-  if (!claim_totals.ok()) return Fail(claim_totals.status());
+  if (!claim_totals.ok()) return Fail(kCommand, claim_totals.status());
 
   // With --instance, the instances are the machines and prices pair with them;
   // without, each --usd-per-hour is a machine.
   const size_t machines = o.instances.empty() ? prices->size() : o.instances.size();
   if (machines == 0) {
-    return Fail(
+    return Fail(kCommand, 
         "nothing to price: give --instance TYPE (or --usd-per-hour X), --results FILE..., or "
         "--list; see pgrig cost --help");
   }
   if (!o.instances.empty()) {
     if (Status s = CheckPairing(prices->size(), machines, "--usd-per-hour", "instance"); !s.ok()) {
-      return Fail(s);
+      return Fail(kCommand, s);
     }
   }
   if (Status s = CheckPairing(claims->size(), machines, "--claim-usd-per-hour", "machine");
       !s.ok()) {
-    return Fail(s);
+    return Fail(kCommand, s);
   }
   if (Status s = CheckPairing(claim_totals->size(), machines, "--claim-total", "machine");
       !s.ok()) {
-    return Fail(s);
+    return Fail(kCommand, s);
   }
 
   cost::TcoInput base;
   {
     std::optional<int64_t> count = ParseInt64(o.count);
-    if (!count) return Fail(fmt::format("--count expects a whole number, got \"{}\"", o.count));
+    if (!count) return Fail(kCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
     base.count = *count;
     struct {
       const std::string& text;
@@ -280,13 +276,13 @@ int RunTco(const Options& o) {
                 {o.discount, "--discount", &base.discount_pct}};
     for (auto& n : nums) {
       auto v = ParseNumber(n.text, n.name);
-      if (!v.ok()) return Fail(v.status());
+      if (!v.ok()) return Fail(kCommand, v.status());
       *n.out = *v;
     }
   }
 
   auto loaded = LoadCatalog(o.catalogs);
-  if (!loaded.ok()) return Fail(loaded.status());
+  if (!loaded.ok()) return Fail(kCommand, loaded.status());
   const Catalog& catalog = loaded->catalog;
   cost::LookupOptions lookup{o.region, o.provider};
 
@@ -298,13 +294,13 @@ int RunTco(const Options& o) {
     if (i < prices->size()) price = (*prices)[i];
     if (i < o.instances.size() && o.instances[i] != "-") {
       auto e = catalog.FindInstance(o.instances[i], lookup);
-      if (!e.ok()) return Fail(e.status());
+      if (!e.ok()) return Fail(kCommand, e.status());
       m.instance = *e;
       m.label = e->instance_type;
       in.usd_per_hour = e->usd_per_hour;
       m.price_from = "catalog";
     } else if (!price) {
-      return Fail(fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
+      return Fail(kCommand, fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
     } else {
       m.label = fmt::format("machine {} at {} USD/hour", i + 1, cost::FormatPlain(*price));
     }
@@ -321,19 +317,19 @@ int RunTco(const Options& o) {
         if (reg.empty() && ToLower(m.instance->region) != "all") reg = m.instance->region;
       }
       auto sp = catalog.FindStorage(o.storage_type, prov, reg);
-      if (!sp.ok()) return Fail(sp.status());
+      if (!sp.ok()) return Fail(kCommand, sp.status());
       in.storage = *sp;
       m.storage = *sp;
     }
     auto tco = cost::ComputeTco(in);
-    if (!tco.ok()) return Fail(tco.status());
+    if (!tco.ok()) return Fail(kCommand, tco.status());
     m.tco = *tco;
     cost::Claim claim;
     if (i < claims->size()) claim.usd_per_hour = (*claims)[i];
     if (i < claim_totals->size()) claim.total_usd = (*claim_totals)[i];
     if (claim.usd_per_hour || claim.total_usd) {
       auto c = cost::CheckClaim(m.tco, claim);
-      if (!c.ok()) return Fail(c.status());
+      if (!c.ok()) return Fail(kCommand, c.status());
       m.claim = *c;
     }
     results.push_back(std::move(m));
@@ -358,42 +354,42 @@ int RunTco(const Options& o) {
 
 int RunResults(const Options& o) {
   if (!o.tco_only_given.empty()) {
-    return Fail(fmt::format("{} only apply to a TCO (--instance without --results)",
+    return Fail(kCommand, fmt::format("{} only apply to a TCO (--instance without --results)",
                             Join(o.tco_only_given, ", ")));
   }
   const size_t n = o.results.size();
   if (Status s = CheckPairing(o.instances.size(), n, "--instance", "results file"); !s.ok()) {
-    return Fail(s);
+    return Fail(kCommand, s);
   }
   if (Status s = CheckPairing(o.usd_per_hour.size(), n, "--usd-per-hour", "results file");
       !s.ok()) {
-    return Fail(s);
+    return Fail(kCommand, s);
   }
   auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
-  if (!prices.ok()) return Fail(prices.status());
+  if (!prices.ok()) return Fail(kCommand, prices.status());
 
   auto loaded = LoadCatalog(o.catalogs);
-  if (!loaded.ok()) return Fail(loaded.status());
+  if (!loaded.ok()) return Fail(kCommand, loaded.status());
   cost::LookupOptions lookup{o.region, o.provider};
 
   cost::PerDollarReport report;
   for (size_t i = 0; i < n; ++i) {
     auto run = cost::LoadResultFile(o.results[i]);
-    if (!run.ok()) return Fail(run.status());
+    if (!run.ok()) return Fail(kCommand, run.status());
     for (const auto& w : run->warnings)
       std::fprintf(stderr, "pgrig cost: warning: %s\n", w.c_str());
     cost::PriceOverride ov;
     if (i < o.instances.size() && o.instances[i] != "-") ov.instance = o.instances[i];
     if (i < prices->size()) ov.usd_per_hour = (*prices)[i];
     auto priced = cost::PriceRun(std::move(*run), ov, loaded->catalog, lookup);
-    if (!priced.ok()) return Fail(priced.status());
+    if (!priced.ok()) return Fail(kCommand, priced.status());
     auto figures = cost::ComputePerDollar(priced->run, priced->usd_per_hour);
-    if (!figures.ok()) return Fail(figures.status());
+    if (!figures.ok()) return Fail(kCommand, figures.status());
     report.rows.push_back({std::move(*priced), *figures});
   }
   for (size_t i = 1; i < report.rows.size(); ++i) {
     auto r = cost::ComparePerDollar(report.rows[0].priced, report.rows[i].priced);
-    if (!r.ok()) return Fail(r.status());
+    if (!r.ok()) return Fail(kCommand, r.status());
     report.ratios.push_back(*r);
   }
 
@@ -484,7 +480,7 @@ int RunCost(int argc, char** argv) {
       std::printf("%s", app.help().c_str());
       return kExitOk;
     }
-    return Fail(fmt::format("{}; see pgrig cost --help", e.what()));
+    return Fail(kCommand, fmt::format("{}; see pgrig cost --help", e.what()));
   }
   o.list = app.count("--list") > 0;
   for (const char* name :
@@ -493,14 +489,14 @@ int RunCost(int argc, char** argv) {
     if (app.count(name) > 0) o.tco_only_given.push_back(name);
   }
   if (!app.remaining().empty()) {
-    return Fail(
+    return Fail(kCommand, 
         fmt::format("unexpected argument \"{}\"; see pgrig cost --help", app.remaining().front()));
   }
 
   if (o.list) {
     if (!o.results.empty() || !o.instances.empty() || !o.usd_per_hour.empty() ||
         !o.tco_only_given.empty()) {
-      return Fail("--list takes only [PATTERN], --catalog and --json");
+      return Fail(kCommand, "--list takes only [PATTERN], --catalog and --json");
     }
     return RunList(o);
   }

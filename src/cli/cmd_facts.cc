@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/server_probe.h"
 #include "cluster/cluster.h"
 #include "common/fs.h"
@@ -22,10 +23,7 @@ namespace pgrig::cli {
 
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "pgrig facts: %s\n", message.c_str());
-  return kExitBadInvocation;
-}
+constexpr CommandName kCommand{"pgrig facts"};
 
 Result<nlohmann::json> LoadFacts(const std::string& path) {
   auto text = ReadWholeFile(path);
@@ -52,15 +50,15 @@ Status WriteOut(const std::string& file, const std::string& text) {
 int RunDiff(const std::string& a_path, const std::string& b_path, bool json,
             const std::string& json_file) {
   auto a = LoadFacts(a_path);
-  if (!a.ok()) return Fail(a.status().message());
+  if (!a.ok()) return Fail(kCommand, a.status().message());
   auto b = LoadFacts(b_path);
-  if (!b.ok()) return Fail(b.status().message());
+  if (!b.ok()) return Fail(kCommand, b.status().message());
   auto diffs = host::DiffFacts(*a, *b);
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& d : diffs) out.push_back({{"key", d.key}, {"a", d.a}, {"b", d.b}});
     Status s = WriteOut(json_file, out.dump(2) + "\n");
-    return s.ok() ? kExitOk : Fail(s.message());
+    return s.ok() ? kExitOk : Fail(kCommand, s.message());
   }
   if (diffs.empty()) {
     std::printf("No differences between %s and %s.\n", a_path.c_str(), b_path.c_str());
@@ -125,7 +123,7 @@ int RunFacts(int argc, char** argv) {
 
   SysFs fs(sysroot);
   if (sysroot != "/" && !fs.Exists("/proc") && !fs.Exists("/sys")) {
-    return Fail("--sysroot " + sysroot +
+    return Fail(kCommand, "--sysroot " + sysroot +
                 " has neither proc/ nor sys/; give the directory that holds them");
   }
   host::HostFacts hf = host::CollectHostFacts(fs, {.storage_path = data_dir});
@@ -139,7 +137,7 @@ int RunFacts(int argc, char** argv) {
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
       if (!c.ok()) {
-        return Fail(c.status().message() + "\n(use --no-server to describe the host alone)");
+        return Fail(kCommand, c.status().message() + "\n(use --no-server to describe the host alone)");
       }
       conn = std::move(c).value();
     } else if (auto cl = cluster::Cluster::Open({}); cl.ok() && cl->RunningPid()) {
@@ -163,7 +161,7 @@ int RunFacts(int argc, char** argv) {
   if (json) {
     nlohmann::json doc = host::FactsToJson(hf, sf);
     Status s = WriteOut(json_file, doc.dump(2) + "\n");
-    return s.ok() ? kExitOk : Fail(s.message());
+    return s.ok() ? kExitOk : Fail(kCommand, s.message());
   }
   std::string text = host::FormatFacts(hf, sf);
   std::fwrite(text.data(), 1, text.size(), stdout);

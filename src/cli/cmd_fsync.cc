@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/micro_cli.h"
 #include "cli/server_probe.h"
 #include "cli/version.h"
@@ -23,10 +24,7 @@ namespace pgrig::cli {
 
 namespace {
 
-int Fail(const std::string& message, int code = kExitBadInvocation) {
-  std::fprintf(stderr, "pgrig fsync: %s\n", message.c_str());
-  return code;
-}
+constexpr CommandName kCommand{"pgrig fsync"};
 
 // "8k,16k" or "8192,16384" -> bytes; "1,4" -> counts.
 Result<std::vector<int>> ParseList(const std::string& text, const char* what, bool sizes) {
@@ -96,20 +94,20 @@ int RunFsync(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto s = ParseList(sizes, "--sizes", true);
-  if (!s.ok()) return Fail(s.status().message());
+  if (!s.ok()) return Fail(kCommand, s.status().message());
   o.write_sizes = *s;
   auto w = ParseList(writers, "--writers", false);
-  if (!w.ok()) return Fail(w.status().message());
+  if (!w.ok()) return Fail(kCommand, w.status().message());
   o.writers = *w;
   o.tmpfs = allow_tmpfs ? micro::TmpfsPolicy::kAllow : micro::TmpfsPolicy::kRefuse;
-  if (Status st = CheckJsonDestination(json_file); !st.ok()) return Fail(st.message());
+  if (Status st = CheckJsonDestination(json_file); !st.ok()) return Fail(kCommand, st.message());
   {
     // Numbers first, so that a bad option is named before any server is asked.
     micro::FsyncOptions probe = o;
     probe.dir = "/";
     probe.tmpfs = micro::TmpfsPolicy::kAllow;
     if (Status st = micro::ValidateFsync(probe); !st.ok() && st.code() == StatusCode::kInvalidArgument)
-      return Fail(st.message());
+      return Fail(kCommand, st.message());
   }
 
   // The server: the one named, or the embedded cluster when it is running.
@@ -120,7 +118,7 @@ int RunFsync(int argc, char** argv) {
   if (!no_server) {
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
-      if (!c.ok()) return Fail(c.status().message() + " (give a PATH with --no-server to test a directory alone)");
+      if (!c.ok()) return Fail(kCommand, c.status().message() + " (give a PATH with --no-server to test a directory alone)");
       conn = std::move(c).value();
       if (ServerIsLocal(*conn)) {
         auto d = conn->QueryValue("SHOW data_directory");
@@ -137,7 +135,7 @@ int RunFsync(int argc, char** argv) {
   }
   if (dir.empty()) {
     if (data_dir.empty()) {
-      return Fail(params.NamesAServer() && !no_server
+      return Fail(kCommand, params.NamesAServer() && !no_server
                       ? "the server's data directory is not on this machine or not readable "
                         "(SHOW data_directory needs pg_read_all_settings); give a PATH"
                       : "no data directory to test: the embedded cluster does not exist yet; "
@@ -146,7 +144,7 @@ int RunFsync(int argc, char** argv) {
     dir = data_dir;
   }
   o.dir = dir;
-  if (Status st = micro::ValidateFsync(o); !st.ok()) return Fail(st.message());
+  if (Status st = micro::ValidateFsync(o); !st.ok()) return Fail(kCommand, st.message());
 
   micro::FsyncDocContext ctx;
   micro::MicroDocInputs in{.tool_version = kVersion,
@@ -174,14 +172,8 @@ int RunFsync(int argc, char** argv) {
   InterruptScope interrupt;
   o.stop_requested = InterruptScope::flag();
   auto r = micro::RunFsync(o);
-  if (!r.ok()) {
-    const StatusCode c = r.status().code();
-    return Fail(r.status().message(), c == StatusCode::kPermissionDenied ||
-                                              c == StatusCode::kNotFound ||
-                                              c == StatusCode::kInvalidArgument
-                                          ? kExitBadInvocation
-                                          : kExitRunFailure);
-  }
+  // A bad path or value is still the invocation's fault (1); else the run failed (2).
+  if (!r.ok()) return Fail(kCommand, r.status(), ExitStage::kRun);
   std::printf("  %-24s %7s %7s %10s %9s %9s %9s\n", "method", "bytes", "writers", "flushes/s",
               "p50 ms", "p99 ms", "max ms");
   for (const auto& t : r->tests) {
@@ -217,7 +209,7 @@ int RunFsync(int argc, char** argv) {
   if (!json_file.empty()) {
     Status st = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())
                                  : WriteFileAtomically(json_file, doc.dump(2) + "\n");
-    if (!st.ok()) return Fail(st.message(), kExitRunFailure);
+    if (!st.ok()) return Fail(kCommand, st.message(), kExitRunFailure);
   }
   return r->interrupted ? kExitRunFailure : kExitOk;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/target.h"
 #include "cli/version.h"
 #include "common/clock.h"
@@ -299,10 +300,7 @@ std::string OneLine(std::string s) {
   return out;
 }
 
-int Fail(const Status& s) {
-  std::fprintf(stderr, "pgrig init: error: %s\n", OneLine(s.message()).c_str());
-  return kExitBadInvocation;
-}
+constexpr CommandName kCommand{"pgrig init", ErrorStyle::kPgbench};
 
 }  // namespace
 
@@ -340,7 +338,7 @@ int RunInit(int argc, char** argv) {
   const workload::InitOptions& options = parsed->options;
 
   auto target = ResolveTarget(parsed->connection, /*quiet=*/false);
-  if (!target.ok()) return Fail(target.status());
+  if (!target.ok()) return Fail(kCommand, OneLine(target.status().message()));
 
   workload::PgbenchLoader loader(options, target->params);
   Result<workload::InitReport> report = Status(StatusCode::kInternal, "not run");
@@ -350,7 +348,7 @@ int RunInit(int argc, char** argv) {
     report = loader.Run(&observer);
     observer.StopProgress(/*print_final=*/false);
   }
-  if (!report.ok()) return Fail(report.status());
+  if (!report.ok()) return Fail(kCommand, OneLine(report.status().message()));
 
   std::string stats;
   for (const auto& s : report->steps) {

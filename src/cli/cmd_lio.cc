@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/micro_cli.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
@@ -27,10 +28,7 @@ namespace pgrig::cli {
 
 namespace {
 
-int Fail(const std::string& message, int code = kExitBadInvocation) {
-  std::fprintf(stderr, "pgrig lio: %s\n", message.c_str());
-  return code;
-}
+constexpr CommandName kCommand{"pgrig lio"};
 
 void Note(const std::string& s) { std::fprintf(stderr, "pgrig lio: %s\n", s.c_str()); }
 
@@ -68,46 +66,46 @@ Status CheckSpace(const std::string& dir, int tables, int64_t blocks) {
 
 int DoInit(pg::ConnectionParams params, int tables, const std::string& scale, bool fit) {
   micro::LioInitOptions o{.tables = tables};
-  if (!scale.empty() && fit) return Fail("give either --scale or --fit, not both");
+  if (!scale.empty() && fit) return Fail(kCommand, "give either --scale or --fit, not both");
   if (!scale.empty()) {
     auto b = micro::ParseLioScale(scale);
-    if (!b.ok()) return Fail(b.status().message());
+    if (!b.ok()) return Fail(kCommand, b.status().message());
     o.blocks_per_table = *b;
   } else {
     o.blocks_per_table = 1;  // chosen from shared_buffers once connected
   }
-  if (Status s = micro::ValidateLioInit(o); !s.ok()) return Fail(s.message());
+  if (Status s = micro::ValidateLioInit(o); !s.ok()) return Fail(kCommand, s.message());
   if (!scale.empty() && !params.NamesAServer()) {
     auto c = cluster::Cluster::Open({});
     if (c.ok()) {
       if (Status s = CheckSpace(c->data_dir(), tables, o.blocks_per_table); !s.ok()) {
-        return Fail(s.message());
+        return Fail(kCommand, s.message());
       }
     }
   }
   auto target = ResolveTarget(params, /*quiet=*/false);
-  if (!target.ok()) return Fail(target.status().message());
+  if (!target.ok()) return Fail(kCommand, target.status().message());
   auto conn = pg::Connect(target->params);
-  if (!conn.ok()) return Fail(conn.status().message());
+  if (!conn.ok()) return Fail(kCommand, conn.status().message());
   if (fit || scale.empty()) {
     auto sb = micro::SharedBuffersBlocks(*conn);
-    if (!sb.ok()) return Fail(sb.status().message());
+    if (!sb.ok()) return Fail(kCommand, sb.status().message());
     auto b = micro::FitBlocksPerTable(*sb, tables);
-    if (!b.ok()) return Fail(b.status().message());
+    if (!b.ok()) return Fail(kCommand, b.status().message());
     o.blocks_per_table = *b;
     Note(fmt::format("--fit: shared_buffers is {} blocks; {} tables of {} blocks use 75% of it",
                      *sb, tables, o.blocks_per_table));
   }
   if (target->embedded && target->cluster) {
     if (Status s = CheckSpace(target->cluster->data_dir(), tables, o.blocks_per_table); !s.ok())
-      return Fail(s.message());
+      return Fail(kCommand, s.message());
   }
   o.target = target->params;
   o.on_note = Note;
   InterruptScope interrupt;
   o.stop_requested = InterruptScope::flag();
   auto r = micro::InitLio(o);
-  if (!r.ok()) return Fail(r.status().message(), kExitRunFailure);
+  if (!r.ok()) return Fail(kCommand, r.status().message(), kExitRunFailure);
   for (const auto& t : r->tables) {
     std::printf("%s: %lld blocks (one row per block, checked), index %lld blocks, %.1f s\n",
                 micro::LioQualifiedName(t.table).c_str(), static_cast<long long>(t.blocks),
@@ -182,13 +180,13 @@ void PrintRun(const micro::LioRunOptions& o, const micro::LioRunResult& r,
 
 int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string& json_file,
           std::vector<std::string> command_line) {
-  if (Status s = micro::ValidateLioRun(o); !s.ok()) return Fail(s.message());
-  if (Status s = CheckJsonDestination(json_file); !s.ok()) return Fail(s.message());
+  if (Status s = micro::ValidateLioRun(o); !s.ok()) return Fail(kCommand, s.message());
+  if (Status s = CheckJsonDestination(json_file); !s.ok()) return Fail(kCommand, s.message());
   auto target = ResolveTarget(params, /*quiet=*/false);
-  if (!target.ok()) return Fail(target.status().message());
+  if (!target.ok()) return Fail(kCommand, target.status().message());
   auto conn = pg::Connect(target->params);
-  if (!conn.ok()) return Fail(conn.status().message());
-  if (auto t = micro::ReadLioTables(*conn); !t.ok()) return Fail(t.status().message());
+  if (!conn.ok()) return Fail(kCommand, conn.status().message());
+  if (auto t = micro::ReadLioTables(*conn); !t.ok()) return Fail(kCommand, t.status().message());
   nlohmann::json facts = nullptr;
   if (!json_file.empty()) {
     host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
@@ -207,7 +205,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   o.stop_requested = InterruptScope::flag();
   auto r = micro::RunLio(o);
   if (!r.ok()) {
-    return Fail(r.status().message(), r.status().code() == StatusCode::kRuntime
+    return Fail(kCommand, r.status().message(), r.status().code() == StatusCode::kRuntime
                                           ? kExitRunFailure
                                           : kExitBadInvocation);
   }
@@ -216,7 +214,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   if (!json_file.empty()) {
     Status s = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())
                                 : WriteFileAtomically(json_file, doc.dump(2) + "\n");
-    if (!s.ok()) return Fail(s.message(), kExitRunFailure);
+    if (!s.ok()) return Fail(kCommand, s.message(), kExitRunFailure);
   }
   return r->interrupted ? kExitRunFailure : kExitOk;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/report_output.h"
 #include "pg/connection.h"
 #include "report/claims.h"
@@ -44,10 +45,7 @@ Examples:
 Exit codes: 0 success, 1 bad invocation or input, 2 loading into the database failed.
 See docs/report.md.)";
 
-int Fail(const std::string& message, int code = kExitBadInvocation) {
-  std::fprintf(stderr, "pgrig report: %s\n", message.c_str());
-  return code;
-}
+constexpr CommandName kCommand{"pgrig report"};
 
 }  // namespace
 
@@ -68,14 +66,14 @@ int RunReport(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto format = report::ParseFormat(format_name);
-  if (!format.ok()) return Fail(format.status().message());
+  if (!format.ok()) return Fail(kCommand, format.status().message());
   if (!out.empty()) {
-    if (Status st = CheckWritable(out); !st.ok()) return Fail(st.message());
+    if (Status st = CheckWritable(out); !st.ok()) return Fail(kCommand, st.message());
   }
   auto price = ParsePrices(prices, 1);
-  if (!price.ok()) return Fail(price.status().message());
+  if (!price.ok()) return Fail(kCommand, price.status().message());
   auto loaded = LoadAndAnalyze({dir}, *price);
-  if (!loaded.ok()) return Fail(loaded.status().message());
+  if (!loaded.ok()) return Fail(kCommand, loaded.status().message());
   const report::SuiteStats& stats = *loaded->stats[0];
 
   report::ReportInput in;
@@ -83,19 +81,19 @@ int RunReport(int argc, char** argv) {
   in.warnings = report::SuiteWarnings(stats);
   for (const std::string& c : claims) {
     auto checked = report::CheckClaim(c, {&stats});
-    if (!checked.ok()) return Fail(checked.status().message());
+    if (!checked.ok()) return Fail(kCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
-  if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok()) return Fail(st.message());
+  if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok()) return Fail(kCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig report: wrote %s\n", out.c_str());
 
   if (!to_db.empty()) {
     pg::ConnectionParams params;
     params.dbname = to_db;
     auto conn = pg::Connect(params);
-    if (!conn.ok()) return Fail(conn.status().message(), kExitRunFailure);
+    if (!conn.ok()) return Fail(kCommand, conn.status().message(), kExitRunFailure);
     auto done = report::LoadIntoDatabase(*conn, stats);
-    if (!done.ok()) return Fail(done.status().message(), kExitRunFailure);
+    if (!done.ok()) return Fail(kCommand, done.status().message(), kExitRunFailure);
     std::fprintf(stderr, "pgrig report: %s suite %s in %s: %d cells, %d runs\n",
                  done->replaced ? "replaced" : "loaded", stats.suite->suite_id.c_str(),
                  pg::RedactConninfo(to_db).c_str(), done->cells, done->runs);

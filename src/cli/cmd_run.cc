@@ -24,6 +24,7 @@
 
 #include "cli/bench_json.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
@@ -45,10 +46,7 @@ std::atomic<bool> g_run_interrupted{false};
 
 extern "C" void OnRunSigint(int) { g_run_interrupted.store(true); }
 
-int Fail(const std::string& message, int code = kExitBadInvocation) {
-  std::fprintf(stderr, "pgrig run: %s\n", message.c_str());
-  return code;
-}
+constexpr CommandName kCommand{"pgrig run"};
 
 std::string ExeDir() {
   std::error_code ec;
@@ -188,11 +186,11 @@ int RunRun(int argc, char** argv) {
   const std::vector<std::string> command_line = RedactedCommandLine(raw, "pgrig run");
 
   // --- Validate everything before anything happens. ----------------------
-  if (quick && !plan_arg.empty()) return Fail("give either a PLAN or --quick, not both");
+  if (quick && !plan_arg.empty()) return Fail(kCommand, "give either a PLAN or --quick, not both");
   if (!instance.empty() && usd_per_hour)
-    return Fail("give either --instance or --usd-per-hour, not both");
+    return Fail(kCommand, "give either --instance or --usd-per-hour, not both");
   if (!resume_dir.empty() && !out_dir.empty())
-    return Fail("--resume DIR writes into DIR; leave out --out");
+    return Fail(kCommand, "--resume DIR writes into DIR; leave out --out");
   plan::PlanSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
     search.data_dir = d;
@@ -203,27 +201,27 @@ int RunRun(int argc, char** argv) {
   if (!resume_dir.empty()) {
     auto text = ReadWholeFile(resume_dir + "/suite.json");
     if (!text.ok())
-      return Fail("--resume " + resume_dir + ": no suite.json there (" + text.status().message() +
+      return Fail(kCommand, "--resume " + resume_dir + ": no suite.json there (" + text.status().message() +
                   ")");
     try {
       previous = nlohmann::json::parse(*text);
     } catch (const nlohmann::json::exception& e) {
-      return Fail("--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
+      return Fail(kCommand, "--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
     }
     const nlohmann::json& pj = (*previous)["plan"];
     if (!pj.is_object() || !pj["source_text"].is_string()) {
-      return Fail("--resume " + resume_dir + ": suite.json holds no plan");
+      return Fail(kCommand, "--resume " + resume_dir + ": suite.json holds no plan");
     }
     const std::string path = pj.value("source_path", "");
     auto parsed =
         plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
-    if (!parsed.ok()) return Fail("--resume " + resume_dir + ": " + parsed.status().message());
+    if (!parsed.ok()) return Fail(kCommand, "--resume " + resume_dir + ": " + parsed.status().message());
     plan = std::move(parsed).value();
     plan.name = pj.value("name", plan.name);
     plan.source_path = path;
     plan.source_text = pj["source_text"].get<std::string>();
     if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
-      return Fail("--resume " + resume_dir + " continues plan '" + plan.name + "', not '" +
+      return Fail(kCommand, "--resume " + resume_dir + " continues plan '" + plan.name + "', not '" +
                   plan_arg + "'");
     }
     out_dir = resume_dir;
@@ -231,15 +229,15 @@ int RunRun(int argc, char** argv) {
   } else {
     const std::string name = !plan_arg.empty() ? plan_arg : quick ? "quick" : "standard";
     auto where = plan::LocatePlan(name, search);
-    if (!where.ok()) return Fail(where.status().message());
+    if (!where.ok()) return Fail(kCommand, where.status().message());
     auto parsed = plan::ReadPlanFile(where->path);
-    if (!parsed.ok()) return Fail(parsed.status().message());
+    if (!parsed.ok()) return Fail(kCommand, parsed.status().message());
     plan = std::move(parsed).value();
   }
   if (label.empty()) label = plan.name;
   for (char c : label) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      return Fail("--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
+      return Fail(kCommand, "--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
     }
   }
 
@@ -247,11 +245,11 @@ int RunRun(int argc, char** argv) {
   int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   if (hf.effective_cpus) cpus = std::max(1, static_cast<int>(std::floor(*hf.effective_cpus)));
   auto cells = plan::ExpandPlan(plan, cpus);
-  if (!cells.ok()) return Fail(cells.status().message());
-  if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(w.message());
+  if (!cells.ok()) return Fail(kCommand, cells.status().message());
+  if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(kCommand, w.message());
   if (previous) {
     Status ok = plan::CheckResumable(*previous, plan, *cells);
-    if (!ok.ok()) return Fail("--resume " + resume_dir + ": " + ok.message());
+    if (!ok.ok()) return Fail(kCommand, "--resume " + resume_dir + ": " + ok.message());
   }
 
   // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
@@ -284,7 +282,7 @@ int RunRun(int argc, char** argv) {
                         found->instance_type, found->provenance.file, found->provenance.line,
                         found->provenance.date, found->provenance.source)};
       } else if (!from_facts) {
-        return Fail("--instance " + instance + ": " + found.status().message());
+        return Fail(kCommand, "--instance " + instance + ": " + found.status().message());
       } else {
         price_note = "no price: this machine is " + type +
                      ", which the price catalog does not list (" + found.status().message() +
@@ -295,9 +293,9 @@ int RunRun(int argc, char** argv) {
 
   if (out_dir.empty()) out_dir = "results/" + label + "-" + UtcStamp();
   if (resume_dir.empty()) {
-    if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(s.message());
+    if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(kCommand, s.message());
   } else if (access(out_dir.c_str(), W_OK) != 0) {
-    return Fail("--resume " + out_dir + " is not writable");
+    return Fail(kCommand, "--resume " + out_dir + " is not writable");
   }
 
   const double estimate = plan::EstimateSuiteSeconds(plan, cells->size());
@@ -326,9 +324,9 @@ int RunRun(int argc, char** argv) {
 
   // --- The server, the facts, the suite. ----------------------------------
   auto target = ResolveTarget(params, quiet);
-  if (!target.ok()) return Fail(target.status().message());
+  if (!target.ok()) return Fail(kCommand, target.status().message());
   auto con = pg::Connect(target->params);
-  if (!con.ok()) return Fail(con.status().message());
+  if (!con.ok()) return Fail(kCommand, con.status().message());
   plan::ResultServer server;
   server.version_num = con->server_version();
   server.version = ServerVersionText(server.version_num);
@@ -370,7 +368,7 @@ int RunRun(int argc, char** argv) {
   auto outcome = plan::RunSuite(so);
   sigaction(SIGINT, &old_sa, nullptr);
   printer.Clear();
-  if (!outcome.ok()) return Fail(outcome.status().message());
+  if (!outcome.ok()) return Fail(kCommand, outcome.status().message());
 
   std::printf("\n%s", plan::CellTable(outcome->suite).c_str());
   for (const auto& c : outcome->suite["cells"]) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cluster/cluster.h"
@@ -33,10 +34,7 @@ namespace pgrig::cli {
 
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "pgrig tune: %s\n", message.c_str());
-  return kExitBadInvocation;
-}
+constexpr CommandName kCommand{"pgrig tune"};
 
 // Where backups go: beside the embedded cluster's home (like its .lock), so
 // that destroying the embedded cluster never takes other servers' backups.
@@ -196,60 +194,60 @@ int RunTune(int argc, char** argv) {
   if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
 
   // --- everything the user typed is checked before any server is touched ---
-  if (o.rollback && (o.apply || o.dry_run)) return Fail("--rollback cannot be combined with --apply or --dry-run");
-  if (o.restart && !o.apply && !o.rollback) return Fail("--restart goes with --apply or --rollback");
+  if (o.rollback && (o.apply || o.dry_run)) return Fail(kCommand, "--rollback cannot be combined with --apply or --dry-run");
+  if (o.restart && !o.apply && !o.rollback) return Fail(kCommand, "--restart goes with --apply or --rollback");
   if (o.offline && (o.apply || o.rollback || o.dry_run)) {
-    return Fail("--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
+    return Fail(kCommand, "--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
   }
   if (o.offline && !o.server_version) {
-    return Fail(fmt::format("--offline needs --server-version ({} to {})", tune::kMinServerMajor,
+    return Fail(kCommand, fmt::format("--offline needs --server-version ({} to {})", tune::kMinServerMajor,
                             tune::kMaxServerMajor));
   }
   if (o.server_version &&
       (*o.server_version < tune::kMinServerMajor || *o.server_version > tune::kMaxServerMajor)) {
-    return Fail(fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
+    return Fail(kCommand, fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
                             *o.server_version, tune::kMinServerMajor, tune::kMaxServerMajor));
   }
-  if (!o.offline && o.server_version) return Fail("--server-version goes with --offline (a server reports its own)");
+  if (!o.offline && o.server_version) return Fail(kCommand, "--server-version goes with --offline (a server reports its own)");
   if (o.restart && !o.offline && o.params.NamesAServer()) {
-    return Fail("--restart restarts only pgrig's embedded cluster; apply without it and restart "
+    return Fail(kCommand, "--restart restarts only pgrig's embedded cluster; apply without it and restart "
                 "your server yourself (nothing was changed)");
   }
   auto format = tune::ParseFormat(o.format);
-  if (!format.ok()) return Fail(format.status().message());
+  if (!format.ok()) return Fail(kCommand, format.status().message());
   std::optional<tune::Profile> profile;
   if (!o.profile.empty()) {
     auto p = tune::ParseProfile(o.profile);
-    if (!p.ok()) return Fail(p.status().message());
+    if (!p.ok()) return Fail(kCommand, p.status().message());
     profile = *p;
   }
   std::optional<uint64_t> memory, data_size;
   if (!o.memory.empty()) {
     auto m = tune::ParseSize(o.memory);
-    if (!m.ok()) return Fail("--memory: " + m.status().message());
+    if (!m.ok()) return Fail(kCommand, "--memory: " + m.status().message());
     if (*m < tune::kMinMemoryBytes) {
-      return Fail(fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
+      return Fail(kCommand, fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
                               o.memory));
     }
     if (*m > tune::kMaxMemoryBytes) {
-      return Fail(fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
+      return Fail(kCommand, fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
     }
     memory = *m;
   }
   if (!o.data_size.empty()) {
     auto m = tune::ParseSize(o.data_size);
-    if (!m.ok()) return Fail("--data-size: " + m.status().message());
+    if (!m.ok()) return Fail(kCommand, "--data-size: " + m.status().message());
     data_size = *m;
   }
   std::optional<tune::StorageClass> storage;
   if (!o.storage.empty()) {
     auto s = tune::ParseStorageClass(o.storage);
-    if (!s.ok()) return Fail(s.status().message());
+    if (!s.ok()) return Fail(kCommand, s.status().message());
     storage = *s;
   }
-  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096)) return Fail(fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
+  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096)) return Fail(kCommand, fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
   if (o.connections && (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
-    return Fail(fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
+    return Fail(kCommand, fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
                             *o.connections, tune::kMinConnections, tune::kMaxConnections));
   }
   tune::InputOverrides given;
@@ -261,26 +259,26 @@ int RunTune(int argc, char** argv) {
   given.data_size = data_size;
   if (!o.arch.empty()) {
     auto a = tune::ParseArch(o.arch);
-    if (!a.ok()) return Fail(a.status().message());
+    if (!a.ok()) return Fail(kCommand, a.status().message());
     given.arch = *a;
   }
   if (!o.page_size.empty()) {
     auto ps = tune::ParseSize(o.page_size);
-    if (!ps.ok()) return Fail("--page-size: " + ps.status().message());
+    if (!ps.ok()) return Fail(kCommand, "--page-size: " + ps.status().message());
     given.page_size = *ps;
   }
-  if (Status s = tune::ValidateOverrides(given); !s.ok()) return Fail(s.message());
+  if (Status s = tune::ValidateOverrides(given); !s.ok()) return Fail(kCommand, s.message());
   // --offline with --memory or --cpus describes another machine: nothing is
   // read from this one, so both are needed.
   const bool as_given = o.offline && (memory || o.cpus);
   if (as_given && (!memory || !o.cpus)) {
-    return Fail("--offline with --memory or --cpus describes another machine; give both (and "
+    return Fail(kCommand, "--offline with --memory or --cpus describes another machine; give both (and "
                 "--storage, --smt, --arch, --page-size as they apply)");
   }
   tune::Overrides overrides;
   for (const auto& s : o.sets) {
     auto kv = tune::ParseOverride(s);
-    if (!kv.ok()) return Fail(kv.status().message());
+    if (!kv.ok()) return Fail(kCommand, kv.status().message());
     overrides.values[kv->first] = kv->second;
   }
   const std::string backup_dir = o.backup_dir.empty() ? DefaultBackupDir() : o.backup_dir;
@@ -292,24 +290,24 @@ int RunTune(int argc, char** argv) {
   bool local = true;
   if (!o.offline) {
     auto t = ResolveTarget(o.params, /*quiet=*/*format == tune::Format::kJson);
-    if (!t.ok()) return Fail(t.status().message());
+    if (!t.ok()) return Fail(kCommand, t.status().message());
     target.emplace(std::move(t).value());
     auto c = pg::Connect(target->params);
-    if (!c.ok()) return Fail(c.status().message());
+    if (!c.ok()) return Fail(kCommand, c.status().message());
     conn.emplace(std::move(c).value());
     local = ServerIsLocal(*conn);
   }
 
   if (o.rollback) {
     auto rb = tune::Rollback(*conn, {.backup_dir = backup_dir});
-    if (!rb.ok()) return Fail(rb.status().message());
+    if (!rb.ok()) return Fail(kCommand, rb.status().message());
     std::printf("Restored the configuration saved at %s (%s).\n", rb->restored.created_at.c_str(),
                 rb->restored.path.c_str());
     if (!rb->pending_restart.empty()) {
       if (o.restart && target->embedded) {
         conn.reset();
         Status s = RestartEmbedded(*target->cluster, rb->restored);
-        if (!s.ok()) return Fail(s.message());
+        if (!s.ok()) return Fail(kCommand, s.message());
         std::printf("Restarted the embedded cluster.\n");
       } else {
         std::printf("Waiting for a restart: %s\n", Join(rb->pending_restart, ", ").c_str());
@@ -336,7 +334,7 @@ int RunTune(int argc, char** argv) {
     if (conn) sf = ProbeServer(*conn, &hf);
     in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, &notes);
   } else if (!memory || !o.cpus) {
-    return Fail("the server is on another machine, so this machine's facts do not describe it; "
+    return Fail(kCommand, "the server is on another machine, so this machine's facts do not describe it; "
                 "give --memory and --cpus (and --storage) for the server's machine");
   } else {
     // A remote server: only the options describe its machine.
@@ -352,11 +350,11 @@ int RunTune(int argc, char** argv) {
   tune::CurrentSettings current;
   if (conn) {
     auto cur = tune::ReadCurrentSettings(*conn);
-    if (!cur.ok()) return Fail(cur.status().message());
+    if (!cur.ok()) return Fail(kCommand, cur.status().message());
     current = std::move(cur).value();
   }
   auto report = tune::Recommend(in, *profile, current, overrides);
-  if (!report.ok()) return Fail(report.status().message() + " (nothing was changed)");
+  if (!report.ok()) return Fail(kCommand, report.status().message() + " (nothing was changed)");
   if (local && !o.no_probe) ProbeHugePagesInto(&*report, current, runner);
   if (!local) {
     report->huge_pages.notes.push_back("the server is remote: run pgrig tune on its machine for the exact figure");
@@ -371,7 +369,7 @@ int RunTune(int argc, char** argv) {
   if (o.dry_run) {
     Status s = tune::CheckPrivileges(*conn, changes);
     if (s.ok()) s = tune::Validate(changes, current);
-    if (!s.ok()) return Fail(s.message());
+    if (!s.ok()) return Fail(kCommand, s.message());
     size_t restart = 0;
     for (auto* c : changes) restart += c->apply == tune::Apply::kRestart;
     std::fprintf(stderr,
@@ -385,7 +383,7 @@ int RunTune(int argc, char** argv) {
     return kExitOk;
   }
   auto out = tune::ApplyRecommendations(*conn, *report, {.backup_dir = backup_dir});
-  if (!out.ok()) return Fail(out.status().message());
+  if (!out.ok()) return Fail(kCommand, out.status().message());
   std::fprintf(stderr, "pgrig tune: applied %zu settings with ALTER SYSTEM (backup: %s)\n",
                out->applied.size(), out->backup_path.c_str());
   if (!out->took_effect.empty()) {
@@ -402,14 +400,14 @@ int RunTune(int argc, char** argv) {
   }
   conn.reset();
   auto backup = tune::ReadBackup(out->backup_path);
-  if (!backup.ok()) return Fail(backup.status().message());
+  if (!backup.ok()) return Fail(kCommand, backup.status().message());
   Status s = RestartEmbedded(*target->cluster, *backup);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return Fail(kCommand, s.message());
   // Confirm that the restart-only values are now live.
   auto after = pg::Connect(target->params);
-  if (!after.ok()) return Fail(after.status().message());
+  if (!after.ok()) return Fail(kCommand, after.status().message());
   auto now = tune::ReadCurrentSettings(*after);
-  if (!now.ok()) return Fail(now.status().message());
+  if (!now.ok()) return Fail(kCommand, now.status().message());
   std::vector<std::string> wrong;
   for (const auto* c : changes) {
     const auto& cs = now->at(c->name);
@@ -418,7 +416,7 @@ int RunTune(int argc, char** argv) {
       wrong.push_back(fmt::format("{} is {}", c->name, live.ok() ? live->ToConf() : cs.setting));
     }
   }
-  if (!wrong.empty()) return Fail("after the restart: " + Join(wrong, "; "));
+  if (!wrong.empty()) return Fail(kCommand, "after the restart: " + Join(wrong, "; "));
   std::fprintf(stderr, "pgrig tune: restarted the embedded cluster; every setting is in effect\n");
   return kExitOk;
 }

@@ -9,11 +9,9 @@
 #ifndef PGRIG_CLI_COMMANDS_H_
 #define PGRIG_CLI_COMMANDS_H_
 
-namespace pgrig::cli {
+#include "cli/exit_status.h"  // kExitOk, kExitBadInvocation, kExitRunFailure, Fail()
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitBadInvocation = 1;  // also setup failures
-inline constexpr int kExitRunFailure = 2;
+namespace pgrig::cli {
 
 using CommandFn = int (*)(int argc, char** argv);
 

@@ -2,11 +2,10 @@
 
 #include <getopt.h>
 
-#include <cctype>
 #include <climits>
 #include <cstring>
 
-#include "common/strings.h"
+#include "workload/pgbench_options.h"
 
 namespace pgrig::workload {
 
@@ -20,7 +19,6 @@ enum LongOnly : int {
   kPartitions,
   kTablespace,
   kUnloggedTables,
-  kDb,
   kHelp,
   // pgbench's benchmarking options: recognised so that `pgbench -i` with
   // one of them gets pgbench's complaint, not "invalid option".
@@ -53,7 +51,7 @@ const struct option kLongOptions[] = {
     {"partitions", required_argument, nullptr, kPartitions},
     {"tablespace", required_argument, nullptr, kTablespace},
     {"unlogged-tables", no_argument, nullptr, kUnloggedTables},
-    {"db", required_argument, nullptr, kDb},
+    {"db", required_argument, nullptr, kDbLongOption},
     {"help", no_argument, nullptr, kHelp},
     // Benchmarking mode's long options (see kBenchOnly).
     {"builtin", required_argument, nullptr, 'b'},
@@ -82,28 +80,6 @@ const struct option kLongOptions[] = {
     {"verbose-errors", no_argument, nullptr, kBenchOnly},
     {nullptr, 0, nullptr, 0},
 };
-
-// pgbench's option_parse_int(): blanks around the number are fine, anything
-// else is "invalid value"; a well-formed number outside [min, max] is a
-// range error.
-Result<int> ParseIntOption(const char* text, const char* name, int min, int max) {
-  std::string_view s = Trim(text);
-  bool digits = !s.empty();
-  size_t start = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  if (start == s.size()) digits = false;
-  for (size_t i = start; i < s.size() && digits; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) digits = false;
-  }
-  if (!digits) {
-    return InvalidArgument(std::string("invalid value \"") + text + "\" for option " + name);
-  }
-  std::optional<int64_t> v = ParseInt64(s[0] == '+' ? s.substr(1) : s);
-  if (!v || *v < min || *v > max) {
-    return InvalidArgument(std::string(name) + " must be in range " + std::to_string(min) + ".." +
-                           std::to_string(max));
-  }
-  return static_cast<int>(*v);
-}
 
 // The option text as the user typed it, for error messages.
 std::string OffendingOption(int opt, int optopt_value, const std::vector<char*>& argv,
@@ -155,7 +131,7 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
   std::optional<std::string> steps;
   bool no_vacuum = false;
   bool foreign_keys = false;
-  std::optional<std::string> db;
+  ConnectionArgs conn;
   bool benchmarking_option_set = false;
 
   // optind = 0 makes glibc's getopt start afresh (also resetting its
@@ -165,6 +141,7 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
   int opt;
   int long_index = 0;
   while ((opt = getopt_long(argc, argv.data(), kShortOptions, kLongOptions, &long_index)) != -1) {
+    if (conn.Take(opt, optarg)) continue;  // -h -p -U --db
     switch (opt) {
       case 'i':
         break;  // `pgbench -i` spelled out: init is what we do anyway
@@ -175,7 +152,7 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
         steps = optarg;
         break;
       case 'F': {
-        PGRIG_ASSIGN_OR_RETURN(o.fillfactor, ParseIntOption(optarg, "-F/--fillfactor", 10, 100));
+        PGRIG_ASSIGN_OR_RETURN(o.fillfactor, ParsePgbenchInt(optarg, "-F/--fillfactor", 10, 100));
         break;
       }
       case 'n':
@@ -185,23 +162,14 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
         o.quiet = true;
         break;
       case 's': {
-        PGRIG_ASSIGN_OR_RETURN(o.scale, ParseIntOption(optarg, "-s/--scale", 1, INT_MAX));
+        PGRIG_ASSIGN_OR_RETURN(o.scale, ParsePgbenchInt(optarg, "-s/--scale", 1, INT_MAX));
         break;
       }
-      case 'h':
-        out.connection.host = optarg;
-        break;
-      case 'p':
-        out.connection.port = optarg;
-        break;
-      case 'U':
-        out.connection.user = optarg;
-        break;
       case 'd':
         o.debug = true;
         break;
       case 'j': {
-        PGRIG_ASSIGN_OR_RETURN(o.jobs, ParseIntOption(optarg, "-j/--jobs", 1, kMaxJobs));
+        PGRIG_ASSIGN_OR_RETURN(o.jobs, ParsePgbenchInt(optarg, "-j/--jobs", 1, kMaxJobs));
         break;
       }
       case 'V':
@@ -225,7 +193,7 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
         }
         break;
       case kPartitions: {
-        PGRIG_ASSIGN_OR_RETURN(o.partitions, ParseIntOption(optarg, "--partitions", 0, INT_MAX));
+        PGRIG_ASSIGN_OR_RETURN(o.partitions, ParsePgbenchInt(optarg, "--partitions", 0, INT_MAX));
         break;
       }
       case kTablespace:
@@ -233,9 +201,6 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
         break;
       case kUnloggedTables:
         o.unlogged_tables = true;
-        break;
-      case kDb:
-        db = optarg;
         break;
       case kBenchOnly:
       case kBenchOnlyWithArgument:
@@ -267,20 +232,12 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
         return Internal("unexpected option code " + std::to_string(opt));
     }
   }
+  out.connection = conn.params;
   if (out.help || out.version) return out;
 
-  if (optind < argc && !db) {
-    out.connection.dbname = argv[optind++];
-  }
-  if (optind < argc) {
-    if (db) {
-      return InvalidArgument(std::string("both --db and a database name (\"") + argv[optind] +
-                             "\") were given; use one of them");
-    }
-    return InvalidArgument(std::string("too many command-line arguments (first is \"") +
-                           argv[optind] + "\")");
-  }
-  if (db) out.connection.dbname = *db;
+  PGRIG_RETURN_IF_ERROR(conn.TakeDatabase(argc, argv.data(), &optind));
+  if (optind < argc) return TooManyArguments(argv[optind]);
+  out.connection = conn.params;
 
   if (benchmarking_option_set) {
     return InvalidArgument("some of the specified options cannot be used in initialization (-i) mode");

@@ -9,6 +9,8 @@
 // pgbench command line works after replacing `pgbench -i` by `pgrig init`.
 // It validates with pgbench's messages and never prints: errors come back as
 // InvalidArgument with one line of text for cli/ to show.
+// Integer values and the connection options are read by pgbench_options.h,
+// the rules `pgrig bench` uses too.
 //
 // Pure value types and a pure function (getopt_long's own state is reset on
 // every call); safe to use from any thread, but ParseInitCommandLine() itself
