@@ -94,7 +94,7 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
       {"options",
        {{"tables", r.tables.size()},
         {"blocks_per_table", r.tables.empty() ? 0 : r.tables.front().blocks},
-        {"sessions_per_table", o.sessions_per_table},
+        {"sessions_per_table", o.total_sessions ? json(nullptr) : json(o.sessions_per_table)},
         {"sessions", w.sessions},
         {"duration_s", o.duration_s},
         {"warmup_s", o.warmup_s},

@@ -282,6 +282,10 @@ Status ValidateLioRun(const LioRunOptions& o) {
     return InvalidArgument(fmt::format("--sessions {} is out of range: give 1 to {} per table",
                                        o.sessions_per_table, kMaxLioSessions));
   }
+  if (o.total_sessions && (*o.total_sessions < 1 || *o.total_sessions > kMaxLioSessions)) {
+    return InvalidArgument(fmt::format("{} sessions is out of range: give 1 to {} in total",
+                                       *o.total_sessions, kMaxLioSessions));
+  }
   if (!(o.duration_s > 0) || o.duration_s > kMaxLioDurationS) {
     return InvalidArgument(fmt::format(
         "--duration {} is out of range: give more than 0 and at most {:.0f} seconds",
@@ -422,14 +426,21 @@ Result<LioRunResult> RunLio(const LioRunOptions& o) {
   // The checks read every block: publish those counts before any window.
   PGRIG_RETURN_IF_ERROR(FlushSessionStats(coord));
 
-  const int sessions = o.sessions_per_table * static_cast<int>(out.tables.size());
+  const int sessions = o.total_sessions
+                           ? *o.total_sessions
+                           : o.sessions_per_table * static_cast<int>(out.tables.size());
   if (sessions > kMaxLioSessions) {
     return InvalidArgument(fmt::format(
         "{} tables x {} sessions per table = {} sessions, more than {}; use fewer --sessions",
         out.tables.size(), o.sessions_per_table, sessions, kMaxLioSessions));
   }
-  note(fmt::format("{} sessions ({} per table), {} s warm-up, {} s window", sessions,
-                   o.sessions_per_table, o.warmup_s, o.duration_s));
+  if (o.total_sessions) {
+    note(fmt::format("{} sessions over {} tables, {} s warm-up, {} s window", sessions,
+                     out.tables.size(), o.warmup_s, o.duration_s));
+  } else {
+    note(fmt::format("{} sessions ({} per table), {} s warm-up, {} s window", sessions,
+                     o.sessions_per_table, o.warmup_s, o.duration_s));
+  }
   out.start_wall_s = WallSeconds();
   PGRIG_ASSIGN_OR_RETURN(out.main, RunWindow(o, coord, out.tables, sessions, out.exact_counters,
                                              out.seed, o.duration_s));

@@ -50,6 +50,10 @@ const char* LioDriverName(LioDriver d);  // "client", "server"
 struct LioRunOptions {
   pg::ConnectionParams target;
   int sessions_per_table = 1;
+  // When set, the main window runs this many sessions in total, spread over
+  // the tables in turn (session i on table i mod N), instead of
+  // sessions_per_table x tables (`pgrig run` plans: a cell's session count).
+  std::optional<int> total_sessions;
   double duration_s = 10;     // the measured window
   double warmup_s = 1;        // per window, not counted
   int work_unit = 255;        // blocks per range SELECT

@@ -97,6 +97,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
   std::set<std::string> seen;
   for (size_t w = 0; w < plan.workloads.size(); ++w) {
     const Workload& wl = plan.workloads[w];
+    if (wl.kind == WorkloadKind::kFsync) continue;  // once per suite, not a cell
+    const bool lio = wl.kind == WorkloadKind::kLio;
     const std::vector<CountExpr>& clients =
         !wl.clients.empty() ? wl.clients
                             : (!plan.clients.empty() ? plan.clients : std::vector{kCores});
@@ -104,6 +106,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
     std::vector<script::QueryMode> protocols =
         !wl.protocols.empty() ? wl.protocols : plan.protocols;
     if (protocols.empty()) protocols.push_back(script::QueryMode::kSimple);
+    // lio sessions prepare their range statements and run one thread each.
+    if (lio) protocols = {script::QueryMode::kPrepared};
     const int variant_count = plan.variants.empty() ? 1 : static_cast<int>(plan.variants.size());
 
     for (script::QueryMode mode : protocols) {
@@ -114,7 +118,9 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
         for (const CountExpr& c : clients) {
           const int64_t nc = c.Resolve(cpus);
           std::vector<int64_t> nts;
-          if (threads.empty()) {
+          if (lio) {
+            nts.push_back(nc);
+          } else if (threads.empty()) {
             nts.push_back(std::min(nc, cpus));
           } else {
             for (const CountExpr& t : threads) nts.push_back(std::min(t.Resolve(cpus), nc));
@@ -134,7 +140,37 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
       }
     }
   }
+  if (cells.empty()) {
+    return InvalidArgument(fmt::format(
+        "plan '{}' has no cells: an fsync workload runs once per suite, next to at least one "
+        "pgbench or lio workload",
+        plan.name));
+  }
   return cells;
+}
+
+const char* WorkloadKindName(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::kPgbench:
+      return "pgbench";
+    case WorkloadKind::kLio:
+      return "lio";
+    case WorkloadKind::kFsync:
+      return "fsync";
+  }
+  return "pgbench";
+}
+
+bool HasWorkloadKind(const Plan& plan, WorkloadKind k) {
+  return std::any_of(plan.workloads.begin(), plan.workloads.end(),
+                     [k](const Workload& w) { return w.kind == k; });
+}
+
+const Workload* FsyncWorkload(const Plan& plan) {
+  for (const Workload& w : plan.workloads) {
+    if (w.kind == WorkloadKind::kFsync) return &w;
+  }
+  return nullptr;
 }
 
 std::vector<int> IterationOrder(size_t cell_count, int iteration) {

@@ -9,6 +9,12 @@
 // the runner (runner.h: Plan -> suite).  docs/plans.md documents the file
 // format; plans/*.toml are the shipped plans.
 //
+// Besides pgbench-style workloads (scripts), a plan may hold `kind = "lio"`
+// workloads (logical reads from shared buffers, micro/lio_run.h: one cell
+// per session count) and one `kind = "fsync"` workload (the WAL flush test,
+// micro/wal_flush.h), which makes no cells: it runs once per suite, before
+// the first cell, because the storage does not change between cells.
+//
 // Client and thread counts may be written relative to the machine
 // ("cores", "2*cores", "cores/2"); they are kept as CountExpr and resolved by
 // ExpandPlan() against the number of CPUs the benchmark may use, so a plan
@@ -68,15 +74,43 @@ struct ScriptRef {
 // What VACUUM to run between runs.
 enum class VacuumPolicy { kNever, kWriteWorkloads, kAlways };
 
+enum class WorkloadKind { kPgbench, kLio, kFsync };
+const char* WorkloadKindName(WorkloadKind k);  // "pgbench", "lio", "fsync"
+
+// `kind = "lio"`: the tables (`pgrig lio init`) and the range reads.  Every
+// lio workload of a plan uses the same tables, so `tables` and the size must
+// agree between them.
+struct LioParams {
+  int tables = 4;                          // 1..micro::kMaxLioTables
+  std::optional<int64_t> blocks_per_table;  // nullopt: sized to fit shared_buffers
+  std::string size_text = "fit";           // as written ("64MB", "8192", "fit")
+  int work_unit = 255;                     // blocks per range SELECT
+  int update_pct = 0;                      // 0..100
+  int update_work_unit = 8;                // blocks per range UPDATE
+};
+
+// `kind = "fsync"`: micro::RunFsync once per suite.
+struct FsyncParams {
+  std::string dir;  // absolute; "" = the server's data directory (local servers only)
+  double seconds_per_test = 2;
+  std::vector<int> write_sizes = {8192, 16384};
+  std::vector<int> writers = {1, 4};
+};
+
 struct Workload {
   std::string name;                 // unique in the plan: [a-z0-9_-]+
-  std::vector<ScriptRef> scripts;   // at least one, total weight > 0
+  WorkloadKind kind = WorkloadKind::kPgbench;
+  LioParams lio;                    // with kLio
+  FsyncParams fsync;                // with kFsync
+  // kPgbench: at least one, total weight > 0; empty for the other kinds.
+  std::vector<ScriptRef> scripts;
   // True when the scripts modify data (built-ins: tpcb-like, simple-update;
   // files: the `writes` key, default true).  Drives VacuumPolicy.
   bool writes = false;
   // -D NAME=VALUE definitions.
   std::map<std::string, std::string> defines;
   // Per-workload overrides of the plan's lists (empty: use the plan's).
+  // For kLio, `clients` is the total session count (the `sessions` key).
   std::vector<CountExpr> clients;
   std::vector<CountExpr> threads;
   std::vector<script::QueryMode> protocols;
@@ -128,11 +162,18 @@ Result<Plan> ReadPlanFile(const std::string& path);
 // The same from text; `path` is used in messages and to resolve script paths.
 Result<Plan> ParsePlan(const std::string& text, const std::string& path);
 
+// True when some workload of the plan is of kind `k`.
+bool HasWorkloadKind(const Plan& plan, WorkloadKind k);
+// The plan's fsync workload, or nullptr.
+const Workload* FsyncWorkload(const Plan& plan);
+
 // One point of the matrix.
 struct Cell {
   // Stable across machines and runs, used to match cells in comparisons and
   // to resume: "<workload>/<protocol>/<variant>/c<clients>/j<threads>"
-  // (variant "default" when the plan has none).
+  // (variant "default" when the plan has none).  A lio cell is
+  // "<workload>/prepared/<variant>/c<sessions>/j<sessions>": its sessions
+  // run prepared range SELECTs, one thread each.
   std::string id;
   int workload = 0;   // index into Plan::workloads
   int variant = -1;   // index into Plan::variants, -1: none
@@ -143,7 +184,7 @@ struct Cell {
 
 // The matrix for a machine with `cpus` usable CPUs, in plan order (workload,
 // protocol, variant, clients, threads), duplicates removed, threads clamped
-// to clients.  Fails when the matrix is empty.
+// to clients; fsync workloads make no cells.  Fails when the matrix is empty.
 Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus);
 
 // The order of the cells in iteration `iteration` (0-based): the plan order

@@ -87,7 +87,8 @@ INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlanTest,
                                            ShippedCase{"quick", 3, 3},
                                            ShippedCase{"scaling", 12, 20},
                                            ShippedCase{"protocols", 6, 6}, ShippedCase{"jit", 4, 4},
-                                           ShippedCase{"graviton-vs-xeon", 6, 6}),
+                                           ShippedCase{"graviton-vs-xeon", 6, 6},
+                                           ShippedCase{"lio", 4, 5}),
                          [](const auto& test_info) {
                            std::string n = test_info.param.name;
                            for (char& ch : n) {
@@ -485,11 +486,140 @@ INSTANTIATE_TEST_SUITE_P(
                 2,
                 {"'checkpoint' in [plan] must be true or false, got a string"}},
         BadCase{"toml_syntax", "[plan]\nscale = 10\nduration_s = \n", 3, {"not valid TOML"}},
+        BadCase{"unknown_kind",
+                "[[workload]]\nname = \"x\"\nkind = \"pgio\"\n",
+                3,
+                {"'kind' in [[workload]] 'x'", "unknown kind \"pgio\"", "\"lio\""}},
+        BadCase{"lio_misspelt_key",
+                "[[workload]]\nkind = \"lio\"\nwork_units = 8\n",
+                3,
+                {"unknown key 'work_units' in [[workload]] #1", "did you mean 'work_unit'?"}},
+        BadCase{"lio_pgbench_key",
+                "[[workload]]\nkind = \"lio\"\nbuiltin = \"select-only\"\n",
+                3,
+                {"unknown key 'builtin' in [[workload]] #1"}},
+        BadCase{"lio_scale_and_fit",
+                "[[workload]]\nkind = \"lio\"\nscale = \"8MB\"\nfit = true\n",
+                4,
+                {"give either 'scale' or 'fit'"}},
+        BadCase{"lio_bad_scale",
+                "[[workload]]\nkind = \"lio\"\nscale = \"lots\"\n",
+                3,
+                {"'scale' in [[workload]] #1", "lots"}},
+        BadCase{"lio_zero_scale",
+                "[[workload]]\nkind = \"lio\"\nscale = 0\n",
+                3,
+                {"'scale' in [[workload]] #1"}},
+        BadCase{"lio_work_unit_larger_than_table",
+                "[[workload]]\nkind = \"lio\"\nscale = 100\nwork_unit = 255\n",
+                4,
+                {"'work_unit' in [[workload]] #1 is 255 blocks", "(100 blocks"}},
+        BadCase{"lio_update_pct",
+                "[[workload]]\nkind = \"lio\"\nupdate_pct = 101\n",
+                3,
+                {"'update_pct' in [[workload]] #1 must be from 0 to 100, got 101"}},
+        BadCase{"lio_sessions",
+                "[[workload]]\nkind = \"lio\"\nsessions = [1, 300]\n",
+                3,
+                {"'sessions' in [[workload]] #1: 300 is more than 256 sessions"}},
+        BadCase{"lio_tables",
+                "[[workload]]\nkind = \"lio\"\ntables = 0\n",
+                3,
+                {"'tables' in [[workload]] #1 must be from 1 to 256, got 0"}},
+        BadCase{"lio_workloads_disagree",
+                "[[workload]]\nname = \"a\"\nkind = \"lio\"\ntables = 2\n\n"
+                "[[workload]]\nname = \"b\"\nkind = \"lio\"\ntables = 3\n",
+                6,
+                {"[[workload]] 'b': lio workloads share their tables", "as in 'a'"}},
+        BadCase{"fsync_twice",
+                "[[workload]]\nkind = \"fsync\"\n\n[[workload]]\nname = \"f2\"\nkind = "
+                "\"fsync\"\n",
+                4,
+                {"at most one fsync workload"}},
+        BadCase{"fsync_write_size",
+                "[[workload]]\nkind = \"fsync\"\nwrite_sizes = [8192, 1000]\n",
+                3,
+                {"'write_sizes' in [[workload]] #1: 1000 is not a multiple of 512"}},
+        BadCase{"fsync_seconds",
+                "[[workload]]\nkind = \"fsync\"\nseconds_per_test = 600\n",
+                3,
+                {"'seconds_per_test' in [[workload]] #1 must be at most 60"}},
+        BadCase{"fsync_writers",
+                "[[workload]]\nkind = \"fsync\"\nwriters = [1, 0]\n",
+                3,
+                {"'writers' in [[workload]] #1 must be from 1 to 64, got 0"}},
+        BadCase{"fsync_empty_dir",
+                "[[workload]]\nkind = \"fsync\"\ndir = \"\"\n",
+                3,
+                {"'dir' in [[workload]] #1 is empty"}},
         BadCase{"variant_without_name",
                 "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[variant]]\nsettings = {jit = \"on\"}\n",
                 4,
                 {"[[variant]] #1 needs a 'name'"}}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
+
+// --- lio and fsync workloads -------------------------------------------------
+
+TEST(ParsePlan, LioAndFsyncWorkloads) {
+  Plan p = MustParse(
+      "[plan]\nclients = [3]\n\n"
+      "[[workload]]\nbuiltin = \"select-only\"\n\n"
+      "[[workload]]\nname = \"walk\"\nkind = \"lio\"\ntables = 2\nscale = \"1MB\"\n"
+      "work_unit = 16\nupdate_pct = 10\nupdate_work_unit = 4\nsessions = [1, \"2*cores\"]\n\n"
+      "[[workload]]\nkind = \"fsync\"\ndir = \"wal\"\nseconds_per_test = 0.5\n"
+      "write_sizes = 8192\nwriters = [1, 2]\n",
+      "/plans/mine/t.toml");
+  ASSERT_EQ(p.workloads.size(), 3u);
+  EXPECT_EQ(p.workloads[0].kind, WorkloadKind::kPgbench);
+  const Workload& lio = p.workloads[1];
+  EXPECT_EQ(lio.kind, WorkloadKind::kLio);
+  EXPECT_EQ(lio.name, "walk");
+  EXPECT_TRUE(lio.scripts.empty());
+  EXPECT_EQ(lio.lio.tables, 2);
+  EXPECT_EQ(lio.lio.blocks_per_table, std::optional<int64_t>(128));  // 1 MB / 8 kB
+  EXPECT_EQ(lio.lio.size_text, "1MB");
+  EXPECT_EQ(lio.lio.work_unit, 16);
+  EXPECT_EQ(lio.lio.update_pct, 10);
+  EXPECT_EQ(lio.lio.update_work_unit, 4);
+  EXPECT_TRUE(lio.writes);  // updates
+  const Workload& f = p.workloads[2];
+  EXPECT_EQ(f.kind, WorkloadKind::kFsync);
+  EXPECT_EQ(f.name, "fsync");
+  EXPECT_EQ(f.fsync.dir, "/plans/mine/wal");  // relative to the plan file
+  EXPECT_EQ(f.fsync.seconds_per_test, 0.5);
+  EXPECT_EQ(f.fsync.write_sizes, std::vector<int>{8192});
+  EXPECT_EQ(f.fsync.writers, (std::vector<int>{1, 2}));
+  EXPECT_EQ(FsyncWorkload(p), &p.workloads[2]);
+  EXPECT_TRUE(HasWorkloadKind(p, WorkloadKind::kLio));
+
+  // lio cells: one per session count, prepared, one thread per session;
+  // the fsync workload makes none.
+  Result<std::vector<Cell>> cells = ExpandPlan(p, 2);
+  ASSERT_TRUE(cells.ok()) << cells.status().message();
+  EXPECT_EQ(Ids(*cells), (std::vector<std::string>{"select-only/simple/default/c3/j2",
+                                                   "walk/prepared/default/c1/j1",
+                                                   "walk/prepared/default/c4/j4"}));
+}
+
+TEST(ParsePlan, LioDefaultsFitAndPlanClients) {
+  Plan p = MustParse("[plan]\nclients = [\"cores\"]\n[[workload]]\nkind = \"lio\"\n");
+  ASSERT_EQ(p.workloads.size(), 1u);
+  EXPECT_EQ(p.workloads[0].name, "lio");
+  EXPECT_FALSE(p.workloads[0].lio.blocks_per_table.has_value());  // fit shared_buffers
+  EXPECT_EQ(p.workloads[0].lio.tables, 4);
+  EXPECT_EQ(p.workloads[0].lio.work_unit, 255);
+  EXPECT_FALSE(p.workloads[0].writes);
+  Result<std::vector<Cell>> cells = ExpandPlan(p, 8);
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ(Ids(*cells), std::vector<std::string>{"lio/prepared/default/c8/j8"});
+}
+
+TEST(ExpandPlan, FsyncAloneMakesNoCells) {
+  Plan p = MustParse("[[workload]]\nkind = \"fsync\"\n");
+  Result<std::vector<Cell>> cells = ExpandPlan(p, 2);
+  ASSERT_FALSE(cells.ok());
+  EXPECT_THAT(cells.status().message(), HasSubstr("once per suite"));
+}
 
 TEST(ParsePlan, BadScriptFileReportsThePlanLineAndTheScriptError) {
   TempDir dir;

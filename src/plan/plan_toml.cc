@@ -17,6 +17,9 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "micro/lio_run.h"
+#include "micro/lio_schema.h"
+#include "micro/wal_flush.h"
 #include "plan/plan.h"
 #include "plan/toml_text.h"
 #include "script/variables.h"
@@ -44,8 +47,15 @@ constexpr std::array<std::string_view, 17> kPlanKeys = {"name",
                                                         "checkpoint",
                                                         "vacuum",
                                                         "settings"};
-constexpr std::array<std::string_view, 9> kWorkloadKeys = {
-    "name", "builtin", "file", "scripts", "writes", "defines", "clients", "threads", "protocols"};
+constexpr std::array<std::string_view, 10> kWorkloadKeys = {
+    "name",    "kind",    "builtin",  "file",   "scripts", "writes",
+    "defines", "clients", "threads", "protocols"};
+constexpr std::array<std::string_view, 9> kLioKeys = {
+    "name", "kind", "tables", "scale", "fit", "work_unit", "update_pct", "update_work_unit",
+    "sessions"};
+constexpr std::array<std::string_view, 6> kFsyncKeys = {"name",          "kind",   "dir",
+                                                        "seconds_per_test", "write_sizes",
+                                                        "writers"};
 constexpr std::array<std::string_view, 3> kScriptKeys = {"builtin", "file", "weight"};
 constexpr std::array<std::string_view, 2> kVariantKeys = {"name", "settings"};
 
@@ -387,6 +397,38 @@ class Reader {
     return ref;
   }
 
+  // An integer or a list of integers, each in [min, max].
+  Result<std::optional<std::vector<int>>> IntList(const toml::table& t, std::string_view key,
+                                                  const Where& where, int64_t min,
+                                                  int64_t max) const {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return std::optional<std::vector<int>>();
+    std::vector<const toml::node*> items;
+    if (const toml::array* arr = n->as_array()) {
+      if (arr->empty()) return Error(*n, fmt::format("'{}' in {} is empty", key, where.name));
+      for (const toml::node& el : *arr) items.push_back(&el);
+    } else {
+      items.push_back(n);
+    }
+    std::vector<int> out;
+    for (const toml::node* el : items) {
+      if (!el->is_integer()) return WrongType(*el, key, where, "an integer or a list of them");
+      const int64_t v = el->as_integer()->get();
+      if (v < min || v > max) {
+        return Error(*el, fmt::format("'{}' in {} must be from {} to {}, got {}", key, where.name,
+                                      min, max, v));
+      }
+      out.push_back(static_cast<int>(v));
+    }
+    return std::optional<std::vector<int>>(std::move(out));
+  }
+
+  // A path as written in the plan, made absolute against the plan's directory.
+  std::string PlanRelative(const std::string& p) const {
+    const fs::path path = fs::path(p).is_absolute() ? fs::path(p) : dir_ / p;
+    return fs::absolute(path).lexically_normal().string();
+  }
+
   const std::string& file() const { return file_; }
 
  private:
@@ -395,6 +437,128 @@ class Reader {
 };
 
 bool BuiltinWrites(std::string_view name) { return name != "select-only"; }
+
+// `kind = "lio"`: the lio tables' count and size, the range reads, the
+// session counts (the cells).
+Result<Workload> ReadLioWorkload(const Reader& r, const toml::table& t, const Where& where,
+                                 const std::optional<std::string>& name) {
+  PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kLioKeys, where));
+  Workload w;
+  w.kind = WorkloadKind::kLio;
+  w.name = name.value_or("lio");
+  LioParams& p = w.lio;
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> tables,
+                         r.Int(t, "tables", where, 1, micro::kMaxLioTables));
+  if (tables) p.tables = static_cast<int>(*tables);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<bool> fit, r.Bool(t, "fit", where));
+  if (const toml::node* sc = t.get("scale")) {
+    if (fit) {
+      return r.Error(*t.get("fit"), fmt::format("give either 'scale' or 'fit' in {}, not both",
+                                                where.name));
+    }
+    std::string text;
+    if (sc->is_integer()) {
+      text = std::to_string(sc->as_integer()->get());
+    } else if (sc->is_string()) {
+      text = sc->as_string()->get();
+    } else {
+      return r.WrongType(*sc, "scale", where,
+                         "blocks per table (an integer) or a size like \"64MB\"");
+    }
+    Result<int64_t> blocks = micro::ParseLioScale(text);
+    if (!blocks.ok()) {
+      return r.Error(*sc, fmt::format("'scale' in {}: {}", where.name, blocks.status().message()));
+    }
+    p.blocks_per_table = *blocks;
+    p.size_text = text;
+  } else if (fit && !*fit) {
+    return r.Error(*t.get("fit"), fmt::format("'fit' in {} is false but there is no 'scale': give "
+                                              "'scale' (blocks or a size per table) or fit = true",
+                                              where.name));
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> wu, r.Int(t, "work_unit", where, 1, 1000000));
+  if (wu) p.work_unit = static_cast<int>(*wu);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> up, r.Int(t, "update_pct", where, 0, 100));
+  if (up) p.update_pct = static_cast<int>(*up);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> uwu,
+                         r.Int(t, "update_work_unit", where, 1, 1000000));
+  if (uwu) p.update_work_unit = static_cast<int>(*uwu);
+  if (p.blocks_per_table) {
+    const char* key = nullptr;
+    int64_t need = 0;
+    if (p.work_unit > *p.blocks_per_table) {
+      key = "work_unit";
+      need = p.work_unit;
+    } else if (p.update_pct > 0 && p.update_work_unit > *p.blocks_per_table) {
+      key = "update_work_unit";
+      need = p.update_work_unit;
+    }
+    if (key != nullptr) {
+      return r.Error(*t.get(key), fmt::format("'{}' in {} is {} blocks, more than a table holds "
+                                              "({} blocks, 'scale' {}); use a smaller work unit "
+                                              "or a larger scale",
+                                              key, where.name, need, *p.blocks_per_table,
+                                              p.size_text));
+    }
+  }
+  w.writes = p.update_pct > 0;
+  PGRIG_ASSIGN_OR_RETURN(w.clients, r.Counts(t, "sessions", where));
+  for (const CountExpr& c : w.clients) {
+    if (c.per_core == 0 && c.constant > micro::kMaxLioSessions) {
+      return r.Error(*t.get("sessions"),
+                     fmt::format("'sessions' in {}: {} is more than {} sessions", where.name,
+                                 c.constant, micro::kMaxLioSessions));
+    }
+  }
+  return w;
+}
+
+// `kind = "fsync"`: the flush test of a directory, once per suite.
+Result<Workload> ReadFsyncWorkload(const Reader& r, const toml::table& t, const Where& where,
+                                   const std::optional<std::string>& name) {
+  PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kFsyncKeys, where));
+  Workload w;
+  w.kind = WorkloadKind::kFsync;
+  w.name = name.value_or("fsync");
+  w.writes = true;
+  FsyncParams& p = w.fsync;
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> dir, r.String(t, "dir", where));
+  if (dir) {
+    if (dir->empty()) {
+      return r.Error(*t.get("dir"), fmt::format("'dir' in {} is empty: give a directory on the "
+                                                "storage to test, or leave 'dir' out for the "
+                                                "server's data directory",
+                                                where.name));
+    }
+    p.dir = r.PlanRelative(*dir);
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<double> secs,
+                         r.Number(t, "seconds_per_test", where, 0, false));
+  if (secs) {
+    if (*secs > micro::kMaxFsyncSeconds) {
+      return r.Error(*t.get("seconds_per_test"),
+                     fmt::format("'seconds_per_test' in {} must be at most {:.0f}, got {}",
+                                 where.name, micro::kMaxFsyncSeconds, *secs));
+    }
+    p.seconds_per_test = *secs;
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::vector<int>> sizes,
+                         r.IntList(t, "write_sizes", where, 512, 1 << 20));
+  if (sizes) {
+    for (int v : *sizes) {
+      if (v % 512 != 0) {
+        return r.Error(*t.get("write_sizes"),
+                       fmt::format("'write_sizes' in {}: {} is not a multiple of 512 bytes",
+                                   where.name, v));
+      }
+    }
+    p.write_sizes = *sizes;
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::vector<int>> writers,
+                         r.IntList(t, "writers", where, 1, micro::kMaxFsyncWriters));
+  if (writers) p.writers = *writers;
+  return w;
+}
 
 Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) {
   Where where{fmt::format("[[workload]] #{}", index + 1), LineOf(t)};
@@ -406,6 +570,15 @@ Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) 
                                                  where.name, *name));
     }
     where.name = fmt::format("[[workload]] '{}'", *name);
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> kind, r.String(t, "kind", where));
+  if (kind && *kind == "lio") return ReadLioWorkload(r, t, where, name);
+  if (kind && *kind == "fsync") return ReadFsyncWorkload(r, t, where, name);
+  if (kind && *kind != "pgbench") {
+    return r.Error(*t.get("kind"), fmt::format("'kind' in {}: unknown kind \"{}\"; use "
+                                               "\"pgbench\" (the default: scripts), \"lio\" or "
+                                               "\"fsync\"",
+                                               where.name, *kind));
   }
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kWorkloadKeys, where));
 
@@ -618,6 +791,8 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
                    "\"select-only\")");
   }
   std::set<std::string> names;
+  std::optional<size_t> first_lio;  // index: the vector grows
+  bool have_fsync = false;
   for (size_t i = 0; i < workloads->size(); ++i) {
     const toml::table& t = *workloads->get(i)->as_table();
     PGRIG_ASSIGN_OR_RETURN(Workload w, ReadWorkload(r, t, static_cast<int>(i)));
@@ -626,7 +801,30 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
                                     "own 'name'",
                                     w.name));
     }
+    if (w.kind == WorkloadKind::kFsync) {
+      if (have_fsync) {
+        return r.Error(t, fmt::format("[[workload]] '{}': a plan has at most one fsync workload "
+                                      "(it runs once per suite)",
+                                      w.name));
+      }
+      have_fsync = true;
+    }
     plan.workloads.push_back(std::move(w));
+    if (plan.workloads.back().kind == WorkloadKind::kLio) {
+      // Every lio workload reads the same tables (schema pgrig_lio).
+      const Workload& cur = plan.workloads.back();
+      if (!first_lio) {
+        first_lio = plan.workloads.size() - 1;
+      } else if (const Workload& first = plan.workloads[*first_lio];
+                 first.lio.tables != cur.lio.tables ||
+                 first.lio.blocks_per_table != cur.lio.blocks_per_table) {
+        return r.Error(t, fmt::format("[[workload]] '{}': lio workloads share their tables, so "
+                                      "'tables' and 'scale'/'fit' must be the same as in '{}' "
+                                      "({} tables, {})",
+                                      cur.name, first.name, first.lio.tables,
+                                      first.lio.size_text));
+      }
+    }
   }
 
   PGRIG_ASSIGN_OR_RETURN(const toml::array* variants, TablesOf(r, root, "variant"));

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <sys/resource.h>
+
 #include <memory>
 #include <set>
 #include <thread>
@@ -14,6 +16,11 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "engine/engine.h"
+#include "micro/lio_json.h"
+#include "micro/lio_load.h"
+#include "micro/lio_run.h"
+#include "micro/wal_flush_json.h"
+#include "plan/bottleneck.h"
 #include "plan/cell_settings.h"
 #include "plan/observe.h"
 #include "plan/suite_json.h"
@@ -35,6 +42,23 @@ double NowS() { return static_cast<double>(MonotonicNanos()) / 1e9; }
 
 int DurationSeconds(double s) { return std::max(1, static_cast<int>(std::lround(s))); }
 
+// User + system CPU seconds of this process so far.
+double ProcessCpuSeconds() {
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  auto sec = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  return sec(ru.ru_utime) + sec(ru.ru_stime);
+}
+
+// 1234567 -> "1.23M".
+std::string Millions(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+  return buf;
+}
+
 class Runner {
  public:
   explicit Runner(const SuiteOptions& o) : o_(o), started_(NowS()) {}
@@ -53,6 +77,15 @@ class Runner {
   bool Stopping() const { return o_.stop_requested != nullptr && o_.stop_requested->load(); }
   Status Prepare();
   Status EnsureData();
+  // The lio tables of the plan's lio workloads: reused when they exist with
+  // the planned count and size, else made by micro::InitLio.
+  Status EnsureLioData();
+  // The plan's fsync workload, once; its document goes to suite["fsync"].
+  void RunFsyncOnce();
+  micro::LioRunOptions LioOptions(int cell_index) const;
+  // The measured window of a lio cell, observed; fills run["result"] etc.
+  void MeasureLio(int cell_index, const SuiteProgress& base, json& run, std::string& error,
+                  bool& interrupted);
   json NewSuite() const;
   // One (cell, iteration): returns false when the suite must stop.
   bool RunOne(int cell_index, int iteration, int position);
@@ -68,6 +101,11 @@ class Runner {
   std::unique_ptr<ServerSettings> server_settings_;
   ScaleChoice scale_;
   bool loaded_ = false;
+  bool pgbench_ = true;  // the plan has pgbench workloads (needs pgbench's tables)
+  const Workload* lio_ = nullptr;  // the first lio workload (all share the tables)
+  const Workload* fsync_ = nullptr;
+  std::string fsync_dir_;
+  json lio_data_ = nullptr;  // suite["lio"]
   std::string data_directory_;
   std::string database_;
   bool local_ = true;
@@ -81,6 +119,21 @@ class Runner {
 };
 
 Status Runner::Prepare() {
+  pgbench_ = HasWorkloadKind(o_.plan, WorkloadKind::kPgbench);
+  for (const Workload& w : o_.plan.workloads) {
+    if (w.kind == WorkloadKind::kLio && lio_ == nullptr) lio_ = &w;
+  }
+  fsync_ = FsyncWorkload(o_.plan);
+  for (size_t i = 0; i < o_.cells.size(); ++i) {
+    if (o_.plan.workloads[static_cast<size_t>(o_.cells[i].workload)].kind != WorkloadKind::kLio) {
+      continue;
+    }
+    Status v = micro::ValidateLioRun(LioOptions(static_cast<int>(i)));
+    if (!v.ok()) {
+      return InvalidArgument("plan '" + o_.plan.name + "', cell " + o_.cells[i].id + ": " +
+                             v.message());
+    }
+  }
   for (const Workload& w : o_.plan.workloads) {
     PGRIG_ASSIGN_OR_RETURN(PreparedWorkload p, PrepareWorkload(w));
     workloads_.push_back(std::move(p));
@@ -111,7 +164,25 @@ Status Runner::Prepare() {
   local_ = IsLocal(*conn);
   database_ = OneValue(*conn, "select current_database()");
   if (local_) data_directory_ = OneValue(*conn, "select current_setting('data_directory', true)");
-  if (o_.resume && (*o_.resume)["scale"].is_object()) {
+  if (fsync_ != nullptr) {
+    fsync_dir_ = fsync_->fsync.dir;
+    if (fsync_dir_.empty() && data_directory_.empty()) {
+      return InvalidArgument("plan '" + o_.plan.name + "', workload '" + fsync_->name +
+                             "': no 'dir' and the server's data directory is not on this "
+                             "machine (or not readable); give 'dir', a directory on the "
+                             "storage to test");
+    }
+    if (fsync_dir_.empty()) fsync_dir_ = data_directory_;
+    Status v = micro::ValidateFsync(FsyncOptionsFor(fsync_->fsync, fsync_dir_));
+    if (!v.ok()) {
+      return Status(v.code(), "plan '" + o_.plan.name + "', workload '" + fsync_->name +
+                                  "': " + v.message());
+    }
+  }
+  if (!pgbench_) {
+    scale_.scale = 0;
+    scale_.reason = "no pgbench workloads: pgbench's tables are not needed";
+  } else if (o_.resume && (*o_.resume)["scale"].is_object()) {
     scale_.scale = (*o_.resume)["scale"].value("value", 1);
     scale_.reason =
         "scale " + std::to_string(scale_.scale) + " as recorded by the suite being resumed";
@@ -164,6 +235,179 @@ Status Runner::EnsureData() {
   return Status::Ok();
 }
 
+Status Runner::EnsureLioData() {
+  const LioParams& p = lio_->lio;
+  auto conn = pg::Connect(o_.target);
+  if (!conn.ok()) return conn.status();
+  int64_t blocks = 0;
+  std::string reason;
+  if (p.blocks_per_table) {
+    blocks = *p.blocks_per_table;
+    reason = std::to_string(p.tables) + " tables of " + std::to_string(blocks) +
+             " blocks (scale " + p.size_text + " in the plan)";
+  } else {
+    PGRIG_ASSIGN_OR_RETURN(int64_t sb, micro::SharedBuffersBlocks(*conn));
+    auto fit = micro::FitBlocksPerTable(sb, p.tables);
+    if (!fit.ok()) {
+      return Status(fit.status().code(), "lio workload '" + lio_->name + "': " +
+                                             fit.status().message());
+    }
+    blocks = *fit;
+    reason = std::to_string(p.tables) + " tables of " + std::to_string(blocks) +
+             " blocks, sized to fit shared_buffers (" + std::to_string(sb) + " blocks)";
+  }
+  const int wu = std::max(p.work_unit, p.update_pct > 0 ? p.update_work_unit : 1);
+  if (wu > blocks) {
+    return InvalidArgument("lio workload '" + lio_->name + "': a range of " + std::to_string(wu) +
+                           " blocks does not fit in a table of " + std::to_string(blocks) +
+                           " blocks; give a smaller work_unit or a larger scale");
+  }
+  bool loaded = false;
+  auto existing = micro::ReadLioTables(*conn);
+  const bool reuse =
+      existing.ok() && static_cast<int>(existing->size()) == p.tables &&
+      std::all_of(existing->begin(), existing->end(),
+                  [&](const micro::LioTableInfo& t) { return t.blocks == blocks; });
+  if (reuse) {
+    Note("lio data: " + reason + " already in database " + database_ + "; reusing them");
+  } else {
+    Note("lio data: making " + reason + " in database " + database_ + "...");
+    *conn = pg::Connection();
+    micro::LioInitOptions init;
+    init.target = o_.target;
+    init.tables = p.tables;
+    init.blocks_per_table = blocks;
+    init.stop_requested = o_.stop_requested;
+    PGRIG_RETURN_IF_ERROR(micro::ValidateLioInit(init));
+    const double t0 = NowS();
+    auto r = micro::InitLio(init);
+    if (!r.ok()) {
+      return Status(r.status().code(), "making the lio tables failed: " + r.status().message());
+    }
+    loaded = true;
+    Note("lio data: made in " + std::to_string(static_cast<int>(NowS() - t0 + 0.5)) + " s");
+  }
+  lio_data_ = {{"tables", p.tables},
+               {"blocks_per_table", blocks},
+               {"size", p.size_text},
+               {"reason", reason},
+               {"loaded", loaded}};
+  return Status::Ok();
+}
+
+void Runner::RunFsyncOnce() {
+  micro::FsyncOptions fo = FsyncOptionsFor(fsync_->fsync, fsync_dir_);
+  fo.stop_requested = o_.stop_requested;
+  fo.on_note = [this](const std::string& s) { Note("fsync: " + s); };
+  Note("fsync: testing WAL flushes in " + fsync_dir_ + " (once for the suite)...");
+  auto r = micro::RunFsync(fo);
+  if (!r.ok()) {
+    // The cells can still be measured; the suite says why there is no figure.
+    warnings_.push_back("fsync test of " + fsync_dir_ + " failed: " + r.status().message());
+    suite_["notes"].push_back(warnings_.back());
+    suite_["fsync"] = nullptr;
+    return;
+  }
+  if (r->interrupted) return;  // not kept: --resume tests again
+  micro::MicroDocInputs in;
+  in.tool_version = o_.tool_version;
+  in.command_line = o_.command_line;
+  in.server_version = o_.server.version;
+  in.server_version_num = o_.server.version_num;
+  in.server_target = o_.server.target;
+  in.embedded = o_.server.embedded;
+  micro::FsyncDocContext ctx;
+  if (auto conn = pg::Connect(o_.target); conn.ok()) {
+    const std::string m = OneValue(*conn, "select current_setting('wal_sync_method')");
+    if (!m.empty()) ctx.server_wal_sync_method = m;
+  }
+  json doc = micro::FsyncResultToJson(in, fo, *r, ctx);
+  doc["workload"] = fsync_->name;
+  suite_["fsync"] = std::move(doc);
+  const json& sum = suite_["fsync"]["summary"];
+  if (sum["best_method"].is_string() && sum["best_ops_per_s"].is_number()) {
+    Note("fsync: best method " + sum["best_method"].get<std::string>() + ", " +
+         std::to_string(static_cast<int64_t>(sum["best_ops_per_s"].get<double>())) +
+         " flushes/s");
+  }
+}
+
+micro::LioRunOptions Runner::LioOptions(int cell_index) const {
+  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const LioParams& p = o_.plan.workloads[static_cast<size_t>(cell.workload)].lio;
+  micro::LioRunOptions lo;
+  lo.target = cell_settings_.size() > static_cast<size_t>(cell_index)
+                  ? WithConnectionSettings(
+                        o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection)
+                  : o_.target;
+  lo.total_sessions = cell.clients;
+  lo.duration_s = o_.plan.duration_s;
+  lo.warmup_s = o_.plan.warmup_s;
+  lo.work_unit = p.work_unit;
+  lo.update_pct = p.update_pct;
+  lo.update_work_unit = p.update_work_unit;
+  lo.stop_requested = o_.stop_requested;
+  return lo;
+}
+
+void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, std::string& error,
+                        bool& interrupted) {
+  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  std::unique_ptr<Observer> observer;
+  ObserveOptions oo;
+  oo.data_directory = data_directory_;
+  oo.server = o_.target;
+  oo.database = database_;
+  oo.server_is_local = local_;
+  auto started = Observer::Start(oo);
+  if (started.ok()) {
+    observer = std::move(started).value();
+  } else {
+    run["notes"].push_back("no observation: " + started.status().message());
+  }
+  micro::LioRunOptions lo = LioOptions(cell_index);
+  const double cpu0 = ProcessCpuSeconds();
+  auto r = micro::RunLio(lo);
+  const double cpu_s = ProcessCpuSeconds() - cpu0;
+  Observation obs;
+  if (observer) obs = observer->Stop();
+  if (!r.ok()) {
+    error = r.status().message();
+    return;
+  }
+  if (r->interrupted) {
+    interrupted = true;
+    return;
+  }
+  micro::MicroDocInputs in;
+  in.tool_version = o_.tool_version;
+  in.command_line = o_.command_line;
+  in.server_version = o_.server.version;
+  in.server_version_num = o_.server.version_num;
+  in.server_target = o_.server.target;
+  in.embedded = o_.server.embedded;
+  run["result"] = micro::LioResultToJson(in, lo, *r, nullptr);
+  const double lio_per_s = run["result"]["summary"].value("lio_per_s", 0.0);
+  if (observer) {
+    run["observation"] = obs.ToJson();
+    ClientUse use;
+    use.cpu_s = cpu_s;  // includes the table warm-up and checks before the window
+    use.duration_s = r->main.window_s;
+    use.threads = cell.clients;
+    use.cpus = o_.cpus;
+    use.tps = r->main.window_s > 0 ? static_cast<double>(r->main.ranges) / r->main.window_s : 0;
+    run["bottleneck"] = Diagnose(obs, use).ToJson();
+  }
+  for (const std::string& n : r->notes) run["notes"].push_back(n);
+  run["status"] = "ok";
+  SuiteProgress p = base;
+  p.kind = SuiteProgress::Kind::kRunEnd;
+  p.current_tps = 0;
+  p.text = "ok: " + Millions(lio_per_s) + " logical reads/s";
+  p.elapsed_s = NowS() - started_;
+  if (o_.on_progress) o_.on_progress(p);
+}
+
 json Runner::NewSuite() const {
   json cells = json::array();
   for (const Cell& c : o_.cells) {
@@ -200,7 +444,11 @@ json Runner::NewSuite() const {
       {"plan", plan_json},
       {"target",
        {{"description", o_.server.target}, {"embedded", o_.server.embedded}, {"local", local_}}},
-      {"scale", {{"value", scale_.scale}, {"reason", scale_.reason}, {"loaded", loaded_}}},
+      {"scale", pgbench_ ? json{{"value", scale_.scale}, {"reason", scale_.reason},
+                                {"loaded", loaded_}}
+                          : json(nullptr)},
+      {"lio", lio_data_},
+      {"fsync", nullptr},
       {"facts", o_.facts},
       {"settings",
        {{"all_cells", o_.plan.settings},
@@ -312,7 +560,11 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       std::vector<std::string> actions;
       const bool vacuum = o_.plan.vacuum == VacuumPolicy::kAlways ||
                           (o_.plan.vacuum == VacuumPolicy::kWriteWorkloads && wl.writes);
-      if (vacuum) {
+      if (vacuum && wl.kind == WorkloadKind::kLio) {
+        for (int t = 1; t <= wl.lio.tables; ++t) {
+          actions.push_back("VACUUM " + micro::LioQualifiedName(t));
+        }
+      } else if (vacuum) {
         actions = {"VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"};
       }
       if (o_.plan.checkpoint_between_runs) actions.push_back("CHECKPOINT");
@@ -326,8 +578,11 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       }
     }
   }
+  // A lio cell: RunLio warms its sessions up itself before the window.
+  const bool lio = wl.kind == WorkloadKind::kLio;
+  if (lio && error.empty() && !Stopping()) MeasureLio(cell_index, base, run, error, interrupted);
   // Warm-up: the same cell, discarded.
-  if (error.empty() && o_.plan.warmup_s > 0 && !Stopping()) {
+  if (!lio && error.empty() && o_.plan.warmup_s > 0 && !Stopping()) {
     auto warm = engine::RunBenchmark(Config(cell_index, DurationSeconds(o_.plan.warmup_s)));
     if (!warm.ok()) {
       error = "warm-up: " + warm.status().message();
@@ -337,10 +592,10 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       error = "warm-up aborted: " + warm->first_abort_message;
     }
   }
-  if (Stopping()) interrupted = true;
+  if (!lio && Stopping()) interrupted = true;
 
   // The measured run, observed.
-  if (error.empty() && !interrupted) {
+  if (!lio && error.empty() && !interrupted) {
     std::unique_ptr<Observer> observer;
     ObserveOptions oo;
     oo.data_directory = data_directory_;
@@ -462,7 +717,8 @@ Result<SuiteOutcome> Runner::Run() {
     if (any_server_settings_)
       Note("settings: server-level settings will be applied per cell and restored at the end");
   }
-  Status data = EnsureData();
+  Status data = pgbench_ ? EnsureData() : Status::Ok();
+  if (data.ok() && lio_ != nullptr) data = EnsureLioData();
   if (!data.ok()) {
     // Nothing was measured: leave nothing behind but what a failed restore needs.
     Status restored = server_settings_ ? server_settings_->RestoreAll() : Status::Ok();
@@ -485,8 +741,12 @@ Result<SuiteOutcome> Runner::Run() {
     suite_["ended_at"] = nullptr;
     suite_["stop_reason"] = nullptr;
     Note("resume: " + std::to_string(finished.size()) + " finished runs kept");
+    if (lio_ != nullptr) suite_["lio"] = lio_data_;
   } else {
     suite_ = NewSuite();
+  }
+  if (fsync_ != nullptr && !suite_["fsync"].is_object() && !Stopping()) {
+    RunFsyncOnce();
   }
   int total = 0;
   for (int it = 0; it < o_.plan.iterations; ++it) {

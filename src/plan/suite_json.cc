@@ -75,7 +75,38 @@ std::string Compact(double v) {
   return NumText(v, 0);
 }
 
+// The suite's fsync test (pgrig.fsync/1): one row per test, best method first.
+std::string FsyncMarkdown(const json& f) {
+  const json& sum = f["summary"];
+  std::string out = "\n## WAL flushes (fsync test of " + Str(f["options"], "dir") + ", once)\n\n";
+  if (sum["best_method"].is_string()) {
+    out += "Best method: " + Str(sum, "best_method") + ", " +
+           NumText(Num(sum, "best_ops_per_s"), 0) + " flushes/s (" +
+           std::to_string(static_cast<int64_t>(Num(sum, "headline_write_bytes"))) +
+           " B, 1 writer)";
+    if (sum["server_wal_sync_method"].is_string()) {
+      out += "; the server uses " + Str(sum, "server_wal_sync_method");
+      if (sum["server_method_ops_per_s"].is_number())
+        out += " (" + NumText(Num(sum, "server_method_ops_per_s"), 0) + " flushes/s)";
+    }
+    out += ".\n\n";
+  }
+  out += "| method | write bytes | writers | flushes/s | p50 ms | p99 ms |\n|---|---|---|---|---|---|\n";
+  for (const json& t : f["tests"]) {
+    const json& lat = t["latency_ms"];
+    out += "| " + Str(t, "label") + " | " + std::to_string(t.value("write_bytes", 0)) + " | " +
+           std::to_string(t.value("writers", 0)) + " | " +
+           (t["ops_per_s"].is_number() ? NumText(t["ops_per_s"].get<double>(), 0)
+                                       : "n/a: " + Str(t, "unavailable_reason")) +
+           " | " + (lat.is_object() ? NumText(Num(lat, "p50"), 3) : "-") + " | " +
+           (lat.is_object() ? NumText(Num(lat, "p99"), 3) : "-") + " |\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+const char* CellMetric(WorkloadKind k) { return k == WorkloadKind::kLio ? "lio_per_s" : "tps"; }
 
 json PlanToJson(const Plan& plan) {
   json workloads = json::array();
@@ -88,7 +119,25 @@ json PlanToJson(const Plan& plan) {
     }
     json defines = json::object();
     for (const auto& [k, v] : w.defines) defines[k] = v;
+    json lio = nullptr, fsync = nullptr;
+    if (w.kind == WorkloadKind::kLio) {
+      lio = {{"tables", w.lio.tables},
+             {"blocks_per_table",
+              w.lio.blocks_per_table ? json(*w.lio.blocks_per_table) : json(nullptr)},
+             {"size", w.lio.size_text},
+             {"work_unit", w.lio.work_unit},
+             {"update_pct", w.lio.update_pct},
+             {"update_work_unit", w.lio.update_work_unit}};
+    } else if (w.kind == WorkloadKind::kFsync) {
+      fsync = {{"dir", w.fsync.dir.empty() ? json(nullptr) : json(w.fsync.dir)},
+               {"seconds_per_test", w.fsync.seconds_per_test},
+               {"write_sizes", w.fsync.write_sizes},
+               {"writers", w.fsync.writers}};
+    }
     workloads.push_back({{"name", w.name},
+                         {"kind", WorkloadKindName(w.kind)},
+                         {"lio", lio},
+                         {"fsync", fsync},
                          {"scripts", scripts},
                          {"writes", w.writes},
                          {"defines", defines},
@@ -103,7 +152,9 @@ json PlanToJson(const Plan& plan) {
       {"name", plan.name},
       {"description", plan.description},
       {"size", SizeTargetName(plan.size)},
-      {"scale", plan.size == SizeTarget::kScale ? json(plan.scale) : json(nullptr)},
+      {"scale", plan.size == SizeTarget::kScale && HasWorkloadKind(plan, WorkloadKind::kPgbench)
+                    ? json(plan.scale)
+                    : json(nullptr)},
       {"init_partitions", plan.init_partitions},
       {"workloads", workloads},
       {"clients", CountsJson(plan.clients)},
@@ -125,9 +176,14 @@ json CellToJson(const Plan& plan, const Cell& cell) {
   const Workload& w = plan.workloads[static_cast<size_t>(cell.workload)];
   const std::string variant =
       cell.variant >= 0 ? plan.variants[static_cast<size_t>(cell.variant)].name : "default";
-  return json{{"id", cell.id},          {"workload", w.name},
-              {"writes", w.writes},     {"protocol", ResultQueryModeName(cell.protocol)},
-              {"variant", variant},     {"clients", cell.clients},
+  return json{{"id", cell.id},
+              {"workload", w.name},
+              {"kind", WorkloadKindName(w.kind)},
+              {"metric", CellMetric(w.kind)},
+              {"writes", w.writes},
+              {"protocol", ResultQueryModeName(cell.protocol)},
+              {"variant", variant},
+              {"clients", cell.clients},
               {"threads", cell.threads}};
 }
 
@@ -160,6 +216,11 @@ void UpdateCellSummaries(json& suite) {
   const json& price = suite["price"];
   for (json& cell : suite["cells"]) {
     const std::string id = cell["id"].get<std::string>();
+    // The headline of the cell's runs: "tps" (pgbench.result/1 summary.tps)
+    // or "lio_per_s" (pgrig.lio/1 summary.lio_per_s), higher is better.
+    std::string metric = Str(cell, "metric");
+    if (metric.empty()) metric = "tps";
+    const bool lio = metric == "lio_per_s";
     std::vector<double> tps;
     stats::Histogram merged;
     // Client CPU per transaction: the median of the runs' own figures, as
@@ -179,7 +240,7 @@ void UpdateCellSummaries(json& suite) {
         continue;
       }
       const json& r = run["result"];
-      tps.push_back(Num(r["summary"], "tps"));
+      tps.push_back(Num(r["summary"], metric.c_str()));
       auto h = HistogramFromJson(r["histogram"]);
       if (h.ok()) {
         merged.Add(*h);
@@ -211,7 +272,11 @@ void UpdateCellSummaries(json& suite) {
       warnings.push_back(text + " [" + std::to_string(n) + " of " + std::to_string(tps.size()) +
                          " runs]");
     }
-    json summary{{"runs", tps.size()}, {"failed_runs", failed}, {"tps", TpsSummaryJson(tps)}};
+    json summary{{"runs", tps.size()},
+                 {"failed_runs", failed},
+                 {"metric", metric},
+                 {"tps", lio ? json(nullptr) : TpsSummaryJson(tps)}};
+    if (lio) summary["lio_per_s"] = TpsSummaryJson(tps);
     if (merged.count() > 0) {
       static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
       const std::vector<int64_t> v = merged.ValuesAtPercentiles(kPs);
@@ -241,7 +306,7 @@ void UpdateCellSummaries(json& suite) {
       summary["bottleneck"] = nullptr;
     }
     summary["per_dollar"] = nullptr;
-    if (price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
+    if (!lio && price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
       const json& t = summary["tps"];
       cost::MeasuredRun m;
       m.file = id;
@@ -286,13 +351,15 @@ std::string RunsCsv(const json& suite) {
   std::string out =
       "run,cell,workload,protocol,variant,clients,threads,iteration,status,started_at,ended_at,"
       "duration_s,tps,transactions,failed_transactions,latency_ms_avg,latency_ms_p50,"
-      "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error\n";
+      "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error,lio_per_s\n";
   std::map<std::string, json> cells;
   for (const json& c : suite["cells"]) cells[c["id"].get<std::string>()] = c;
   for (const json& run : suite["runs"]) {
     const json& c = cells[Str(run, "cell")];
     const json& r = run["result"];
     const bool has = r.is_object();
+    const bool lio_run = has && Str(r, "schema") == "pgrig.lio/1";
+    const bool txn = has && !lio_run;  // a pgrig.result/1 run: tps and transactions
     const json& lat = has ? r["latency_ms"] : json();
     std::vector<std::string> f = {
         std::to_string(run.value("run", 0)),
@@ -307,15 +374,16 @@ std::string RunsCsv(const json& suite) {
         Str(run, "started_at"),
         Str(run, "ended_at"),
         has ? NumText(Num(r["summary"], "duration_s"), 3) : "",
-        has ? NumText(Num(r["summary"], "tps"), 3) : "",
-        has ? std::to_string(r["summary"].value("transactions", int64_t{0})) : "",
-        has ? std::to_string(r["summary"].value("failed_transactions", int64_t{0})) : "",
+        txn ? NumText(Num(r["summary"], "tps"), 3) : "",
+        txn ? std::to_string(r["summary"].value("transactions", int64_t{0})) : "",
+        txn ? std::to_string(r["summary"].value("failed_transactions", int64_t{0})) : "",
         lat.is_object() ? NumText(Num(lat, "avg"), 3) : "",
         lat.is_object() ? NumText(Num(lat, "p50"), 3) : "",
         lat.is_object() ? NumText(Num(lat, "p99"), 3) : "",
-        has ? NumText(Num(r["summary"], "client_cpu_us_per_transaction"), 2) : "",
+        txn ? NumText(Num(r["summary"], "client_cpu_us_per_transaction"), 2) : "",
         run["bottleneck"].is_object() ? Str(run["bottleneck"], "kind") : "",
         Str(run, "error"),
+        lio_run ? NumText(Num(r["summary"], "lio_per_s"), 1) : "",
     };
     for (size_t i = 0; i < f.size(); ++i) {
       if (i > 0) out += ',';
@@ -329,7 +397,7 @@ std::string RunsCsv(const json& suite) {
 std::string CellTable(const json& suite) {
   const bool priced = suite["price"].is_object();
   std::string out =
-      "| cell | runs | tps median [95% interval] | min-max | p50 ms | p99 ms | client CPU us/txn | "
+      "| cell | runs | tps (lio: logical reads/s) median [95% interval] | min-max | p50 ms | p99 ms | client CPU us/txn | "
       "bottleneck |";
   out += priced ? " txn per USD [95% interval] |\n" : "\n";
   out += "|---|---|---|---|---|---|---|---|";
@@ -337,7 +405,8 @@ std::string CellTable(const json& suite) {
   for (const json& c : suite["cells"]) {
     const json& s = c["summary"];
     if (!s.is_object()) continue;
-    const json& t = s["tps"];
+    const bool lio = Str(s, "metric") == "lio_per_s";
+    const json& t = lio ? s["lio_per_s"] : s["tps"];
     std::string tps = "-", range = "-";
     if (t.is_object()) {
       tps = NumText(t["median"].get<double>(), 1);
@@ -345,6 +414,7 @@ std::string CellTable(const json& suite) {
         tps += " [" + NumText(t["ci95_low"].get<double>(), 1) + ", " +
                NumText(t["ci95_high"].get<double>(), 1) + "]";
       }
+      if (lio) tps += " lio/s";
       range = NumText(t["min"].get<double>(), 1) + "-" + NumText(t["max"].get<double>(), 1);
     }
     const json& lat = s["latency_ms"];
@@ -385,6 +455,9 @@ std::string SummaryMarkdown(const json& suite) {
     out += "- scale: " + std::to_string(suite["scale"].value("value", 0)) + " (" +
            Str(suite["scale"], "reason") + ")\n";
   }
+  if (suite.contains("lio") && suite["lio"].is_object()) {
+    out += "- lio tables: " + Str(suite["lio"], "reason") + "\n";
+  }
   out += "- server: " + Str(suite["target"], "description") + "\n";
   out += "- started " + Str(suite, "started_at") + ", ";
   out +=
@@ -399,6 +472,7 @@ std::string SummaryMarkdown(const json& suite) {
     out += ", from " + Str(suite["price"], "from") + "\n";
   }
   out += "\n" + CellTable(suite);
+  if (suite.contains("fsync") && suite["fsync"].is_object()) out += FsyncMarkdown(suite["fsync"]);
   std::string notes;
   for (const json& c : suite["cells"]) {
     const json& s = c["summary"];

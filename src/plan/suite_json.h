@@ -29,7 +29,12 @@ inline constexpr const char* kSuiteSchema = "pgrig.suite/1";
 // The parsed plan as recorded under plan.parsed.
 nlohmann::json PlanToJson(const Plan& plan);
 
-// One cell's identity (id, workload, protocol, variant, clients, threads).
+// The headline metric of a workload kind's cells: "tps", or "lio_per_s"
+// for lio cells (logical reads per second; higher is better for both).
+const char* CellMetric(WorkloadKind k);
+
+// One cell's identity (id, workload, kind, metric, protocol, variant,
+// clients, threads).
 nlohmann::json CellToJson(const Plan& plan, const Cell& cell);
 
 // tps figures of a set of samples: median, min, max, mean, geomean,
@@ -39,6 +44,8 @@ nlohmann::json TpsSummaryJson(const std::vector<double>& tps);
 
 // Recomputes suite["cells"][i]["summary"] from suite["runs"] (runs whose
 // "status" is "ok"), with transactions per dollar when suite["price"] is set.
+// The cell's metric decides which run figure is summarised: summary.tps, or
+// for lio cells summary.lio_per_s (then summary.tps is null, no per-dollar).
 void UpdateCellSummaries(nlohmann::json& suite);
 
 // runs.csv: header and one row per run.

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "common/fs.h"
+#include "micro/wal_flush.h"
 #include "plan/runner.h"
 #include "plan/suite_json.h"
 
@@ -26,6 +27,7 @@ constexpr double kBytesPerScale = 16.0 * 1024 * 1024;
 }  // namespace
 
 Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
+  if (w.kind != WorkloadKind::kPgbench) return PreparedWorkload{};  // no scripts
   auto names = std::make_shared<script::NameTable>();
   auto scripts = std::make_shared<std::vector<script::Script>>();
   PreparedWorkload out;
@@ -150,17 +152,43 @@ std::string OneValue(pg::Connection& conn, const char* sql) {
 }
 
 double EstimateSuiteSeconds(const Plan& plan, size_t cell_count) {
-  return static_cast<double>(cell_count) * plan.iterations *
-         (std::max(1.0, std::round(plan.duration_s)) +
-          (plan.warmup_s > 0 ? std::max(1.0, std::round(plan.warmup_s)) : 0.0) + kOverheadPerRunS);
+  double fsync_s = 0;
+  if (const Workload* f = FsyncWorkload(plan)) {
+    // Every method (and open_datasync with O_DIRECT) x size x writer count.
+    fsync_s = static_cast<double>(micro::PlatformSyncMethods().size() + 1) *
+              static_cast<double>(f->fsync.write_sizes.size() * f->fsync.writers.size()) *
+              (f->fsync.seconds_per_test + 0.2);
+  }
+  return fsync_s + static_cast<double>(cell_count) * plan.iterations *
+                       (std::max(1.0, std::round(plan.duration_s)) +
+                        (plan.warmup_s > 0 ? std::max(1.0, std::round(plan.warmup_s)) : 0.0) +
+                        kOverheadPerRunS);
 }
 
 Status CheckWorkloads(const Plan& plan) {
   for (const Workload& w : plan.workloads) {
     auto p = PrepareWorkload(w);
     if (!p.ok()) return p.status();
+    if (w.kind == WorkloadKind::kFsync && !w.fsync.dir.empty()) {
+      // The directory the plan names must be usable now (the data
+      // directory, the default, is checked once the server is known).
+      Status st = micro::ValidateFsync(FsyncOptionsFor(w.fsync, w.fsync.dir));
+      if (!st.ok()) {
+        return Status(st.code(), "workload '" + w.name + "', 'dir': " + st.message());
+      }
+    }
   }
   return Status::Ok();
+}
+
+micro::FsyncOptions FsyncOptionsFor(const FsyncParams& p, const std::string& dir) {
+  micro::FsyncOptions o;
+  o.dir = dir;
+  o.seconds_per_test = p.seconds_per_test;
+  o.write_sizes = p.write_sizes;
+  o.writers = p.writers;
+  o.tmpfs = micro::TmpfsPolicy::kRefuse;
+  return o;
 }
 
 Status CheckOutDir(const std::string& dir) {

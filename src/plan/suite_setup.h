@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "micro/wal_flush.h"
 #include "pg/connection.h"
 #include "plan/plan.h"
 #include "plan/result_json.h"
@@ -24,7 +25,8 @@ namespace pgrig::plan {
 // connections, the observer, writing the suite.
 inline constexpr double kOverheadPerRunS = 2.0;
 
-// One workload's scripts, parsed once and shared by all of its runs.
+// One workload's scripts, parsed once and shared by all of its runs (empty
+// for lio and fsync workloads, which have none).
 struct PreparedWorkload {
   std::shared_ptr<const script::NameTable> names;
   std::shared_ptr<const std::vector<script::Script>> scripts;
@@ -48,6 +50,10 @@ Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
 
 // The scale pgbench_branches holds, or nullopt when pgbench's tables are missing.
 Result<std::optional<int>> ExistingScale(pg::Connection& conn);
+
+// The fsync test's options for the plan's fsync workload and `dir` (the
+// plan's, or the server's data directory); tmpfs is refused.
+micro::FsyncOptions FsyncOptionsFor(const FsyncParams& p, const std::string& dir);
 
 // True when the server runs on this machine (Unix socket or loopback).
 bool IsLocal(pg::Connection& conn);

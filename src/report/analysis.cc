@@ -90,7 +90,10 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     cs.variant = c.variant;
     cs.clients = c.clients;
     cs.threads = c.threads;
-    cs.kind = ClassifyWorkload(c.workload);
+    cs.metric = c.metric;
+    const bool lio = c.metric == "lio_per_s";
+    // lio cells are no read-only/read-write workload for the decision table.
+    cs.kind = lio ? WorkloadKind::kOther : ClassifyWorkload(c.workload);
 
     stats::Histogram merged;
     bool any_histogram = false;
@@ -99,7 +102,9 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     for (const Run& r : c.runs) {
       if (!r.ok || !(r.tps > 0)) {
         ++cs.runs_failed;
-        cs.failures.push_back(r.error.empty() ? "measured no transactions" : r.error);
+        cs.failures.push_back(!r.error.empty() ? r.error
+                              : lio        ? "measured no logical reads"
+                                           : "measured no transactions");
         continue;
       }
       ++cs.runs_ok;
@@ -158,7 +163,7 @@ Result<SuiteStats> Analyze(const Suite& suite) {
       cs.bottleneck = "client_cpu";
       cs.bottleneck_evidence = "the load client was busy >= 90% of its CPU (client.bottleneck)";
     }
-    if (suite.usd_per_hour && cs.runs_ok > 0) {
+    if (!lio && suite.usd_per_hour && cs.runs_ok > 0) {
       const double k = kSecondsPerHour / *suite.usd_per_hour;
       cs.transactions_per_usd = cs.tps_summary.median * k;
       if (cs.tps_ci) cs.transactions_per_usd_ci = stats::Interval{cs.tps_ci->low * k, cs.tps_ci->high * k};

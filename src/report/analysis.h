@@ -35,7 +35,10 @@ struct CellStats {
   std::string variant;
   int clients = 0;
   int threads = 0;
-  WorkloadKind kind = WorkloadKind::kOther;
+  WorkloadKind kind = WorkloadKind::kOther;  // kOther for lio cells
+  // What `tps` and its summaries hold: "tps", or "lio_per_s" (logical reads
+  // per second) for lio cells; the statistics are the same, higher is better.
+  std::string metric = "tps";
 
   int runs_ok = 0;
   int runs_failed = 0;
@@ -67,7 +70,7 @@ struct CellStats {
   std::string bottleneck_evidence;  // from a run that named it
 
   // Priced suites: transactions per USD (tps x 3,600 / USD per hour) at the
-  // median, and the interval carried through from tps_ci.
+  // median, and the interval carried through from tps_ci (tps cells only).
   std::optional<double> transactions_per_usd;
   std::optional<stats::Interval> transactions_per_usd_ci;
 

@@ -65,7 +65,8 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b, cons
       cc.latency.push_back(lr);
     }
   }
-  if (sa.usd_per_hour && sb.usd_per_hour && cc.tps.ratio) {
+  // Per dollar for transactions only (a lio cell's ratio is the plain one).
+  if (a.metric == "tps" && sa.usd_per_hour && sb.usd_per_hour && cc.tps.ratio) {
     // (tps_a / price_a) / (tps_b / price_b): the prices are exact constants.
     const double k = *sb.usd_per_hour / *sa.usd_per_hour;
     cc.per_dollar_ratio = *cc.tps.ratio * k;

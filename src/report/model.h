@@ -57,6 +57,8 @@ struct Run {
   int iteration = 0;
   bool ok = true;
   std::string error;  // why it failed, when !ok
+  // The run's headline, higher is better: transactions per second, or for
+  // a lio cell (Cell::metric "lio_per_s") logical reads per second.
   double tps = 0;
   double duration_s = 0;
   std::optional<stats::HistogramData> histogram;  // latency, ns
@@ -77,10 +79,37 @@ struct Cell {
   std::string workload;
   std::string protocol;  // simple / extended / prepared
   std::string variant;   // settings variant, "default" when none
-  int clients = 0;
+  int clients = 0;   // for a lio cell: its sessions
   int threads = 0;
+  // What Run::tps holds: "tps" (pgrig.result/1 runs) or "lio_per_s"
+  // (pgrig.lio/1 runs of a `kind = "lio"` workload).
+  std::string metric = "tps";
   std::map<std::string, std::string> settings;  // the variant's settings
   std::vector<Run> runs;
+};
+
+// One (method, write size, writers) test of a pgrig.fsync/1 document.
+struct FsyncTest {
+  std::string label;  // "open_datasync+O_DIRECT"
+  int write_bytes = 0;
+  int writers = 0;
+  std::optional<double> ops_per_s;  // absent when the combination could not run
+  std::optional<double> p50_ms, p99_ms;
+  std::string unavailable;  // why it could not run
+};
+
+// The suite's WAL flush test (a plan's `kind = "fsync"` workload, once per
+// suite): the best method's single-writer figure and every test.
+struct FsyncRecord {
+  std::string dir;
+  std::string best_method;  // "" when nothing could run
+  std::optional<double> best_ops_per_s;
+  std::optional<double> best_p99_ms;
+  std::optional<int> headline_write_bytes;
+  std::string server_method;  // the server's wal_sync_method, "" when unknown
+  std::optional<double> server_method_ops_per_s;
+  bool memory_file_system = false;
+  std::vector<FsyncTest> tests;
 };
 
 struct Suite {
@@ -103,6 +132,7 @@ struct Suite {
   std::optional<double> usd_per_hour;
   std::string instance_type;
   std::vector<Cell> cells;
+  std::optional<FsyncRecord> fsync;   // suite.fsync (pgrig.fsync/1) when the plan had one
   std::vector<std::string> warnings;  // things the reader noticed (not fatal)
 };
 

@@ -118,11 +118,16 @@ Observation ReadObservation(const Json& o) {
   return ob;
 }
 
-// The measured part of one pgrig.result/1 document.
+// The measured part of one pgrig.result/1 document, or of a lio cell's
+// pgrig.lio/1 document (its headline is summary.lio_per_s).
 Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   Run run;
-  std::optional<double> tps = Number(r, {"summary", "tps"});
-  if (!tps) return InvalidArgument(where + ": summary.tps is missing or not a number");
+  const bool lio = String(r, {"schema"}) == kLioSchema;
+  const char* headline = lio ? "lio_per_s" : "tps";
+  std::optional<double> tps = Number(r, {"summary", headline});
+  if (!tps) {
+    return InvalidArgument(where + ": summary." + headline + " is missing or not a number");
+  }
   run.tps = *tps;
   run.duration_s = Number(r, {"summary", "duration_s"}).value_or(0);
   run.ok = Bool(r, {"complete"}, true);
@@ -130,6 +135,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   if (const Json* h = Find(r, {"histogram"}); h != nullptr && h->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(run.histogram, ReadHistogram(*h, where));
   }
+  if (lio) return run;  // no transactions, client CPU or per-second series
   run.client_cpu_us_per_transaction = Number(r, {"client", "cpu_us_per_transaction"});
   if (auto u = Number(r, {"client", "cpu_user_s"})) {
     run.client_cpu_s = *u + Number(r, {"client", "cpu_system_s"}).value_or(0);
@@ -245,6 +251,8 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   if (cell.threads <= 0) cell.threads = 1;
   cell.id = String(c, {"id"});
   if (cell.id.empty()) cell.id = CellId(cell);
+  cell.metric = String(c, {"metric"});
+  if (cell.metric.empty()) cell.metric = String(c, {"kind"}) == "lio" ? "lio_per_s" : "tps";
   // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
   for (const char* part : {"per_connection", "server"}) {
     if (const Json* st = Find(c, {"settings", part}); st != nullptr && st->is_object()) {
@@ -252,6 +260,38 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
     }
   }
   return cell;
+}
+
+// suite.fsync: the pgrig.fsync/1 document of the plan's fsync workload.
+Result<FsyncRecord> ReadFsync(const Json& f, const std::string& where) {
+  if (String(f, {"schema"}) != kFsyncSchema) {
+    return InvalidArgument(where + ": \"fsync\" is not a " + kFsyncSchema + " document");
+  }
+  FsyncRecord r;
+  r.dir = String(f, {"options", "dir"});
+  r.best_method = String(f, {"summary", "best_method"});
+  r.best_ops_per_s = Number(f, {"summary", "best_ops_per_s"});
+  r.best_p99_ms = Number(f, {"summary", "best_latency_ms_p99"});
+  if (auto b = Integer(f, {"summary", "headline_write_bytes"})) {
+    r.headline_write_bytes = static_cast<int>(*b);
+  }
+  r.server_method = String(f, {"summary", "server_wal_sync_method"});
+  r.server_method_ops_per_s = Number(f, {"summary", "server_method_ops_per_s"});
+  r.memory_file_system = Bool(f, {"summary", "memory_file_system"}, false);
+  if (const Json* tests = Find(f, {"tests"}); tests != nullptr && tests->is_array()) {
+    for (const Json& t : *tests) {
+      FsyncTest x;
+      x.label = String(t, {"label"});
+      x.write_bytes = static_cast<int>(Integer(t, {"write_bytes"}).value_or(0));
+      x.writers = static_cast<int>(Integer(t, {"writers"}).value_or(0));
+      x.ops_per_s = Number(t, {"ops_per_s"});
+      x.p50_ms = Number(t, {"latency_ms", "p50"});
+      x.p99_ms = Number(t, {"latency_ms", "p99"});
+      x.unavailable = String(t, {"unavailable_reason"});
+      r.tests.push_back(std::move(x));
+    }
+  }
+  return r;
 }
 
 Result<Suite> FromSuite(const Json& doc, const std::string& source) {
@@ -296,6 +336,9 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
       PGRIG_ASSIGN_OR_RETURN(Run run, ReadSuiteRun((*runs)[k], where));
       it->runs.push_back(std::move(run));
     }
+  }
+  if (const Json* f = Find(doc, {"fsync"}); f != nullptr && f->is_object()) {
+    PGRIG_ASSIGN_OR_RETURN(s.fsync, ReadFsync(*f, source));
   }
   if (!s.complete) s.warnings.push_back(source + ": the suite is marked incomplete (it stopped early)");
   return s;

@@ -19,7 +19,17 @@ namespace pgrig::report {
 
 inline constexpr const char* kSuiteSchema = "pgrig.suite/1";
 inline constexpr const char* kResultSchema = "pgrig.result/1";
+// The documents a suite may hold besides pgrig.result/1 runs: lio cells'
+// runs and the suite's fsync test (src/micro/lio_json.h, wal_flush_json.h).
+inline constexpr const char* kLioSchema = "pgrig.lio/1";
+inline constexpr const char* kFsyncSchema = "pgrig.fsync/1";
 
+// A suite's cells may be lio cells (cell "metric": "lio_per_s", runs in
+// pgrig.lio/1: summary.lio_per_s is read as Run::tps, the range latency
+// histogram as the latency), and suite "fsync" a pgrig.fsync/1 document
+// (read into Suite::fsync).  Each embedded document is recognised by its own
+// "schema".
+//
 // `path` is a results directory (its suite.json is read) or a JSON file.
 // kNotFound when nothing is there, kInvalidArgument for a document that is
 // not a pgrig suite or result (naming file, and line:column for syntax errors).

@@ -90,6 +90,7 @@ Json CellJson(const CellStats& c) {
   return {{"id", c.id},
           {"workload", c.workload},
           {"kind", WorkloadKindName(c.kind)},
+          {"metric", c.metric},
           {"protocol", c.protocol},
           {"variant", c.variant},
           {"clients", c.clients},
@@ -128,13 +129,33 @@ Json ClaimsJson(const std::vector<ClaimCheck>& claims) {
   return a;
 }
 
+Json FsyncJson(const std::optional<FsyncRecord>& f) {
+  if (!f) return nullptr;
+  Json tests = Json::array();
+  for (const FsyncTest& t : f->tests) {
+    tests.push_back({{"label", t.label}, {"write_bytes", t.write_bytes}, {"writers", t.writers},
+                     {"ops_per_s", OptJson(t.ops_per_s)}, {"latency_ms_p50", OptJson(t.p50_ms)},
+                     {"latency_ms_p99", OptJson(t.p99_ms)},
+                     {"unavailable", t.unavailable.empty() ? Json(nullptr) : Json(t.unavailable)}});
+  }
+  return {{"dir", f->dir},
+          {"best_method", f->best_method.empty() ? Json(nullptr) : Json(f->best_method)},
+          {"best_ops_per_s", OptJson(f->best_ops_per_s)},
+          {"best_latency_ms_p99", OptJson(f->best_p99_ms)},
+          {"server_wal_sync_method", f->server_method.empty() ? Json(nullptr) : Json(f->server_method)},
+          {"server_method_ops_per_s", OptJson(f->server_method_ops_per_s)},
+          {"memory_file_system", f->memory_file_system},
+          {"tests", tests}};
+}
+
 Json SuiteJson(const SuiteStats& s) {
   Json cells = Json::array();
   for (const CellStats& c : s.cells) cells.push_back(CellJson(c));
   const Suite& su = *s.suite;
   return {{"label", su.label}, {"suite_id", su.suite_id}, {"source", su.source}, {"schema", su.schema},
           {"complete", su.complete}, {"plan", su.plan_name}, {"scale", su.scale ? Json(*su.scale) : Json(nullptr)},
-          {"postgresql", su.pg_version}, {"usd_per_hour", OptJson(su.usd_per_hour)}, {"cells", cells}};
+          {"postgresql", su.pg_version}, {"usd_per_hour", OptJson(su.usd_per_hour)}, {"cells", cells},
+          {"fsync", FsyncJson(su.fsync)}};
 }
 
 std::string ReportCsv(const SuiteStats& s) {
@@ -143,7 +164,7 @@ std::string ReportCsv(const SuiteStats& s) {
                             "tps_ci95_high", "latency_ms_p50", "latency_ms_p99",
                             "client_cpu_us_per_transaction", "server_cpu_us_per_transaction",
                             "bottleneck", "transactions_per_usd", "transactions_per_usd_ci95_low",
-                            "transactions_per_usd_ci95_high"});
+                            "transactions_per_usd_ci95_high", "metric"});
   for (const CellStats& c : s.cells) {
     const bool ok = c.runs_ok > 0;
     out += CsvRow({s.suite->label, c.id, c.workload, c.protocol, c.variant, std::to_string(c.clients),
@@ -156,7 +177,8 @@ std::string ReportCsv(const SuiteStats& s) {
                    CsvNum(c.client_cpu_us_per_transaction), CsvNum(c.server_cpu_us_per_transaction),
                    c.bottleneck, CsvNum(c.transactions_per_usd),
                    c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->low) : "",
-                   c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->high) : ""});
+                   c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->high) : "",
+                   c.metric});
   }
   return out;
 }
@@ -250,6 +272,7 @@ std::string RenderReport(const ReportInput& in, Format format) {
   std::vector<Table> tables;
   if (!in.warnings.empty()) tables.push_back(MismatchTable(in.warnings));
   tables.push_back(CellTable(s));
+  if (auto f = FsyncTable(s)) tables.push_back(std::move(*f));
   if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
   switch (format) {
     case Format::kText: {
@@ -280,6 +303,7 @@ std::string RenderComparison(const CompareInput& in, Format format) {
   tables.push_back(MismatchTable(c.mismatches));
   tables.push_back(DecisionTable(c));
   for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(ComparisonTable(c, i));
+  if (auto f = FsyncComparisonTable(c)) tables.push_back(std::move(*f));
   if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
   for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(FactsDiffTable(c, i, 25));
   switch (format) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cost/format.h"
 
 namespace pgrig::report {
@@ -35,6 +37,8 @@ std::string Pretty(const std::string& kind) {
   return kind;
 }
 
+std::string MetricSuffix(const CellStats& c) { return c.metric == "lio_per_s" ? " lio/s" : ""; }
+
 Table CellTable(const SuiteStats& s) {
   Table t;
   t.id = "cells";
@@ -53,7 +57,7 @@ Table CellTable(const SuiteStats& s) {
     std::vector<std::string> row = {
         c.id,
         runs,
-        c.runs_ok > 0 ? WithInterval(c.tps_summary.median, c.tps_ci, 1) : "-",
+        c.runs_ok > 0 ? WithInterval(c.tps_summary.median, c.tps_ci, 1) + MetricSuffix(c) : "-",
         c.runs_ok > 0 ? Num(c.tps_summary.min, 1) + " - " + Num(c.tps_summary.max, 1) : "-",
         c.latency_ms.empty() ? "-" : Num(c.latency_ms[0], 3),
         c.latency_ms.empty() ? "-" : Num(c.latency_ms[3], 3),
@@ -69,6 +73,80 @@ Table CellTable(const SuiteStats& s) {
   t.note =
       "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; latency "
       "from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD per hour.";
+  if (std::any_of(s.cells.begin(), s.cells.end(),
+                  [](const CellStats& c) { return c.metric == "lio_per_s"; })) {
+    t.note += " lio/s: logical reads from shared buffers per second (pg_stat_database), the "
+              "same statistics; their latency is per range read.";
+  }
+  return t;
+}
+
+std::optional<Table> FsyncTable(const SuiteStats& s) {
+  if (!s.suite->fsync) return std::nullopt;
+  const FsyncRecord& f = *s.suite->fsync;
+  Table t;
+  t.id = "fsync";
+  t.title = "WAL flushes of " + (f.dir.empty() ? std::string("the data directory") : f.dir) +
+            " (tested once in " + s.suite->label + ")";
+  t.headers = {"method", "write bytes", "writers", "flushes/s", "p50 ms", "p99 ms"};
+  t.right = {false, true, true, true, true, true};
+  for (const FsyncTest& x : f.tests) {
+    t.rows.push_back({x.label, std::to_string(x.write_bytes), std::to_string(x.writers),
+                      x.ops_per_s ? Num(*x.ops_per_s, 0) : "n/a: " + x.unavailable,
+                      Opt(x.p50_ms, 3), Opt(x.p99_ms, 3)});
+  }
+  if (!f.best_method.empty()) {
+    t.note = fmt::format("best method: {}, {} flushes/s", f.best_method, Opt(f.best_ops_per_s, 0));
+    if (!f.server_method.empty()) {
+      t.note += fmt::format("; the server's wal_sync_method is {} ({} flushes/s)", f.server_method,
+                            Opt(f.server_method_ops_per_s, 0));
+    }
+    t.note += ".";
+  }
+  if (f.memory_file_system) t.note += " On a memory file system: these figures mean nothing.";
+  return t;
+}
+
+std::optional<Table> FsyncComparisonTable(const Comparison& c) {
+  bool any = false;
+  for (const SuiteStats* s : c.suites) any = any || s->suite->fsync.has_value();
+  if (!any) return std::nullopt;
+  Table t;
+  t.id = "fsync-compare";
+  t.title = "WAL flushes side by side (one test per suite: no verdict)";
+  t.headers = {""};
+  t.right = {false};
+  for (const SuiteStats* s : c.suites) {
+    t.headers.push_back(s->suite->label);
+    t.right.push_back(true);
+  }
+  auto add = [&](const std::string& name, auto&& value) {
+    std::vector<std::string> row = {name};
+    for (const SuiteStats* s : c.suites) {
+      row.push_back(s->suite->fsync ? value(*s->suite->fsync) : std::string("-"));
+    }
+    t.rows.push_back(std::move(row));
+  };
+  const std::optional<FsyncRecord>& base = c.suites[0]->suite->fsync;
+  add("directory", [](const FsyncRecord& f) { return f.dir; });
+  add("best method", [](const FsyncRecord& f) {
+    return f.best_method.empty() ? std::string("-") : f.best_method;
+  });
+  add("best flushes/s (1 writer)", [](const FsyncRecord& f) { return Opt(f.best_ops_per_s, 0); });
+  add("ratio to " + c.suites[0]->suite->label, [&](const FsyncRecord& f) {
+    if (!base || !base->best_ops_per_s || !f.best_ops_per_s || *base->best_ops_per_s <= 0) {
+      return std::string("-");
+    }
+    return fmt::format("{:.3f}x", *f.best_ops_per_s / *base->best_ops_per_s);
+  });
+  add("best p99 ms", [](const FsyncRecord& f) { return Opt(f.best_p99_ms, 3); });
+  add("server wal_sync_method", [](const FsyncRecord& f) {
+    return f.server_method.empty() ? std::string("-")
+                                   : f.server_method + " (" + Opt(f.server_method_ops_per_s, 0) +
+                                         " flushes/s)";
+  });
+  t.note = "each suite tests its storage once, so there is one sample per side: the ratio is a "
+           "point figure, not a verdict; repeat the suites for an interval.";
   return t;
 }
 
@@ -152,8 +230,8 @@ Table ComparisonTable(const Comparison& c, size_t index) {
       }
     }
     t.rows.push_back({cc.key,
-                      cc.b->runs_ok ? Num(cc.b->tps_summary.median, 1) : "-",
-                      cc.a->runs_ok ? Num(cc.a->tps_summary.median, 1) : "-",
+                      cc.b->runs_ok ? Num(cc.b->tps_summary.median, 1) + MetricSuffix(*cc.b) : "-",
+                      cc.a->runs_ok ? Num(cc.a->tps_summary.median, 1) + MetricSuffix(*cc.a) : "-",
                       RatioText(cc.tps.ratio, cc.tps.interval),
                       SpeedName(cc.speed),
                       p50,

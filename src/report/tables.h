@@ -36,6 +36,14 @@ Table DecisionTable(const Comparison& c);
 // Matched cells of suites[index] against the base.
 Table ComparisonTable(const Comparison& c, size_t index);
 Table FactsDiffTable(const Comparison& c, size_t index, size_t max_rows);
+// The suite's WAL flush test, one row per test; nullopt when it has none.
+std::optional<Table> FsyncTable(const SuiteStats& s);
+// The suites' fsync tests side by side (best method, its flushes/s and p99,
+// the server's method): one test per suite, so ratios but no verdict;
+// nullopt when no suite has one.
+std::optional<Table> FsyncComparisonTable(const Comparison& c);
+// " lio/s" after a lio cell's figures, "" for tps cells.
+std::string MetricSuffix(const CellStats& c);
 
 }  // namespace pgrig::report
 
