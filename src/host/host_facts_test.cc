@@ -187,6 +187,31 @@ TEST(HostFactsTest, AmpereAltraBareMetal) {
   EXPECT_EQ(h.storage->nvme, false);
 }
 
+TEST(HostFactsTest, AmpereOneVirtualMachine) {
+  HostFacts h = Collect("ampereone", "/var/lib/pgsql");
+  EXPECT_EQ(h.cpu.architecture, "aarch64");
+  EXPECT_EQ(h.cpu.microarchitecture, "AmpereOne");
+  ASSERT_EQ(h.cpu.chips.size(), 1u);
+  EXPECT_EQ(h.cpu.chips[0].name, "AmpereOne");
+  EXPECT_EQ(h.cpu.chips[0].confidence, Confidence::kHigh);
+  // No SMT: every vCPU is a core.
+  EXPECT_EQ(h.cpu.vcpus, 16);
+  EXPECT_EQ(h.cpu.cores, 16);
+  // The small instruction cache beside a large L2 is what sets this core
+  // apart from Neoverse N1/V1 (64 KB L1I, 1 MB L2).
+  const CacheLevel* l1i = FindCache(h, 1, "Instruction");
+  ASSERT_NE(l1i, nullptr);
+  EXPECT_EQ(l1i->size_bytes, 16 * kKiB);
+  const CacheLevel* l2 = FindCache(h, 2, "Unified");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_EQ(l2->size_bytes, 2 * kMiB);
+  EXPECT_EQ(l2->instances, 16);
+  EXPECT_EQ(h.virtualization.virtualized, true);
+  ASSERT_TRUE(h.virtualization.cloud.has_value());
+  EXPECT_EQ(h.virtualization.cloud->provider, "oci");
+  EXPECT_EQ(h.cgroup.version, "v2");
+}
+
 TEST(HostFactsTest, IntelSapphireRapidsTwoSocketsWithHyperthreads) {
   HostFacts h = Collect("intel-sapphire-rapids", "/var/lib/pgsql");
   EXPECT_EQ(h.cpu.architecture, "x86_64");

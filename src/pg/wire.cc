@@ -120,12 +120,39 @@ void WireReader::Feed(std::string_view bytes) {
   Commit(bytes.size());
 }
 
+namespace {
+
+// libpq's sanity checks on a message length (see wire.h).  Returns the
+// length as libpq prints it when the stream has lost synchronization:
+// libpq reads the length as a signed int, reports the first two checks with
+// it as read and a message too large to buffer with the body's length.
+std::optional<int64_t> SyncLossLength(char type, uint32_t len) {
+  constexpr int64_t kShortLimit = 30000;
+  constexpr int64_t kMaxMessage = 0x3fffffff;  // MaxAllocSize, 1 GB - 1
+  const int64_t as_read = static_cast<int32_t>(len);
+  if (as_read < 4) return as_read;
+  if (as_read > kShortLimit) {
+    switch (type) {
+      case 'T': case 'D': case 'd': case 'V': case 'E': case 'N': case 'A':
+        break;
+      default:
+        return as_read;
+    }
+  }
+  if (as_read > kMaxMessage) return as_read - 4;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<WireMessage> WireReader::Next() {
   if (end_ - begin_ < 5) return std::nullopt;
   const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + begin_);
   const uint32_t len = (uint32_t{p[1]} << 24) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 8) | p[4];
-  if (len < 4) {
+  if (const auto lost = SyncLossLength(static_cast<char>(p[0]), len)) {
     // Not a protocol stream any more; the caller treats type 0 as fatal.
+    sync_loss_ = "lost synchronization with server: got message type \"" +
+                 std::string(1, static_cast<char>(p[0])) + "\", length " + std::to_string(*lost);
     begin_ = end_;
     return WireMessage{};
   }

@@ -61,6 +61,14 @@ struct WireMessage {
 // Splits received bytes into messages.  Feed() appends bytes; Next() returns
 // the next complete message, or nullopt when more bytes are needed.  The
 // views stay valid until the next Feed() or Compact().
+//
+// A length field that cannot be right means the stream is out of step; the
+// rules are libpq's (pqParseInput3): below 4, or above 30000 for a type that
+// is never long (only 'T', 'D', 'd', 'V', 'E', 'N' and 'A' may be), or
+// above 1 GB (the server never allocates more for one message).  Then
+// Next() returns a message of type 0, the reader drops everything, and
+// SyncLoss() says what came, as libpq words it:
+//   lost synchronization with server: got message type "D", length 2147483628
 class WireReader {
  public:
   // Where recv() should write, at least `want` bytes of room; Commit(n)
@@ -75,9 +83,12 @@ class WireReader {
   void Compact();
   bool Empty() const { return begin_ == end_; }
   void Clear() { begin_ = end_ = 0; }
+  // After Next() returned type 0: what was wrong.  Empty before that.
+  const std::string& SyncLoss() const { return sync_loss_; }
 
  private:
   std::string buf_;
+  std::string sync_loss_;
   size_t begin_ = 0;
   size_t end_ = 0;
 };

@@ -84,6 +84,40 @@ TEST(WireReaderTest, ALengthBelowFourIsReportedAsTypeZero) {
   auto m = r.Next();
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->type, '\0');
+  EXPECT_EQ(r.SyncLoss(), "lost synchronization with server: got message type \"Z\", length 2");
+  EXPECT_TRUE(r.Empty());
+}
+
+TEST(WireReaderTest, ImpossibleLengthsLoseSynchronizationAtOnce) {
+  // Without a limit the reader would wait for 2 GB that never come.
+  WireReader r;
+  r.Feed("D\x7f\xff\xff\xf0"s);
+  auto m = r.Next();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->type, '\0');
+  // libpq reports a message too large to buffer with its body's length.
+  EXPECT_EQ(r.SyncLoss(), "lost synchronization with server: got message type \"D\", length 2147483628");
+
+  // A length with the top bit set is negative to libpq.
+  WireReader n;
+  n.Feed("Z\xff\xff\xff\xfe"s);
+  m = n.Next();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->type, '\0');
+  EXPECT_EQ(n.SyncLoss(), "lost synchronization with server: got message type \"Z\", length -2");
+
+  // Over 30000 bytes only for the types that can be long.
+  WireReader c;
+  c.Feed("C\0\0\x75\x31"s);  // 30001
+  m = c.Next();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->type, '\0');
+  EXPECT_EQ(c.SyncLoss(), "lost synchronization with server: got message type \"C\", length 30001");
+
+  WireReader d;
+  d.Feed("D\0\0\x75\x31"s);
+  EXPECT_FALSE(d.Next().has_value());  // a long DataRow is fine: wait for it
+  EXPECT_TRUE(d.SyncLoss().empty());
 }
 
 std::string Body(std::initializer_list<std::pair<char, std::string>> fields) {

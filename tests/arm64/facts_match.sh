@@ -38,7 +38,7 @@ for tree in "$hosts"/*/; do
   arch=$(grep -m1 -o '"architecture": "[^"]*"' "$scratch/$name.native.json" || echo "no architecture reported")
   echo "$name: same text and JSON ($arch)"
 done
-for required in graviton2 graviton3 graviton4 ampere-altra; do
+for required in graviton2 graviton3 graviton4 ampere-altra ampereone; do
   [[ -d $hosts/$required ]] || { echo "FAIL: fixture tree $required is missing" >&2; failed=$((failed + 1)); }
 done
 ((trees > 0)) || { echo "FAIL: no fixture trees under $hosts" >&2; exit 1; }

@@ -27,6 +27,12 @@ ARM_FEATURES = {
     "v2": "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop "
           "sha3 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs sb paca pacg dcpodp sve2 sveaes svepmull "
           "svebitperm svesha3 flagm2 frint svei8mm svebf16 i8mm bf16 dgh rng bti",
+    # AmpereOne (Ampere's own core, Armv8.6-A): the Armv8.6-A feature names
+    # Linux prints, without SVE (the core's vector units are 2x128-bit NEON).
+    # Assembled from the architecture level, not dumped from a real machine.
+    "ampereone": "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma "
+                 "lrcpc dcpop sha3 sm3 sm4 asimddp sha512 asimdfhm dit uscat ilrcpc flagm ssbs sb paca pacg "
+                 "dcpodp flagm2 frint i8mm bf16 rng bti ecv",
 }
 
 X86_FLAGS_SPR = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr "
@@ -310,6 +316,23 @@ MACHINES = {
                             "model": "SAMSUNG MZQL23T8HCLS-00A07"},
                            {"name": "sda", "rotational": 1, "partitions": ["sda1"], "model": "ST4000NM000A-2HZ"},
                            {"name": "dm-0", "rotational": 1, "dm_name": "vg0-pg", "slaves": ["sda1"]}]}),
+    "ampereone": dict(
+        # A 16-vCPU AmpereOne virtual machine (Oracle Cloud's A2 shapes run
+        # AmpereOne; one vCPU is one core, there is no SMT).  MIDR: implementer
+        # 0xc0 (Ampere), part 0xac3.  Caches from Ampere's product brief:
+        # 64 KB L1D and 16 KB L1I per core, 2 MB L2 per core, a 64 MB system
+        # level cache (shown as L3); the ways are plausible, not documented.
+        cpus=16, midr=0xC00FAC30, bogomips="2000.00", features=ARM_FEATURES["ampereone"],
+        caches=[(1, "Data", 64 << 10, "core", 4), (1, "Instruction", 16 << 10, "core", 4),
+                (2, "Unified", 2 << 20, "core", 8), (3, "Unified", 64 << 20, "socket", 16)],
+        mem_kb=131574356, kernel="5.15.0-206.153.7.el8uek.aarch64", os="Oracle Linux Server 8.10",
+        clocksource="arch_sys_counter",
+        dmi={"sys_vendor": "QEMU", "product_name": "KVM Virtual Machine", "board_vendor": "QEMU",
+             "bios_vendor": "EFI Development Kit II / OVMF", "chassis_asset_tag": "OracleCloud.com"},
+        cgroup={"version": 2, "path": "/system.slice/postgresql-16.service"},
+        storage={"root_majmin": "8:3", "root_fs": "xfs", "root_src": "/dev/sda3",
+                 "disks": [{"name": "sda", "rotational": 0, "partitions": ["sda1", "sda2", "sda3"],
+                            "model": "BlockVolume"}]}),
     "intel-sapphire-rapids": dict(
         # Two sockets of Xeon Gold 5415+ (8 cores, 2 threads each), bare metal.
         cpus=32, sockets=2, threads_per_core=2, vendor="GenuineIntel", family=6, model=143,
