@@ -164,6 +164,7 @@ class Session final : public ResultSink {
   bool OnUnexpected(char type) override;
   void OnCommandEnd() override;
   void OnLost(std::string_view why) override;
+  void OnReadFailed(std::string_view why) override;
 
  private:
   // session.cc

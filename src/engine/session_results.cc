@@ -160,6 +160,18 @@ void Session::OnLost(std::string_view why) {
   }
 }
 
+// pgbench, waiting for a command's result, aborts with its own words when
+// PQconsumeInput fails (libpq's reason is not printed); in other states the
+// loss is reported as OnLost does.
+void Session::OnReadFailed(std::string_view why) {
+  if (state_ == ClientState::kWaiting) {
+    Abort(msg::AbortedInCommand(id_, runner_.command_index(), "SQL", script_index_,
+                                msg::kBackendDied));
+  } else {
+    OnLost(why);
+  }
+}
+
 // \gset (the command's last row, exactly one) and \aset (every row).
 bool Session::StoreRow(const Rows& rows, bool aset) {
   const int ntuples = rows.RowCount();

@@ -80,6 +80,9 @@ class ResultSink {
   virtual bool OnUnexpected(char type) = 0;
   virtual void OnCommandEnd() = 0;
   virtual void OnLost(std::string_view why) = 0;
+  // Reading failed (end of stream, a socket error) while an answer was
+  // awaited: pgbench's failed PQconsumeInput, "perhaps the backend died".
+  virtual void OnReadFailed(std::string_view why) = 0;
 
  protected:
   ~ResultSink() = default;

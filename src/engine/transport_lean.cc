@@ -190,8 +190,9 @@ void LeanTransport::OnEvents(uint32_t events, ResultSink& sink) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    sink.OnLost(n == 0 ? std::string(msg::kServerClosed)
-                       : ErrnoText("could not receive data from server: ", errno));
+    ReadFailed(n == 0 ? std::string(msg::kServerClosed)
+                      : ErrnoText("could not receive data from server: ", errno),
+               sink);
     return;
   }
   Dispatch(sink);
@@ -205,8 +206,9 @@ void LeanTransport::OnRecv(int res, ResultSink& sink) {
     return;
   }
   if (res <= 0) {
-    sink.OnLost(res == 0 ? std::string(msg::kServerClosed)
-                         : ErrnoText("could not receive data from server: ", -res));
+    ReadFailed(res == 0 ? std::string(msg::kServerClosed)
+                        : ErrnoText("could not receive data from server: ", -res),
+               sink);
     return;
   }
   in_.Feed(std::string_view(recv_buf_.get(), static_cast<size_t>(res)));
@@ -226,6 +228,17 @@ void LeanTransport::ArmRecv() {
   recv_armed_ = true;
 }
 
+// Whatever arrived before the end is read first (a FATAL, then the close).
+void LeanTransport::ReadFailed(const std::string& why, ResultSink& sink) {
+  Dispatch(sink);
+  if (!active_) return;
+  if (sink.awaiting() != Awaiting::kNothing) {
+    sink.OnReadFailed(why);
+  } else {
+    sink.OnLost(why);
+  }
+}
+
 void LeanTransport::Dispatch(ResultSink& sink) {
   if (sink.awaiting() == Awaiting::kAnswer) {
     ReadAnswer(sink);
@@ -234,6 +247,10 @@ void LeanTransport::Dispatch(ResultSink& sink) {
   // While idle: notices, parameter changes, or the server's goodbye.
   while (auto m = in_.Next()) {
     if (m->type == 'N' || m->type == 'E') PrintNotice(m->body);
+    if (m->type == '\0') {  // the stream is out of step (pg/wire.h)
+      sink.OnLost(in_.SyncLoss());
+      return;
+    }
   }
   in_.Compact();
 }
@@ -275,6 +292,9 @@ void LeanTransport::ReadAnswer(ResultSink& sink) {
       case 'W':  // CopyBothResponse
         go_on = sink.OnCopy();
         break;
+      case '\0':  // an impossible length: the stream is out of step (pg/wire.h)
+        sink.OnLost(in_.SyncLoss());
+        return;
       default:
         go_on = sink.OnUnexpected(m->type);
         break;

@@ -64,6 +64,9 @@ class LeanTransport final : public Transport {
   bool Flush();
   void ArmRecv();
   void Dispatch(ResultSink& sink);
+  // End of stream or a receive error: what came before is read, then the
+  // sink hears of the failure unless it already ended the connection.
+  void ReadFailed(const std::string& why, ResultSink& sink);
   void ReadAnswer(ResultSink& sink);
   // Starts a new batch of output when everything before was sent.
   void ResetOutputIfSent();

@@ -142,8 +142,12 @@ void LibpqTransport::OnEvents(uint32_t events, ResultSink& sink) {
   const bool awaiting = sink.awaiting() != Awaiting::kNothing;
   // When an answer is awaited, PQgetResult reports a failure to read as the
   // command's result.
-  if (!PQconsumeInput(conn_.get()) && !awaiting) {
-    sink.OnLost(LastError());
+  if (!PQconsumeInput(conn_.get())) {
+    if (awaiting) {
+      sink.OnReadFailed(LastError());
+    } else {
+      sink.OnLost(LastError());
+    }
     return;
   }
   if (!awaiting) {
