@@ -297,6 +297,18 @@ int WaitExit(pid_t pid, double timeout_s) {
   return -1;
 }
 
+// Waits until the file at `path` contains `text`, checking every 100 ms for
+// at most `timeout_s` seconds; true when it did.
+bool WaitForText(const std::string& path, const std::string& text, double timeout_s) {
+  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
+  while (true) {
+    auto content = ReadWholeFile(path);
+    if (content.ok() && content->find(text) != std::string::npos) return true;
+    if (MonotonicNanos() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
   const std::string home = testing::MakeTempHome("pgrig-bench-fault");
   auto opened = cluster::Cluster::Open({.home = home});
@@ -306,11 +318,19 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
   pg::ConnectionParams p = c.Params("pgrig");
   InitPgbench(p, 1);
   const std::string base = home + "-run";
-  std::vector<std::string> args = {"-S", "-c", "4", "-j", "2", "-T", "60", "-n", "--json", base + ".json"};
+  std::vector<std::string> args = {"-S", "-c", "4", "-j", "2", "-T", "60", "-P", "1", "-n",
+                                   "--json", base + ".json"};
   for (auto& a : ConnArgs(p)) args.push_back(a);
   pid_t pid = Spawn(args, base + ".out", base + ".err");
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // Stop the server under a running benchmark, not one still connecting: the
+  // first progress line says transactions are flowing.
+  if (!WaitForText(base + ".err", "progress: ", 120)) {
+    (void)WaitExit(pid, 0);
+    auto err = ReadWholeFile(base + ".err");
+    (void)c.Destroy();
+    FAIL() << "no progress line within 120 s; stderr:\n" << (err.ok() ? *err : "");
+  }
   auto pm = c.RunningPid();
   ASSERT_TRUE(pm.has_value());
   kill(*pm, SIGQUIT);  // what pg_ctl stop -m immediate sends
@@ -350,12 +370,7 @@ TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   ASSERT_GT(pid, 0);
   // Interrupt a running benchmark, not one still starting up (a loaded or
   // sanitized build can take seconds to connect): wait for a progress line.
-  bool running = false;
-  for (int i = 0; i < 1200 && !running; ++i) {
-    auto err = ReadWholeFile(base + ".err");
-    running = err.ok() && err->find("progress: ") != std::string::npos;
-    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const bool running = WaitForText(base + ".err", "progress: ", 120);
   kill(pid, SIGINT);
   if (!running) {
     (void)WaitExit(pid, 10);

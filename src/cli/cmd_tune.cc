@@ -1,6 +1,7 @@
 // pgrig tune: recommend, explain and safely apply PostgreSQL settings for
-// this machine (src/tune holds the rules and the apply/rollback machinery;
-// this file gathers the inputs, prints, and restarts the embedded cluster).
+// this machine (src/tune holds the rules and the apply, restart, restore and
+// verify flow; this file parses the options, gathers the inputs, calls it and
+// prints).
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "host/server_facts.h"
 #include "pg/connection.h"
 #include "tune/apply.h"
+#include "tune/apply_restart.h"
 #include "tune/from_facts.h"
 #include "tune/huge_pages.h"
 #include "tune/recommend.h"
@@ -83,26 +85,19 @@ void ProbeHugePagesInto(tune::TuneReport* report, const tune::CurrentSettings& c
   report->huge_pages = *h;
 }
 
-// Restarts the embedded cluster; if it will not start with the new
-// configuration, puts the backup's postgresql.auto.conf back and starts it
-// again, so the cluster is never left down.
-Status RestartEmbedded(cluster::Cluster& c, const tune::Backup& backup) {
-  PGRIG_RETURN_IF_ERROR(c.Stop());
-  auto started = c.Start();
-  if (started.ok()) return Status::Ok();
-  Status restore = tune::RestoreAutoConfFile(backup, c.data_dir());
-  auto again = restore.ok() ? c.Start() : Result<cluster::StartAction>(restore);
-  if (!again.ok()) {
-    return Internal(fmt::format(
-        "the embedded cluster did not start with the new settings ({}), and restoring {} failed "
-        "too ({}); see `pgrig cluster logs`",
-        started.status().message(), backup.path, again.status().message()));
-  }
-  return FailedPrecondition(fmt::format(
-      "the embedded cluster did not start with the new settings ({}); the previous configuration "
-      "was restored from {} and the cluster is running again",
-      started.status().message(), backup.path));
-}
+// The embedded cluster as the server the tuner's flow may restart (tune does
+// not depend on cluster; this layer binds them).
+class EmbeddedServer : public tune::RestartableServer {
+ public:
+  explicit EmbeddedServer(cluster::Cluster& c) : c_(c) {}
+  Status Stop() override { return c_.Stop(); }
+  Status Start() override { return c_.Start().status(); }
+  std::string DataDir() const override { return c_.data_dir(); }
+  pg::ConnectionParams Params() const override { return c_.Params(); }
+
+ private:
+  cluster::Cluster& c_;
+};
 
 struct Options {
   std::string profile;
@@ -130,12 +125,10 @@ Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile) {
   in.server_major = conn.server_version() / 10000;
   PGRIG_ASSIGN_OR_RETURN(tune::CurrentSettings current, tune::ReadCurrentSettings(conn));
   PGRIG_ASSIGN_OR_RETURN(tune::TuneReport report, tune::Recommend(in, profile, current));
-  PGRIG_ASSIGN_OR_RETURN(tune::ApplyOutcome out,
-                         tune::ApplyRecommendations(conn, report, {.backup_dir = DefaultBackupDir()}));
-  if (out.pending_restart.empty()) return Status::Ok();
-  conn = pg::Connection();
-  PGRIG_ASSIGN_OR_RETURN(tune::Backup backup, tune::ReadBackup(out.backup_path));
-  return RestartEmbedded(c, backup);
+  EmbeddedServer server(c);
+  return tune::ApplyAndRestart(conn, report,
+                               {.apply = {.backup_dir = DefaultBackupDir()}, .restart = &server})
+      .status();
 }
 
 int RunTune(int argc, char** argv) {
@@ -298,20 +291,21 @@ int RunTune(int argc, char** argv) {
     local = ServerIsLocal(*conn);
   }
 
+  // --restart is refused above for a named server, so a restart here is
+  // always of the embedded cluster.
+  std::optional<EmbeddedServer> embedded;
+  if (o.restart && target && target->embedded) embedded.emplace(*target->cluster);
+  tune::RestartableServer* restart_server = embedded ? &*embedded : nullptr;
   if (o.rollback) {
-    auto rb = tune::Rollback(*conn, {.backup_dir = backup_dir});
+    auto rb = tune::RollbackAndRestart(*conn, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
     if (!rb.ok()) return Fail(kCommand, rb.status().message());
-    std::printf("Restored the configuration saved at %s (%s).\n", rb->restored.created_at.c_str(),
-                rb->restored.path.c_str());
-    if (!rb->pending_restart.empty()) {
-      if (o.restart && target->embedded) {
-        conn.reset();
-        Status s = RestartEmbedded(*target->cluster, rb->restored);
-        if (!s.ok()) return Fail(kCommand, s.message());
-        std::printf("Restarted the embedded cluster.\n");
-      } else {
-        std::printf("Waiting for a restart: %s\n", Join(rb->pending_restart, ", ").c_str());
-      }
+    const tune::RollbackOutcome& done = rb->rolled_back;
+    std::printf("Restored the configuration saved at %s (%s).\n", done.restored.created_at.c_str(),
+                done.restored.path.c_str());
+    if (rb->restarted) {
+      std::printf("Restarted the embedded cluster.\n");
+    } else if (!done.pending_restart.empty()) {
+      std::printf("Waiting for a restart: %s\n", Join(done.pending_restart, ", ").c_str());
     }
     return kExitOk;
   }
@@ -382,41 +376,23 @@ int RunTune(int argc, char** argv) {
     std::fprintf(stderr, "pgrig tune: nothing to apply\n");
     return kExitOk;
   }
-  auto out = tune::ApplyRecommendations(*conn, *report, {.backup_dir = backup_dir});
-  if (!out.ok()) return Fail(kCommand, out.status().message());
+  auto flow = tune::ApplyAndRestart(*conn, *report, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
+  if (!flow.ok()) return Fail(kCommand, flow.status().message());
+  const tune::ApplyOutcome& out = flow->applied;
   std::fprintf(stderr, "pgrig tune: applied %zu settings with ALTER SYSTEM (backup: %s)\n",
-               out->applied.size(), out->backup_path.c_str());
-  if (!out->took_effect.empty()) {
-    std::fprintf(stderr, "  in effect now: %s\n", Join(out->took_effect, ", ").c_str());
+               out.applied.size(), out.backup_path.c_str());
+  if (!out.took_effect.empty()) {
+    std::fprintf(stderr, "  in effect now: %s\n", Join(out.took_effect, ", ").c_str());
   }
-  for (const auto& ov : out->overridden) std::fprintf(stderr, "  overridden: %s\n", ov.c_str());
-  if (out->pending_restart.empty()) return kExitOk;
-  std::fprintf(stderr, "  waiting for a restart: %s\n", Join(out->pending_restart, ", ").c_str());
-  if (!o.restart) {
+  for (const auto& ov : out.overridden) std::fprintf(stderr, "  overridden: %s\n", ov.c_str());
+  if (out.pending_restart.empty()) return kExitOk;
+  std::fprintf(stderr, "  waiting for a restart: %s\n", Join(out.pending_restart, ", ").c_str());
+  if (!flow->restarted) {
     std::fprintf(stderr, "  restart the server to finish (%s)\n",
                  target->embedded ? "pgrig tune --apply --restart, or pgrig cluster stop && pgrig cluster start"
                                   : "for example pg_ctl restart or systemctl restart postgresql");
     return kExitOk;
   }
-  conn.reset();
-  auto backup = tune::ReadBackup(out->backup_path);
-  if (!backup.ok()) return Fail(kCommand, backup.status().message());
-  Status s = RestartEmbedded(*target->cluster, *backup);
-  if (!s.ok()) return Fail(kCommand, s.message());
-  // Confirm that the restart-only values are now live.
-  auto after = pg::Connect(target->params);
-  if (!after.ok()) return Fail(kCommand, after.status().message());
-  auto now = tune::ReadCurrentSettings(*after);
-  if (!now.ok()) return Fail(kCommand, now.status().message());
-  std::vector<std::string> wrong;
-  for (const auto* c : changes) {
-    const auto& cs = now->at(c->name);
-    auto live = tune::FromPgSettings(cs.name, cs.setting, cs.unit, cs.vartype);
-    if (!live.ok() || !tune::LiveValueMatches(*live, c->value)) {
-      wrong.push_back(fmt::format("{} is {}", c->name, live.ok() ? live->ToConf() : cs.setting));
-    }
-  }
-  if (!wrong.empty()) return Fail(kCommand, "after the restart: " + Join(wrong, "; "));
   std::fprintf(stderr, "pgrig tune: restarted the embedded cluster; every setting is in effect\n");
   return kExitOk;
 }

@@ -192,7 +192,13 @@ void ExpectSameReport(const Both& b) {
                                    << Join(missing_out) << Show(b);
 }
 
-void ExpectSameExit(const Both& b) { EXPECT_EQ(b.pgrig.exit_code, b.pgbench.exit_code) << Show(b); }
+// Both programs end with `want`.  Each case states the outcome it expects,
+// so that both failing alike (no server, no pgbench) fails the case instead
+// of passing as "the same".
+void ExpectBothExit(const Both& b, int want) {
+  EXPECT_EQ(b.pgbench.exit_code, want) << "pgbench itself" << Show(b);
+  EXPECT_EQ(b.pgrig.exit_code, want) << Show(b);
+}
 
 void ExpectSameDebug(const Both& b) {
   EXPECT_EQ(DebugLines(b.pgrig.err), DebugLines(b.pgbench.err)) << Show(b);
@@ -426,8 +432,7 @@ TEST_P(ExprTest, SameDebugLine) {
   std::vector<std::string> extra = {"-t", "1", "-c", "1", "--random-seed=5432"};
   extra.insert(extra.end(), kDefines.begin(), kDefines.end());
   Both b = RunBoth(ScriptArgs(s, extra));
-  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   ExpectSameDebug(b);
   ExpectSameReport(b);
   auto lines = DebugLines(b.pgbench.err);
@@ -446,6 +451,7 @@ INSTANTIATE_TEST_SUITE_P(Compat, ExprTest, ::testing::ValuesIn(kExprCases), Case
 struct DefineCase {
   std::string name;
   std::string value;  // -Dv=<value>
+  int exit_code = 0;  // of both: 2 when the value is not a number, boolean or null
 };
 
 std::ostream& operator<<(std::ostream& os, const DefineCase& c) { return os << c.name; }
@@ -455,7 +461,7 @@ const std::vector<DefineCase> kDefineCases = {
     {"minus_double", "-10.1"},
     {"null_word", "null"},
     {"null_upper", "NULL"},
-    {"null_prefix_nu", "nu"},
+    {"null_prefix_nu", "nu", 2},
     {"null_prefix_n", "n"},
     {"t", "t"},
     {"true_upper", "TRUE"},
@@ -469,16 +475,16 @@ const std::vector<DefineCase> kDefineCases = {
     {"double_one", "1.0"},
     {"exponent", "1e3"},
     {"hex", "0x10"},
-    {"spaces", " 7 "},
+    {"spaces", " 7 ", 2},
     {"int_max", "9223372036854775807"},
-    {"int_over", "9223372036854775808"},
+    {"int_over", "9223372036854775808", 2},
     {"int_min", "-9223372036854775808"},
     {"inf", "inf"},
     {"minus_infinity", "-Infinity"},
     {"nan", "nan"},
-    {"two_dots", "1.5.5"},
-    {"trailing_junk", "12abc"},
-    {"o_alone", "o"},
+    {"two_dots", "1.5.5", 2},
+    {"trailing_junk", "12abc", 2},
+    {"o_alone", "o", 2},
     {"tr", "tr"},
     {"leading_zeros", "007"},
 };
@@ -489,7 +495,7 @@ TEST_P(DefineTest, SameValueOrSameError) {
   const DefineCase& c = GetParam();
   TempScript s("\\set r debug(:v)\n");
   Both b = RunBoth(ScriptArgs(s, {"-t", "1", "-Dv=" + c.value}));
-  ExpectSameExit(b);
+  ExpectBothExit(b, c.exit_code);
   ExpectSameDebug(b);
   ExpectSameReport(b);
 }
@@ -588,8 +594,7 @@ TEST_P(RandomTest, SameDrawsPerClient) {
   }
   TempScript s(text);
   Both b = RunBoth(ScriptArgs(s, c.args));
-  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   auto want = ClientStreams(b.pgbench.err);
   auto have = ClientStreams(b.pgrig.err);
   EXPECT_FALSE(want.empty());
@@ -904,8 +909,7 @@ TEST_P(ScriptTest, SameOutcome) {
   for (const auto& a : extra) seeded = seeded || a.rfind("--random-seed", 0) == 0;
   if (!seeded) extra.push_back("--random-seed=5432");
   Both b = RunBoth(ScriptArgs(s, extra));
-  EXPECT_EQ(b.pgbench.exit_code, c.exit_code) << "pgbench itself" << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, c.exit_code);
   ExpectSameDebug(b);
   ExpectSameReport(b);
   if (!c.substring.empty()) {
@@ -932,8 +936,7 @@ TEST(CompatMultiScript, SameScriptChoicesUnderFixedSeed) {
   for (const char* seed : {"--random-seed=5432", "--random-seed=1", "--random-seed=99"}) {
     Both b = RunBoth({"-n", "-t", "20", "-c", "1", seed, "-f", a.path() + "@1", "-f",
                       b2.path() + "@3", "-f", c3.path() + "@5"});
-    EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-    ExpectSameExit(b);
+    ExpectBothExit(b, 0);
     ExpectSameDebug(b);
     ExpectSameReport(b);
   }
@@ -949,9 +952,8 @@ TEST(CompatMultiScript, SamePreparedStatementNames) {
       "SELECT CAST(string_agg(name, ',' ORDER BY name) AS int) FROM pg_prepared_statements;\n");
   Both b = RunBoth({"-n", "-t", "6", "-c", "1", "-M", "prepared", "--random-seed=3", "-f",
                     first.path(), "-f", second.path()});
-  EXPECT_EQ(b.pgbench.exit_code, 2) << Show(b);
+  ExpectBothExit(b, 2);
   EXPECT_THAT(b.pgbench.err, HasSubstr("\"P_0,P_1,P_2,P_3\"")) << Show(b);
-  ExpectSameExit(b);
   ExpectSameReport(b);
 }
 
@@ -960,8 +962,7 @@ TEST(CompatMultiScript, SameChoicesPerClient) {
   TempScript b2("\\set r " + Tagged({"2", "random(1, 1000)"}) + "\n");
   Both b = RunBoth({"-n", "-t", "10", "-c", "3", "--random-seed=31", "-f", a.path() + "@2", "-f",
                     b2.path() + "@1"});
-  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   EXPECT_EQ(ClientStreams(b.pgrig.err), ClientStreams(b.pgbench.err)) << Show(b);
 }
 
@@ -971,8 +972,7 @@ TEST(CompatMultiScript, BuiltinWithoutTablesFailsAlike) {
                     a.path() + "@1"});
   // A builtin script makes both read the scale from pgbench_branches, which
   // the shared database does not have: both refuse before running anything.
-  EXPECT_EQ(b.pgbench.exit_code, 1) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 1);
   ExpectSameReport(b);
 }
 
@@ -986,8 +986,7 @@ TEST(CompatMultiScript, SeedFromEnvironment) {
   b.pgbench = testing::RunServerTool("pgbench", args, env);
   args.insert(args.begin(), "bench");
   b.pgrig = testing::RunPgrig(args, env);
-  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   ExpectSameDebug(b);
   ExpectSameReport(b);
 }
@@ -1005,8 +1004,7 @@ TEST(CompatOptions, DatabaseNameBeforeOptions) {
   b.pgbench = testing::RunServerTool("pgbench", args);
   args.insert(args.begin(), "bench");
   b.pgrig = testing::RunPgrig(args);
-  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   ExpectSameDebug(b);
   ExpectSameReport(b);
 }
@@ -1031,8 +1029,7 @@ TEST(CompatSet20, EveryVariableTheSame) {
   TempScript s(text);
   for (const char* seed : {"--random-seed=5432", "--random-seed=7"}) {
     Both b = RunBoth({"-n", "-t", "25", "-c", "2", "-s", "10", seed, "-f", s.path()});
-    EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-    ExpectSameExit(b);
+    ExpectBothExit(b, 0);
     // -c 2 -j 1: compare as multisets per command, plus the exact sequence
     // of client 0's block (the first 20 lines of each transaction come
     // from one meta-command sequence).
@@ -1120,8 +1117,7 @@ TEST_P(OptionTest, SameRejection) {
   // With the shared cluster named, so that an option both accept can never
   // reach some other server (pgrig would use its default embedded cluster).
   Both b = RunBoth(c.args);
-  EXPECT_EQ(b.pgbench.exit_code, c.exit_code) << "pgbench itself" << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, c.exit_code);
   EXPECT_EQ(b.pgbench.out, "") << "pgbench itself" << Show(b);
   EXPECT_EQ(b.pgrig.out, "") << Show(b);
   if (!c.substring.empty()) {
@@ -1194,8 +1190,7 @@ TEST(CompatDebug, SameTraceLines) {
       "\\set r debug(:y)\n");
   for (const char* mode : {"simple", "extended"}) {
     Both b = RunBoth({"-n", "-d", "-t", "2", "-c", "1", "-M", mode, "-f", s.path()});
-    EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-    ExpectSameExit(b);
+    ExpectBothExit(b, 0);
     const auto want = TraceLines(b.pgbench.err);
     EXPECT_GT(want.size(), 20u) << "pgbench itself" << Show(b);
     EXPECT_EQ(TraceLines(b.pgrig.err), want) << mode << Show(b);
@@ -1204,7 +1199,7 @@ TEST(CompatDebug, SameTraceLines) {
   // Prepared: the same lines but "preparing", in the same order; pgrig
   // prepares every statement of the script, pgbench those it reaches.
   Both b = RunBoth({"-n", "-d", "-t", "1", "-c", "1", "-M", "prepared", "-f", s.path()});
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   auto split = [](const std::vector<std::string>& lines, std::vector<std::string>* preparing) {
     std::vector<std::string> rest;
     for (const auto& l : lines) {
@@ -1224,7 +1219,7 @@ TEST(CompatDebug, SameTraceLines) {
 TEST(CompatDebug, SameTracePerClient) {
   TempScript s("\\set a random(1, 10)\nSELECT :a;\n");
   Both b = RunBoth({"-n", "-d", "-t", "3", "-c", "2", "--random-seed=7", "-f", s.path()});
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   for (const char* client : {"pgbench: client 0 ", "pgbench: client 1 "}) {
     const auto want = TraceLines(b.pgbench.err, client);
     EXPECT_FALSE(want.empty());
@@ -1236,7 +1231,7 @@ TEST(CompatDebug, SameTracePerClient) {
 TEST(CompatDebug, NoTraceWithoutDebug) {
   TempScript s("SELECT 1;\n\\set x 2\n");
   Both b = RunBoth({"-n", "-t", "1", "-f", s.path()});
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   EXPECT_TRUE(TraceLines(b.pgrig.err).empty()) << Show(b);
 }
 
@@ -1245,8 +1240,7 @@ TEST(CompatOptions, AtMost128Scripts) {
   std::vector<std::string> args = {"-n", "-t", "1"};
   for (int i = 0; i < 129; ++i) args.insert(args.end(), {"-b", "select-only"});
   Both b = RunBoth(args);
-  EXPECT_EQ(b.pgbench.exit_code, 1) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 1);
   EXPECT_THAT(b.pgbench.err, HasSubstr("at most 128 SQL scripts are allowed")) << Show(b);
   EXPECT_EQ(Lines(Normalize(b.pgrig.err)), Lines(Normalize(b.pgbench.err))) << Show(b);
   EXPECT_EQ(b.pgrig.out, "") << Show(b);
@@ -1322,9 +1316,9 @@ TEST(CompatInit, SameRefusals) {
   for (const auto& args : cases) {
     std::string label;
     for (const auto& a : args) label += a + " ";
+    SCOPED_TRACE(label);
     Both b = RunBothAsPgbench(link, args);
-    EXPECT_EQ(b.pgbench.exit_code, 1) << label << Show(b);
-    ExpectSameExit(b);
+    ExpectBothExit(b, 1);
     EXPECT_EQ(b.pgrig.out, "") << label << Show(b);
     // Every line pgbench printed, in order (pgrig adds "try --help" hints
     // to some).
@@ -1362,8 +1356,7 @@ TEST(CompatLink, RunsAsPgbench) {
   ASSERT_TRUE(link.ok());
   TempScript s("\\set r debug(:client_id + 40)\nSELECT 1;\n");
   Both b = RunBothAsPgbench(link, {"-n", "-t", "2", "-c", "1", "-f", s.path()});
-  EXPECT_EQ(b.pgbench.exit_code, 0) << Show(b);
-  ExpectSameExit(b);
+  ExpectBothExit(b, 0);
   ExpectSameReport(b);
   EXPECT_EQ(ClientStreams(b.pgrig.err), ClientStreams(b.pgbench.err)) << Show(b);
   EXPECT_THAT(b.pgrig.out, HasSubstr("pgrig bench (pgrig ")) << Show(b);
@@ -1374,8 +1367,7 @@ TEST(CompatLink, RunsAsPgbench) {
   ASSERT_TRUE(admin.Exec("DROP DATABASE IF EXISTS " + db).ok());
   ASSERT_TRUE(admin.Exec("CREATE DATABASE " + db).ok());
   Both init = RunBothAsPgbench(link, {"-i", "-I", "dt"}, db);
-  EXPECT_EQ(init.pgbench.exit_code, 0) << Show(init);
-  ExpectSameExit(init);
+  ExpectBothExit(init, 0);
   for (const char* line : {"dropping old tables...\n", "creating tables...\n", "done in "}) {
     EXPECT_THAT(init.pgbench.err, HasSubstr(line)) << Show(init);
     EXPECT_THAT(init.pgrig.err, HasSubstr(line)) << Show(init);

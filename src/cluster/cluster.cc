@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-std::string Env(const char* name) {
+std::string GetEnv(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
 }
@@ -145,31 +145,38 @@ std::string LastLines(const std::string& text, int n) {
 
 }  // namespace
 
-std::string DefaultHome() {
-  std::string h = Env("PGRIG_HOME");
-  if (!h.empty()) return h;
-  if (::geteuid() == 0) return "/var/lib/pgrig";
-  std::string xdg = Env("XDG_DATA_HOME");
-  if (!xdg.empty()) return xdg + "/pgrig";
-  std::string home = Env("HOME");
+ClusterEnv ClusterEnv::FromProcess() {
+  return ClusterEnv{.pgrig_home = GetEnv("PGRIG_HOME"),
+                    .xdg_data_home = GetEnv("XDG_DATA_HOME"),
+                    .home = GetEnv("HOME"),
+                    .server_user = GetEnv("PGRIG_SERVER_USER"),
+                    .pg_bindir = GetEnv("PGRIG_PG_BINDIR"),
+                    .euid = ::geteuid()};
+}
+
+std::string DefaultHome(const ClusterEnv& env) {
+  if (!env.pgrig_home.empty()) return env.pgrig_home;
+  if (env.euid == 0) return "/var/lib/pgrig";
+  if (!env.xdg_data_home.empty()) return env.xdg_data_home + "/pgrig";
+  std::string home = env.home;
   if (home.empty()) {
-    if (passwd* pw = ::getpwuid(::geteuid())) home = pw->pw_dir;
+    if (passwd* pw = ::getpwuid(env.euid)) home = pw->pw_dir;
   }
   return home + "/.local/share/pgrig";
 }
 
-Result<ServerAccount> ChooseServerAccount() {
+Result<ServerAccount> ChooseServerAccount(const ClusterEnv& env) {
   ServerAccount a;
-  if (::geteuid() != 0) {
-    a.uid = ::geteuid();
+  if (env.euid != 0) {
+    a.uid = env.euid;
     a.gid = ::getegid();
     passwd* pw = ::getpwuid(a.uid);
     a.name = pw ? pw->pw_name : std::to_string(a.uid);
-    a.home = pw ? pw->pw_dir : Env("HOME");
+    a.home = pw ? pw->pw_dir : env.home;
     a.is_self = true;
     return a;
   }
-  std::string name = Env("PGRIG_SERVER_USER");
+  std::string name = env.server_user;
   if (name.empty()) name = "postgres";
   passwd* pw = ::getpwnam(name.c_str());
   if (!pw) {
@@ -194,10 +201,10 @@ Result<ServerAccount> ChooseServerAccount() {
   return a;
 }
 
-Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner) {
+Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner, const ClusterEnv& env) {
   std::vector<std::string> tried;
   std::string bindir;
-  std::string forced = Env("PGRIG_PG_BINDIR");
+  const std::string& forced = env.pg_bindir;
   if (!forced.empty()) {
     if (!HasServerBinaries(forced)) {
       return NotFound(fmt::format(
@@ -298,12 +305,13 @@ Cluster::Cluster(ClusterOptions options, std::string home, ServerAccount account
     : options_(std::move(options)), home_(std::move(home)), account_(std::move(account)) {}
 
 Result<Cluster> Cluster::Open(ClusterOptions options) {
-  std::string home = options.home.empty() ? DefaultHome() : options.home;
+  if (!options.env) options.env = ClusterEnv::FromProcess();
+  std::string home = options.home.empty() ? DefaultHome(*options.env) : options.home;
   if (home.empty() || home[0] != '/') {
     home = fs::absolute(home.empty() ? "." : home).lexically_normal().string();
   }
   while (home.size() > 1 && home.back() == '/') home.pop_back();
-  PGRIG_ASSIGN_OR_RETURN(ServerAccount account, ChooseServerAccount());
+  PGRIG_ASSIGN_OR_RETURN(ServerAccount account, ChooseServerAccount(*options.env));
   return Cluster(std::move(options), std::move(home), std::move(account));
 }
 
@@ -473,7 +481,7 @@ Result<StartAction> Cluster::Start() {
   PGRIG_ASSIGN_OR_RETURN(FileLock lock, FileLock::Acquire(lock_file(), 300));
   PGRIG_RETURN_IF_ERROR(PrepareHome());
   if (RunningPid()) return StartAction::kAlreadyRunning;
-  PGRIG_ASSIGN_OR_RETURN(ServerBinaries bins, FindServerBinaries(runner()));
+  PGRIG_ASSIGN_OR_RETURN(ServerBinaries bins, FindServerBinaries(runner(), *options_.env));
   StartAction action = StartAction::kStarted;
   if (::access((data_dir() + "/PG_VERSION").c_str(), F_OK) != 0) {
     PGRIG_RETURN_IF_ERROR(RemoveTree(data_dir()));
@@ -492,7 +500,7 @@ Result<StartAction> Cluster::Start() {
 Status Cluster::StopLocked() {
   auto pid = RunningPid();
   if (pid) {
-    auto bins = FindServerBinaries(runner());
+    auto bins = FindServerBinaries(runner(), *options_.env);
     if (bins.ok()) {
       for (const char* mode : {"fast", "immediate"}) {
         auto o = AsServer({bins->bindir + "/pg_ctl", "stop", "-D", data_dir(), "-m", mode, "-w",
@@ -559,7 +567,7 @@ Result<ClusterStatus> Cluster::GetStatus() const {
   s.log_file = log_file();
   s.account = account_.name;
   s.initialized = ::access((data_dir() + "/PG_VERSION").c_str(), F_OK) == 0;
-  auto bins = FindServerBinaries(runner());
+  auto bins = FindServerBinaries(runner(), *options_.env);
   if (bins.ok()) {
     s.bindir = bins->bindir;
     s.version = bins->version;

@@ -13,6 +13,10 @@
 // from $PGRIG_PG_BINDIR, `pg_config --bindir`, or the newest
 // /usr/lib/postgresql/<major>/bin.
 //
+// Everything this module takes from the process environment comes through
+// one ClusterEnv value (ClusterEnv::FromProcess() reads it; tests build one),
+// so no function here calls getenv itself.
+//
 // A Cluster object is cheap; it holds paths, not a running server.  Methods
 // take the lock themselves, so two pgrig processes may call them at once.
 // Not thread-safe within one process (use one Cluster per thread).
@@ -31,10 +35,25 @@
 
 namespace pgrig::cluster {
 
+// The environment the cluster module depends on.  An empty string is an
+// unset (or empty) variable.
+struct ClusterEnv {
+  std::string pgrig_home;     // $PGRIG_HOME: the cluster's home directory
+  std::string xdg_data_home;  // $XDG_DATA_HOME
+  std::string home;           // $HOME
+  std::string server_user;    // $PGRIG_SERVER_USER: the account to run the server as, for root
+  std::string pg_bindir;      // $PGRIG_PG_BINDIR: the server binaries to use
+  uid_t euid = 0;             // the effective user id (0: root)
+
+  // The variables of this process and geteuid().
+  static ClusterEnv FromProcess();
+};
+
 // Where the embedded cluster lives when $PGRIG_HOME is not set: for root,
 // /var/lib/pgrig (root's home is closed to the server account); otherwise
 // $XDG_DATA_HOME/pgrig or ~/.local/share/pgrig.
-std::string DefaultHome();
+std::string DefaultHome(const ClusterEnv& env);
+inline std::string DefaultHome() { return DefaultHome(ClusterEnv::FromProcess()); }
 
 struct ServerAccount {
   uid_t uid = 0;
@@ -46,7 +65,10 @@ struct ServerAccount {
 
 // The account the server must run as.  For root: $PGRIG_SERVER_USER or
 // "postgres", with an error saying how to create it when missing.
-Result<ServerAccount> ChooseServerAccount();
+Result<ServerAccount> ChooseServerAccount(const ClusterEnv& env);
+inline Result<ServerAccount> ChooseServerAccount() {
+  return ChooseServerAccount(ClusterEnv::FromProcess());
+}
 
 struct ServerBinaries {
   std::string bindir;
@@ -54,7 +76,10 @@ struct ServerBinaries {
   std::string version;    // "15.18"
 };
 
-Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner);
+Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner, const ClusterEnv& env);
+inline Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner) {
+  return FindServerBinaries(runner, ClusterEnv::FromProcess());
+}
 
 // Memory-derived settings for a machine with `memory_bytes` of RAM.
 struct SizedSettings {
@@ -71,6 +96,8 @@ struct ClusterOptions {
   const ProcessRunner* runner = nullptr;  // null: a RealProcessRunner
   // Memory to size settings for; 0: this machine's (cgroup-aware).
   uint64_t memory_bytes = 0;
+  // The environment; unset: ClusterEnv::FromProcess() when Open() runs.
+  std::optional<ClusterEnv> env;
 };
 
 struct ClusterStatus {
@@ -133,7 +160,7 @@ class Cluster {
   Status CreateDatabase();
   ProcessOptions AsServer(std::vector<std::string> argv) const;
 
-  ClusterOptions options_;
+  ClusterOptions options_;  // options_.env is always set after Open()
   std::string home_;
   ServerAccount account_;
   // Not a stored pointer: a Cluster is moved around, and a pointer to its own

@@ -26,42 +26,47 @@ TEST(SizeForMemory, QuarterForSharedBuffersWithinBounds) {
   EXPECT_EQ(huge.maintenance_work_mem_mb, 2048u);
 }
 
-TEST(DefaultHome, HonoursPgrigHome) {
-  ::setenv("PGRIG_HOME", "/somewhere/else", 1);
-  EXPECT_EQ(DefaultHome(), "/somewhere/else");
-  ::unsetenv("PGRIG_HOME");
+// The environment is given, never set: these tests leave the process's
+// environment alone and do not depend on it.
+TEST(ClusterEnv, DefaultHomeFromTheGivenEnvironment) {
+  const uid_t user = ::geteuid() == 0 ? 1000 : ::geteuid();
+  EXPECT_EQ(DefaultHome({.pgrig_home = "/somewhere/else", .xdg_data_home = "/x", .euid = user}),
+            "/somewhere/else");
+  EXPECT_EQ(DefaultHome({.pgrig_home = "/somewhere/else", .euid = 0}), "/somewhere/else");
+  // Root's home is mode 0700: the postgres account could not reach a
+  // cluster under ~/.local/share.
+  EXPECT_EQ(DefaultHome({.xdg_data_home = "/x/data", .home = "/root", .euid = 0}), "/var/lib/pgrig");
+  EXPECT_EQ(DefaultHome({.xdg_data_home = "/x/data", .home = "/h", .euid = user}), "/x/data/pgrig");
+  EXPECT_EQ(DefaultHome({.home = "/h", .euid = user}), "/h/.local/share/pgrig");
 }
 
-TEST(DefaultHome, RootGetsADirectoryTheServerAccountCanReach) {
-  ::unsetenv("PGRIG_HOME");
-  if (::geteuid() == 0) {
-    // Root's home is mode 0700: the postgres account could not reach a
-    // cluster under ~/.local/share.
-    EXPECT_EQ(DefaultHome(), "/var/lib/pgrig");
-  } else {
-    ::setenv("XDG_DATA_HOME", "/x/data", 1);
-    EXPECT_EQ(DefaultHome(), "/x/data/pgrig");
-    ::unsetenv("XDG_DATA_HOME");
-  }
+TEST(ClusterEnv, OpenTakesTheHomeFromTheGivenEnvironment) {
+  const uid_t user = ::geteuid() == 0 ? 1000 : ::geteuid();
+  auto c = Cluster::Open({.env = ClusterEnv{.pgrig_home = "/tmp/pgrig-env-test/", .euid = user}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->home(), "/tmp/pgrig-env-test");
+  EXPECT_TRUE(c->account().is_self);
+}
+
+TEST(ClusterEnv, FromProcessReadsTheVariables) {
+  const char* home = std::getenv("PGRIG_HOME");
+  ClusterEnv env = ClusterEnv::FromProcess();
+  EXPECT_EQ(env.pgrig_home, home ? home : "");
+  EXPECT_EQ(env.euid, ::geteuid());
 }
 
 TEST(ChooseServerAccount, RootNeedsAnUnprivilegedAccount) {
-  if (::geteuid() != 0) {
-    auto a = ChooseServerAccount();
-    ASSERT_TRUE(a.ok());
-    EXPECT_TRUE(a->is_self);
-    return;
-  }
-  ::setenv("PGRIG_SERVER_USER", "no-such-account-pgrig", 1);
-  auto missing = ChooseServerAccount();
-  ::unsetenv("PGRIG_SERVER_USER");
+  auto self = ChooseServerAccount({.server_user = "ignored-when-not-root", .euid = 4321});
+  ASSERT_TRUE(self.ok());
+  EXPECT_TRUE(self->is_self);
+  EXPECT_EQ(self->uid, 4321u);
+
+  auto missing = ChooseServerAccount({.server_user = "no-such-account-pgrig", .euid = 0});
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("no-such-account-pgrig"));
   EXPECT_THAT(missing.status().message(), HasSubstr("useradd"));
 
-  ::setenv("PGRIG_SERVER_USER", "root", 1);
-  auto root = ChooseServerAccount();
-  ::unsetenv("PGRIG_SERVER_USER");
+  auto root = ChooseServerAccount({.server_user = "root", .euid = 0});
   ASSERT_FALSE(root.ok());
   EXPECT_THAT(root.status().message(), HasSubstr("refuses to run as root"));
 }
@@ -95,7 +100,7 @@ TEST(FindServerBinaries, PrefersPgConfigAndReadsTheVersion) {
   }
   FakeRunner runner;
   runner.bindir = dir;
-  auto b = FindServerBinaries(runner);
+  auto b = FindServerBinaries(runner, {.pg_bindir = ""});
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->bindir, dir);
   EXPECT_EQ(b->major_version, 16);
@@ -104,9 +109,7 @@ TEST(FindServerBinaries, PrefersPgConfigAndReadsTheVersion) {
 }
 
 TEST(FindServerBinaries, ExplainsAWrongOverride) {
-  ::setenv("PGRIG_PG_BINDIR", "/nonexistent/bin", 1);
-  auto b = FindServerBinaries(RealProcessRunner());
-  ::unsetenv("PGRIG_PG_BINDIR");
+  auto b = FindServerBinaries(RealProcessRunner(), {.pg_bindir = "/nonexistent/bin"});
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(b.status().message(), HasSubstr("PGRIG_PG_BINDIR=/nonexistent/bin"));

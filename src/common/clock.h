@@ -1,6 +1,9 @@
-// Time sources.  Clock is injectable so that code measuring durations can be
-// tested with a fake; the real one reads CLOCK_MONOTONIC.  NowNanos() is
-// inline and cheap enough for the engine's per-transaction path.
+// Time sources: monotonic nanoseconds for durations, wall-clock seconds and
+// their UTC text for timestamps.  MonotonicNanos() is inline and cheap enough
+// for the engine's per-transaction path.  Free functions over clock_gettime;
+// thread-safe.  (An injectable Clock interface lived here unused; it was
+// removed rather than kept speculatively: the waits in tune/ and cluster/ are
+// on a real server, and a test of them with a fake clock would test the fake.)
 #ifndef PGRIG_COMMON_CLOCK_H_
 #define PGRIG_COMMON_CLOCK_H_
 
@@ -27,26 +30,6 @@ inline double WallSeconds() {
 
 // "2026-11-29T22:53:39Z"
 std::string IsoTimestampUtc(double wall_seconds);
-
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual int64_t Nanos() const = 0;
-};
-
-class RealClock : public Clock {
- public:
-  int64_t Nanos() const override { return MonotonicNanos(); }
-};
-
-class FakeClock : public Clock {
- public:
-  int64_t Nanos() const override { return now_; }
-  void Advance(int64_t ns) { now_ += ns; }
-
- private:
-  int64_t now_ = 0;
-};
 
 }  // namespace pgrig
 

@@ -14,6 +14,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "cost/catalog_entries.h"
 
 namespace pgrig::cost {
 
@@ -26,190 +27,9 @@ namespace {
 constexpr std::string_view kSchemaPrefix = "pgrig.prices/";
 constexpr std::string_view kSchema = "pgrig.prices/1";
 
-// Reads the fields of one [[instance]] / [[flex_shape]] / [[storage]] table,
-// turning every problem into a message that names file, line and key.
-class EntryReader {
- public:
-  EntryReader(const toml::table& table, const std::string& file, std::string_view kind)
-      : table_(table), file_(file), kind_(kind) {}
-
-  int line() const { return static_cast<int>(table_.source().begin.line); }
-
-  Status Error(const toml::node* node, const std::string& message) const {
-    int line_no = node != nullptr ? static_cast<int>(node->source().begin.line) : line();
-    if (line_no <= 0) line_no = line();
-    return InvalidArgument(fmt::format("{}:{}: [[{}]] entry: {}", file_, line_no, kind_, message));
-  }
-
-  // Rejects keys outside `known`, so that a typo ("usd_per_hr") is an error
-  // instead of a silently missing price.
-  Status CheckKeys(const std::vector<std::string_view>& known) const {
-    for (auto&& [key, node] : table_) {
-      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-        std::vector<std::string> names(known.begin(), known.end());
-        return Error(&node, fmt::format("unknown key \"{}\" (known keys: {})", key.str(),
-                                        Join(names, ", ")));
-      }
-    }
-    return Status::Ok();
-  }
-
-  Result<std::optional<std::string>> String(std::string_view key) const {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) return std::optional<std::string>();
-    const auto* s = node->as_string();
-    if (s == nullptr) return Error(node, fmt::format("\"{}\" must be a string", key));
-    std::string v(Trim(s->get()));
-    if (v.empty()) return Error(node, fmt::format("\"{}\" must not be empty", key));
-    return std::optional<std::string>(std::move(v));
-  }
-
-  // A finite number >= `min` (> `min` when `strict`); integers are accepted.
-  Result<std::optional<double>> Number(std::string_view key, double min, bool strict) const {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) return std::optional<double>();
-    double v = 0;
-    if (const auto* f = node->as_floating_point()) {
-      v = f->get();
-    } else if (const auto* i = node->as_integer()) {
-      v = static_cast<double>(i->get());
-    } else {
-      return Error(node, fmt::format("\"{}\" must be a number", key));
-    }
-    if (!std::isfinite(v) || v < min || (strict && v == min)) {
-      return Error(node, fmt::format("\"{}\" must be {} {}, got {}", key,
-                                     strict ? "greater than" : "at least", min, v));
-    }
-    return std::optional<double>(v);
-  }
-
-  Result<std::optional<int>> PositiveInt(std::string_view key) const {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) return std::optional<int>();
-    const auto* i = node->as_integer();
-    if (i == nullptr || i->get() <= 0 || i->get() > 1'000'000) {
-      return Error(node, fmt::format("\"{}\" must be a positive whole number", key));
-    }
-    return std::optional<int>(static_cast<int>(i->get()));
-  }
-
-  // A TOML date (2026-01-31) or a string "2026-01-31".
-  Result<std::optional<std::string>> Date(std::string_view key) const {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) return std::optional<std::string>();
-    std::string v;
-    if (const auto* d = node->as_date()) {
-      const toml::date& date = d->get();
-      v = fmt::format("{:04}-{:02}-{:02}", date.year, date.month, date.day);
-    } else if (const auto* s = node->as_string()) {
-      v = std::string(Trim(s->get()));
-    } else {
-      return Error(node, fmt::format("\"{}\" must be a date written YYYY-MM-DD", key));
-    }
-    if (!IsValidDate(v)) {
-      return Error(node,
-                   fmt::format("\"{}\" must be a date written YYYY-MM-DD, got \"{}\"", key, v));
-    }
-    return std::optional<std::string>(std::move(v));
-  }
-
-  Result<std::optional<Arch>> ArchField(std::string_view key) const {
-    PGRIG_ASSIGN_OR_RETURN(auto s, String(key));
-    if (!s) return std::optional<Arch>();
-    std::string v = ToLower(*s);
-    if (v == "arm64" || v == "aarch64") return std::optional<Arch>(Arch::kArm64);
-    if (v == "x86_64" || v == "amd64") return std::optional<Arch>(Arch::kX86_64);
-    return Error(table_.get(key),
-                 fmt::format("\"{}\" must be \"arm64\" or \"x86_64\", got \"{}\"", key, *s));
-  }
-
-  Result<std::optional<VcpuKind>> VcpuKindField(std::string_view key) const {
-    PGRIG_ASSIGN_OR_RETURN(auto s, String(key));
-    if (!s) return std::optional<VcpuKind>();
-    std::string v = ToLower(*s);
-    if (v == "core") return std::optional<VcpuKind>(VcpuKind::kCore);
-    if (v == "hyperthread") return std::optional<VcpuKind>(VcpuKind::kHyperthread);
-    return Error(table_.get(key),
-                 fmt::format("\"{}\" must be \"core\" or \"hyperthread\", got \"{}\"", key, *s));
-  }
-
-  Status Missing(const std::vector<std::string>& missing, bool could_inherit) const {
-    std::string msg = fmt::format("missing {}", Join(missing, ", "));
-    if (could_inherit) {
-      msg +=
-          " (an entry that overrides an existing one may leave out only the hardware "
-          "fields; prices, date and source are always required)";
-    }
-    return Error(nullptr, msg);
-  }
-
- private:
-  const toml::table& table_;
-  const std::string& file_;
-  std::string_view kind_;
-};
-
-std::string Key(std::string_view provider, std::string_view region, std::string_view name) {
-  return ToLower(provider) + "\n" + ToLower(region) + "\n" + ToLower(name);
-}
-
 std::string Describe(std::string_view provider, std::string_view region, std::string_view name) {
   return fmt::format("{} {} {}", provider, region, name);
 }
-
-// Fills `out` from `have` (this file) or `old` (the entry being overridden),
-// noting a missing field when neither has it.
-template <typename T>
-void Take(const std::optional<T>& have, const T* old, T& out, const char* name,
-          std::vector<std::string>& missing) {
-  if (have) {
-    out = *have;
-  } else if (old != nullptr) {
-    out = *old;
-  } else {
-    missing.emplace_back(name);
-  }
-}
-
-template <typename T>
-void Require(const std::optional<T>& have, T& out, const char* name,
-             std::vector<std::string>& missing) {
-  if (have) {
-    out = *have;
-  } else {
-    missing.emplace_back(name);
-  }
-}
-
-// Tracks keys seen in one file so a duplicate names both lines.
-class SeenKeys {
- public:
-  Status Add(const std::string& key, const EntryReader& reader, const std::string& what) {
-    auto [it, inserted] = lines_.emplace(key, reader.line());
-    if (!inserted) {
-      return reader.Error(
-          nullptr, fmt::format("duplicate entry for {} (first at line {})", what, it->second));
-    }
-    return Status::Ok();
-  }
-
- private:
-  std::map<std::string, int> lines_;
-};
-
-template <typename T, typename KeyFn>
-T* FindByKey(std::vector<T>& v, const std::string& key, KeyFn key_of) {
-  for (auto& e : v) {
-    if (key_of(e) == key) return &e;
-  }
-  return nullptr;
-}
-
-std::string InstanceKey(const InstancePrice& e) {
-  return Key(e.provider, e.region, e.instance_type);
-}
-std::string ShapeKey(const FlexShapePrice& e) { return Key(e.provider, e.region, e.shape); }
-std::string StorageKey(const StoragePrice& e) { return Key(e.provider, e.region, e.name); }
 
 const toml::array* ArrayOfTables(const toml::node& node) {
   const toml::array* arr = node.as_array();
@@ -238,14 +58,6 @@ Result<toml::table> ParseToml(std::string_view text, const std::string& file_nam
   }
   return std::move(r).table();
 #endif
-}
-
-Status CheckName(const EntryReader& r, const std::optional<std::string>& name, const char* key) {
-  if (name && name->find_first_of(": \t") != std::string::npos) {
-    return r.Error(nullptr,
-                   fmt::format("\"{}\" must not contain ':' or blanks, got \"{}\"", key, *name));
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -288,149 +100,12 @@ Result<MergeStats> Catalog::Merge(std::string_view toml_text, const std::string&
       return InvalidArgument(fmt::format("{}:{}: \"{}\" must be written as [[{}]] tables",
                                          file_name, line, key.str(), key.str()));
     }
-    for (const auto& el : *arr) {
-      const toml::table& t = *el.as_table();
-      EntryReader r(t, file_name, key.str());
-      std::vector<std::string> missing;
-      if (key.str() == "instance") {
-        PGRIG_RETURN_IF_ERROR(
-            r.CheckKeys({"provider", "region", "instance_type", "arch", "vcpus", "vcpu_is",
-                         "memory_gib", "usd_per_hour", "date", "source"}));
-        PGRIG_ASSIGN_OR_RETURN(auto provider, r.String("provider"));
-        PGRIG_ASSIGN_OR_RETURN(auto region, r.String("region"));
-        PGRIG_ASSIGN_OR_RETURN(auto type, r.String("instance_type"));
-        PGRIG_RETURN_IF_ERROR(CheckName(r, type, "instance_type"));
-        PGRIG_ASSIGN_OR_RETURN(auto arch, r.ArchField("arch"));
-        PGRIG_ASSIGN_OR_RETURN(auto vcpus, r.PositiveInt("vcpus"));
-        PGRIG_ASSIGN_OR_RETURN(auto vcpu_is, r.VcpuKindField("vcpu_is"));
-        PGRIG_ASSIGN_OR_RETURN(auto memory, r.Number("memory_gib", 0, true));
-        PGRIG_ASSIGN_OR_RETURN(auto price, r.Number("usd_per_hour", 0, true));
-        PGRIG_ASSIGN_OR_RETURN(auto date, r.Date("date"));
-        PGRIG_ASSIGN_OR_RETURN(auto source, r.String("source"));
-        if (!provider || !region || !type) {
-          if (!provider) missing.emplace_back("provider");
-          if (!region) missing.emplace_back("region");
-          if (!type) missing.emplace_back("instance_type");
-          return r.Missing(missing, false);
-        }
-        const std::string k = Key(*provider, *region, *type);
-        PGRIG_RETURN_IF_ERROR(seen.Add(k, r, Describe(*provider, *region, *type)));
-        InstancePrice* old = FindByKey(instances, k, InstanceKey);
-        InstancePrice e;
-        e.provider = *provider;
-        e.region = *region;
-        e.instance_type = *type;
-        Take(arch, old ? &old->arch : nullptr, e.arch, "arch", missing);
-        Take(vcpus, old ? &old->vcpus : nullptr, e.vcpus, "vcpus", missing);
-        Take(vcpu_is, old ? &old->vcpu_is : nullptr, e.vcpu_is, "vcpu_is", missing);
-        Take(memory, old ? &old->memory_gib : nullptr, e.memory_gib, "memory_gib", missing);
-        Require(price, e.usd_per_hour, "usd_per_hour", missing);
-        Require(date, e.provenance.date, "date", missing);
-        Require(source, e.provenance.source, "source", missing);
-        if (!missing.empty()) return r.Missing(missing, old != nullptr);
-        e.provenance.file = file_name;
-        e.provenance.line = r.line();
-        if (old != nullptr) {
-          *old = std::move(e);
-          ++stats.replaced;
-        } else {
-          instances.push_back(std::move(e));
-          ++stats.added;
-        }
-      } else if (key.str() == "flex_shape") {
-        PGRIG_RETURN_IF_ERROR(
-            r.CheckKeys({"provider", "region", "shape", "arch", "vcpus_per_ocpu", "vcpu_is",
-                         "usd_per_ocpu_hour", "usd_per_gb_hour", "date", "source"}));
-        PGRIG_ASSIGN_OR_RETURN(auto provider, r.String("provider"));
-        PGRIG_ASSIGN_OR_RETURN(auto region, r.String("region"));
-        PGRIG_ASSIGN_OR_RETURN(auto shape, r.String("shape"));
-        PGRIG_RETURN_IF_ERROR(CheckName(r, shape, "shape"));
-        PGRIG_ASSIGN_OR_RETURN(auto arch, r.ArchField("arch"));
-        PGRIG_ASSIGN_OR_RETURN(auto per_ocpu, r.PositiveInt("vcpus_per_ocpu"));
-        PGRIG_ASSIGN_OR_RETURN(auto vcpu_is, r.VcpuKindField("vcpu_is"));
-        PGRIG_ASSIGN_OR_RETURN(auto ocpu_price, r.Number("usd_per_ocpu_hour", 0, true));
-        PGRIG_ASSIGN_OR_RETURN(auto gb_price, r.Number("usd_per_gb_hour", 0, false));
-        PGRIG_ASSIGN_OR_RETURN(auto date, r.Date("date"));
-        PGRIG_ASSIGN_OR_RETURN(auto source, r.String("source"));
-        if (!provider || !region || !shape) {
-          if (!provider) missing.emplace_back("provider");
-          if (!region) missing.emplace_back("region");
-          if (!shape) missing.emplace_back("shape");
-          return r.Missing(missing, false);
-        }
-        const std::string k = Key(*provider, *region, *shape);
-        PGRIG_RETURN_IF_ERROR(seen.Add(k, r, Describe(*provider, *region, *shape)));
-        FlexShapePrice* old = FindByKey(shapes, k, ShapeKey);
-        FlexShapePrice e;
-        e.provider = *provider;
-        e.region = *region;
-        e.shape = *shape;
-        Take(arch, old ? &old->arch : nullptr, e.arch, "arch", missing);
-        Take(per_ocpu, old ? &old->vcpus_per_ocpu : nullptr, e.vcpus_per_ocpu, "vcpus_per_ocpu",
-             missing);
-        Take(vcpu_is, old ? &old->vcpu_is : nullptr, e.vcpu_is, "vcpu_is", missing);
-        Require(ocpu_price, e.usd_per_ocpu_hour, "usd_per_ocpu_hour", missing);
-        Require(gb_price, e.usd_per_gb_hour, "usd_per_gb_hour", missing);
-        Require(date, e.provenance.date, "date", missing);
-        Require(source, e.provenance.source, "source", missing);
-        if (!missing.empty()) return r.Missing(missing, old != nullptr);
-        e.provenance.file = file_name;
-        e.provenance.line = r.line();
-        if (old != nullptr) {
-          *old = std::move(e);
-          ++stats.replaced;
-        } else {
-          shapes.push_back(std::move(e));
-          ++stats.added;
-        }
-      } else {
-        PGRIG_RETURN_IF_ERROR(r.CheckKeys({"provider", "region", "name", "usd_per_gb_month",
-                                           "included_iops", "usd_per_iops_month", "included_mbps",
-                                           "usd_per_mbps_month", "date", "source"}));
-        PGRIG_ASSIGN_OR_RETURN(auto provider, r.String("provider"));
-        PGRIG_ASSIGN_OR_RETURN(auto region, r.String("region"));
-        PGRIG_ASSIGN_OR_RETURN(auto name, r.String("name"));
-        PGRIG_RETURN_IF_ERROR(CheckName(r, name, "name"));
-        PGRIG_ASSIGN_OR_RETURN(auto gb, r.Number("usd_per_gb_month", 0, true));
-        PGRIG_ASSIGN_OR_RETURN(auto inc_iops, r.Number("included_iops", 0, false));
-        PGRIG_ASSIGN_OR_RETURN(auto iops, r.Number("usd_per_iops_month", 0, false));
-        PGRIG_ASSIGN_OR_RETURN(auto inc_mbps, r.Number("included_mbps", 0, false));
-        PGRIG_ASSIGN_OR_RETURN(auto mbps, r.Number("usd_per_mbps_month", 0, false));
-        PGRIG_ASSIGN_OR_RETURN(auto date, r.Date("date"));
-        PGRIG_ASSIGN_OR_RETURN(auto source, r.String("source"));
-        if (!provider || !region || !name) {
-          if (!provider) missing.emplace_back("provider");
-          if (!region) missing.emplace_back("region");
-          if (!name) missing.emplace_back("name");
-          return r.Missing(missing, false);
-        }
-        const std::string k = Key(*provider, *region, *name);
-        PGRIG_RETURN_IF_ERROR(seen.Add(k, r, Describe(*provider, *region, *name)));
-        StoragePrice* old = FindByKey(storage, k, StorageKey);
-        StoragePrice e;
-        e.provider = *provider;
-        e.region = *region;
-        e.name = *name;
-        Require(gb, e.usd_per_gb_month, "usd_per_gb_month", missing);
-        Take(inc_iops, old ? &old->included_iops : nullptr, e.included_iops, "included_iops",
-             missing);
-        Require(iops, e.usd_per_iops_month, "usd_per_iops_month", missing);
-        Take(inc_mbps, old ? &old->included_mbps : nullptr, e.included_mbps, "included_mbps",
-             missing);
-        Require(mbps, e.usd_per_mbps_month, "usd_per_mbps_month", missing);
-        Require(date, e.provenance.date, "date", missing);
-        Require(source, e.provenance.source, "source", missing);
-        if (!missing.empty()) return r.Missing(missing, old != nullptr);
-        e.provenance.file = file_name;
-        e.provenance.line = r.line();
-        if (old != nullptr) {
-          *old = std::move(e);
-          ++stats.replaced;
-        } else {
-          storage.push_back(std::move(e));
-          ++stats.added;
-        }
-      }
+    if (key.str() == "instance") {
+      PGRIG_RETURN_IF_ERROR(MergeEntries(*arr, InstanceKind(), file_name, instances, seen, stats));
+    } else if (key.str() == "flex_shape") {
+      PGRIG_RETURN_IF_ERROR(MergeEntries(*arr, FlexShapeKind(), file_name, shapes, seen, stats));
+    } else {
+      PGRIG_RETURN_IF_ERROR(MergeEntries(*arr, StorageKind(), file_name, storage, seen, stats));
     }
   }
 

@@ -350,7 +350,13 @@ Result<ApplyOutcome> ApplyRecommendations(pg::Connection& conn, const TuneReport
     out.pending_restart.clear();
     out.overridden.clear();
     for (const auto* r : changes) {
-      const CurrentSetting& c = now_settings->at(r->name);
+      auto found = now_settings->find(r->name);
+      if (found == now_settings->end()) {
+        return fail(NotFound(fmt::format(
+            "after the reload pg_settings has no row for {}; this server does not know the setting",
+            r->name)));
+      }
+      const CurrentSetting& c = found->second;
       auto live = FromPgSettings(c.name, c.setting, c.unit, c.vartype);
       bool matches = live.ok() && LiveValueMatches(*live, r->value);
       if (matches) {

@@ -19,6 +19,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "support/test_cluster.h"
+#include "tune/apply_restart.h"
 #include "tune/huge_pages.h"
 #include "tune/recommend.h"
 
@@ -26,6 +27,20 @@ namespace pgrig::tune {
 namespace {
 
 using ::testing::HasSubstr;
+
+// The private cluster as the flow's restartable server (the cli has the same
+// binding; tune itself does not depend on cluster).
+class ClusterServer : public RestartableServer {
+ public:
+  explicit ClusterServer(cluster::Cluster& c) : c_(c) {}
+  Status Stop() override { return c_.Stop(); }
+  Status Start() override { return c_.Start().status(); }
+  std::string DataDir() const override { return c_.data_dir(); }
+  pg::ConnectionParams Params() const override { return c_.Params(); }
+
+ private:
+  cluster::Cluster& c_;
+};
 
 class TuneApplyTest : public ::testing::Test {
  protected:
@@ -264,6 +279,80 @@ TEST_F(TuneApplyTest, HugePageProbeMatchesTheEstimate) {
   // The estimate is meant to be a little high, never far off.
   EXPECT_GE(report.huge_pages.pages, h->pages);
   EXPECT_LE(report.huge_pages.pages, h->pages * 115 / 100 + 2);
+}
+
+// The flow `pgrig tune --apply --restart` and `--rollback --restart` run:
+// apply, restart the cluster, reconnect, verify; then roll back the same way.
+TEST_F(TuneApplyTest, ApplyAndRestartVerifiesThenRollbackAndRestartUndoes) {
+  std::vector<std::string> before = AutoConf(conn_);
+  std::string sb_before = Show(conn_, "shared_buffers");
+  TuneReport report = Report();
+  ASSERT_TRUE(report.NeedsRestart());
+  const auto pid_before = cluster_->RunningPid();
+
+  ClusterServer server(*cluster_);
+  auto out = ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}, .restart = &server});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(out->restarted);
+  EXPECT_THAT(out->applied.pending_restart, ::testing::Contains("shared_buffers"));
+  EXPECT_NE(cluster_->RunningPid(), pid_before);
+  // conn_ was replaced by a connection to the restarted server: every
+  // change, restart-only ones included, is live there.
+  auto now = ReadCurrentSettings(conn_);
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  EXPECT_THAT(NotLive(report.Changes(), *now), ::testing::IsEmpty());
+  EXPECT_NE(Show(conn_, "shared_buffers"), sb_before);
+
+  auto rb = RollbackAndRestart(conn_, {.apply = {.backup_dir = backups_}, .restart = &server});
+  ASSERT_TRUE(rb.ok()) << rb.status().ToString();
+  EXPECT_TRUE(rb->restarted);
+  EXPECT_EQ(rb->rolled_back.restored.path, out->applied.backup_path);
+  EXPECT_EQ(AutoConf(conn_), before);
+  EXPECT_EQ(Show(conn_, "shared_buffers"), sb_before);
+}
+
+// Without a cluster to restart nothing is restarted: the restart-only
+// settings wait, and the server keeps running with its old values.
+TEST_F(TuneApplyTest, ApplyAndRestartWithoutAClusterLeavesTheRestartToTheCaller) {
+  std::vector<std::string> before = AutoConf(conn_);
+  std::string sb_before = Show(conn_, "shared_buffers");
+  const auto pid_before = cluster_->RunningPid();
+  TuneReport report = Report();
+  auto out = ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_FALSE(out->restarted);
+  EXPECT_THAT(out->applied.pending_restart, ::testing::Contains("shared_buffers"));
+  EXPECT_EQ(cluster_->RunningPid(), pid_before);
+  EXPECT_EQ(Show(conn_, "shared_buffers"), sb_before);
+
+  auto rb = RollbackAndRestart(conn_, {.apply = {.backup_dir = backups_}});
+  ASSERT_TRUE(rb.ok()) << rb.status().ToString();
+  EXPECT_FALSE(rb->restarted);
+  EXPECT_EQ(AutoConf(conn_), before);
+}
+
+// A value every check of a running server accepts but with which the server
+// cannot start: the flow restores the backup and starts the cluster again.
+TEST_F(TuneApplyTest, ApplyAndRestartRestoresWhenTheServerWillNotStart) {
+  auto meminfo = ReadWholeFile("/proc/meminfo");
+  ASSERT_TRUE(meminfo.ok());
+  if (meminfo->find("HugePages_Total:       0") == std::string::npos) {
+    GTEST_SKIP() << "huge pages are reserved here, so huge_pages=on would start";
+  }
+  std::vector<std::string> before = AutoConf(conn_);
+  Overrides o;
+  o.values["huge_pages"] = SettingValue::Word("on");
+  TuneReport report = Report(o);
+  ClusterServer server(*cluster_);
+  auto out = ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}, .restart = &server});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(out.status().message(), HasSubstr("did not start"));
+  EXPECT_THAT(out.status().message(), HasSubstr("restored"));
+  ASSERT_TRUE(cluster_->RunningPid().has_value());
+  conn_ = Connect();
+  EXPECT_EQ(Show(conn_, "huge_pages"), "try");
+  EXPECT_EQ(AutoConf(conn_), before);
 }
 
 // The command line, end to end, against the private cluster (PGRIG_HOME).

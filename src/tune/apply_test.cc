@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "common/fs.h"
+#include "tune/apply_restart.h"
 
 namespace pgrig::tune {
 namespace {
@@ -74,6 +75,24 @@ TEST(Backups, NewestUnusedOneIsFound) {
   EXPECT_EQ(*ReadWholeFile(dir + "/data/postgresql.auto.conf"), *raw.auto_conf_text);
   EXPECT_FALSE(RestoreAutoConfFile(raw, dir + "/missing").ok());
   (void)RemoveTree(dir);
+}
+
+// The check after a restart: a setting the server does not list is an
+// error naming it (it used to be an uncaught std::out_of_range).
+TEST(NotLive, NamesMissingAndDifferentSettings) {
+  Recommendation sb{.name = "shared_buffers", .proposed = "1GB", .value = SettingValue::Bytes(kGiB)};
+  Recommendation gone{.name = "no_such_setting", .proposed = "1", .value = SettingValue::Integer(1)};
+  CurrentSettings now;
+  now["shared_buffers"] = CurrentSetting{.name = "shared_buffers", .setting = "131072", .unit = "8kB",
+                                         .vartype = "integer"};
+  EXPECT_TRUE(NotLive({&sb}, now).empty());
+  std::vector<std::string> wrong = NotLive({&sb, &gone}, now);
+  ASSERT_EQ(wrong.size(), 1u);
+  EXPECT_THAT(wrong[0], HasSubstr("no_such_setting is not a setting of this server"));
+  now["shared_buffers"].setting = "16384";  // 128MB
+  wrong = NotLive({&sb}, now);
+  ASSERT_EQ(wrong.size(), 1u);
+  EXPECT_EQ(wrong[0], "shared_buffers is 128MB");
 }
 
 }  // namespace
