@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/fleet_clients.h"
 #include "cli/version.h"
 #include "common/fs.h"
@@ -49,10 +50,7 @@ fleet run exit codes: 0 every sut host completed and every hook succeeded,
 runs stop, then the teardown hooks run; Ctrl-C twice: running hooks are
 killed and the teardowns not started yet are skipped (run them by hand).)";
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "pgrig fleet: %s\n", message.c_str());
-  return kExitBadInvocation;
-}
+constexpr CommandName kCommand{"pgrig fleet"};
 
 // A private directory for ssh's multiplexing sockets, removed at the end.
 class ControlDir {
@@ -84,9 +82,9 @@ int RunCheck(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto fleet = fleet::ReadFleetFile(file);
-  if (!fleet.ok()) return Fail(fleet.status().message());
+  if (!fleet.ok()) return Fail(kCommand, fleet.status().message());
   auto local = fleet::DescribeLocalPgrig(kVersion);
-  if (!local.ok()) return Fail(local.status().message());
+  if (!local.ok()) return Fail(kCommand, local.status().message());
 
   ControlDir control;
   fleet::SshOptions ssh_options;
@@ -424,7 +422,7 @@ int RunRunSub(int argc, char** argv) {
   // measurement and cannot be continued).
   if (resume.empty() && !file.empty()) {
     auto fleet = fleet::ReadFleetFile(file);
-    if (!fleet.ok()) return Fail(fleet.status().message());
+    if (!fleet.ok()) return Fail(kCommand, fleet.status().message());
     if (fleet->mode == fleet::FleetMode::kClients) {
       const std::string run_id = UtcStamp();
       fleet::LifecycleOptions lo;
@@ -459,13 +457,13 @@ int RunRunSub(int argc, char** argv) {
   }
   // Everything is validated before any hook, connection or write.
   auto setup = PrepareRun(file, resume);
-  if (!setup.ok()) return Fail(setup.status().message());
+  if (!setup.ok()) return Fail(kCommand, setup.status().message());
   RunSetup& s = *setup;
   if (Status st = MakeDirs(s.run_dir, 0755); !st.ok()) {
-    return Fail("results directory " + s.run_dir + ": " + st.message());
+    return Fail(kCommand, "results directory " + s.run_dir + ": " + st.message());
   }
   if (Status st = fleet::WriteManifest(s.run_dir, s.manifest); !st.ok()) {
-    return Fail("fleet run manifest: " + st.message());
+    return Fail(kCommand, "fleet run manifest: " + st.message());
   }
   PrintLine(fmt::format("fleet run {} ({}): results in {}", s.manifest.run_id,
                         s.resuming ? "resumed" : "new", s.run_dir));
@@ -527,7 +525,7 @@ int RunFleet(int argc, char** argv) {
                 "  pgrig fleet run [FLEET.toml] --resume RUN_DIR|RUN_ID\n\n%s\n", kFooter);
     return sub.empty() ? kExitBadInvocation : kExitOk;
   }
-  return Fail(fmt::format("unknown subcommand \"{}\"; use \"check\" or \"run\"", sub));
+  return Fail(kCommand, fmt::format("unknown subcommand \"{}\"; use \"check\" or \"run\"", sub));
 }
 
 }  // namespace pgrig::cli

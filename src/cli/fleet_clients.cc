@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/server_probe.h"
 #include "cli/version.h"
 #include "common/fs.h"
@@ -19,9 +20,12 @@
 namespace pgrig::cli {
 namespace {
 
-int Fail(const std::string& message, int code = kExitBadInvocation) {
-  std::fprintf(stderr, "pgrig fleet: %s\n", fleet::RedactLine(message).c_str());
-  return code;
+constexpr CommandName kCommand{"pgrig fleet"};
+
+// The shared Fail (exit_status.h), after RedactLine: a fleet's messages
+// carry server strings that may hold a password.
+int FailRedacted(const std::string& message, int code = kExitBadInvocation) {
+  return FailRedacted(kCommand, fleet::RedactLine(message), code);
 }
 
 // A private directory for ssh's multiplexing sockets, removed at the end.
@@ -49,19 +53,19 @@ void Print(const std::string& line) {
 
 int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
   if (Status st = MakeDirs(fl.results_dir + "/" + inv.run_id, 0755); !st.ok()) {
-    return Fail("results directory " + fl.results_dir + ": " + st.message());
+    return FailRedacted("results directory " + fl.results_dir + ": " + st.message());
   }
   // The server is reached once here, before any host: facts, and whether it
   // is local (then the observation's host figures describe it).
   pg::ConnectionParams params{.dbname = *fl.server, .application_name = "pgrig-fleet"};
   auto con = pg::Connect(params);
   if (!con.ok()) {
-    return Fail(inv.file + ": server " + pg::RedactConninfo(*fl.server) + ": " +
+    return FailRedacted(inv.file + ": server " + pg::RedactConninfo(*fl.server) + ": " +
                 con.status().message());
   }
   const bool local = ServerIsLocal(*con);
   auto local_pgrig = fleet::DescribeLocalPgrig(kVersion);
-  if (!local_pgrig.ok()) return Fail(local_pgrig.status().message());
+  if (!local_pgrig.ok()) return FailRedacted(local_pgrig.status().message());
 
   ControlDir control;
   fleet::SshOptions ssh_options;
@@ -105,8 +109,8 @@ int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
     Print(fmt::format("  {:<16} {:<10} {}", r.host->label, fleet::HostOutcomeName(r.outcome),
                       r.message));
   }
-  if (!run.started) return Fail(run.message);
-  if (run.merged_file.empty()) return Fail(run.message, kExitRunFailure);
+  if (!run.started) return FailRedacted(run.message);
+  if (run.merged_file.empty()) return FailRedacted(run.message, kExitRunFailure);
   Print(fmt::format("merged result{}: {}", run.partial ? " (PARTIAL: a client failed)" : "",
                     run.merged_file));
   Print("  pgrig report " + run.merged_file);
