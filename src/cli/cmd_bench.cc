@@ -100,7 +100,8 @@ Status CheckCanCreate(const std::string& path, const std::string& what) {
 }
 
 // Hidden, for `pgrig fleet run` in clients mode (fleet/client_mode.h): with
-// PGRIG_FLEET_START_GATE=SECONDS in the environment, once set up say
+// PGRIG_FLEET_START_GATE=SECONDS in the environment, once every client is
+// connected (the engine's start_gate) say
 // kFleetReadyLine on stdout, then wait up to SECONDS for a "go" line on
 // stdin.  Anything else (end of input, another line, the timeout) refuses.
 Status WaitForFleetGo(int timeout_s) {
@@ -291,13 +292,6 @@ int RunBench(int argc, char** argv) {
     }
   }
   *con = pg::Connection();  // close the setup connection before the run
-  if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0') {
-    Status go = WaitForFleetGo(std::atoi(gate));
-    if (!go.ok()) {
-      PrintErr(BenchError(go.message()));
-      return kExitBadInvocation;
-    }
-  }
 
   RunInfo info;
   info.scale = scale;
@@ -353,6 +347,11 @@ int RunBench(int argc, char** argv) {
   };
   g_interrupted.store(false);
   cfg.stop_requested = &g_interrupted;
+  // Clients mode: ready once every connection is open, the window from "go".
+  if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0') {
+    const int timeout_s = std::atoi(gate);
+    cfg.start_gate = [timeout_s] { return WaitForFleetGo(timeout_s); };
+  }
   struct sigaction sa {};
   struct sigaction old_sa {};
   sa.sa_handler = OnSigint;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "pg/connection.h"
 #include "script/script.h"
 #include "script/variables.h"
@@ -100,6 +101,14 @@ struct EngineConfig {
   // with "error: " (print "<program>: " + line).  May be called from worker
   // threads, never concurrently.
   std::function<void(const std::string& line)> on_message;
+
+  // Called once, from one worker thread, when every client is connected and
+  // before any transaction: it may block (`pgrig fleet run` in clients mode
+  // waits there for its controller's start signal).  The time it takes is
+  // not part of the run: the -T window and the connection time are counted
+  // as if the start had come at once.  An error ends the run as a setup
+  // failure (RunBenchmark returns it), before any transaction.
+  std::function<Status()> start_gate;
 
   // Set by the caller (e.g. from a SIGINT handler) to stop the run early; the
   // engine lets in-flight transactions finish for a short grace period.

@@ -149,7 +149,8 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
     return Unavailable(shared.setup_error.empty() ? "could not connect" : shared.setup_error);
   }
   const int64_t bench_start = shared.bench_start_ns.load();
-  const double bench_start_wall = start_wall + static_cast<double>(bench_start - shared.start_ns) / 1e9;
+  const double bench_start_wall =
+      start_wall + static_cast<double>(bench_start - shared.start_ns + shared.gate_wait_ns) / 1e9;
   const CpuSample cpu0 = SampleCpu();
 
   // Progress: merge each interval once every worker has handed it over.

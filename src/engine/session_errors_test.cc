@@ -284,15 +284,11 @@ TEST_P(SessionErrorsTest, FailedRollbackAborts) {
 
 // The server goes away in the middle of a transaction, without a word (a
 // crashed backend): no hang, every client aborts, on every path and in
-// every mode.
-//
-// ENGINE BUG (reported to the lead, session 5): pgbench prints "client N
-// aborted in command 1 (SQL) of script 0; perhaps the backend died while
-// processing" here (its PQconsumeInput fails at the end of stream; the
-// text real pgbench 16/17 runs print when a backend dies).  The engine
-// prints "client N script 0 aborted in command 1 query 0: server closed the
-// connection unexpectedly ..." on all three paths (libpq's adds
-// "\ninvalid socket").
+// every mode, with pgbench's words (its PQconsumeInput fails at the end of
+// the stream: "perhaps the backend died while processing", the text real
+// pgbench runs print when a backend dies).  Found by this test in session 5:
+// the engine used to print libpq's "server closed the connection
+// unexpectedly" as the query's result.
 TEST_P(SessionErrorsTest, ServerClosesTheConnectionMidTransaction) {
   for (QueryMode mode : testing::kAllQueryModes) {
     SCOPED_TRACE(QueryModeName(mode));
@@ -375,11 +371,11 @@ TEST_P(SessionErrorsTest, UnknownMessageTypeAborts) {
   ExpectMalformedAborts({"unknown type", FakeBackend::Message('Y', "what"), "Y"}, GetParam());
 }
 
-// ENGINE BUG (reported to the lead, session 5): on the lean paths a length
-// field below 4 is reported as "unexpected protocol message type '?'" (the
-// type was 'C'), and a huge length (libpq: "lost synchronization with
-// server") makes the client wait for two gigabytes that never come: the run
-// hangs until -T or SIGINT (here: the watchdog).  libpq passes both.
+// A length field that cannot be right loses synchronization at once, as
+// libpq does ("lost synchronization with server: got message type ...,
+// length ...").  Found by this test in session 5: the lean paths reported a
+// length below 4 as an unknown message type and waited for ever for a huge
+// one.
 TEST_P(SessionErrorsTest, MalformedLengthAbortsNamingTheLength) {
   ExpectMalformedAborts({"length below 4", std::string("C\0\0\0\x02", 5), "length"}, GetParam());
   ExpectMalformedAborts({"huge length", std::string("D\x7f\xff\xff\xf0", 5) + "abc", "length"},

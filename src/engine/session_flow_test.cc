@@ -302,6 +302,46 @@ TEST_P(SessionFlowTest, TransactionsPerClientEndsAfterExactlyN) {
 
 // -T: the run ends on time; a transaction in flight at the end finishes and
 // counts, and no new one starts.
+// The start gate (fleet clients mode): called once every client is
+// connected and before any statement; its time is not part of the run.
+TEST_P(SessionFlowTest, StartGateWaitsWithEveryClientConnectedAndKeepsTheWindowWhole) {
+  auto fb = testing::StartFakeBackend([](const FakeStatement&) {
+    return FakeReply::Ok({"1"}).After(std::chrono::milliseconds(20));
+  });
+  ASSERT_NE(fb, nullptr);
+  int connections_at_gate = -1;
+  int statements_at_gate = -1;
+  FakeBenchOptions o{.script = "SELECT 1;\n", .clients = 4, .threads = 2, .duration_s = 1};
+  o.start_gate = [&] {
+    connections_at_gate = fb->connections();
+    statements_at_gate = fb->statements();
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    return Status::Ok();
+  };
+  const FakeBenchRun run = testing::RunFakeBenchOrFail(*fb, o, GetParam());
+  EXPECT_EQ(connections_at_gate, 4);
+  EXPECT_EQ(statements_at_gate, 0);
+  EXPECT_EQ(run.result.stop_reason, StopReason::kCompleted);
+  // The whole 1 s window after the gate, not 0.3 s of it.
+  EXPECT_GE(run.result.bench_duration_ns, 950'000'000);
+  EXPECT_LT(run.result.bench_duration_ns, 1'600'000'000);
+  EXPECT_LT(run.result.conn_elapsed_ns, 600'000'000);  // the gate is not connection time
+  EXPECT_GE(run.wall_s, 1.6);
+  EXPECT_GT(run.result.totals.transactions, 4 * 20);
+}
+
+TEST_P(SessionFlowTest, StartGateErrorEndsTheRunBeforeAnyStatement) {
+  auto fb = testing::StartFakeBackend([](const FakeStatement&) { return FakeReply::Ok({"1"}); });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{.script = "SELECT 1;\n", .clients = 2, .threads = 2, .duration_s = 5};
+  o.start_gate = [] { return Unavailable("no start signal from the fleet controller"); };
+  auto run = testing::RunFakeBench(*fb, o, GetParam());
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("no start signal"), std::string::npos)
+      << run.status().message();
+  EXPECT_EQ(fb->statements(), 0);
+}
+
 TEST_P(SessionFlowTest, DurationEndsInTime) {
   {
     auto fb = testing::StartFakeBackend([](const FakeStatement&) {

@@ -162,11 +162,32 @@ void Worker::StartRun() {
   }
 }
 
+// Every worker is connected: worker 0 calls the caller's start gate while
+// the others wait at the barrier's next phase; the time spent there moves
+// the run's clock (start and -T end) forward, so the window is whole.
+void Worker::PassStartGate() {
+  if (thread_index_ == 0) {
+    const int64_t begin = MonotonicNanos();
+    Status go = w_.config.start_gate();
+    const int64_t waited = MonotonicNanos() - begin;
+    Shared& shared = *w_.shared;
+    shared.gate_wait_ns = waited;
+    shared.start_ns += waited;
+    if (shared.end_ns > 0) shared.end_ns += waited;
+    if (!go.ok()) {
+      shared.SetupError(go.message());
+      shared.setup_failed.store(true);
+    }
+  }
+  w_.shared->connected->arrive_and_wait();
+}
+
 void Worker::Run() {
   bool ok = true;
   if (!w_.config.connect_per_transaction) ok = ConnectAll();
   if (!ok) w_.shared->setup_failed.store(true);
   w_.shared->connected->arrive_and_wait();
+  if (w_.config.start_gate && !w_.shared->setup_failed.load()) PassStartGate();
   if (w_.shared->setup_failed.load()) {
     for (auto& s : sessions_) s->Close();
     std::lock_guard<std::mutex> lock(mailbox_->mu);

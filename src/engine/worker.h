@@ -70,6 +70,8 @@ class Worker final : private Poller::Handler {
   const std::string& first_abort() const { return w_.first_abort; }
 
  private:
+  // Worker 0 calls config.start_gate; every worker waits for it.
+  void PassStartGate();
   bool ConnectAll();
   void StartRun();
   void RunTimers();

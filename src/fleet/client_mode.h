@@ -6,8 +6,10 @@
 //   PGRIG_FLEET_START_GATE=<ready timeout> PGRIG bench BENCH... --db SERVER
 //       --json <work_dir>/<run id>/result.json
 // over ssh with its stdin kept open.  The gate makes the remote bench, once
-// its setup is done (setup connection, scale read, vacuum unless -n, facts),
-// print "pgrig-fleet-ready" and wait for a "go" line on stdin.  When every
+// its setup is done (setup connection, scale read, vacuum unless -n, facts)
+// and every -c connection is open (engine::EngineConfig::start_gate), print
+// "pgrig-fleet-ready" and wait for a "go" line on stdin; its -T window starts
+// at "go".  When every
 // client said ready, the controller starts the Observer on the server's
 // connection and writes "go" to every client at once; the start does not
 // depend on the hosts' clocks.  If any client fails or is not ready within

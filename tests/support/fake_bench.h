@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,7 @@ struct FakeBenchOptions {
   bool connect_per_transaction = false;  // -C
   bool report_per_command = true;        // -r: per-command retries and failures
   bool verbose_errors = false;
+  std::function<Status()> start_gate;  // EngineConfig::start_gate
   std::chrono::seconds watchdog{20};
 };
 
