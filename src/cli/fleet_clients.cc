@@ -25,7 +25,7 @@ constexpr CommandName kCommand{"pgrig fleet"};
 // The shared Fail (exit_status.h), after RedactLine: a fleet's messages
 // carry server strings that may hold a password.
 int FailRedacted(const std::string& message, int code = kExitBadInvocation) {
-  return FailRedacted(kCommand, fleet::RedactLine(message), code);
+  return Fail(kCommand, fleet::RedactLine(message), code);
 }
 
 // A private directory for ssh's multiplexing sockets, removed at the end.

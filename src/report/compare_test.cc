@@ -164,8 +164,12 @@ TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {
   EXPECT_EQ(ro.per_dollar_speed, Speed::kFaster);
   // Equal medians on read-write: the word is never "faster" unless the interval excludes 1.
   for (const CellComparison& cc : c->cells[0]) {
-    if (cc.speed == Speed::kFaster) EXPECT_GT(cc.tps.interval->low, 1.0) << cc.key;
-    if (cc.speed == Speed::kNoSignificantDifference) EXPECT_TRUE(cc.tps.interval->Contains(1.0));
+    if (cc.speed == Speed::kFaster) {
+      EXPECT_GT(cc.tps.interval->low, 1.0) << cc.key;
+    }
+    if (cc.speed == Speed::kNoSignificantDifference) {
+      EXPECT_TRUE(cc.tps.interval->Contains(1.0));
+    }
   }
   // Same plan, same scale, same server: no mismatches.
   EXPECT_TRUE(c->mismatches.empty()) << c->mismatches[0].message;
