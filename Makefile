@@ -51,13 +51,15 @@ test-asan: setup
 # CMakeLists.txt: the engine's, script's and pg's unit tests and the bench and
 # compat tests, unit and integration), with pgrig itself built with TSan.
 # Only the target tsan_suite is built.  Any report fails the test
-# (halt_on_error); tsan.supp lists the known, explained exceptions.
+# (halt_on_error); tsan.supp lists the known, explained exceptions.  The
+# thousand-client test is left out: its 100 MB RSS bound cannot hold under
+# TSan's shadow memory (266 MB measured), though TSan reports nothing there.
 test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_SANITIZE=thread \
 	  -DPGRIG_BUILD_BENCH=OFF -DPGRIG_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_suite
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tsan.supp)" \
-	  ctest --output-on-failure -j $(JOBS) -L tsan
+	  ctest --output-on-failure -j $(JOBS) -L tsan -E '^BenchManyClientsTest\.ThousandClientsFromOneProcess$$'
 
 # clang-format --dry-run over the tracked C++ files (not part of `make test`
 # yet: the tree is reformatted first).
