@@ -9,7 +9,7 @@ packages=(
   libpq-dev postgresql-15 postgresql-client-15 postgresql-contrib
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  sysbench clang liburing-dev
+  sysbench clang clang-format liburing-dev
   chromium
   # arm64: cross compiler, qemu-user (run explicitly as qemu-aarch64-static,
   # no binfmt registration needed), .deb tooling, the archive key that
