@@ -59,7 +59,7 @@ test-tsan: setup
 	  -DPGRIG_BUILD_BENCH=OFF -DPGRIG_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_suite
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tsan.supp)" \
-	  ctest --output-on-failure -j $(JOBS) -L tsan -E '^BenchManyClientsTest\.ThousandClientsFromOneProcess$$'
+	  ctest --output-on-failure -j $(JOBS) -L tsan
 
 # clang-format --dry-run over the tracked C++ files (not part of `make test`
 # yet: the tree is reformatted first).
