@@ -30,9 +30,10 @@ run: build
 # tests under qemu-user; then everything again under ASan+UBSan; then the
 # engine's tests under ThreadSanitizer.  The arm64 sysroot comes first so
 # that the native run also checks the LSE detection on Debian's arm64
-# postgres.  Every build here has -Werror.
+# postgres.  Every build here has -Werror, and the sources must be as
+# clang-format leaves them (format-check, first: it takes seconds).
 test: WERROR = ON
-test: build sysroot-arm64
+test: format-check build sysroot-arm64
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-arm64 WERROR=$(WERROR)
 	@$(MAKE) --no-print-directory test-asan WERROR=$(WERROR)
@@ -61,9 +62,9 @@ test-tsan: setup
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tsan.supp)" \
 	  ctest --output-on-failure -j $(JOBS) -L tsan
 
-# clang-format --dry-run over the tracked C++ files (not part of `make test`
-# yet: the tree is reformatted first).
-format-check:
+# clang-format --dry-run over the tracked C++ files; `make test` runs it.
+# `clang-format -i FILE` fixes a file it names.
+format-check: setup
 	@scripts/format-check.sh
 
 # Arm64: Debian's arm64 libraries unpacked into $(ARM64_SYSROOT) (nothing is

@@ -16,13 +16,12 @@
 // Usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO
 // Prints pgbench's "number of transactions actually processed" and "tps ="
 // lines, so bench/wire_probe.sh can compare it with pgbench.
-#include <liburing.h>
+#include <arpa/inet.h>
 #include <libpq-fe.h>
+#include <liburing.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <arpa/inet.h>
 
 #include <atomic>
 #include <chrono>
@@ -156,8 +155,8 @@ void RunThread(std::vector<pgrig::bench::RoundTripConn*> conns, bool uring, bool
 
 int main(int argc, char** argv) {
   if (argc != 7) {
-    std::fprintf(stderr,
-                 "usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO\n");
+    std::fprintf(
+        stderr, "usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO\n");
     return 1;
   }
   const std::string loop = argv[1];

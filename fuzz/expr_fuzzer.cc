@@ -43,8 +43,8 @@ using pgrig::script::ValueType;
   std::fprintf(stderr, "%s:%d: invariant violated: %s\n", file, line, what);
   std::abort();
 }
-#define FUZZ_CHECK(cond) \
-  do {                   \
+#define FUZZ_CHECK(cond)                                 \
+  do {                                                   \
     if (!(cond)) CheckFailed(#cond, __FILE__, __LINE__); \
   } while (0)
 
@@ -96,7 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckValueString(s_value);
 
   auto names = std::make_shared<pgrig::script::NameTable>();
-  static constexpr const char* kTyped[] = {"i", "d", "b", "n", "big", "min", "zero", "default_seed"};
+  static constexpr const char* kTyped[] = {"i",   "d",   "b",    "n",
+                                           "big", "min", "zero", "default_seed"};
   static constexpr const char* kStrings[] = {"foo", "bla", "ii", "sn", "t", "f", "dd", "bad", "s"};
   for (const char* n : kTyped) names->Intern(n);
   for (const char* n : kStrings) names->Intern(n);

@@ -42,8 +42,8 @@ using pgrig::script::StepKind;
   std::fprintf(stderr, "%s:%d: invariant violated: %s\n", file, line, what);
   std::abort();
 }
-#define FUZZ_CHECK(cond) \
-  do {                   \
+#define FUZZ_CHECK(cond)                                 \
+  do {                                                   \
     if (!(cond)) CheckFailed(#cond, __FILE__, __LINE__); \
   } while (0)
 
@@ -62,7 +62,8 @@ constexpr int kMaxSteps = 10000;
 class FakeShell : public pgrig::script::Shell {
  public:
   bool Run(const std::string& command) const override {
-    return command.find("false") == std::string::npos && command.find("nosuch") == std::string::npos;
+    return command.find("false") == std::string::npos &&
+           command.find("nosuch") == std::string::npos;
   }
   std::optional<std::string> FirstLine(const std::string& command, bool* closed_ok) const override {
     *closed_ok = true;
@@ -84,7 +85,8 @@ void CheckParsed(const Script& script, const pgrig::script::NameTable& names) {
       FUZZ_CHECK(c.next_branch > 0 && c.next_branch < n);
       FUZZ_CHECK(IsBranch(script.commands[static_cast<size_t>(c.next_branch)].kind));
     }
-    if (c.kind == CommandKind::kIf || c.kind == CommandKind::kElif || c.kind == CommandKind::kElse) {
+    if (c.kind == CommandKind::kIf || c.kind == CommandKind::kElif ||
+        c.kind == CommandKind::kElse) {
       FUZZ_CHECK(c.endif_index > 0 && c.endif_index < n);
       FUZZ_CHECK(script.commands[static_cast<size_t>(c.endif_index)].kind == CommandKind::kEndif);
     }

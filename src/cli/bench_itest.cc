@@ -2,24 +2,22 @@
 // shared embedded cluster for workloads and options, private clusters for
 // the fault tests that stop the server.
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/strings.h"
-#include "common/clock.h"
 #include "support/test_cluster.h"
 
 extern char** environ;
@@ -91,7 +89,8 @@ TEST_F(BenchSharedTest, EveryBuiltinInEveryModeRunsExactCounts) {
       ProcessResult r = Bench({"-b", b, "-M", m, "-c", "3", "-j", "2", "-t", "7", "-n"}, params_);
       EXPECT_EQ(r.exit_code, 0) << b << " " << m << "\n" << r.err;
       EXPECT_THAT(r.out, HasSubstr("number of transactions actually processed: 21/21\n"))
-          << b << " " << m << "\n" << r.out;
+          << b << " " << m << "\n"
+          << r.out;
       EXPECT_THAT(r.out, HasSubstr(std::string("query mode: ") + m + "\n"));
       EXPECT_THAT(r.out, HasSubstr("number of failed transactions: 0 (0.000%)\n"));
       EXPECT_THAT(r.out, HasSubstr("tps = "));
@@ -102,7 +101,8 @@ TEST_F(BenchSharedTest, EveryBuiltinInEveryModeRunsExactCounts) {
 TEST_F(BenchSharedTest, DurationRunWithProgressAndJson) {
   const std::string json = "/tmp/pgrig-bench-itest-" + std::to_string(getpid()) + ".json";
   const int64_t t0 = MonotonicNanos();
-  ProcessResult r = Bench({"-S", "-c", "4", "-j", "2", "-T", "3", "-P", "1", "--json", json}, params_);
+  ProcessResult r =
+      Bench({"-S", "-c", "4", "-j", "2", "-T", "3", "-P", "1", "--json", json}, params_);
   const double elapsed = static_cast<double>(MonotonicNanos() - t0) / 1e9;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("duration: 3 s\n"));
@@ -146,12 +146,13 @@ TEST_F(BenchSharedTest, RateLimitReportsLagAndHoldsTheRate) {
 }
 
 TEST_F(BenchSharedTest, SerializationFailuresAreRetriedAndCounted) {
-  const std::string script = WriteTemp("serial.sql",
-                                       "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
-                                       "SELECT bbalance FROM pgbench_branches WHERE bid = 1;\n"
-                                       "\\sleep 1 ms\n"
-                                       "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
-                                       "END;\n");
+  const std::string script =
+      WriteTemp("serial.sql",
+                "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
+                "SELECT bbalance FROM pgbench_branches WHERE bid = 1;\n"
+                "\\sleep 1 ms\n"
+                "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+                "END;\n");
   ProcessResult r = Bench({"-f", script, "-c", "4", "-j", "2", "-t", "20", "--max-tries", "100",
                            "--failures-detailed", "-n"},
                           params_);
@@ -165,13 +166,14 @@ TEST_F(BenchSharedTest, SerializationFailuresAreRetriedAndCounted) {
 // pgbench reads a pipeline's results at \endpipeline; a serialization
 // failure there discards the rest of the pipeline, rolls back and retries.
 TEST_F(BenchSharedTest, SerializationFailuresInsidePipelineAreRetried) {
-  const std::string script = WriteTemp("serial-pipe.sql",
-                                       "\\startpipeline\n"
-                                       "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
-                                       "SELECT pg_sleep(0.002);\n"
-                                       "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
-                                       "END;\n"
-                                       "\\endpipeline\n");
+  const std::string script =
+      WriteTemp("serial-pipe.sql",
+                "\\startpipeline\n"
+                "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
+                "SELECT pg_sleep(0.002);\n"
+                "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+                "END;\n"
+                "\\endpipeline\n");
   ProcessResult r = Bench({"-f", script, "-M", "extended", "-c", "4", "-j", "2", "-t", "20",
                            "--max-tries", "100", "--verbose-errors", "-r", "-n"},
                           params_);
@@ -184,8 +186,7 @@ TEST_F(BenchSharedTest, SerializationFailuresInsidePipelineAreRetried) {
   EXPECT_THAT(r.err, HasSubstr("repeats the transaction after the error (try 1/100)"));
   // -r charges the wait for the pipeline's results, and its retries, to
   // \endpipeline, as pgbench does.
-  EXPECT_THAT(r.out, ::testing::ContainsRegex(
-                         "[0-9.]+ +0 +[1-9][0-9]* +\\\\endpipeline"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("[0-9.]+ +0 +[1-9][0-9]* +\\\\endpipeline"));
   for (const auto& line : Split(r.out, '\n')) {
     if (line.find("\\endpipeline") != std::string::npos) {
       EXPECT_GT(std::atof(line.c_str()), 1.0) << line;
@@ -318,8 +319,8 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
   pg::ConnectionParams p = c.Params("pgrig");
   InitPgbench(p, 1);
   const std::string base = home + "-run";
-  std::vector<std::string> args = {"-S", "-c", "4", "-j", "2", "-T", "60", "-P", "1", "-n",
-                                   "--json", base + ".json"};
+  std::vector<std::string> args = {"-S", "-c", "4", "-j", "2",      "-T",
+                                   "60", "-P", "1", "-n", "--json", base + ".json"};
   for (auto& a : ConnArgs(p)) args.push_back(a);
   pid_t pid = Spawn(args, base + ".out", base + ".err");
   ASSERT_GT(pid, 0);
@@ -363,8 +364,8 @@ TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
       for (const char* ext : {".json", ".out", ".err"}) std::remove((base + ext).c_str());
     }
   } cleanup{base};
-  std::vector<std::string> args = {"-S", "-c", "2", "-T", "60", "-P", "1", "-n",
-                                   "--json", base + ".json"};
+  std::vector<std::string> args = {"-S", "-c", "2",  "-T",     "60",
+                                   "-P", "1",  "-n", "--json", base + ".json"};
   for (auto& a : ConnArgs(params_)) args.push_back(a);
   pid_t pid = Spawn(args, base + ".out", base + ".err");
   ASSERT_GT(pid, 0);

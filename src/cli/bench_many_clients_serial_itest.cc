@@ -3,14 +3,12 @@
 // RUN_SERIAL): starting a thousand backends keeps both cores of a small
 // machine busy for tens of seconds, which would starve the other tests'
 // servers and clients of CPU and make their timing assertions fail.
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -39,8 +37,8 @@ TEST(BenchManyClientsTest, ThousandClientsFromOneProcess) {
   // A count, not a duration: on a small machine the thousand backends take
   // longer to start than a short -T would last, and every client must run.
   const std::string json = "/tmp/pgrig-bench-itest-1000-" + std::to_string(::getpid()) + ".json";
-  std::vector<std::string> args = {"bench", "-S", "-c", "1000", "-j", "2", "-t", "3", "-n",
-                                   "--json", json};
+  std::vector<std::string> args = {"bench", "-S", "-c", "1000",   "-j", "2",
+                                   "-t",    "3",  "-n", "--json", json};
   args.insert(args.end(), conn.begin(), conn.end());
   ProcessResult r = testing::RunPgrig(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -103,7 +103,7 @@ std::string Hint() {
 // What ParseBenchArgs() knows while it reads the options.
 struct ParseState {
   BenchParse p;
-  workload::ConnectionArgs conn;    // -h -p -U --db, then the database operand
+  workload::ConnectionArgs conn;  // -h -p -U --db, then the database operand
   bool initialization_option_set = false;
 };
 
@@ -184,8 +184,9 @@ Took TakeInitializationOption(int c, const char* arg, ParseState* s) {
   int unused = 0;
   switch (c) {
     case 'i':
-      return Refuse(s, "pgrig bench does not initialize databases; run \"pgrig init\" (it takes "
-                       "pgbench's -i options: -s, -F, -I, --partitions, ...)");
+      return Refuse(s,
+                    "pgrig bench does not initialize databases; run \"pgrig init\" (it takes "
+                    "pgbench's -i options: -s, -F, -I, --partitions, ...)");
     case 'F':
       s->initialization_option_set = true;
       return TakeInt(s, arg, "-F/--fillfactor", 10, 100, &unused);
@@ -196,7 +197,8 @@ Took TakeInitializationOption(int c, const char* arg, ParseState* s) {
       s->initialization_option_set = true;
       if (strcasecmp(arg, "range") != 0 && strcasecmp(arg, "hash") != 0) {
         return Refuse(s, std::string("invalid partition method, expecting \"range\" or \"hash\", "
-                                     "got: \"") + arg + "\"");
+                                     "got: \"") +
+                             arg + "\"");
       }
       return Took::kTaken;
     case 'I':
@@ -246,7 +248,8 @@ Took TakeLoadShapeOption(int c, const char* arg, ParseState* s) {
   BenchOptions& o = s->p.options;
   switch (c) {
     case 'c':
-      if (TakeInt(s, arg, "-c/--clients", 1, INT_MAX, &o.clients) == Took::kStop) return Took::kStop;
+      if (TakeInt(s, arg, "-c/--clients", 1, INT_MAX, &o.clients) == Took::kStop)
+        return Took::kStop;
       return CheckOpenFileLimit(s);
     case 'j':
       return TakeInt(s, arg, "-j/--jobs", 1, INT_MAX, &o.threads);
@@ -463,10 +466,9 @@ Took CheckCombinations(ParseState* s) {
                   "log file prefix (--log-prefix) is allowed only when logging transactions (-l)");
   }
   if (o.duration_s > 0 && o.aggregate_interval_s > o.duration_s) {
-    return Refuse(s, "number of seconds for aggregation (" +
-                         std::to_string(o.aggregate_interval_s) +
-                         ") must not be higher than test duration (" +
-                         std::to_string(o.duration_s) + ")");
+    return Refuse(
+        s, "number of seconds for aggregation (" + std::to_string(o.aggregate_interval_s) +
+               ") must not be higher than test duration (" + std::to_string(o.duration_s) + ")");
   }
   if (o.duration_s > 0 && o.aggregate_interval_s > 0 &&
       o.duration_s % o.aggregate_interval_s != 0) {

@@ -64,8 +64,8 @@ struct BenchOptions {
   std::vector<ScriptSpec> scripts;
   bool internal_script_used = false;
   std::vector<std::pair<std::string, std::string>> defines;  // -D name=value
-  std::string json_path;  // --json
-  std::vector<std::string> argv;  // the command line, for the results
+  std::string json_path;                                     // --json
+  std::vector<std::string> argv;                             // the command line, for the results
 };
 
 struct BenchParse {

@@ -137,7 +137,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{"db1", "db2"}, "too many command-line arguments (first is \"db2\")"},
         // getopt moves the operands behind the options; the message must
         // still name the second one.
-        BadCase{{"db1", "-c", "2", "db2", "-n"}, "too many command-line arguments (first is \"db2\")"},
+        BadCase{{"db1", "-c", "2", "db2", "-n"},
+                "too many command-line arguments (first is \"db2\")"},
         BadCase{{"-b", "nosuch"}, "no builtin script found for name \"nosuch\""},
         BadCase{{"-b", "tpcb@0"}, "total script weight must not be zero"},
         BadCase{{"-i"}, "pgrig bench does not initialize databases; run \"pgrig init\""}));
@@ -262,10 +263,10 @@ TEST(BenchOptionsDropIn, PgbenchInitModeAsGetoptReadsIt) {
   EXPECT_TRUE(init({"--bogus", "-i"}));
   EXPECT_FALSE(init({}));
   EXPECT_FALSE(init({"-c", "4", "-T", "5", "db"}));
-  EXPECT_FALSE(init({"-f", "-i"}));      // "-i" is -f's file name
+  EXPECT_FALSE(init({"-f", "-i"}));  // "-i" is -f's file name
   EXPECT_FALSE(init({"-D", "x=-i"}));
-  EXPECT_FALSE(init({"--", "-i"}));      // an operand after "--"
-  EXPECT_FALSE(init({"-I", "dtg"}));     // -I alone is not -i
+  EXPECT_FALSE(init({"--", "-i"}));   // an operand after "--"
+  EXPECT_FALSE(init({"-I", "dtg"}));  // -I alone is not -i
   // The parser still works afterwards (getopt's state was reset).
   BenchParse p = Parse({"-c", "3"});
   EXPECT_EQ(p.options.clients, 3);

@@ -59,7 +59,8 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
   const int64_t failures = t.failures();
   const int64_t total_cnt = t.transactions + t.skipped + failures;
   const double bench_duration_s = static_cast<double>(r.bench_duration_ns) / 1e9;
-  const double tps = bench_duration_s > 0 ? static_cast<double>(t.transactions) / bench_duration_s : 0;
+  const double tps =
+      bench_duration_s > 0 ? static_cast<double>(t.transactions) / bench_duration_s : 0;
 
   Appendf(&out, "transaction type: %s\n",
           info.scripts.size() == 1 ? info.scripts[0].desc.c_str() : "multiple scripts");
@@ -112,9 +113,9 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
   }
   if (o.rate_tps > 0) {
     Appendf(&out, "rate limit schedule lag: avg %.3f (max %.3f) ms\n",
-            t.transactions > 0
-                ? 0.001 * static_cast<double>(t.lag_sum_ns) / 1000.0 / static_cast<double>(t.transactions)
-                : 0.0,
+            t.transactions > 0 ? 0.001 * static_cast<double>(t.lag_sum_ns) / 1000.0 /
+                                     static_cast<double>(t.transactions)
+                               : 0.0,
             0.001 * static_cast<double>(t.lag_max_ns) / 1000.0);
   }
   if (o.connect_per_transaction) {
@@ -123,7 +124,8 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
             n > 0 ? static_cast<double>(r.conn_total_ns) / 1e6 / static_cast<double>(n) : 0.0);
     Appendf(&out, "tps = %f (including reconnection times)\n", tps);
   } else {
-    Appendf(&out, "initial connection time = %.3f ms\n", static_cast<double>(r.conn_elapsed_ns) / 1e6);
+    Appendf(&out, "initial connection time = %.3f ms\n",
+            static_cast<double>(r.conn_elapsed_ns) / 1e6);
     Appendf(&out, "tps = %f (without initial connection time)\n", tps);
   }
 
@@ -144,7 +146,8 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
                 i + 1, si.desc.c_str(), si.weight, Pct(si.weight, total_weight), st.transactions,
                 Pct(st.transactions, t.transactions),
                 bench_duration_s > 0 ? static_cast<double>(st.transactions) / bench_duration_s : 0);
-        Appendf(&out, " - number of failed transactions: %" PRId64 " (%.3f%%)\n", sf, Pct(sf, stotal));
+        Appendf(&out, " - number of failed transactions: %" PRId64 " (%.3f%%)\n", sf,
+                Pct(sf, stotal));
         if (o.failures_detailed) {
           Appendf(&out, " - number of serialization failures: %" PRId64 " (%.3f%%)\n",
                   st.serialization_failures, Pct(st.serialization_failures, stotal));
@@ -168,7 +171,8 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
         for (size_t j = 0; j < si.command_lines.size() && j < ss.commands.size(); ++j) {
           const engine::CommandStats& cs = ss.commands[j];
           const double avg_ms =
-              cs.count > 0 ? static_cast<double>(cs.sum_ns) / 1e6 / static_cast<double>(cs.count) : 0.0;
+              cs.count > 0 ? static_cast<double>(cs.sum_ns) / 1e6 / static_cast<double>(cs.count)
+                           : 0.0;
           if (o.max_tries == 1) {
             Appendf(&out, "   %11.3f  %10" PRId64 "  %s\n", avg_ms, cs.failures,
                     si.command_lines[j].c_str());
@@ -232,11 +236,11 @@ std::string FormatProgress(const BenchOptions& o, const stats::IntervalStats& in
                            double duration_s, double elapsed_s, double start_wall_s) {
   const double shown = o.progress_timestamp ? start_wall_s + elapsed_s : elapsed_s;
   stats::ProgressFields f = stats::ComputeProgress(interval, duration_s, shown);
-  stats::ProgressLineOptions lo{
-      .time = o.progress_timestamp ? stats::ProgressTime::kTimestamp : stats::ProgressTime::kElapsed,
-      .rate_limited = o.rate_tps > 0,
-      .latency_limit = o.latency_limit_us > 0,
-      .show_retries = o.max_tries != 1};
+  stats::ProgressLineOptions lo{.time = o.progress_timestamp ? stats::ProgressTime::kTimestamp
+                                                             : stats::ProgressTime::kElapsed,
+                                .rate_limited = o.rate_tps > 0,
+                                .latency_limit = o.latency_limit_us > 0,
+                                .show_retries = o.max_tries != 1};
   return stats::FormatProgressLine(f, lo) + "\n";
 }
 

@@ -34,10 +34,11 @@ RunInfo MakeInfo() {
   info.scale = 10;
   info.threads = 2;
   info.cpus = 2;
-  info.scripts.push_back({.desc = "<builtin: select only>",
-                          .weight = 1,
-                          .command_lines = {"\\set aid random(1, 100000 * :scale)",
-                                            "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"}});
+  info.scripts.push_back(
+      {.desc = "<builtin: select only>",
+       .weight = 1,
+       .command_lines = {"\\set aid random(1, 100000 * :scale)",
+                         "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"}});
   return info;
 }
 
@@ -106,9 +107,11 @@ TEST(BenchReportTest, RetriesAndRateLines) {
   const std::string s = FormatPgbenchSummary(o, MakeInfo(), r);
   EXPECT_THAT(s, HasSubstr("maximum number of tries: 3\n"));
   EXPECT_THAT(s, HasSubstr("number of failed transactions: 1 (0.100%)\n"));
-  EXPECT_THAT(s, HasSubstr("number of transactions retried: 1 (0.100%)\ntotal number of retries: 2\n"));
+  EXPECT_THAT(
+      s, HasSubstr("number of transactions retried: 1 (0.100%)\ntotal number of retries: 2\n"));
   EXPECT_THAT(s, HasSubstr("number of transactions skipped: 1 (0.100%)\n"));
-  EXPECT_THAT(s, HasSubstr("number of transactions above the 5.0 ms latency limit: 0/1000 (0.000%)\n"));
+  EXPECT_THAT(
+      s, HasSubstr("number of transactions above the 5.0 ms latency limit: 0/1000 (0.000%)\n"));
   EXPECT_THAT(s, HasSubstr("rate limit schedule lag: avg 0.000 (max 0.000) ms\n"));
 }
 

@@ -73,7 +73,8 @@ void TryExec(pg::Connection& con, const char* sql) {
   auto r = con.Exec(sql);
   if (!r.ok()) {
     PrintErr("\n" + BenchError(ServerErrorText(con, r.status())));
-    PrintErr(std::string(kBenchProgram) + ": detail: (ignoring this error and continuing anyway)\n");
+    PrintErr(std::string(kBenchProgram) +
+             ": detail: (ignoring this error and continuing anyway)\n");
   }
 }
 
@@ -82,11 +83,12 @@ void TryExec(pg::Connection& con, const char* sql) {
 // so that a long run's results are not lost to an unwritable path at its end.
 Status CheckCanCreate(const std::string& path, const std::string& what) {
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat st {};
   if (path.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
-    return InvalidArgument("cannot write " + what + " \"" + path + "\": " +
-                           (path.empty() ? "no file name" : "it is a directory"));
+    return InvalidArgument("cannot write " + what + " \"" + path +
+                           "\": " + (path.empty() ? "no file name" : "it is a directory"));
   }
   std::string probe = dir + "/.pgrig-probe-XXXXXX";
   const int fd = ::mkstemp(probe.data());
@@ -112,10 +114,13 @@ Status WaitForFleetGo(int timeout_s) {
   while (line.size() < 64) {
     const int64_t left_ms = (deadline - MonotonicNanos()) / 1'000'000;
     if (left_ms <= 0) break;
-    struct pollfd p {0, POLLIN, 0};
+    struct pollfd p {
+      0, POLLIN, 0
+    };
     if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 1000))) <= 0) continue;
     char c = 0;
-    if (::read(0, &c, 1) != 1) return Unavailable("the fleet controller went away before the start");
+    if (::read(0, &c, 1) != 1)
+      return Unavailable("the fleet controller went away before the start");
     if (c == '\n') {
       if (line == "go") return Status::Ok();
       return InvalidArgument("the fleet controller said \"" + line + "\" instead of go");
@@ -150,11 +155,13 @@ int RunBench(int argc, char** argv) {
   auto seed = script::ParseRandomSeed(seed_text ? *seed_text : "time");
   if (!seed.ok()) {
     PrintErr(BenchError("unrecognized random seed option \"" + *seed_text + "\""));
-    PrintErr(BenchError("error while setting random seed from PGBENCH_RANDOM_SEED environment variable"));
+    PrintErr(BenchError(
+        "error while setting random seed from PGBENCH_RANDOM_SEED environment variable"));
     return kExitBadInvocation;
   }
   if (seed_text && *seed_text != "time") {
-    PrintErr(std::string(kBenchProgram) + ": setting random seed to " + std::to_string(*seed) + "\n");
+    PrintErr(std::string(kBenchProgram) + ": setting random seed to " + std::to_string(*seed) +
+             "\n");
   }
 
   // Scripts.

@@ -1,8 +1,8 @@
 // pgrig cluster start|stop|status|destroy|logs: the embedded cluster.
-#include <cstdio>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -40,9 +40,11 @@ int RunCluster(int argc, char** argv) {
       "create the cluster if needed and start it; a new cluster is tuned with the\n"
       "$PGRIG_EMBEDDED_PROFILE profile (default benchmark; \"none\" keeps the defaults)");
   auto* stop = app.add_subcommand("stop", "stop the server; nothing is left running");
-  auto* status = app.add_subcommand("status", "version, data directory, socket, port, uptime, size");
+  auto* status =
+      app.add_subcommand("status", "version, data directory, socket, port, uptime, size");
   status->add_flag("--json", json, "print the status as JSON");
-  auto* destroy = app.add_subcommand("destroy", "stop the server and delete the cluster and its data");
+  auto* destroy =
+      app.add_subcommand("destroy", "stop the server and delete the cluster and its data");
   auto* logs = app.add_subcommand("logs", "print the end of the server log");
   logs->add_option("-n,--lines", lines, "how many lines (default 50)")->check(CLI::PositiveNumber);
   try {
@@ -87,20 +89,25 @@ int RunCluster(int argc, char** argv) {
   auto st = c.GetStatus();
   if (!st.ok()) return Fail(kCommand, st.status());
   if (json) {
-    nlohmann::json j = {
-        {"initialized", st->initialized}, {"running", st->running},
-        {"pid", st->running ? nlohmann::json(st->pid) : nlohmann::json()},
-        {"server_version", st->version}, {"data_dir", st->data_dir},
-        {"socket_dir", st->socket_dir}, {"socket_path", st->socket_path}, {"port", st->port},
-        {"log_file", st->log_file}, {"bindir", st->bindir}, {"server_account", st->account},
-        {"uptime_s", st->running ? nlohmann::json(st->uptime_s) : nlohmann::json()},
-        {"size_bytes", st->size_bytes}};
+    nlohmann::json j = {{"initialized", st->initialized},
+                        {"running", st->running},
+                        {"pid", st->running ? nlohmann::json(st->pid) : nlohmann::json()},
+                        {"server_version", st->version},
+                        {"data_dir", st->data_dir},
+                        {"socket_dir", st->socket_dir},
+                        {"socket_path", st->socket_path},
+                        {"port", st->port},
+                        {"log_file", st->log_file},
+                        {"bindir", st->bindir},
+                        {"server_account", st->account},
+                        {"uptime_s", st->running ? nlohmann::json(st->uptime_s) : nlohmann::json()},
+                        {"size_bytes", st->size_bytes}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
   std::printf("state:          %s\n", !st->initialized ? "not created"
-                                        : st->running   ? "running"
-                                                        : "stopped");
+                                      : st->running    ? "running"
+                                                       : "stopped");
   std::printf("version:        %s\n", st->version.empty() ? "unknown" : st->version.c_str());
   std::printf("data directory: %s\n", st->data_dir.c_str());
   std::printf("socket:         %s\n", st->socket_path.c_str());

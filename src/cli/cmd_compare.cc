@@ -20,7 +20,8 @@
 namespace pgrig::cli {
 namespace {
 
-constexpr const char* kFooter = R"(Each DIR is a `pgrig run` results directory (suite.json) or a JSON file
+constexpr const char* kFooter =
+    R"(Each DIR is a `pgrig run` results directory (suite.json) or a JSON file
 from `pgrig run` or `pgrig bench --json`.  DIR_A is the base: ratios read
 "other / A".  Cells match on workload, protocol, settings variant, clients
 and threads.
@@ -50,7 +51,9 @@ int RunCompare(int argc, char** argv) {
   app.footer(kFooter);
   std::vector<std::string> dirs, claims, prices;
   std::string format_name = "text", out;
-  app.add_option("DIRS", dirs, "two or more results directories or JSON files")->required()->expected(2, -1);
+  app.add_option("DIRS", dirs, "two or more results directories or JSON files")
+      ->required()
+      ->expected(2, -1);
   app.add_option("--format", format_name, "text (default), markdown, csv, json or html");
   app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
   app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
@@ -79,7 +82,8 @@ int RunCompare(int argc, char** argv) {
     if (!checked.ok()) return Fail(kCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
-  if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok()) return Fail(kCommand, st.message());
+  if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok())
+    return Fail(kCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", out.c_str());
   return kExitOk;
 }

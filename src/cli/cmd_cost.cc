@@ -99,8 +99,8 @@ std::string ExecutableDir() {
 Result<double> ParseNumber(const std::string& text, const std::string& option) {
   std::optional<double> v = cost::ParseDecimal(text);
   if (!v) {
-    return InvalidArgument(fmt::format(
-        "{} expects a decimal number such as 12 or 0.5, got \"{}\"", option, text));
+    return InvalidArgument(
+        fmt::format("{} expects a decimal number such as 12 or 0.5, got \"{}\"", option, text));
   }
   return *v;
 }
@@ -165,8 +165,8 @@ Result<LoadedCatalog> LoadCatalog(const std::vector<std::string>& overlays) {
     return located.status();
   } else {
     // No file on the search path: the catalog compiled into this binary.
-    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st,
-                           out.catalog.Merge(cost::ShippedCatalogText(), cost::kShippedCatalogName));
+    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.Merge(cost::ShippedCatalogText(),
+                                                                  cost::kShippedCatalogName));
     out.lines.push_back(fmt::format("Price catalog: built into pgrig ({} entries)", st.added));
     files.push_back(Json{{"path", cost::kShippedCatalogName},
                          {"found_as", "built in"},
@@ -241,7 +241,8 @@ int RunTco(const Options& o) {
   // without, each --usd-per-hour is a machine.
   const size_t machines = o.instances.empty() ? prices->size() : o.instances.size();
   if (machines == 0) {
-    return Fail(kCommand, 
+    return Fail(
+        kCommand,
         "nothing to price: give --instance TYPE (or --usd-per-hour X), --results FILE..., or "
         "--list; see pgrig cost --help");
   }
@@ -262,7 +263,8 @@ int RunTco(const Options& o) {
   cost::TcoInput base;
   {
     std::optional<int64_t> count = ParseInt64(o.count);
-    if (!count) return Fail(kCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
+    if (!count)
+      return Fail(kCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
     base.count = *count;
     struct {
       const std::string& text;
@@ -300,7 +302,8 @@ int RunTco(const Options& o) {
       in.usd_per_hour = e->usd_per_hour;
       m.price_from = "catalog";
     } else if (!price) {
-      return Fail(kCommand, fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
+      return Fail(kCommand,
+                  fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
     } else {
       m.label = fmt::format("machine {} at {} USD/hour", i + 1, cost::FormatPlain(*price));
     }
@@ -355,7 +358,7 @@ int RunTco(const Options& o) {
 int RunResults(const Options& o) {
   if (!o.tco_only_given.empty()) {
     return Fail(kCommand, fmt::format("{} only apply to a TCO (--instance without --results)",
-                            Join(o.tco_only_given, ", ")));
+                                      Join(o.tco_only_given, ", ")));
   }
   const size_t n = o.results.size();
   if (Status s = CheckPairing(o.instances.size(), n, "--instance", "results file"); !s.ok()) {
@@ -489,8 +492,8 @@ int RunCost(int argc, char** argv) {
     if (app.count(name) > 0) o.tco_only_given.push_back(name);
   }
   if (!app.remaining().empty()) {
-    return Fail(kCommand, 
-        fmt::format("unexpected argument \"{}\"; see pgrig cost --help", app.remaining().front()));
+    return Fail(kCommand, fmt::format("unexpected argument \"{}\"; see pgrig cost --help",
+                                      app.remaining().front()));
   }
 
   if (o.list) {

@@ -124,7 +124,7 @@ int RunFacts(int argc, char** argv) {
   SysFs fs(sysroot);
   if (sysroot != "/" && !fs.Exists("/proc") && !fs.Exists("/sys")) {
     return Fail(kCommand, "--sysroot " + sysroot +
-                " has neither proc/ nor sys/; give the directory that holds them");
+                              " has neither proc/ nor sys/; give the directory that holds them");
   }
   host::HostFacts hf = host::CollectHostFacts(fs, {.storage_path = data_dir});
 
@@ -137,7 +137,8 @@ int RunFacts(int argc, char** argv) {
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
       if (!c.ok()) {
-        return Fail(kCommand, c.status().message() + "\n(use --no-server to describe the host alone)");
+        return Fail(kCommand,
+                    c.status().message() + "\n(use --no-server to describe the host alone)");
       }
       conn = std::move(c).value();
     } else if (auto cl = cluster::Cluster::Open({}); cl.ok() && cl->RunningPid()) {

@@ -36,7 +36,8 @@
 namespace pgrig::cli {
 namespace {
 
-constexpr const char* kFooter = R"(FLEET.toml names the hosts (ssh destinations as your OpenSSH configuration
+constexpr const char* kFooter =
+    R"(FLEET.toml names the hosts (ssh destinations as your OpenSSH configuration
 knows them), their roles and prices, and the plan; see docs/fleet.md.
 
 ssh runs in batch mode (keys from your agent or configuration, never a
@@ -102,10 +103,11 @@ int RunCheck(int argc, char** argv) {
   for (const fleet::HostCheck& c : checks) {
     bool ok = c.state == fleet::HostState::kReady || c.state == fleet::HostState::kCopied;
     if (!ok) ++not_ready;
-    std::printf("%s\n", fleet::RedactLine(fmt::format(
-                            "{:<16} {:<6} {:<8} {:<13} {}", c.host->label,
-                            fleet::HostRoleName(c.host->role), c.arch.empty() ? "-" : c.arch,
-                            fleet::HostStateName(c.state), c.message)).c_str());
+    std::printf("%s\n", fleet::RedactLine(fmt::format("{:<16} {:<6} {:<8} {:<13} {}", c.host->label,
+                                                      fleet::HostRoleName(c.host->role),
+                                                      c.arch.empty() ? "-" : c.arch,
+                                                      fleet::HostStateName(c.state), c.message))
+                            .c_str());
     ssh.CloseMaster(c.host->destination);
   }
   if (not_ready > 0) {
@@ -193,13 +195,16 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
   if (file.empty()) return InvalidArgument("give the fleet file (FLEET.toml) or --resume RUN_DIR");
   PGRIG_ASSIGN_OR_RETURN(s.fleet, fleet::ReadFleetFile(file));
   if (s.fleet.mode != fleet::FleetMode::kCompare) {
-    return InvalidArgument(file + ": a clients-mode run cannot be resumed (its window is one "
-                           "measurement); start it again with `pgrig fleet run " + file + "`");
+    return InvalidArgument(file +
+                           ": a clients-mode run cannot be resumed (its window is one "
+                           "measurement); start it again with `pgrig fleet run " +
+                           file + "`");
   }
   PGRIG_ASSIGN_OR_RETURN(std::string fleet_text, ReadWholeFile(file));
   PGRIG_ASSIGN_OR_RETURN(s.local, fleet::DescribeLocalPgrig(kVersion));
   plan::PlanSearch search;
-  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') search.data_dir = d;
+  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
+    search.data_dir = d;
   search.exe_dir = std::filesystem::path(s.local.exe).parent_path().string();
   auto where = plan::LocatePlan(s.fleet.plan, search);
   if (!where.ok()) return where.status().WithContext(file + ": plan");
@@ -294,8 +299,8 @@ void CheckAndRun(RunSetup& s, const fleet::SshTransport& ssh, bool sequential,
   for (std::thread& t : threads) t.join();
   for (const fleet::HostCheck& c : checks) {
     if (c.host->role != fleet::HostRole::kSut || skip.count(c.host->label) > 0) continue;
-    PrintLine(fleet::RedactLine(fmt::format("[{}] check: {} {}", c.host->label,
-                                            fleet::HostStateName(c.state), c.message)));
+    PrintLine(fleet::RedactLine(
+        fmt::format("[{}] check: {} {}", c.host->label, fleet::HostStateName(c.state), c.message)));
   }
   for (const fleet::InstanceFinding& w : fleet::CheckInstances(checks, s.catalog, ssh)) {
     if (!w.warning.empty()) PrintLine(fmt::format("[{}] warning: {}", w.host->label, w.warning));
@@ -341,10 +346,11 @@ bool PrintHookOutcomes(const fleet::LifecycleReport& hooks, const std::string& r
     std::printf("  hook %-11s %-9s %-10s %s\n", o.label.empty() ? "fleet" : o.label.c_str(),
                 fleet::HookKindName(o.kind), fleet::HookStatusName(o.status), o.message.c_str());
     if (o.kind == fleet::HookKind::kTeardown && o.status != fleet::HookStatus::kSucceeded) {
-      std::printf("  WARNING: teardown of %s did not succeed: what it should remove may still "
-                  "exist (log: %s)\n",
-                  o.label.empty() ? "the fleet" : o.label.c_str(),
-                  fleet::HookLogFile(run_dir, o.label).c_str());
+      std::printf(
+          "  WARNING: teardown of %s did not succeed: what it should remove may still "
+          "exist (log: %s)\n",
+          o.label.empty() ? "the fleet" : o.label.c_str(),
+          fleet::HookLogFile(run_dir, o.label).c_str());
     }
   }
   for (const std::string& who : hooks.teardowns_skipped) {
@@ -400,9 +406,10 @@ int FinishRun(RunSetup& s, const fleet::LifecycleReport& hooks) {
 
 // pgrig fleet run FLEET.toml | --resume RUN: compare mode.
 int RunRunSub(int argc, char** argv) {
-  CLI::App app{"Run a fleet's plan on each sut host and compare the results; or, with client "
-               "hosts, one benchmark from all of them against one server, merged.",
-               "pgrig fleet run"};
+  CLI::App app{
+      "Run a fleet's plan on each sut host and compare the results; or, with client "
+      "hosts, one benchmark from all of them against one server, merged.",
+      "pgrig fleet run"};
   app.footer(kFooter);
   std::string file, resume;
   bool no_copy = false, sequential = false;
@@ -445,8 +452,8 @@ int RunRunSub(int argc, char** argv) {
               PrintLine("clients mode: no load was started (every client must be provisioned)");
               return;
             }
-            rc = RunFleetClients(*fleet, {.file = file, .no_copy = no_copy, .run_id = run_id,
-                                          .cancel = &g_cancel});
+            rc = RunFleetClients(
+                *fleet, {.file = file, .no_copy = no_copy, .run_id = run_id, .cancel = &g_cancel});
           });
       std::signal(SIGINT, old_int);
       std::signal(SIGTERM, old_term);
@@ -520,9 +527,11 @@ int RunFleet(int argc, char** argv) {
   if (sub == "check") return RunCheck(argc - 1, argv + 1);
   if (sub == "run") return RunRunSub(argc - 1, argv + 1);
   if (sub.empty() || sub == "--help" || sub == "-h") {
-    std::printf("Usage:\n  pgrig fleet check FLEET.toml [--no-copy]\n"
-                "  pgrig fleet run FLEET.toml [--sequential] [--no-copy]\n"
-                "  pgrig fleet run [FLEET.toml] --resume RUN_DIR|RUN_ID\n\n%s\n", kFooter);
+    std::printf(
+        "Usage:\n  pgrig fleet check FLEET.toml [--no-copy]\n"
+        "  pgrig fleet run FLEET.toml [--sequential] [--no-copy]\n"
+        "  pgrig fleet run [FLEET.toml] --resume RUN_DIR|RUN_ID\n\n%s\n",
+        kFooter);
     return sub.empty() ? kExitBadInvocation : kExitOk;
   }
   return Fail(kCommand, fmt::format("unknown subcommand \"{}\"; use \"check\" or \"run\"", sub));

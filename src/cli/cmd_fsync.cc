@@ -38,8 +38,8 @@ Result<std::vector<int>> ParseList(const std::string& text, const char* what, bo
     }
     auto v = ParseInt64(p);
     if (!v || *v <= 0 || *v * mult > (1 << 20)) {
-      return InvalidArgument(fmt::format("{} \"{}\": \"{}\" is not a positive number{}", what,
-                                         text, part, sizes ? " of bytes (8192 or 8k)" : ""));
+      return InvalidArgument(fmt::format("{} \"{}\": \"{}\" is not a positive number{}", what, text,
+                                         part, sizes ? " of bytes (8192 or 8k)" : ""));
     }
     out.push_back(static_cast<int>(*v * mult));
   }
@@ -106,7 +106,8 @@ int RunFsync(int argc, char** argv) {
     micro::FsyncOptions probe = o;
     probe.dir = "/";
     probe.tmpfs = micro::TmpfsPolicy::kAllow;
-    if (Status st = micro::ValidateFsync(probe); !st.ok() && st.code() == StatusCode::kInvalidArgument)
+    if (Status st = micro::ValidateFsync(probe);
+        !st.ok() && st.code() == StatusCode::kInvalidArgument)
       return Fail(kCommand, st.message());
   }
 
@@ -118,7 +119,9 @@ int RunFsync(int argc, char** argv) {
   if (!no_server) {
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
-      if (!c.ok()) return Fail(kCommand, c.status().message() + " (give a PATH with --no-server to test a directory alone)");
+      if (!c.ok())
+        return Fail(kCommand, c.status().message() +
+                                  " (give a PATH with --no-server to test a directory alone)");
       conn = std::move(c).value();
       if (ServerIsLocal(*conn)) {
         auto d = conn->QueryValue("SHOW data_directory");
@@ -135,7 +138,8 @@ int RunFsync(int argc, char** argv) {
   }
   if (dir.empty()) {
     if (data_dir.empty()) {
-      return Fail(kCommand, params.NamesAServer() && !no_server
+      return Fail(kCommand,
+                  params.NamesAServer() && !no_server
                       ? "the server's data directory is not on this machine or not readable "
                         "(SHOW data_directory needs pg_read_all_settings); give a PATH"
                       : "no data directory to test: the embedded cluster does not exist yet; "
@@ -197,7 +201,8 @@ int RunFsync(int argc, char** argv) {
     if (ctx.server_wal_sync_method) {
       std::printf("; the server uses %s", ctx.server_wal_sync_method->c_str());
       if (!sum["best_over_server_method"].is_null()) {
-        std::printf(" (%.0f flushes/s; best/current %.2fx)", sum["server_method_ops_per_s"].get<double>(),
+        std::printf(" (%.0f flushes/s; best/current %.2fx)",
+                    sum["server_method_ops_per_s"].get<double>(),
                     sum["best_over_server_method"].get<double>());
       }
     } else {

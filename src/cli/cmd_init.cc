@@ -219,9 +219,10 @@ class ConsoleObserver : public workload::InitObserver {
     const int filled = pct * kWidth / 100;
     std::string bar(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(kWidth - filled), '.');
-    int n = std::fprintf(stderr, "\r[%s] %3d%% %lld of %lld tuples (elapsed %.1f s, remaining %.1f s)",
-                         bar.c_str(), pct, static_cast<long long>(p.rows_done),
-                         static_cast<long long>(p.rows_total), elapsed, Remaining(p, elapsed));
+    int n =
+        std::fprintf(stderr, "\r[%s] %3d%% %lld of %lld tuples (elapsed %.1f s, remaining %.1f s)",
+                     bar.c_str(), pct, static_cast<long long>(p.rows_done),
+                     static_cast<long long>(p.rows_total), elapsed, Remaining(p, elapsed));
     if (n < bar_chars_) std::fprintf(stderr, "%*s", bar_chars_ - n, "");
     bar_chars_ = std::max(bar_chars_, n);
     std::fflush(stderr);
@@ -362,9 +363,10 @@ int RunInit(int argc, char** argv) {
     std::fprintf(stderr, "note: %s\n", note.c_str());
   }
   if (report->keys_built_during_load) {
-    std::fputs("note: the primary keys were built while loading; their time is part of "
-               "\"client-side generate\"\n",
-               stderr);
+    std::fputs(
+        "note: the primary keys were built while loading; their time is part of "
+        "\"client-side generate\"\n",
+        stderr);
   }
   return kExitOk;
 }

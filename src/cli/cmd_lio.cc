@@ -58,8 +58,8 @@ Status CheckSpace(const std::string& dir, int tables, int64_t blocks) {
   auto free = FreeBytesNear(dir);
   if (free && need > static_cast<double>(*free)) {
     return ResourceExhausted(fmt::format(
-        "{} tables of {} blocks need about {} but {} has {} free; give a smaller --scale",
-        tables, blocks, HumanBytes(static_cast<uint64_t>(need)), dir, HumanBytes(*free)));
+        "{} tables of {} blocks need about {} but {} has {} free; give a smaller --scale", tables,
+        blocks, HumanBytes(static_cast<uint64_t>(need)), dir, HumanBytes(*free)));
   }
   return Status::Ok();
 }
@@ -135,9 +135,10 @@ void PrintRun(const micro::LioRunOptions& o, const micro::LioRunResult& r,
   std::printf("pgrig lio: %zu tables x %lld blocks, %d sessions, work unit %d, %.1f s window%s\n",
               r.tables.size(), static_cast<long long>(r.tables.front().blocks), w.sessions,
               o.work_unit, w.window_s, r.interrupted ? " (interrupted)" : "");
-  std::printf("  logical reads/s   %s total, %s per session  (pg_stat_database blks_hit + blks_read)\n",
-              Num(s["lio_per_s"].get<double>()).c_str(),
-              Num(s["lio_per_s_per_session"].get<double>()).c_str());
+  std::printf(
+      "  logical reads/s   %s total, %s per session  (pg_stat_database blks_hit + blks_read)\n",
+      Num(s["lio_per_s"].get<double>()).c_str(),
+      Num(s["lio_per_s_per_session"].get<double>()).c_str());
   std::printf("  sessions counted  %s blocks/s (rows + index pages); counters / sessions = %s\n",
               Num(s["session_blocks_per_s"].get<double>()).c_str(),
               s["counters_over_sessions"].is_null()
@@ -158,11 +159,11 @@ void PrintRun(const micro::LioRunOptions& o, const micro::LioRunResult& r,
               "rows/s", "p50 ms", "p99 ms");
   for (const auto& ps : doc["per_session"]) {
     const auto& l = ps["latency_ms"];
-    std::printf("               %-8d %-10s %12s %12s %9.3f %9.3f\n", ps["session"].get<int>(),
-                micro::LioQualifiedName(ps["table"].get<int>()).c_str(),
-                Num(ps["ranges_per_s"].get<double>()).c_str(),
-                Num(ps["rows_per_s"].get<double>()).c_str(),
-                l.is_null() ? 0.0 : l["p50"].get<double>(), l.is_null() ? 0.0 : l["p99"].get<double>());
+    std::printf(
+        "               %-8d %-10s %12s %12s %9.3f %9.3f\n", ps["session"].get<int>(),
+        micro::LioQualifiedName(ps["table"].get<int>()).c_str(),
+        Num(ps["ranges_per_s"].get<double>()).c_str(), Num(ps["rows_per_s"].get<double>()).c_str(),
+        l.is_null() ? 0.0 : l["p50"].get<double>(), l.is_null() ? 0.0 : l["p99"].get<double>());
   }
   if (doc["scaling"].is_array()) {
     std::printf("  scaling:     %8s %14s %14s %9s %9s\n", "sessions", "lio/s", "per session",
@@ -205,9 +206,8 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   o.stop_requested = InterruptScope::flag();
   auto r = micro::RunLio(o);
   if (!r.ok()) {
-    return Fail(kCommand, r.status().message(), r.status().code() == StatusCode::kRuntime
-                                          ? kExitRunFailure
-                                          : kExitBadInvocation);
+    return Fail(kCommand, r.status().message(),
+                r.status().code() == StatusCode::kRuntime ? kExitRunFailure : kExitBadInvocation);
   }
   nlohmann::json doc = micro::LioResultToJson(in, o, *r, facts);
   PrintRun(o, *r, doc);
@@ -255,8 +255,7 @@ int RunLio(int argc, char** argv) {
   run->add_option("--warmup", o.warmup_s, "warm-up per window in seconds, not counted (default 1)");
   run->add_option("--work-unit", o.work_unit, "blocks per range SELECT (default 255)");
   run->add_option("--update-pct", o.update_pct, "percent of ranges that UPDATE (default 0)");
-  run->add_option("--update-work-unit", o.update_work_unit,
-                  "blocks per range UPDATE (default 8)");
+  run->add_option("--update-work-unit", o.update_work_unit, "blocks per range UPDATE (default 8)");
   run->add_option("--seed", seed, "random seed (default: from the clock)");
   std::string driver = "client";
   run->add_option("--driver", driver,

@@ -59,7 +59,8 @@ int RunReport(int argc, char** argv) {
   app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
   app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
   app.add_option("--usd-per-hour", prices, "price of the machine, overriding the suite's");
-  app.add_option("--to-db", to_db, "load the suite into a results schema in this database (conninfo)");
+  app.add_option("--to-db", to_db,
+                 "load the suite into a results schema in this database (conninfo)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -84,7 +85,8 @@ int RunReport(int argc, char** argv) {
     if (!checked.ok()) return Fail(kCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
-  if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok()) return Fail(kCommand, st.message());
+  if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok())
+    return Fail(kCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig report: wrote %s\n", out.c_str());
 
   if (!to_db.empty()) {

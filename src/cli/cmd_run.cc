@@ -201,12 +201,13 @@ int RunRun(int argc, char** argv) {
   if (!resume_dir.empty()) {
     auto text = ReadWholeFile(resume_dir + "/suite.json");
     if (!text.ok())
-      return Fail(kCommand, "--resume " + resume_dir + ": no suite.json there (" + text.status().message() +
-                  ")");
+      return Fail(kCommand, "--resume " + resume_dir + ": no suite.json there (" +
+                                text.status().message() + ")");
     try {
       previous = nlohmann::json::parse(*text);
     } catch (const nlohmann::json::exception& e) {
-      return Fail(kCommand, "--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
+      return Fail(kCommand,
+                  "--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
     }
     const nlohmann::json& pj = (*previous)["plan"];
     if (!pj.is_object() || !pj["source_text"].is_string()) {
@@ -215,14 +216,15 @@ int RunRun(int argc, char** argv) {
     const std::string path = pj.value("source_path", "");
     auto parsed =
         plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
-    if (!parsed.ok()) return Fail(kCommand, "--resume " + resume_dir + ": " + parsed.status().message());
+    if (!parsed.ok())
+      return Fail(kCommand, "--resume " + resume_dir + ": " + parsed.status().message());
     plan = std::move(parsed).value();
     plan.name = pj.value("name", plan.name);
     plan.source_path = path;
     plan.source_text = pj["source_text"].get<std::string>();
     if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
-      return Fail(kCommand, "--resume " + resume_dir + " continues plan '" + plan.name + "', not '" +
-                  plan_arg + "'");
+      return Fail(kCommand, "--resume " + resume_dir + " continues plan '" + plan.name +
+                                "', not '" + plan_arg + "'");
     }
     out_dir = resume_dir;
     if (label.empty()) label = previous->value("label", plan.name);
@@ -237,7 +239,8 @@ int RunRun(int argc, char** argv) {
   if (label.empty()) label = plan.name;
   for (char c : label) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      return Fail(kCommand, "--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
+      return Fail(kCommand,
+                  "--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
     }
   }
 

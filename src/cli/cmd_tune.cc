@@ -2,16 +2,15 @@
 // this machine (src/tune holds the rules and the apply, restart, restore and
 // verify flow; this file parses the options, gathers the inputs, calls it and
 // prints).
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
@@ -74,7 +73,8 @@ void ProbeHugePagesInto(tune::TuneReport* report, const tune::CurrentSettings& c
         major));
     return;
   }
-  tune::HugePagesProbeOptions o{.runner = &runner, .bindir = *bindir, .run_as = ServerAccountRunAs()};
+  tune::HugePagesProbeOptions o{
+      .runner = &runner, .bindir = *bindir, .run_as = ServerAccountRunAs()};
   auto h = tune::ProbeHugePages(tune::CandidateConfig(*report, current), major,
                                 report->inputs.huge_page_size, o);
   if (!h.ok()) {
@@ -143,9 +143,11 @@ int RunTune(int argc, char** argv) {
   app.add_option("--profile", o.profile,
                  "oltp, web, mixed, dw, desktop or benchmark (default: oltp; benchmark for the "
                  "embedded cluster)");
-  app.add_option("--memory", o.memory, "memory for the server, e.g. 16GB (default: this machine's, "
-                                       "container-aware)");
-  app.add_option("--cpus", o.cpus, "CPUs for the server (default: this machine's, container-aware)");
+  app.add_option("--memory", o.memory,
+                 "memory for the server, e.g. 16GB (default: this machine's, "
+                 "container-aware)");
+  app.add_option("--cpus", o.cpus,
+                 "CPUs for the server (default: this machine's, container-aware)");
   app.add_option("--storage", o.storage, "hdd, ssd, nvme or san (default: detected)");
   app.add_option("--smt", o.smt,
                  "threads per core of the server's machine, e.g. 2 for x86 with SMT, 1 for "
@@ -168,8 +170,8 @@ int RunTune(int argc, char** argv) {
   app.add_flag("--restart", o.restart,
                "after --apply or --rollback, restart the embedded cluster if a setting needs it");
   app.add_flag("--rollback", o.rollback, "restore the configuration saved by the last --apply");
-  app.add_option("--backup-dir", o.backup_dir, "where --apply keeps backups (default: " +
-                                                    DefaultBackupDir() + ")");
+  app.add_option("--backup-dir", o.backup_dir,
+                 "where --apply keeps backups (default: " + DefaultBackupDir() + ")");
   app.add_flag("--offline", o.offline, "no server: recommend for --server-version only");
   app.add_option("--server-version", o.server_version,
                  "PostgreSQL major version (13 to 18) with --offline");
@@ -187,23 +189,31 @@ int RunTune(int argc, char** argv) {
   if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
 
   // --- everything the user typed is checked before any server is touched ---
-  if (o.rollback && (o.apply || o.dry_run)) return Fail(kCommand, "--rollback cannot be combined with --apply or --dry-run");
-  if (o.restart && !o.apply && !o.rollback) return Fail(kCommand, "--restart goes with --apply or --rollback");
+  if (o.rollback && (o.apply || o.dry_run))
+    return Fail(kCommand, "--rollback cannot be combined with --apply or --dry-run");
+  if (o.restart && !o.apply && !o.rollback)
+    return Fail(kCommand, "--restart goes with --apply or --rollback");
   if (o.offline && (o.apply || o.rollback || o.dry_run)) {
-    return Fail(kCommand, "--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
+    return Fail(
+        kCommand,
+        "--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
   }
   if (o.offline && !o.server_version) {
-    return Fail(kCommand, fmt::format("--offline needs --server-version ({} to {})", tune::kMinServerMajor,
-                            tune::kMaxServerMajor));
+    return Fail(kCommand, fmt::format("--offline needs --server-version ({} to {})",
+                                      tune::kMinServerMajor, tune::kMaxServerMajor));
   }
   if (o.server_version &&
       (*o.server_version < tune::kMinServerMajor || *o.server_version > tune::kMaxServerMajor)) {
-    return Fail(kCommand, fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
-                            *o.server_version, tune::kMinServerMajor, tune::kMaxServerMajor));
+    return Fail(
+        kCommand,
+        fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
+                    *o.server_version, tune::kMinServerMajor, tune::kMaxServerMajor));
   }
-  if (!o.offline && o.server_version) return Fail(kCommand, "--server-version goes with --offline (a server reports its own)");
+  if (!o.offline && o.server_version)
+    return Fail(kCommand, "--server-version goes with --offline (a server reports its own)");
   if (o.restart && !o.offline && o.params.NamesAServer()) {
-    return Fail(kCommand, "--restart restarts only pgrig's embedded cluster; apply without it and restart "
+    return Fail(kCommand,
+                "--restart restarts only pgrig's embedded cluster; apply without it and restart "
                 "your server yourself (nothing was changed)");
   }
   auto format = tune::ParseFormat(o.format);
@@ -219,11 +229,14 @@ int RunTune(int argc, char** argv) {
     auto m = tune::ParseSize(o.memory);
     if (!m.ok()) return Fail(kCommand, "--memory: " + m.status().message());
     if (*m < tune::kMinMemoryBytes) {
-      return Fail(kCommand, fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
-                              o.memory));
+      return Fail(
+          kCommand,
+          fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
+                      o.memory));
     }
     if (*m > tune::kMaxMemoryBytes) {
-      return Fail(kCommand, fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
+      return Fail(kCommand,
+                  fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
     }
     memory = *m;
   }
@@ -238,9 +251,12 @@ int RunTune(int argc, char** argv) {
     if (!s.ok()) return Fail(kCommand, s.status().message());
     storage = *s;
   }
-  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096)) return Fail(kCommand, fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
-  if (o.connections && (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
-    return Fail(kCommand, fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
+  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096))
+    return Fail(kCommand, fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
+  if (o.connections &&
+      (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
+    return Fail(kCommand,
+                fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
                             *o.connections, tune::kMinConnections, tune::kMaxConnections));
   }
   tune::InputOverrides given;
@@ -265,7 +281,8 @@ int RunTune(int argc, char** argv) {
   // read from this one, so both are needed.
   const bool as_given = o.offline && (memory || o.cpus);
   if (as_given && (!memory || !o.cpus)) {
-    return Fail(kCommand, "--offline with --memory or --cpus describes another machine; give both (and "
+    return Fail(kCommand,
+                "--offline with --memory or --cpus describes another machine; give both (and "
                 "--storage, --smt, --arch, --page-size as they apply)");
   }
   tune::Overrides overrides;
@@ -297,7 +314,8 @@ int RunTune(int argc, char** argv) {
   if (o.restart && target && target->embedded) embedded.emplace(*target->cluster);
   tune::RestartableServer* restart_server = embedded ? &*embedded : nullptr;
   if (o.rollback) {
-    auto rb = tune::RollbackAndRestart(*conn, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
+    auto rb = tune::RollbackAndRestart(
+        *conn, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
     if (!rb.ok()) return Fail(kCommand, rb.status().message());
     const tune::RollbackOutcome& done = rb->rolled_back;
     std::printf("Restored the configuration saved at %s (%s).\n", done.restored.created_at.c_str(),
@@ -328,7 +346,8 @@ int RunTune(int argc, char** argv) {
     if (conn) sf = ProbeServer(*conn, &hf);
     in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, &notes);
   } else if (!memory || !o.cpus) {
-    return Fail(kCommand, "the server is on another machine, so this machine's facts do not describe it; "
+    return Fail(kCommand,
+                "the server is on another machine, so this machine's facts do not describe it; "
                 "give --memory and --cpus (and --storage) for the server's machine");
   } else {
     // A remote server: only the options describe its machine.
@@ -339,7 +358,8 @@ int RunTune(int argc, char** argv) {
   if (notes_from == "facts") tune::ApplyOverrides(given, &in, &notes);
   if (conn) in.server_major = conn->server_version() / 10000;
   if (o.server_version) in.server_major = *o.server_version;
-  if (!profile) profile = target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp;
+  if (!profile)
+    profile = target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp;
 
   tune::CurrentSettings current;
   if (conn) {
@@ -351,7 +371,8 @@ int RunTune(int argc, char** argv) {
   if (!report.ok()) return Fail(kCommand, report.status().message() + " (nothing was changed)");
   if (local && !o.no_probe) ProbeHugePagesInto(&*report, current, runner);
   if (!local) {
-    report->huge_pages.notes.push_back("the server is remote: run pgrig tune on its machine for the exact figure");
+    report->huge_pages.notes.push_back(
+        "the server is remote: run pgrig tune on its machine for the exact figure");
   }
   for (const auto& n : notes) report->warnings.push_back(notes_from + ": " + n);
 
@@ -376,7 +397,8 @@ int RunTune(int argc, char** argv) {
     std::fprintf(stderr, "pgrig tune: nothing to apply\n");
     return kExitOk;
   }
-  auto flow = tune::ApplyAndRestart(*conn, *report, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
+  auto flow = tune::ApplyAndRestart(
+      *conn, *report, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
   if (!flow.ok()) return Fail(kCommand, flow.status().message());
   const tune::ApplyOutcome& out = flow->applied;
   std::fprintf(stderr, "pgrig tune: applied %zu settings with ALTER SYSTEM (backup: %s)\n",
@@ -389,8 +411,9 @@ int RunTune(int argc, char** argv) {
   std::fprintf(stderr, "  waiting for a restart: %s\n", Join(out.pending_restart, ", ").c_str());
   if (!flow->restarted) {
     std::fprintf(stderr, "  restart the server to finish (%s)\n",
-                 target->embedded ? "pgrig tune --apply --restart, or pgrig cluster stop && pgrig cluster start"
-                                  : "for example pg_ctl restart or systemctl restart postgresql");
+                 target->embedded
+                     ? "pgrig tune --apply --restart, or pgrig cluster stop && pgrig cluster start"
+                     : "for example pg_ctl restart or systemctl restart postgresql");
     return kExitOk;
   }
   std::fprintf(stderr, "pgrig tune: restarted the embedded cluster; every setting is in effect\n");

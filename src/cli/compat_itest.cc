@@ -742,10 +742,16 @@ const std::vector<ScriptCase> kScriptCases = {
     // the caret line in each query mode, cut long lines, later lines,
     // tabs, wide characters, DETAIL/HINT/CONTEXT, internal queries.
     {"wire_error_caret_simple", "SELECT * FROM no_such_table_pgrig_wire;\n", 2, "LINE 1: "},
-    {"wire_error_caret_extended", "\\set x 3\nSELECT :x, * FROM no_such_table_pgrig_wire;\n", 2,
-     "LINE 1: ", {"-t", "1", "-M", "extended"}},
-    {"wire_error_prepared_no_caret", "\\set x 3\nSELECT :x, no_such_column_pgrig;\n", 2,
-     "does not exist", {"-t", "1", "-M", "prepared"}},
+    {"wire_error_caret_extended",
+     "\\set x 3\nSELECT :x, * FROM no_such_table_pgrig_wire;\n",
+     2,
+     "LINE 1: ",
+     {"-t", "1", "-M", "extended"}},
+    {"wire_error_prepared_no_caret",
+     "\\set x 3\nSELECT :x, no_such_column_pgrig;\n",
+     2,
+     "does not exist",
+     {"-t", "1", "-M", "prepared"}},
     {"wire_error_long_line_cut_both_sides",
      "SELECT 1 AS a, 2 AS b, 3 AS c, 4 AS d, 5 AS e, 6 AS f, 7 AS g, 8 AS h, 9 AS i, "
      "no_such_column_x, 10 AS j, 11 AS k, 12 AS l, 13 AS m, 14 AS n, 15 AS o;\n",
@@ -761,11 +767,18 @@ const std::vector<ScriptCase> kScriptCases = {
      2, "CONTEXT:  "},
     {"wire_error_internal_query", "DO $$ BEGIN PERFORM no_such_column_q FROM pg_class; END $$;\n",
      2, "QUERY:  "},
-    {"wire_error_in_second_query", "SELECT 1 \\; SELECT 1/0;\n", 2, "query 1: ERROR:  division by zero"},
-    {"wire_notice", "DO $$ BEGIN RAISE NOTICE 'hello % times', 3; END $$;\nSELECT 1;\n", 0,
-     "NOTICE:  hello 3 times", {"-t", "2"}},
-    {"wire_notice_extended", "DO $$ BEGIN RAISE NOTICE 'hi' USING DETAIL = 'more'; END $$;\n", 0,
-     "DETAIL:  more", {"-t", "1", "-M", "extended"}},
+    {"wire_error_in_second_query", "SELECT 1 \\; SELECT 1/0;\n", 2,
+     "query 1: ERROR:  division by zero"},
+    {"wire_notice",
+     "DO $$ BEGIN RAISE NOTICE 'hello % times', 3; END $$;\nSELECT 1;\n",
+     0,
+     "NOTICE:  hello 3 times",
+     {"-t", "2"}},
+    {"wire_notice_extended",
+     "DO $$ BEGIN RAISE NOTICE 'hi' USING DETAIL = 'more'; END $$;\n",
+     0,
+     "DETAIL:  more",
+     {"-t", "1", "-M", "extended"}},
     {"wire_empty_query", ";\n\\set r debug(1)\n", 0},
     {"shell_no_such_command", "\\shell no-such-command\n", 2, "meta-command failed"},
     {"shell_undefined_variable", "\\shell echo ::foo :nosuchvariable\n", 2,
@@ -882,8 +895,8 @@ const std::vector<ScriptCase> kScriptCases = {
     {"continuation_after_operator", "\\set x 1 +\\\n2\n\\set r debug(:x)\n", 0},
     {"continuation_after_set_variable", "\\set x\\\n 3\n\\set r debug(:x)\n", 0},
     {"continuation_after_setshell_variable", "\\setshell var\\\necho 5\n\\set r debug(:var)\n", 0},
-    {"continuation_between_shell_words",
-     "\\setshell var \\\n echo \\\n 6\n\\set r debug(:var)\n", 0},
+    {"continuation_between_shell_words", "\\setshell var \\\n echo \\\n 6\n\\set r debug(:var)\n",
+     0},
     {"continuation_after_sleep_amount", "\\sleep 1\\\n ms\n\\set r debug(7)\n", 0},
     {"continuation_crlf", "\\set x 4 \\\r\n+ 1\r\n\\set r debug(:x)\r\n", 0},
     // COPY in a script: pgbench's refusal, the client aborted, exit 2 (the
@@ -893,10 +906,16 @@ const std::vector<ScriptCase> kScriptCases = {
     {"copy_from_stdin",
      "CREATE TEMP TABLE IF NOT EXISTS compat_copy(a int);\nCOPY compat_copy FROM STDIN;\n", 2,
      "COPY is not supported in pgbench, aborting"},
-    {"copy_extended", "COPY (SELECT 1) TO STDOUT;\n", 2, "COPY is not supported in pgbench, aborting",
+    {"copy_extended",
+     "COPY (SELECT 1) TO STDOUT;\n",
+     2,
+     "COPY is not supported in pgbench, aborting",
      {"-t", "2", "-c", "2", "-M", "extended"}},
-    {"copy_libpq_path", "COPY (SELECT 1) TO STDOUT;\nSELECT 1 AS one \\gset\n", 2,
-     "COPY is not supported in pgbench, aborting", {"-t", "2", "-c", "2"}},
+    {"copy_libpq_path",
+     "COPY (SELECT 1) TO STDOUT;\nSELECT 1 AS one \\gset\n",
+     2,
+     "COPY is not supported in pgbench, aborting",
+     {"-t", "2", "-c", "2"}},
 };
 
 class ScriptTest : public ::testing::TestWithParam<ScriptCase> {};
@@ -1140,7 +1159,6 @@ TEST(CompatOptions, InitializeIsRefused) {
   EXPECT_EQ(r.out, "");
 }
 
-
 // ---------------------------------------------------------------------------
 // 8. The drop-in: -d, -i's refusals, --help, pgrig run as "pgbench", checks
 // before any side effect, --db.
@@ -1307,11 +1325,20 @@ TEST(CompatInit, SameRefusals) {
   ASSERT_TRUE(link.ok());
   TempScript script("SELECT 1;\n");  // pgbench reads -f's file while parsing
   const std::vector<std::vector<std::string>> cases = {
-      {"-i", "-S"},          {"-i", "-c", "2"},          {"-i", "-t", "3"},
-      {"-i", "-T", "3"},     {"--initialize", "-N"},     {"-i", "--select-only"},
-      {"-i", "-f", script.path()}, {"-i", "--progress", "1"},  {"-i", "--max-tries=2"},
-      {"-i", "-I", "dta"},   {"-i", "-I", "a", "-S"},    {"-i", "-I", "dtx", "-c", "2"},
-      {"-i", "-S", "a", "b"}, {"-i", "--partition-method=hash"},
+      {"-i", "-S"},
+      {"-i", "-c", "2"},
+      {"-i", "-t", "3"},
+      {"-i", "-T", "3"},
+      {"--initialize", "-N"},
+      {"-i", "--select-only"},
+      {"-i", "-f", script.path()},
+      {"-i", "--progress", "1"},
+      {"-i", "--max-tries=2"},
+      {"-i", "-I", "dta"},
+      {"-i", "-I", "a", "-S"},
+      {"-i", "-I", "dtx", "-c", "2"},
+      {"-i", "-S", "a", "b"},
+      {"-i", "--partition-method=hash"},
   };
   for (const auto& args : cases) {
     std::string label;
@@ -1450,8 +1477,8 @@ ProcessResult RunWithoutServer(const std::vector<std::string>& args, const std::
   o.argv.push_back(testing::PgrigExe());
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.env = {{"PGRIG_HOME", home}};
-  o.unset_env = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE",
-                 "PGSERVICEFILE"};
+  o.unset_env = {"PGHOST",     "PGHOSTADDR", "PGPORT",       "PGUSER",
+                 "PGDATABASE", "PGSERVICE",  "PGSERVICEFILE"};
   o.timeout = std::chrono::minutes(2);
   auto r = RealProcessRunner().Run(o);
   if (!r.ok()) {
@@ -1502,8 +1529,8 @@ TEST(CompatSideEffects, RefusedInvocationsTouchNothing) {
 // connection, not after the run.
 TEST(CompatSideEffects, UnwritableOutputFailsBeforeTheRun) {
   TempScript s("SELECT 1;\n");
-  std::vector<std::string> args = {"bench", "-n", "-T", "30", "-f", s.path(), "--json",
-                                    "/nonexistent/dir/x.json"};
+  std::vector<std::string> args = {"bench", "-n",     "-T",     "30",
+                                   "-f",    s.path(), "--json", "/nonexistent/dir/x.json"};
   for (auto& a : ConnArgs(testing::SharedParams())) args.push_back(a);
   const auto start = std::chrono::steady_clock::now();
   ProcessResult r = testing::RunPgrig(args);

@@ -61,7 +61,7 @@ int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
   auto con = pg::Connect(params);
   if (!con.ok()) {
     return FailRedacted(inv.file + ": server " + pg::RedactConninfo(*fl.server) + ": " +
-                con.status().message());
+                        con.status().message());
   }
   const bool local = ServerIsLocal(*con);
   auto local_pgrig = fleet::DescribeLocalPgrig(kVersion);

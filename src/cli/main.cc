@@ -22,7 +22,8 @@ namespace {
 using pgrig::cli::CommandInfo;
 
 constexpr CommandInfo kCommands[] = {
-    {"run", "run a benchmark suite from a plan (default: the standard suite on the embedded cluster)",
+    {"run",
+     "run a benchmark suite from a plan (default: the standard suite on the embedded cluster)",
      pgrig::cli::RunRun},
     {"init", "create and load pgbench's tables (pgbench -i options), in parallel",
      pgrig::cli::RunInit},
@@ -36,8 +37,7 @@ constexpr CommandInfo kCommands[] = {
      pgrig::cli::RunFacts},
     {"tune", "recommend, explain and apply PostgreSQL settings for this machine",
      pgrig::cli::RunTune},
-    {"cost", "prices, total cost of ownership and transactions per dollar",
-     pgrig::cli::RunCost},
+    {"cost", "prices, total cost of ownership and transactions per dollar", pgrig::cli::RunCost},
     {"report", "show one suite: intervals, latency, bottlenecks, price (text/md/csv/json/html)",
      pgrig::cli::RunReport},
     {"compare", "compare suites: ratios with 95% intervals, mismatches first, decision table",
@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   for (const auto& c : kCommands) {
     if (cmd == c.name) return c.run(argc - 1, argv + 1);
   }
-  std::fprintf(stderr, "pgrig: unknown command \"%s\"\nTry \"pgrig --help\" for the list of commands.\n",
+  std::fprintf(stderr,
+               "pgrig: unknown command \"%s\"\nTry \"pgrig --help\" for the list of commands.\n",
                argv[1]);
   return pgrig::cli::kExitBadInvocation;
 }

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
@@ -35,7 +34,8 @@ Result<std::vector<std::optional<double>>> ParsePrices(const std::vector<std::st
     if (texts[i] == "-") continue;
     std::optional<double> v = ParseDouble(texts[i]);
     if (!v || !std::isfinite(*v) || *v <= 0) {
-      return InvalidArgument("--usd-per-hour expects a price greater than 0, got \"" + texts[i] + "\"");
+      return InvalidArgument("--usd-per-hour expects a price greater than 0, got \"" + texts[i] +
+                             "\"");
     }
     out[i] = *v;
   }
@@ -70,7 +70,8 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
     report::Suite& s = *out.suites[i];
     std::string machine = s.instance_type;
     if (machine.empty() && s.facts.is_object()) {
-      const auto& cpu = s.facts.value("host", nlohmann::json::object()).value("cpu", nlohmann::json::object());
+      const auto& cpu =
+          s.facts.value("host", nlohmann::json::object()).value("cpu", nlohmann::json::object());
       if (cpu.contains("microarchitecture") && cpu["microarchitecture"].is_string()) {
         machine = cpu["microarchitecture"].get<std::string>();
       }
@@ -83,7 +84,8 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
                                                            : src.stem().string();
     if (!dir.empty()) out.suites[i]->label += " " + dir;
   }
-  for (size_t i : colliding()) out.suites[i]->label += fmt::format(" ({})", static_cast<char>('A' + i));
+  for (size_t i : colliding())
+    out.suites[i]->label += fmt::format(" ({})", static_cast<char>('A' + i));
   for (const auto& s : out.suites) {
     PGRIG_ASSIGN_OR_RETURN(report::SuiteStats st, report::Analyze(*s));
     out.stats.push_back(std::make_unique<report::SuiteStats>(std::move(st)));
@@ -94,7 +96,8 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
 Status CheckWritable(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return InvalidArgument("--out " + path + " is a directory; name a file");
+  if (fs::is_directory(path, ec))
+    return InvalidArgument("--out " + path + " is a directory; name a file");
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec)) {

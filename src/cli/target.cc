@@ -44,10 +44,10 @@ Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet) {
   PGRIG_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::Cluster::Open({}));
   PGRIG_ASSIGN_OR_RETURN(cluster::StartAction action, StartEmbedded(c, quiet));
   if (!quiet && action != cluster::StartAction::kAlreadyRunning) {
-    std::fprintf(stderr, "pgrig: %s the embedded cluster in %s\n",
-                 action == cluster::StartAction::kInitializedAndStarted ? "created and started"
-                                                                        : "started",
-                 c.home().c_str());
+    std::fprintf(
+        stderr, "pgrig: %s the embedded cluster in %s\n",
+        action == cluster::StartAction::kInitializedAndStarted ? "created and started" : "started",
+        c.home().c_str());
   }
   t.params = c.Params();
   t.params.application_name = named.application_name;

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -15,8 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 #include "common/fs.h"
@@ -43,9 +42,10 @@ bool HasServerBinaries(const std::string& dir) {
 
 // Physical memory, bounded by a cgroup v2 or v1 limit when one is set.
 uint64_t EffectiveMemoryBytes() {
-  uint64_t phys = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                  static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  for (const char* f : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+  uint64_t phys =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  for (const char* f :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
     auto r = ReadWholeFile(f);
     if (!r.ok()) continue;
     auto v = ParseInt64(Trim(*r));
@@ -62,7 +62,7 @@ Status CheckReachable(const std::string& path, const ServerAccount& account) {
   for (const auto& part : p.relative_path()) {
     struct stat st;
     if (::stat(cur.c_str(), &st) != 0) break;
-    bool ok = st.st_uid == account.uid ? (st.st_mode & S_IXUSR)
+    bool ok = st.st_uid == account.uid   ? (st.st_mode & S_IXUSR)
               : st.st_gid == account.gid ? (st.st_mode & S_IXGRP)
                                          : (st.st_mode & S_IXOTH);
     if (!ok) {
@@ -81,8 +81,8 @@ Status CheckReachable(const std::string& path, const ServerAccount& account) {
 Status ChownTree(const std::string& path, const ServerAccount& a) {
   if (a.is_self) return Status::Ok();
   if (::chown(path.c_str(), a.uid, a.gid) != 0) {
-    return PermissionDenied(fmt::format("cannot give {} to account '{}': {}", path, a.name,
-                                        std::strerror(errno)));
+    return PermissionDenied(
+        fmt::format("cannot give {} to account '{}': {}", path, a.name, std::strerror(errno)));
   }
   std::error_code ec;
   for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
@@ -218,8 +218,10 @@ Result<ServerBinaries> FindServerBinaries(const ProcessRunner& runner, const Clu
     auto r = runner.Run({.argv = {"pg_config", "--bindir"}});
     if (r.ok() && r->success()) {
       std::string d(Trim(r->out));
-      if (HasServerBinaries(d)) bindir = d;
-      else tried.push_back("pg_config --bindir (" + d + ")");
+      if (HasServerBinaries(d))
+        bindir = d;
+      else
+        tried.push_back("pg_config --bindir (" + d + ")");
     } else {
       tried.push_back("pg_config (not found)");
     }
@@ -358,9 +360,10 @@ Status Cluster::PrepareHome() {
                                         home_, s.message()));
   }
   if (::access(home_.c_str(), W_OK) != 0) {
-    return PermissionDenied(fmt::format("PGRIG_HOME {} is not writable ({}); set PGRIG_HOME to a "
-                                        "writable directory",
-                                        home_, std::strerror(errno)));
+    return PermissionDenied(
+        fmt::format("PGRIG_HOME {} is not writable ({}); set PGRIG_HOME to a "
+                    "writable directory",
+                    home_, std::strerror(errno)));
   }
   ::chmod(home_.c_str(), 0700);
   PGRIG_RETURN_IF_ERROR(MakeDirs(socket_dir(), 0700));
@@ -379,8 +382,8 @@ Status Cluster::InitDb(const ServerBinaries& bins) {
   // full disk never leaves a half-made data directory behind.
   std::string scratch = home_ + "/data.initdb";
   PGRIG_RETURN_IF_ERROR(RemoveTree(scratch));
-  auto o = AsServer({bins.bindir + "/initdb", "-D", scratch, "-U", "postgres", "-A", "trust",
-                     "-E", "UTF8", "--locale=C", "--no-instructions"});
+  auto o = AsServer({bins.bindir + "/initdb", "-D", scratch, "-U", "postgres", "-A", "trust", "-E",
+                     "UTF8", "--locale=C", "--no-instructions"});
   PGRIG_ASSIGN_OR_RETURN(ProcessResult r, runner().Run(o));
   if (!r.success()) {
     (void)RemoveTree(scratch);
@@ -415,8 +418,8 @@ Status Cluster::InitDb(const ServerBinaries& bins) {
       scratch + "/postgresql.conf", *main_conf + "\ninclude_if_exists = 'pgrig.conf'\n", 0600));
   PGRIG_RETURN_IF_ERROR(ChownTree(scratch, account_));
   if (::rename(scratch.c_str(), data_dir().c_str()) != 0) {
-    return Internal(fmt::format("cannot move {} to {}: {}", scratch, data_dir(),
-                                std::strerror(errno)));
+    return Internal(
+        fmt::format("cannot move {} to {}: {}", scratch, data_dir(), std::strerror(errno)));
   }
   return Status::Ok();
 }

@@ -91,8 +91,8 @@ struct SizedSettings {
 SizedSettings SizeForMemory(uint64_t memory_bytes);
 
 struct ClusterOptions {
-  std::string home;  // empty: DefaultHome()
-  int port = 5432;   // names the socket file; there is no TCP listener
+  std::string home;                       // empty: DefaultHome()
+  int port = 5432;                        // names the socket file; there is no TCP listener
   const ProcessRunner* runner = nullptr;  // null: a RealProcessRunner
   // Memory to size settings for; 0: this machine's (cgroup-aware).
   uint64_t memory_bytes = 0;
@@ -165,9 +165,7 @@ class Cluster {
   ServerAccount account_;
   // Not a stored pointer: a Cluster is moved around, and a pointer to its own
   // member would dangle.
-  const ProcessRunner& runner() const {
-    return options_.runner ? *options_.runner : real_runner_;
-  }
+  const ProcessRunner& runner() const { return options_.runner ? *options_.runner : real_runner_; }
 
   RealProcessRunner real_runner_;
 };

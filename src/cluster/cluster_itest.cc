@@ -1,6 +1,8 @@
 // Integration tests of the embedded cluster: real initdb, real server, real
 // processes.  Each test makes its own home so it can stop, crash or destroy
 // its cluster without touching the shared one.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,9 +11,6 @@
 #include <fstream>
 #include <future>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "cluster/cluster.h"
 #include "common/fs.h"

@@ -1,11 +1,10 @@
 #include "cluster/cluster.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 namespace pgrig::cluster {
 namespace {
@@ -35,7 +34,8 @@ TEST(ClusterEnv, DefaultHomeFromTheGivenEnvironment) {
   EXPECT_EQ(DefaultHome({.pgrig_home = "/somewhere/else", .euid = 0}), "/somewhere/else");
   // Root's home is mode 0700: the postgres account could not reach a
   // cluster under ~/.local/share.
-  EXPECT_EQ(DefaultHome({.xdg_data_home = "/x/data", .home = "/root", .euid = 0}), "/var/lib/pgrig");
+  EXPECT_EQ(DefaultHome({.xdg_data_home = "/x/data", .home = "/root", .euid = 0}),
+            "/var/lib/pgrig");
   EXPECT_EQ(DefaultHome({.xdg_data_home = "/x/data", .home = "/h", .euid = user}), "/x/data/pgrig");
   EXPECT_EQ(DefaultHome({.home = "/h", .euid = user}), "/h/.local/share/pgrig");
 }

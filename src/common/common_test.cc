@@ -1,8 +1,7 @@
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/fs.h"
 #include "common/process.h"
@@ -65,8 +64,8 @@ TEST(Strings, EditDistanceHandComputed) {
 }
 
 TEST(Strings, ClosestNamesPrefersExtensionsThenSmallDistances) {
-  const std::vector<std::string> keys = {"iterations", "warmup_s", "duration_s", "threads",
-                                         "clients", "iterations"};
+  const std::vector<std::string> keys = {"iterations", "warmup_s", "duration_s",
+                                         "threads",    "clients",  "iterations"};
   // Extends what was typed: first, and reported once.
   EXPECT_EQ(ClosestNames("iteration", keys), std::vector<std::string>{"iterations"});
   // One substitution away, case ignored.

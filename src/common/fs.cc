@@ -59,7 +59,7 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
-    Status s(e == ENOENT ? StatusCode::kNotFound
+    Status s(e == ENOENT   ? StatusCode::kNotFound
              : e == EACCES ? StatusCode::kPermissionDenied
                            : StatusCode::kInternal,
              "cannot read " + path + ": " + std::strerror(e));

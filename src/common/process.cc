@@ -57,8 +57,8 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
   argv.push_back(nullptr);
 
   int in_pipe[2], out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(out_pipe, O_CLOEXEC) ||
-      ::pipe2(err_pipe, O_CLOEXEC) || ::pipe2(exec_pipe, O_CLOEXEC)) {
+  if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) ||
+      ::pipe2(exec_pipe, O_CLOEXEC)) {
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
 
@@ -108,8 +108,8 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
                       : child_errno == EACCES || child_errno == EPERM
                           ? StatusCode::kPermissionDenied
                           : StatusCode::kInternal;
-    return Status(code, "cannot run " + o.argv[0] + " (" + what + "): " +
-                            std::strerror(child_errno));
+    return Status(code,
+                  "cannot run " + o.argv[0] + " (" + what + "): " + std::strerror(child_errno));
   }
 
   ProcessResult r;
@@ -126,9 +126,18 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
     pollfd fds[3];
     int n = 0;
     int out_i = -1, err_i = -1, in_i = -1;
-    if (out_open) { out_i = n; fds[n++] = {out_pipe[0], POLLIN, 0}; }
-    if (err_open) { err_i = n; fds[n++] = {err_pipe[0], POLLIN, 0}; }
-    if (in_pipe[1] >= 0) { in_i = n; fds[n++] = {in_pipe[1], POLLOUT, 0}; }
+    if (out_open) {
+      out_i = n;
+      fds[n++] = {out_pipe[0], POLLIN, 0};
+    }
+    if (err_open) {
+      err_i = n;
+      fds[n++] = {err_pipe[0], POLLIN, 0};
+    }
+    if (in_pipe[1] >= 0) {
+      in_i = n;
+      fds[n++] = {in_pipe[1], POLLOUT, 0};
+    }
     int wait_ms = -1;
     if (o.timeout.count() > 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -146,13 +155,17 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
     char buf[16384];
     if (out_i >= 0 && fds[out_i].revents) {
       ssize_t k = ::read(out_pipe[0], buf, sizeof buf);
-      if (k > 0) r.out.append(buf, static_cast<size_t>(k));
-      else if (k == 0 || errno != EINTR) out_open = false;
+      if (k > 0)
+        r.out.append(buf, static_cast<size_t>(k));
+      else if (k == 0 || errno != EINTR)
+        out_open = false;
     }
     if (err_i >= 0 && fds[err_i].revents) {
       ssize_t k = ::read(err_pipe[0], buf, sizeof buf);
-      if (k > 0) r.err.append(buf, static_cast<size_t>(k));
-      else if (k == 0 || errno != EINTR) err_open = false;
+      if (k > 0)
+        r.err.append(buf, static_cast<size_t>(k));
+      else if (k == 0 || errno != EINTR)
+        err_open = false;
     }
     if (in_i >= 0 && fds[in_i].revents) {
       ssize_t k = ::write(in_pipe[1], o.stdin_data.data() + in_off, o.stdin_data.size() - in_off);

@@ -28,8 +28,8 @@ struct RunAs {
 };
 
 struct ProcessOptions {
-  std::vector<std::string> argv;  // argv[0] is a path or a name looked up in $PATH
-  std::optional<RunAs> run_as;    // drop privileges in the child (needs root)
+  std::vector<std::string> argv;           // argv[0] is a path or a name looked up in $PATH
+  std::optional<RunAs> run_as;             // drop privileges in the child (needs root)
   std::map<std::string, std::string> env;  // added to (or replacing) the inherited environment
   std::vector<std::string> unset_env;      // removed from the inherited environment
   std::string working_dir;                 // empty: inherit

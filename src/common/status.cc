@@ -4,16 +4,26 @@ namespace pgrig {
 
 const char* StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kFailedPrecondition: return "failed precondition";
-    case StatusCode::kUnavailable: return "unavailable";
-    case StatusCode::kPermissionDenied: return "permission denied";
-    case StatusCode::kResourceExhausted: return "resource exhausted";
-    case StatusCode::kAborted: return "aborted";
-    case StatusCode::kInternal: return "internal error";
-    case StatusCode::kRuntime: return "runtime failure";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kFailedPrecondition:
+      return "failed precondition";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kPermissionDenied:
+      return "permission denied";
+    case StatusCode::kResourceExhausted:
+      return "resource exhausted";
+    case StatusCode::kAborted:
+      return "aborted";
+    case StatusCode::kInternal:
+      return "internal error";
+    case StatusCode::kRuntime:
+      return "runtime failure";
   }
   return "unknown";
 }

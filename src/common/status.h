@@ -21,15 +21,15 @@ namespace pgrig {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // the user gave something malformed or out of range
-  kNotFound,          // a file, binary, table or entry does not exist
-  kFailedPrecondition,// the system is not in a state that allows this
-  kUnavailable,       // a server could not be reached
+  kInvalidArgument,     // the user gave something malformed or out of range
+  kNotFound,            // a file, binary, table or entry does not exist
+  kFailedPrecondition,  // the system is not in a state that allows this
+  kUnavailable,         // a server could not be reached
   kPermissionDenied,
-  kResourceExhausted, // disk full, out of memory, too many connections
-  kAborted,           // interrupted by the user or by a concurrent change
-  kInternal,          // a bug in pgrig or an unexpected answer
-  kRuntime,           // failure while a benchmark ran (pgbench exit code 2)
+  kResourceExhausted,  // disk full, out of memory, too many connections
+  kAborted,            // interrupted by the user or by a concurrent change
+  kInternal,           // a bug in pgrig or an unexpected answer
+  kRuntime,            // failure while a benchmark ran (pgbench exit code 2)
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -55,7 +55,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) {
   return {StatusCode::kFailedPrecondition, std::move(m)};
@@ -74,7 +76,7 @@ inline Status RuntimeError(std::string m) { return {StatusCode::kRuntime, std::m
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(v_).ok() && "Result needs a value or an error");
   }
@@ -103,9 +105,9 @@ class [[nodiscard]] Result {
 #define PGRIG_CONCAT_INNER_(a, b) a##b
 #define PGRIG_CONCAT_(a, b) PGRIG_CONCAT_INNER_(a, b)
 
-#define PGRIG_RETURN_IF_ERROR(expr)               \
-  do {                                            \
-    ::pgrig::Status pgrig_status_ = (expr);       \
+#define PGRIG_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::pgrig::Status pgrig_status_ = (expr);        \
     if (!pgrig_status_.ok()) return pgrig_status_; \
   } while (0)
 

@@ -148,9 +148,10 @@ std::string NotFoundMessage(const Catalog& catalog, std::string_view spec) {
                   catalog.files().empty() ? "no catalog loaded" : Join(catalog.files(), ", "));
   std::vector<std::string> close = catalog.Suggest(spec);
   // Never suggest the name that was just refused.
-  close.erase(std::remove_if(close.begin(), close.end(),
-                             [&](const std::string& c) { return ToLower(c) == ToLower(Trim(spec)); }),
-              close.end());
+  close.erase(
+      std::remove_if(close.begin(), close.end(),
+                     [&](const std::string& c) { return ToLower(c) == ToLower(Trim(spec)); }),
+      close.end());
   if (!close.empty()) msg += fmt::format("; did you mean {}?", Join(close, ", "));
   msg +=
       " List entries with \"pgrig cost --list PATTERN\", add yours with --catalog FILE, or "
@@ -210,9 +211,9 @@ Result<InstancePrice> Catalog::FindInstance(std::string_view spec,
                                     trimmed, Join(other_regions, ", "), opts.region));
       }
       if (!other_providers.empty()) {
-        return NotFound(fmt::format(
-            "\"{}\" is in the price catalog only for provider(s) {}, not --provider {}", trimmed,
-            Join(other_providers, ", "), opts.provider));
+        return NotFound(
+            fmt::format("\"{}\" is in the price catalog only for provider(s) {}, not --provider {}",
+                        trimmed, Join(other_providers, ", "), opts.provider));
       }
       if (!opts.provider.empty()) {
         std::vector<std::string> providers;

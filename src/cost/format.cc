@@ -38,8 +38,10 @@ std::string FormatPlain(double v, int max_decimals) {
 
 std::optional<double> ParseDecimal(std::string_view text) {
   // Surrounding blanks are tolerated, as the other number options do.
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   size_t i = 0;
   auto digits = [&] {
     size_t start = i;

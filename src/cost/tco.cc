@@ -29,9 +29,9 @@ Status Validate(const TcoInput& in) {
         fmt::format("the price per hour must be greater than 0 USD, got {}", in.usd_per_hour));
   }
   if (in.usd_per_hour > kMaxUsdPerHour) {
-    return InvalidArgument(fmt::format(
-        "the price per hour must be at most {} USD per instance, got {}",
-        FormatPlain(kMaxUsdPerHour), in.usd_per_hour));
+    return InvalidArgument(
+        fmt::format("the price per hour must be at most {} USD per instance, got {}",
+                    FormatPlain(kMaxUsdPerHour), in.usd_per_hour));
   }
   if (in.count < 1) {
     return InvalidArgument(fmt::format("--count must be at least 1 instance, got {}", in.count));
@@ -194,7 +194,8 @@ Result<Tco> ComputeTco(const TcoInput& in) {
   t.usd_per_month = t.total_usd / t.months;
   t.usd_per_hour = t.total_usd / t.hours;
   if (!std::isfinite(t.total_usd) || !std::isfinite(t.usd_per_hour)) {
-    return InvalidArgument("the total is too large to compute; lower --count, --years or the sizes");
+    return InvalidArgument(
+        "the total is too large to compute; lower --count, --years or the sizes");
   }
   return t;
 }

@@ -35,12 +35,12 @@ inline constexpr double kMonthsPerYear = 12;
 
 // Upper bounds on the inputs: far beyond any real cluster, low enough that
 // every product stays a finite, printable number.
-inline constexpr int64_t kMaxCount = 1000000;        // instances
+inline constexpr int64_t kMaxCount = 1000000;  // instances
 inline constexpr double kMaxYears = 100;
-inline constexpr double kMaxStorageGb = 1e9;         // per instance (an exabyte)
+inline constexpr double kMaxStorageGb = 1e9;  // per instance (an exabyte)
 inline constexpr double kMaxIops = 1e9;
 inline constexpr double kMaxThroughputMbps = 1e9;
-inline constexpr double kMaxUsdPerHour = 1e6;        // per instance
+inline constexpr double kMaxUsdPerHour = 1e6;  // per instance
 
 struct TcoInput {
   double usd_per_hour = 0;  // per instance, before discount

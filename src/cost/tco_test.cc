@@ -1,10 +1,10 @@
 #include "cost/tco.h"
 
-#include <cmath>
-#include <cstdint>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
 
 #include "cost/claim.h"
 #include "cost/format.h"
@@ -217,7 +217,8 @@ TEST(TcoTest, HugeInputsAreRefusedNotInfinite) {
       {{.usd_per_hour = 1e308}, "price per hour must be at most"},
       {{.usd_per_hour = 1, .storage_gb = 1e308}, "--storage-gb must be at most"},
       {{.usd_per_hour = 1, .storage_gb = 10, .iops = 1e300}, "--iops must be at most"},
-      {{.usd_per_hour = 1, .storage_gb = 10, .throughput_mbps = 1e300}, "--throughput must be at most"},
+      {{.usd_per_hour = 1, .storage_gb = 10, .throughput_mbps = 1e300},
+       "--throughput must be at most"},
   };
   for (const auto& c : cases) {
     auto t = ComputeTco(c.in);

@@ -31,9 +31,9 @@ using script::QueryMode;
 struct TxnLogOptions {
   bool enabled = false;
   std::string prefix = "pgbench_log";
-  int aggregate_interval_s = 0;  // 0: one line per transaction
-  double sampling_rate = 0.0;    // 0: log everything
-  int pid = 0;                   // names the files: <prefix>.<pid>[.<thread>]
+  int aggregate_interval_s = 0;    // 0: one line per transaction
+  double sampling_rate = 0.0;      // 0: log everything
+  int pid = 0;                     // names the files: <prefix>.<pid>[.<thread>]
   bool failures_detailed = false;  // --failures-detailed: failure kinds in the log
 };
 
@@ -54,9 +54,9 @@ struct EngineConfig {
   int duration_s = 0;                   // -T; 0 when -t is used
   QueryMode mode = QueryMode::kSimple;
 
-  double rate_tps = 0.0;         // -R; 0: no throttling
-  int64_t latency_limit_us = 0;  // -L; 0: none
-  uint32_t max_tries = 1;        // --max-tries; 0: unlimited (needs -L or -T)
+  double rate_tps = 0.0;                 // -R; 0: no throttling
+  int64_t latency_limit_us = 0;          // -L; 0: none
+  uint32_t max_tries = 1;                // --max-tries; 0: unlimited (needs -L or -T)
   bool connect_per_transaction = false;  // -C
   bool report_per_command = false;       // -r
   bool verbose_errors = false;           // --verbose-errors

@@ -107,12 +107,13 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
     for (int i = 0; i < n; ++i, ++next_client) {
       script::Variables vars = base_vars;
       if (!client_id_given) {
-        PGRIG_RETURN_IF_ERROR(vars.SetByName("startup", "client_id", script::Value::Int(next_client)));
+        PGRIG_RETURN_IF_ERROR(
+            vars.SetByName("startup", "client_id", script::Value::Int(next_client)));
       }
       script::ScriptRunner::Options client_options = runner_options;
       if (config.debug) {
         client_options.trace = [&shared, id = next_client](bool per_client,
-                                                            const std::string& text) {
+                                                           const std::string& text) {
           shared.Message(per_client ? "client " + std::to_string(id) + " " + text : text);
         };
       }
@@ -133,7 +134,8 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
   shared.connected = &connected;
   const double start_wall = WallSeconds();
   shared.start_ns = MonotonicNanos();
-  if (config.duration_s > 0) shared.end_ns = shared.start_ns + int64_t{config.duration_s} * 1'000'000'000;
+  if (config.duration_s > 0)
+    shared.end_ns = shared.start_ns + int64_t{config.duration_s} * 1'000'000'000;
 
   std::vector<std::thread> threads;
   threads.reserve(workers.size());
@@ -191,7 +193,8 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
       bool any_live = false;
       for (auto& m : mailboxes) {
         std::lock_guard<std::mutex> lock(m->mu);
-        if (static_cast<int64_t>(m->intervals.size()) > k) merged.Add(m->intervals[static_cast<size_t>(k)]);
+        if (static_cast<int64_t>(m->intervals.size()) > k)
+          merged.Add(m->intervals[static_cast<size_t>(k)]);
         if (!m->finished) any_live = true;
       }
       if (!any_live) break;  // the run ended inside this interval: no line, as pgbench
@@ -210,7 +213,8 @@ Result<RunResult> RunBenchmark(const EngineConfig& config) {
   r.conn_elapsed_ns = bench_start - shared.start_ns;
   r.series = stats::TimeSeries(bench_start, int64_t{config.series_interval_s} * 1'000'000'000);
   r.scripts.resize(scripts.size());
-  for (size_t i = 0; i < scripts.size(); ++i) r.scripts[i].commands.resize(scripts[i].commands.size());
+  for (size_t i = 0; i < scripts.size(); ++i)
+    r.scripts[i].commands.resize(scripts[i].commands.size());
   for (auto& w : workers) {
     r.totals.Add(w->totals());
     r.latency.Add(w->latency());

@@ -71,7 +71,8 @@ bool Ring::SubmitAndWait(int64_t timeout_ns) {
   if (timeout_ns <= 0) {
     r = io_uring_submit(&ring_);
   } else {
-    __kernel_timespec ts{.tv_sec = timeout_ns / 1'000'000'000, .tv_nsec = timeout_ns % 1'000'000'000};
+    __kernel_timespec ts{.tv_sec = timeout_ns / 1'000'000'000,
+                         .tv_nsec = timeout_ns % 1'000'000'000};
     io_uring_cqe* cqe = nullptr;
     r = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
   }

@@ -54,8 +54,8 @@ void TxnLog::Log(int client_id, int64_t transaction_no, int script_index, TxnOut
     } else if (format_.failures_detailed) {
       what = outcome == TxnOutcome::kSerialization ? "serialization" : "deadlock";
     }
-    std::fprintf(out_, "%d %" PRId64 " %s %d %" PRId64 " %" PRId64, client_id, transaction_no,
-                 what, script_index, now_epoch_us / 1000000, now_epoch_us % 1000000);
+    std::fprintf(out_, "%d %" PRId64 " %s %d %" PRId64 " %" PRId64, client_id, transaction_no, what,
+                 script_index, now_epoch_us / 1000000, now_epoch_us % 1000000);
   }
   if (format_.throttled) std::fprintf(out_, " %.0f", lag_us);
   if (format_.retries) std::fprintf(out_, " %u", tries - 1);

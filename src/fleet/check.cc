@@ -63,8 +63,8 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
   HostCheck c;
   c.host = &host;
   c.pgrig = host.pgrig;
-  auto uname = ssh.Run(host.destination, RemoteCommand{.argv = {"uname", "-m"},
-                                                       .timeout = o.command_timeout});
+  auto uname = ssh.Run(host.destination,
+                       RemoteCommand{.argv = {"uname", "-m"}, .timeout = o.command_timeout});
   if (!uname.ok()) {
     c.state = HostState::kUnreachable;
     c.message = uname.status().message();
@@ -78,9 +78,9 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
   }
 
   // The host's pgrig: run through `sh -c` so a missing one is exit 127, not an ssh error.
-  auto version = ssh.Run(host.destination,
-                         RemoteCommand{.argv = {"sh", "-c", "\"$0\" --version", host.pgrig},
-                                       .timeout = o.command_timeout});
+  auto version =
+      ssh.Run(host.destination, RemoteCommand{.argv = {"sh", "-c", "\"$0\" --version", host.pgrig},
+                                              .timeout = o.command_timeout});
   if (!version.ok()) {
     c.state = HostState::kUnreachable;
     c.message = version.status().message();
@@ -92,14 +92,15 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
     c.message = "pgrig " + o.local.version + " (" + host.pgrig + ")";
     return c;
   }
-  std::string what = c.found_version ? "pgrig " + *c.found_version + " (this is " +
-                                           o.local.version + ")"
-                                     : "no working pgrig at '" + host.pgrig + "'";
+  std::string what = c.found_version
+                         ? "pgrig " + *c.found_version + " (this is " + o.local.version + ")"
+                         : "no working pgrig at '" + host.pgrig + "'";
   if (c.arch != o.local.arch || o.copy == CopyPolicy::kNeverCopy) {
     c.state = HostState::kNeedsInstall;
-    c.message = what + (c.arch != o.local.arch ? "; the host is " + c.arch + ", this machine " +
-                                                     o.local.arch + ", so pgrig cannot copy itself"
-                                               : "") +
+    c.message = what +
+                (c.arch != o.local.arch ? "; the host is " + c.arch + ", this machine " +
+                                              o.local.arch + ", so pgrig cannot copy itself"
+                                        : "") +
                 "; " + InstallAdvice(host, c.arch, o.local);
     return c;
   }
@@ -108,12 +109,12 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
   const std::string& dir = host.install_dir;
   const std::string target = dir + "/pgrig-" + o.local.version;
   const std::string tmp = target + ".tmp-" + RandomSuffix();
-  auto mk = ssh.Run(host.destination, RemoteCommand{.argv = {"mkdir", "-p", dir},
-                                                    .timeout = o.command_timeout});
+  auto mk = ssh.Run(host.destination,
+                    RemoteCommand{.argv = {"mkdir", "-p", dir}, .timeout = o.command_timeout});
   if (!mk.ok() || !mk->success()) {
     c.state = HostState::kNeedsInstall;
-    c.message = what + "; could not make " + dir + " there: " +
-                (mk.ok() ? RedactLine(Trim(mk->err)) : mk.status().message()) + "; " +
+    c.message = what + "; could not make " + dir +
+                " there: " + (mk.ok() ? RedactLine(Trim(mk->err)) : mk.status().message()) + "; " +
                 InstallAdvice(host, c.arch, o.local);
     return c;
   }
@@ -132,8 +133,8 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
   std::optional<std::string> now;
   if (check.ok() && check->success()) now = ParseVersionLine(check->out);
   if (now != o.local.version) {
-    (void)ssh.Run(host.destination, RemoteCommand{.argv = {"rm", "-f", tmp},
-                                                  .timeout = o.command_timeout});
+    (void)ssh.Run(host.destination,
+                  RemoteCommand{.argv = {"rm", "-f", tmp}, .timeout = o.command_timeout});
     c.state = HostState::kNeedsInstall;
     c.message = what + "; the copied pgrig does not run there (" +
                 (check.ok() ? RedactLine(Trim(check->err)) : check.status().message()) +

@@ -46,10 +46,10 @@ struct CheckOptions {
 };
 
 enum class HostState {
-  kReady,        // pgrig present, same version
-  kCopied,       // our binary was copied and now answers with our version
-  kNeedsInstall, // pgrig missing or different, and we could not copy (other architecture, policy)
-  kUnreachable,  // ssh failed: the error says why
+  kReady,         // pgrig present, same version
+  kCopied,        // our binary was copied and now answers with our version
+  kNeedsInstall,  // pgrig missing or different, and we could not copy (other architecture, policy)
+  kUnreachable,   // ssh failed: the error says why
 };
 
 const char* HostStateName(HostState s);

@@ -15,9 +15,9 @@
 namespace pgrig::fleet {
 namespace {
 
+using pgrig::testing::NetnsHosts;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
-using pgrig::testing::NetnsHosts;
 
 std::string FleetFile(const NetnsHosts& hosts, const std::vector<std::string>& pgrig_paths) {
   std::string f = "[fleet]\nplan = \"quick\"\nssh_config = \"" + hosts.ssh_config() +
@@ -108,8 +108,10 @@ TEST(FleetCheck, BadFleetFileIsRefusedBeforeAnyConnection) {
   char tmpl[] = "/tmp/pgrig-fleet-bad-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   std::string path = std::string(tmpl) + "/f.toml";
-  ASSERT_TRUE(WriteFileAtomically(path, "[fleet]\nplan = \"quick\"\n[[host]]\nssh = \"x\"\n"
-                                        "rol = \"sut\"\n").ok());
+  ASSERT_TRUE(WriteFileAtomically(path,
+                                  "[fleet]\nplan = \"quick\"\n[[host]]\nssh = \"x\"\n"
+                                  "rol = \"sut\"\n")
+                  .ok());
   ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", path});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(path + ":5: unknown key 'rol'"));

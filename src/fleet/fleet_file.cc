@@ -24,9 +24,9 @@ namespace fs = std::filesystem;
 constexpr std::string_view kFleetKeys[] = {"plan",     "mode",    "ssh_config", "connect_timeout",
                                            "parallel", "results", "server",     "provision",
                                            "teardown", "bench"};
-constexpr std::string_view kHostKeys[] = {"label",        "ssh",   "role",      "instance",
-                                          "usd_per_hour", "pgrig", "install_dir", "work_dir",
-                                          "env",   "provision", "teardown"};
+constexpr std::string_view kHostKeys[] = {"label",        "ssh",       "role",        "instance",
+                                          "usd_per_hour", "pgrig",     "install_dir", "work_dir",
+                                          "env",          "provision", "teardown"};
 constexpr std::string_view kHookKeys[] = {"command", "timeout"};
 constexpr std::string_view kTopKeys[] = {"fleet", "host"};
 
@@ -63,8 +63,8 @@ class Reader {
       } else {
         msg += fmt::format(" (known keys: {})", Join(names, ", "));
       }
-      int line = key.source().begin.line > 0 ? static_cast<int>(key.source().begin.line)
-                                             : LineOf(node);
+      int line =
+          key.source().begin.line > 0 ? static_cast<int>(key.source().begin.line) : LineOf(node);
       return Error(line, msg);
     }
     return Status::Ok();
@@ -74,7 +74,8 @@ class Reader {
                                             const std::string& where) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) return std::optional<std::string>();
-    if (!n->is_string()) return Error(LineOf(*n), fmt::format("'{}' in {} must be a string", key, where));
+    if (!n->is_string())
+      return Error(LineOf(*n), fmt::format("'{}' in {} must be a string", key, where));
     std::string v = n->as_string()->get();
     if (Trim(v).empty()) return Error(LineOf(*n), fmt::format("'{}' in {} is empty", key, where));
     return std::optional<std::string>(v);
@@ -85,12 +86,13 @@ class Reader {
     const toml::node* n = t.get(key);
     if (n == nullptr) return std::optional<int64_t>();
     if (!n->is_integer()) {
-      return Error(LineOf(*n), fmt::format("'{}' in {} must be a whole number of seconds", key, where));
+      return Error(LineOf(*n),
+                   fmt::format("'{}' in {} must be a whole number of seconds", key, where));
     }
     int64_t v = n->as_integer()->get();
     if (v < 1 || v > 86400) {
-      return Error(LineOf(*n),
-                   fmt::format("'{}' in {} must be from 1 to 86400 seconds, got {}", key, where, v));
+      return Error(LineOf(*n), fmt::format("'{}' in {} must be from 1 to 86400 seconds, got {}",
+                                           key, where, v));
     }
     return std::optional<int64_t>(v);
   }
@@ -148,7 +150,8 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
   if (dest->front() == '-' || dest->find_first_of(" \t\n'\"`$;") != std::string::npos) {
     return r.Error(LineOf(*t.get("ssh")),
                    fmt::format("'ssh' in {}: \"{}\" is not an ssh destination ([user@]host or a "
-                               "Host alias from your ssh configuration)", where, *dest));
+                               "Host alias from your ssh configuration)",
+                               where, *dest));
   }
   h->destination = *dest;
   PGRIG_ASSIGN_OR_RETURN(auto label, r.String(t, "label", where));
@@ -156,11 +159,13 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
   if (label && !IsLabel(*label)) {
     return r.Error(LineOf(*t.get("label")),
                    fmt::format("'label' in {}: \"{}\" must be letters, digits, '-', '_' or '.' "
-                               "(it names a results directory), at most 40", where, *label));
+                               "(it names a results directory), at most 40",
+                               where, *label));
   }
   if (!label && !IsLabel(h->label)) {
     return r.Error(h->line, fmt::format("{} needs a 'label' (\"{}\" cannot name a results "
-                                        "directory)", where, h->label));
+                                        "directory)",
+                                        where, h->label));
   }
   where = fmt::format("[[host]] '{}'", h->label);
   PGRIG_ASSIGN_OR_RETURN(auto role, r.String(t, "role", where));
@@ -171,10 +176,11 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
       h->role = HostRole::kClient;
     } else {
       std::vector<std::string> close = ClosestNames(*role, {"sut", "client"}, 1);
-      return r.Error(LineOf(*t.get("role")),
-                     fmt::format("'role' in {}: unknown role \"{}\"; use \"sut\" (a machine under "
-                                 "test) or \"client\" (a load generator){}", where, *role,
-                                 close.empty() ? "" : "; did you mean \"" + close[0] + "\"?"));
+      return r.Error(
+          LineOf(*t.get("role")),
+          fmt::format("'role' in {}: unknown role \"{}\"; use \"sut\" (a machine under "
+                      "test) or \"client\" (a load generator){}",
+                      where, *role, close.empty() ? "" : "; did you mean \"" + close[0] + "\"?"));
     }
   }
   PGRIG_ASSIGN_OR_RETURN(h->instance, r.String(t, "instance", where));
@@ -185,11 +191,12 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
     double v = p->is_integer() ? static_cast<double>(p->as_integer()->get())
                                : p->as_floating_point()->get();
     if (!(v > 0) || !std::isfinite(v)) {
-      return r.Error(LineOf(*p), fmt::format("'usd_per_hour' in {} must be above 0, got {}", where, v));
+      return r.Error(LineOf(*p),
+                     fmt::format("'usd_per_hour' in {} must be above 0, got {}", where, v));
     }
     if (h->instance) {
-      return r.Error(LineOf(*p), fmt::format("{} has both 'instance' and 'usd_per_hour'; give one",
-                                             where));
+      return r.Error(LineOf(*p),
+                     fmt::format("{} has both 'instance' and 'usd_per_hour'; give one", where));
     }
     h->usd_per_hour = v;
   }
@@ -212,7 +219,8 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
       }
       if (!valid || !v.is_string()) {
         return r.Error(LineOf(v), fmt::format("'env' in {}: '{}' must be a variable name with a "
-                                              "string value", where, name));
+                                              "string value",
+                                              where, name));
       }
       h->env[name] = v.as_string()->get();
     }
@@ -255,12 +263,14 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
   if (const toml::node* b = f.get("bench")) {
     const toml::array* arr = b->as_array();
     if (arr == nullptr || arr->empty()) {
-      return r.Error(LineOf(*b), "'bench' in [fleet] must be a non-empty array of pgrig bench "
-                                 "arguments, e.g. [\"-S\", \"-c\", \"8\", \"-T\", \"30\"]");
+      return r.Error(LineOf(*b),
+                     "'bench' in [fleet] must be a non-empty array of pgrig bench "
+                     "arguments, e.g. [\"-S\", \"-c\", \"8\", \"-T\", \"30\"]");
     }
     std::vector<std::string> words;
     for (const toml::node& el : *arr) {
-      if (!el.is_string()) return r.Error(LineOf(el), "'bench' in [fleet]: arguments must be strings");
+      if (!el.is_string())
+        return r.Error(LineOf(el), "'bench' in [fleet]: arguments must be strings");
       words.push_back(el.as_string()->get());
     }
     fleet.bench = std::move(words);
@@ -274,7 +284,8 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
     } else {
       return r.Error(LineOf(*f.get("mode")),
                      fmt::format("'mode' in [fleet]: unknown mode \"{}\"; use \"compare\" or "
-                                 "\"clients\"", *mode));
+                                 "\"clients\"",
+                                 *mode));
     }
   }
   PGRIG_ASSIGN_OR_RETURN(auto ssh_config, r.String(f, "ssh_config", where));
@@ -305,7 +316,8 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
     PGRIG_RETURN_IF_ERROR(ReadHost(r, *hosts->get(i)->as_table(), static_cast<int>(i), &h));
     if (!labels.insert(h.label).second) {
       return r.Error(h.line, fmt::format("[[host]] '{}': the label is used by another host; labels "
-                                         "name results directories and must differ", h.label));
+                                         "name results directories and must differ",
+                                         h.label));
     }
     fleet.hosts.push_back(std::move(h));
   }
@@ -316,24 +328,28 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
       return r.Error(LineOf(f), "[fleet] has no 'plan' (a shipped plan name or a plan file)");
     }
     if (fleet.bench) {
-      return r.Error(LineOf(*f.get("bench")), "'bench' in [fleet] is for clients mode (every "
-                                              "[[host]] role = \"client\"); compare mode runs "
-                                              "the 'plan'");
+      return r.Error(LineOf(*f.get("bench")),
+                     "'bench' in [fleet] is for clients mode (every "
+                     "[[host]] role = \"client\"); compare mode runs "
+                     "the 'plan'");
     }
     if (fleet.HostsWithRole(HostRole::kSut).empty()) {
       return r.Error(LineOf(f), "mode \"compare\" needs at least one [[host]] with role = \"sut\"");
     }
   } else {
     if (fleet.HostsWithRole(HostRole::kClient).empty()) {
-      return r.Error(LineOf(f), "mode \"clients\" needs at least one [[host]] with role = \"client\"");
+      return r.Error(LineOf(f),
+                     "mode \"clients\" needs at least one [[host]] with role = \"client\"");
     }
     if (!fleet.server) {
-      return r.Error(LineOf(f), "mode \"clients\" needs 'server' in [fleet]: the conninfo every "
-                                "client drives");
+      return r.Error(LineOf(f),
+                     "mode \"clients\" needs 'server' in [fleet]: the conninfo every "
+                     "client drives");
     }
     if (!fleet.bench) {
-      return r.Error(LineOf(f), "mode \"clients\" needs 'bench' in [fleet]: the pgrig bench "
-                                "arguments every client runs, with -T SECONDS");
+      return r.Error(LineOf(f),
+                     "mode \"clients\" needs 'bench' in [fleet]: the pgrig bench "
+                     "arguments every client runs, with -T SECONDS");
     }
     if (auto b = CheckClientBench(*fleet.bench); !b.ok()) {
       return r.Error(LineOf(*f.get("bench")), "'bench' in [fleet]: " + b.status().message());

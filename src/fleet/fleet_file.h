@@ -73,14 +73,14 @@ struct FleetHost {
 };
 
 struct Fleet {
-  std::string file;        // as given
-  std::string plan;        // a shipped plan name, or a plan file's path (resolved); compare mode
+  std::string file;  // as given
+  std::string plan;  // a shipped plan name, or a plan file's path (resolved); compare mode
   FleetMode mode = FleetMode::kCompare;
   std::optional<std::string> ssh_config;  // resolved against the file's directory
   std::chrono::seconds connect_timeout{10};
   bool parallel = true;
-  std::string results_dir;  // resolved; default <file's dir>/fleet-results
-  std::optional<std::string> server;  // clients mode
+  std::string results_dir;                        // resolved; default <file's dir>/fleet-results
+  std::optional<std::string> server;              // clients mode
   std::optional<std::vector<std::string>> bench;  // clients mode: pgrig bench arguments
   std::optional<Hook> provision;
   std::optional<Hook> teardown;

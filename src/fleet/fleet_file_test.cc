@@ -1,9 +1,10 @@
 // The fleet file parser: good files and bad ones (file, line, key, suggestion).
 #include "fleet/fleet_file.h"
-#include "fleet/client_mode.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "fleet/client_mode.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -58,8 +59,8 @@ TEST(FleetFile, ReadsEveryKey) {
   EXPECT_EQ(f->hosts[0].pgrig, "/opt/pgrig/bin/pgrig");
   EXPECT_EQ(f->hosts[0].install_dir, "/opt/pgrig/bin");
   EXPECT_EQ(f->hosts[0].work_dir, "/srv/work");
-  EXPECT_EQ(f->hosts[0].env, (std::map<std::string, std::string>{
-                                 {"PGRIG_HOME", "/srv/pgrig"}, {"PGRIG_SERVER_USER", "pg"}}));
+  EXPECT_EQ(f->hosts[0].env, (std::map<std::string, std::string>{{"PGRIG_HOME", "/srv/pgrig"},
+                                                                 {"PGRIG_SERVER_USER", "pg"}}));
   EXPECT_EQ(f->hosts[1].install_dir, ".pgrig/bin");
   EXPECT_EQ(f->hosts[1].work_dir, ".pgrig/fleet");
   EXPECT_TRUE(f->hosts[1].env.empty());
@@ -73,8 +74,8 @@ TEST(FleetFile, ReadsEveryKey) {
 }
 
 TEST(FleetFile, PlanFileIsResolvedAgainstTheFleetFile) {
-  auto f = ParseFleet("[fleet]\nplan = \"plans/mine.toml\"\n[[host]]\nssh = \"a\"\n",
-                      "/home/u/f.toml");
+  auto f =
+      ParseFleet("[fleet]\nplan = \"plans/mine.toml\"\n[[host]]\nssh = \"a\"\n", "/home/u/f.toml");
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->plan, "/home/u/plans/mine.toml");
 }
@@ -95,7 +96,8 @@ TEST(FleetFile, ClientsModeNeedsClientsAndAServer) {
   ASSERT_FALSE(no_server.ok());
   EXPECT_THAT(no_server.status().message(), HasSubstr("needs 'server'"));
   auto no_clients = ParseFleet(
-      "[fleet]\nplan = \"quick\"\nmode = \"clients\"\nserver = \"host=db\"\n[[host]]\nssh = \"c1\"\n",
+      "[fleet]\nplan = \"quick\"\nmode = \"clients\"\nserver = \"host=db\"\n[[host]]\nssh = "
+      "\"c1\"\n",
       "f.toml");
   ASSERT_FALSE(no_clients.ok());
   EXPECT_THAT(no_clients.status().message(), HasSubstr("role = \"client\""));
@@ -127,8 +129,7 @@ TEST(FleetFile, ClientsBenchIsValidatedBeforeAnything) {
                         Case{"[\"-T\", \"5\", \"-t\", \"10\"]", "not -t"},
                         Case{"[\"-T5\", \"--json\", \"x.json\"]", "sets the server"},
                         Case{"[\"-T\", \"5\", \"-h\", \"other\"]", "sets the server"},
-                        Case{"[]", "non-empty array"},
-                        Case{"[\"-T\", 5]", "must be strings"}}) {
+                        Case{"[]", "non-empty array"}, Case{"[\"-T\", 5]", "must be strings"}}) {
     auto f = ParseFleet(std::string(head) + "bench = " + c.bench + "\n" + host, "f.toml");
     ASSERT_FALSE(f.ok()) << c.bench;
     EXPECT_THAT(f.status().message(), ::testing::StartsWith("f.toml:3: ")) << c.bench;
@@ -182,11 +183,14 @@ INSTANTIATE_TEST_SUITE_P(
             "bad.toml:4: 'ssh' in [[host]] #1: \"-oProxyCommand=x\" is not an ssh destination"},
         Bad{"role", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nrole = \"cleint\"\n",
             "bad.toml:5: 'role' in [[host]] 'a': unknown role \"cleint\""},
-        Bad{"dup_label", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\n[[host]]\nssh = \"b\"\nlabel = \"a\"\n",
+        Bad{"dup_label",
+            "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\n[[host]]\nssh = \"b\"\nlabel = \"a\"\n",
             "bad.toml:5: [[host]] 'a': the label is used by another host"},
         Bad{"bad_label", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nlabel = \"x/y\"\n",
             "bad.toml:5: 'label'"},
-        Bad{"price_both", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\ninstance = \"m7g.large\"\nusd_per_hour = 1\n",
+        Bad{"price_both",
+            "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\ninstance = \"m7g.large\"\nusd_per_hour "
+            "= 1\n",
             "both 'instance' and 'usd_per_hour'"},
         Bad{"price_negative", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nusd_per_hour = -1\n",
             "bad.toml:5: 'usd_per_hour' in [[host]] 'a' must be above 0"},
@@ -194,9 +198,11 @@ INSTANTIATE_TEST_SUITE_P(
             "bad.toml:3: 'connect_timeout' in [fleet] must be from 1 to 86400"},
         Bad{"hook_type", "[fleet]\nplan = \"q\"\nprovision = \"make\"\n[[host]]\nssh = \"a\"\n",
             "bad.toml:3: 'provision' in [fleet] must be a table"},
-        Bad{"hook_key", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nteardown = { comand = \"x\" }\n",
+        Bad{"hook_key",
+            "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nteardown = { comand = \"x\" }\n",
             "unknown key 'comand' in 'teardown' in [[host]] 'a'; did you mean 'command'?"},
-        Bad{"hook_empty", "[fleet]\nplan = \"q\"\nteardown = { command = [] }\n[[host]]\nssh = \"a\"\n",
+        Bad{"hook_empty",
+            "[fleet]\nplan = \"q\"\nteardown = { command = [] }\n[[host]]\nssh = \"a\"\n",
             "'command' is empty"},
         Bad{"env_name", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nenv = { \"A-B\" = \"x\" }\n",
             "bad.toml:5: 'env' in [[host]] 'a': 'A-B' must be a variable name"},

@@ -1,11 +1,10 @@
 // The fleet tests' own harness (tests/fleet/netns_hosts.h), checked first:
 // every other fleet test stands on it.  Real sshd in network namespaces.
-#include "fleet/netns_hosts.h"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include "common/strings.h"
+#include "fleet/netns_hosts.h"
 
 namespace pgrig::testing {
 namespace {

@@ -4,11 +4,10 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
-
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "common/fs.h"
 #include "fleet/line_runner.h"
@@ -59,17 +58,18 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   // The run directory and every directory a script file goes to.
   std::set<std::string> dirs = {remote_dir};
   for (const PlanFile& f : o.plan_files) {
-    std::string parent = std::filesystem::path(remote_dir + "/" + f.relative).parent_path().string();
+    std::string parent =
+        std::filesystem::path(remote_dir + "/" + f.relative).parent_path().string();
     dirs.insert(parent);
   }
   std::vector<std::string> mkdir = {"mkdir", "-p"};
   mkdir.insert(mkdir.end(), dirs.begin(), dirs.end());
-  auto mk = ssh.Run(h.destination,
-                    RemoteCommand{.argv = mkdir, .timeout = std::chrono::seconds(60)});
+  auto mk =
+      ssh.Run(h.destination, RemoteCommand{.argv = mkdir, .timeout = std::chrono::seconds(60)});
   if (!mk.ok()) return fail(mk.status().message());
   if (!mk->success()) return fail("cannot make " + remote_dir + " there: " + mk->err);
-  Status sent = ssh.CopyTo(h.destination, o.plan_file, remote_plan, CopyKind::kFile,
-                           o.copy_timeout);
+  Status sent =
+      ssh.CopyTo(h.destination, o.plan_file, remote_plan, CopyKind::kFile, o.copy_timeout);
   if (!sent.ok()) return fail(sent.message());
   for (const PlanFile& f : o.plan_files) {
     Status s = ssh.CopyTo(h.destination, f.local, remote_dir + "/" + f.relative, CopyKind::kFile,
@@ -80,9 +80,9 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   // --resume: continue a partial suite there, or start again from nothing.
   bool continue_suite = false;
   if (o.resume == ResumeMode::kContinuePartial) {
-    auto probe = ssh.Run(h.destination,
-                         RemoteCommand{.argv = {"test", "-f", remote_results + "/suite.json"},
-                                       .timeout = std::chrono::seconds(60)});
+    auto probe =
+        ssh.Run(h.destination, RemoteCommand{.argv = {"test", "-f", remote_results + "/suite.json"},
+                                             .timeout = std::chrono::seconds(60)});
     if (!probe.ok()) return fail(probe.status().message());
     continue_suite = probe->success();
     if (!continue_suite) {
@@ -93,11 +93,10 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   }
 
   std::vector<std::string> argv =
-      continue_suite
-          ? std::vector<std::string>{check.pgrig, "run", "--resume", remote_results, "--label",
-                                     h.label}
-          : std::vector<std::string>{check.pgrig,    "run",     remote_plan, "--out",
-                                     remote_results, "--label", h.label};
+      continue_suite ? std::vector<std::string>{check.pgrig,    "run",     "--resume",
+                                                remote_results, "--label", h.label}
+                     : std::vector<std::string>{check.pgrig,    "run",     remote_plan, "--out",
+                                                remote_results, "--label", h.label};
   if (h.usd_per_hour) {
     argv.insert(argv.end(), {"--usd-per-hour", FormatPrice(*h.usd_per_hour)});
   } else if (h.instance) {
@@ -107,8 +106,8 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   // The remote shell says its pid, then becomes pgrig run: on Ctrl-C the
   // remote run gets SIGINT (it keeps its finished runs and restores
   // settings) instead of losing its connection.
-  std::vector<std::string> wrapped = {
-      "sh", "-c", "echo " + std::string(kPidTag) + "$$; exec \"$@\"", "sh"};
+  std::vector<std::string> wrapped = {"sh", "-c",
+                                      "echo " + std::string(kPidTag) + "$$; exec \"$@\"", "sh"};
   wrapped.insert(wrapped.end(), argv.begin(), argv.end());
   RemoteCommand command{.argv = wrapped, .env = h.env};
   std::atomic<long> remote_pid{0};
@@ -234,8 +233,8 @@ std::vector<HostRun> RunCompare(const Fleet& fleet, const std::vector<HostCheck>
       runs[i].message = sk->second;
     } else if (options.cancel != nullptr && options.cancel->load()) {
       runs[i].message = "interrupted before it started";
-    } else if (i >= checks.size() || (checks[i].state != HostState::kReady &&
-                                      checks[i].state != HostState::kCopied)) {
+    } else if (i >= checks.size() ||
+               (checks[i].state != HostState::kReady && checks[i].state != HostState::kCopied)) {
       runs[i].message = i < checks.size() ? "not ready: " + checks[i].message : "not checked";
       shared.Say(fleet.hosts[i].label, "skipped: " + runs[i].message);
     } else {

@@ -62,8 +62,8 @@ Result<std::vector<PlanFile>> PlanScriptFiles(const plan::Plan& plan);
 struct HostRun;
 
 struct CompareRunOptions {
-  std::string run_id;      // names the run's directories here and on the hosts
-  std::string plan_file;   // the plan, located on this machine
+  std::string run_id;     // names the run's directories here and on the hosts
+  std::string plan_file;  // the plan, located on this machine
   Schedule schedule = Schedule::kParallel;
   std::chrono::seconds host_timeout{std::chrono::hours(24)};
   std::chrono::seconds copy_timeout{std::chrono::minutes(10)};
@@ -85,9 +85,9 @@ const char* HostOutcomeName(HostOutcome o);
 struct HostRun {
   const FleetHost* host = nullptr;
   HostOutcome outcome = HostOutcome::kSkipped;
-  std::string local_results;  // the copied results directory; empty when none came back
+  std::string local_results;   // the copied results directory; empty when none came back
   std::string remote_results;  // <work_dir>/<run id>/results on the host
-  std::string message;        // why it failed or was skipped (redacted)
+  std::string message;         // why it failed or was skipped (redacted)
 };
 
 // `checks` are CheckFleet's results (same order as fleet.hosts); hosts that

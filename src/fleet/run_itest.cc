@@ -2,18 +2,16 @@
 // network namespaces), each running a tiny plan against its own embedded
 // cluster (its own PGRIG_HOME through the host's `env`), results copied back
 // and compared.  The hosts share this machine's filesystem and CPUs.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
-
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -25,8 +23,8 @@
 namespace pgrig::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using pgrig::testing::NetnsHosts;
+using ::testing::HasSubstr;
 
 constexpr const char* kTinyPlan =
     "[plan]\nname = \"fleet-tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\n"
@@ -93,9 +91,8 @@ TEST(FleetRun, CompareModeOnTwoHosts) {
   }
   // And the comparison ran over them.
   EXPECT_THAT(r.out, HasSubstr("box1")) << r.out;
-  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no significant difference"),
-                                      HasSubstr("faster"), HasSubstr("slower"),
-                                      HasSubstr("not decidable")))
+  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no significant difference"), HasSubstr("faster"),
+                                      HasSubstr("slower"), HasSubstr("not decidable")))
       << r.out;
 }
 

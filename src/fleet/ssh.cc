@@ -71,7 +71,8 @@ std::vector<std::string> SshTransport::SshArgv(const std::string& destination,
 Status SshTransport::CheckSshFailure(const std::string& destination, const std::string& what,
                                      const ProcessResult& r) const {
   if (r.timed_out) {
-    return Unavailable(destination + ": " + what + " did not finish in time (timed out); the host "
+    return Unavailable(destination + ": " + what +
+                       " did not finish in time (timed out); the host "
                        "may be down or overloaded");
   }
   if (r.exit_code != kSshFailure) return Status::Ok();
@@ -79,17 +80,21 @@ Status SshTransport::CheckSshFailure(const std::string& destination, const std::
   std::string verify =
       "verify the host's key fingerprint (on the host: `ssh-keygen -lf "
       "/etc/ssh/ssh_host_ed25519_key.pub`), then add it with `ssh-keyscan HOST >> "
-      "~/.ssh/known_hosts` or by running `ssh " + destination + "` once by hand";
+      "~/.ssh/known_hosts` or by running `ssh " +
+      destination + "` once by hand";
   if (Contains(e, "REMOTE HOST IDENTIFICATION HAS CHANGED") ||
       Contains(e, "has changed and you have requested strict checking")) {
-    return FailedPrecondition(destination + ": the host key has CHANGED since it was recorded in "
+    return FailedPrecondition(destination +
+                              ": the host key has CHANGED since it was recorded in "
                               "known_hosts; pgrig refuses to connect. If the host was reinstalled, "
-                              "remove the old key (`ssh-keygen -R HOST`) and " + verify +
-                              "; otherwise someone may be intercepting the connection");
+                              "remove the old key (`ssh-keygen -R HOST`) and " +
+                              verify + "; otherwise someone may be intercepting the connection");
   }
   if (Contains(e, "Host key verification failed") || Contains(e, "host key is known for")) {
-    return FailedPrecondition(destination + ": the host key is not in known_hosts and pgrig always "
-                              "checks host keys (StrictHostKeyChecking=yes); " + verify);
+    return FailedPrecondition(destination +
+                              ": the host key is not in known_hosts and pgrig always "
+                              "checks host keys (StrictHostKeyChecking=yes); " +
+                              verify);
   }
   if (Contains(e, "Permission denied")) {
     return PermissionDenied(destination + ": ssh authentication refused (" + LastLine(e) +
@@ -189,9 +194,8 @@ std::string RedactLine(std::string_view line) {
     if (lower.starts_with("password=") || lower.starts_with("pgpassword=") ||
         lower.starts_with("--password=")) {
       out += MaskAfterEquals(word);
-    } else if (uri != std::string::npos &&
-               (lower.compare(uri, 13, "postgresql://") == 0 ||
-                lower.compare(uri, 11, "postgres://") == 0)) {
+    } else if (uri != std::string::npos && (lower.compare(uri, 13, "postgresql://") == 0 ||
+                                            lower.compare(uri, 11, "postgres://") == 0)) {
       out.append(word.substr(0, uri));
       out += pg::RedactConninfo(word.substr(uri));
     } else {

@@ -86,7 +86,6 @@ class SshTransport {
                          const ProcessResult& r) const;
 
  private:
-
   const ProcessRunner& runner_;
   SshOptions options_;
 };

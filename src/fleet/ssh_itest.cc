@@ -1,8 +1,6 @@
 // The ssh transport against real sshd servers in network namespaces
 // (tests/fleet/netns_hosts.h): commands, environment, timeouts, copies both
 // ways, multiplexing, and host keys that are unknown or changed.
-#include "fleet/ssh.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,12 +10,13 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "fleet/netns_hosts.h"
+#include "fleet/ssh.h"
 
 namespace pgrig::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using pgrig::testing::NetnsHosts;
+using ::testing::HasSubstr;
 
 struct Rig {
   std::unique_ptr<NetnsHosts> hosts;
@@ -48,14 +47,14 @@ TEST(SshTransportReal, RunsCommandsWithEnvironmentAndExitCodes) {
   ASSERT_TRUE(rig);
   for (size_t i = 0; i < 2; ++i) {
     const auto& h = rig->hosts->hosts()[i];
-    auto r = rig->ssh->Run(h.alias, RemoteCommand{.argv = {"sh", "-c", "echo \"$PGRIG_HOME|$1\"",
-                                                           "sh", "two words"},
-                                                  .env = {{"PGRIG_HOME", "/tmp/h " + h.alias}}});
+    auto r = rig->ssh->Run(
+        h.alias, RemoteCommand{.argv = {"sh", "-c", "echo \"$PGRIG_HOME|$1\"", "sh", "two words"},
+                               .env = {{"PGRIG_HOME", "/tmp/h " + h.alias}}});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(Trim(r->out), "/tmp/h " + h.alias + "|two words");
     // The remote side is the host's namespace.
-    auto ip = rig->ssh->Run(h.alias, RemoteCommand{.argv = {"ip", "-o", "-4", "addr", "show",
-                                                            "dev", "eth0"}});
+    auto ip = rig->ssh->Run(
+        h.alias, RemoteCommand{.argv = {"ip", "-o", "-4", "addr", "show", "dev", "eth0"}});
     ASSERT_TRUE(ip.ok());
     EXPECT_THAT(ip->out, HasSubstr(h.address + "/30"));
   }
@@ -75,8 +74,8 @@ TEST(SshTransportReal, TimeoutKillsALongCommand) {
   auto rig = MakeRig(1);
   ASSERT_TRUE(rig);
   auto start = std::chrono::steady_clock::now();
-  auto r = rig->ssh->Run("h0", RemoteCommand{.argv = {"sleep", "30"},
-                                             .timeout = std::chrono::seconds(2)});
+  auto r = rig->ssh->Run(
+      "h0", RemoteCommand{.argv = {"sleep", "30"}, .timeout = std::chrono::seconds(2)});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("timed out"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
@@ -89,22 +88,28 @@ TEST(SshTransportReal, CopiesFilesAndDirectoriesBothWays) {
   ASSERT_TRUE(rig);
   std::string d = rig->hosts->dir();
   ASSERT_TRUE(WriteFileAtomically(d + "/up.txt", "hello fleet\n").ok());
-  ASSERT_TRUE(rig->ssh->CopyTo("h0", d + "/up.txt", d + "/remote.txt", CopyKind::kFile,
-                               std::chrono::seconds(20)).ok());
+  ASSERT_TRUE(rig->ssh
+                  ->CopyTo("h0", d + "/up.txt", d + "/remote.txt", CopyKind::kFile,
+                           std::chrono::seconds(20))
+                  .ok());
   auto cat = rig->ssh->Run("h0", RemoteCommand{.argv = {"cat", d + "/remote.txt"}});
   ASSERT_TRUE(cat.ok());
   EXPECT_EQ(cat->out, "hello fleet\n");
   // A results directory made remotely comes back whole.
-  auto mk = rig->ssh->Run("h0", RemoteCommand{.argv = {"sh", "-c", "mkdir -p \"$0/res/sub\" && "
+  auto mk = rig->ssh->Run("h0", RemoteCommand{.argv = {"sh", "-c",
+                                                       "mkdir -p \"$0/res/sub\" && "
                                                        "echo a > \"$0/res/a\" && echo b > "
-                                                       "\"$0/res/sub/b\"", d}});
+                                                       "\"$0/res/sub/b\"",
+                                                       d}});
   ASSERT_TRUE(mk.ok() && mk->success());
-  ASSERT_TRUE(rig->ssh->CopyFrom("h0", d + "/res", d + "/back", CopyKind::kDirectory,
-                                 std::chrono::seconds(20)).ok());
+  ASSERT_TRUE(
+      rig->ssh
+          ->CopyFrom("h0", d + "/res", d + "/back", CopyKind::kDirectory, std::chrono::seconds(20))
+          .ok());
   EXPECT_EQ(ReadWholeFile(d + "/back/a").value(), "a\n");
   EXPECT_EQ(ReadWholeFile(d + "/back/sub/b").value(), "b\n");
-  Status missing = rig->ssh->CopyFrom("h0", d + "/nope", d + "/nope", CopyKind::kFile,
-                                      std::chrono::seconds(20));
+  Status missing =
+      rig->ssh->CopyFrom("h0", d + "/nope", d + "/nope", CopyKind::kFile, std::chrono::seconds(20));
   EXPECT_FALSE(missing.ok());
   EXPECT_THAT(missing.message(), HasSubstr("h0"));
   rig->ssh->CloseMaster("h0");
@@ -134,7 +139,8 @@ TEST(SshTransportReal, DeadHostIsUnavailableNotAHang) {
   auto rig = MakeRig(1);
   ASSERT_TRUE(rig);
   rig->hosts->KillHost(0);
-  auto r = rig->ssh->Run("h0", RemoteCommand{.argv = {"true"}, .timeout = std::chrono::seconds(15)});
+  auto r =
+      rig->ssh->Run("h0", RemoteCommand{.argv = {"true"}, .timeout = std::chrono::seconds(15)});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr("h0"));

@@ -34,8 +34,7 @@ TEST(RedactLine, MasksPasswordsInConninfoUrisAndEnvironment) {
 }
 
 TEST(RemoteShellLine, QuotesEveryWordAndPutsEnvFirst) {
-  EXPECT_EQ(RemoteShellLine({"pgrig", "run", "a b", "it's"}, {}),
-            "pgrig run 'a b' 'it'\\''s'");
+  EXPECT_EQ(RemoteShellLine({"pgrig", "run", "a b", "it's"}, {}), "pgrig run 'a b' 'it'\\''s'");
   EXPECT_EQ(RemoteShellLine({"pgrig", "--version"}, {{"PGRIG_HOME", "/tmp/x y"}}),
             "env 'PGRIG_HOME=/tmp/x y' pgrig --version");
 }

@@ -198,9 +198,9 @@ OsFacts CollectOsFacts(const SysFs& fs, std::vector<std::string>* notes);
 DmiStrings ReadDmi(const SysFs& fs);
 // `cpuid_signature`: the hypervisor's CPUID signature, when known; it names
 // the hypervisor when DMI does not.
-VirtualizationFacts CollectVirtualizationFacts(const SysFs& fs, const CpuFacts& cpu,
-                                               std::vector<std::string>* notes,
-                                               const std::optional<std::string>& cpuid_signature = {});
+VirtualizationFacts CollectVirtualizationFacts(
+    const SysFs& fs, const CpuFacts& cpu, std::vector<std::string>* notes,
+    const std::optional<std::string>& cpuid_signature = {});
 StorageFacts CollectStorageFacts(const SysFs& fs, const std::string& path,
                                  std::vector<std::string>* notes);
 

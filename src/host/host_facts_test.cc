@@ -4,11 +4,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "host/hypervisor_cpuid.h"
 
@@ -374,7 +374,9 @@ class TempTree {
   }
   ~TempTree() { std::filesystem::remove_all(root_); }
   std::string root() const { return root_.string(); }
-  void MakeDir(const std::string& path) { std::filesystem::create_directories(root_ / path.substr(1)); }
+  void MakeDir(const std::string& path) {
+    std::filesystem::create_directories(root_ / path.substr(1));
+  }
 
  private:
   static inline int counter_ = 0;

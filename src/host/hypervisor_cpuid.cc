@@ -38,8 +38,8 @@ std::optional<std::string> HypervisorFromCpuidSignature(std::string_view signatu
     const char* name;
   };
   static constexpr Known kKnown[] = {
-      {"KVMKVMKVM", "kvm"},           {"Linux KVM Hv", "kvm"},     {"Microsoft Hv", "hyper-v"},
-      {"VMwareVMware", "vmware"},     {"XenVMMXenVMM", "xen"},     {"TCGTCGTCGTCG", "qemu-tcg"},
+      {"KVMKVMKVM", "kvm"},           {"Linux KVM Hv", "kvm"},       {"Microsoft Hv", "hyper-v"},
+      {"VMwareVMware", "vmware"},     {"XenVMMXenVMM", "xen"},       {"TCGTCGTCGTCG", "qemu-tcg"},
       {"ACRNACRNACRN", "acrn"},       {" lrpepyh  vr", "parallels"}, {"bhyve bhyve ", "bhyve"},
       {"VBoxVBoxVBox", "virtualbox"},
   };

@@ -123,8 +123,12 @@ TEST_F(LioTest, OneRangeTouchesWorkUnitHeapBlocksPlusTheIndexDescent) {
 }
 
 TEST_F(LioTest, ShortRunCountersAgreeWithTheSessions) {
-  LioRunOptions o{.target = Params(), .sessions_per_table = 1, .duration_s = 0.7,
-                  .warmup_s = 0.2, .work_unit = 50, .seed = 42};
+  LioRunOptions o{.target = Params(),
+                  .sessions_per_table = 1,
+                  .duration_s = 0.7,
+                  .warmup_s = 0.2,
+                  .work_unit = 50,
+                  .seed = 42};
   auto r = RunLio(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const LioWindow& w = r->main;
@@ -154,8 +158,12 @@ TEST_F(LioTest, ShortRunCountersAgreeWithTheSessions) {
 }
 
 TEST_F(LioTest, ServerSideLoopCountsTheSameWay) {
-  LioRunOptions o{.target = Params(), .duration_s = 0.7, .warmup_s = 0.2,
-                  .work_unit = 50, .update_pct = 10, .update_work_unit = 4,
+  LioRunOptions o{.target = Params(),
+                  .duration_s = 0.7,
+                  .warmup_s = 0.2,
+                  .work_unit = 50,
+                  .update_pct = 10,
+                  .update_work_unit = 4,
                   .driver = LioDriver::kServer};
   auto r = RunLio(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -173,8 +181,13 @@ TEST_F(LioTest, ServerSideLoopCountsTheSameWay) {
 }
 
 TEST_F(LioTest, UpdatesKeepOneRowPerBlock) {
-  LioRunOptions o{.target = Params(), .duration_s = 0.5, .warmup_s = 0,
-                  .work_unit = 20, .update_pct = 50, .update_work_unit = 8, .seed = 7};
+  LioRunOptions o{.target = Params(),
+                  .duration_s = 0.5,
+                  .warmup_s = 0,
+                  .work_unit = 20,
+                  .update_pct = 50,
+                  .update_work_unit = 8,
+                  .seed = 7};
   auto r = RunLio(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_GT(r->main.updates, 0);
@@ -230,9 +243,9 @@ TEST(FsyncCli, WritesItsDocumentAndLeavesNoTestFile) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string out = std::string(PGRIG_BINARY_DIR) + "/fsync_cli_itest.json";
-  ProcessResult r = testing::RunPgrig({"fsync", dir, "--seconds", "0.05", "--sizes", "8k",
-                                       "--writers", "1", "--json", out},
-                                      {{"PGRIG_HOME", testing::SharedHome()}});
+  ProcessResult r = testing::RunPgrig(
+      {"fsync", dir, "--seconds", "0.05", "--sizes", "8k", "--writers", "1", "--json", out},
+      {{"PGRIG_HOME", testing::SharedHome()}});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("best: "), std::string::npos) << r.out;
   // The shared cluster is running: its setting is compared.

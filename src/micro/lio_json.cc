@@ -15,8 +15,7 @@ double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace
 
-json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& tables,
-                      int work_unit) {
+json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& tables, int work_unit) {
   const double s = w.window_s;
   const int64_t lio = w.delta.logical_reads();
   // What the sessions' own counts predict the server counted: every row is
@@ -28,9 +27,8 @@ json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& table
   if (!tables.empty()) index_per_range /= static_cast<double>(tables.size());
   // UPDATE ranges: one heap block per row and the index descent, as for a
   // SELECT of the same width.
-  const double session_blocks =
-      static_cast<double>(w.rows + w.updated_rows) +
-      static_cast<double>(w.ranges + w.updates) * index_per_range;
+  const double session_blocks = static_cast<double>(w.rows + w.updated_rows) +
+                                static_cast<double>(w.ranges + w.updates) * index_per_range;
   const bool have_lat = w.latency.count() > 0;
   static constexpr double kPs[] = {50, 99};
   const std::vector<int64_t> p = w.latency.ValuesAtPercentiles(kPs);
@@ -44,8 +42,8 @@ json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& table
       {"ranges_per_s", PerSecond(w.ranges, s)},
       {"updates_per_s", PerSecond(w.updates, s)},
       {"session_blocks_per_s", session_blocks / (s > 0 ? s : 1)},
-      {"counters_over_sessions", session_blocks > 0 ? json(static_cast<double>(lio) / session_blocks)
-                                                    : json(nullptr)},
+      {"counters_over_sessions",
+       session_blocks > 0 ? json(static_cast<double>(lio) / session_blocks) : json(nullptr)},
       {"latency_ms_avg", OrNull(w.latency.mean() / 1e6, have_lat)},
       {"latency_ms_p50", OrNull(Ms(p[0]), have_lat)},
       {"latency_ms_p99", OrNull(Ms(p[1]), have_lat)},
@@ -124,8 +122,8 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
       {"latency_ms", LatencyMsJson(w.latency)},
       {"histogram", HistogramJson(w.latency)},
       {"update_latency_ms", LatencyMsJson(w.update_latency)},
-      {"update_histogram", w.update_latency.count() > 0 ? HistogramJson(w.update_latency)
-                                                        : json(nullptr)},
+      {"update_histogram",
+       w.update_latency.count() > 0 ? HistogramJson(w.update_latency) : json(nullptr)},
       {"scaling", scaling},
       {"notes", r.notes},
       {"facts", facts},

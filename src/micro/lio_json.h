@@ -7,7 +7,6 @@
 #define PGRIG_MICRO_LIO_JSON_H_
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -23,7 +22,7 @@ struct MicroDocInputs {
   std::vector<std::string> command_line;  // already redacted
   std::string server_version;             // "15.18"; empty when no server
   int server_version_num = 0;
-  std::string server_target;              // redacted
+  std::string server_target;  // redacted
   bool embedded = false;
 };
 

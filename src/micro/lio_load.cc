@@ -25,9 +25,8 @@ Result<LioTableInfo> LoadOne(pg::Connection& conn, int table, int64_t blocks) {
   const int64_t t0 = MonotonicNanos();
   auto ctx = [&](const Status& s) { return s.WithContext("loading " + LioQualifiedName(table)); };
   // A big load in one transaction; synchronous_commit off only for it.
-  if (auto r = conn.Exec(
-          "SET synchronous_commit = off; SET maintenance_work_mem = '256MB';"
-          " SET client_min_messages = warning");
+  if (auto r = conn.Exec("SET synchronous_commit = off; SET maintenance_work_mem = '256MB';"
+                         " SET client_min_messages = warning");
       !r.ok())
     return ctx(r.status());
   if (auto r = conn.Exec("BEGIN;" + LioCreateSql(table) + ";" + LioLoadSql(table, blocks) + ";" +
@@ -37,8 +36,8 @@ Result<LioTableInfo> LoadOne(pg::Connection& conn, int table, int64_t blocks) {
   if (auto r = conn.Exec(LioVacuumSql(table)); !r.ok()) return ctx(r.status());
   PGRIG_RETURN_IF_ERROR(VerifyOneRowPerBlock(conn, table, blocks));
   LioTableInfo info{.table = table, .blocks = blocks};
-  auto ib = conn.QueryValue(fmt::format("SELECT pg_relation_size('{}.{}_k') / 8192", kLioSchema,
-                                        LioTableName(table)));
+  auto ib = conn.QueryValue(
+      fmt::format("SELECT pg_relation_size('{}.{}_k') / 8192", kLioSchema, LioTableName(table)));
   if (ib.ok()) info.index_blocks = ParseInt64(*ib).value_or(0);
   info.load_s = static_cast<double>(MonotonicNanos() - t0) / 1e9;
   return info;
@@ -110,8 +109,8 @@ Result<LioInitResult> InitLio(const LioInitOptions& o) {
           kLioSchema, o.tables));
       r.ok()) {
     for (int i = 0; i < r->rows(); ++i) {
-      if (auto d = conn.Exec(fmt::format("DROP TABLE IF EXISTS {}.{}", kLioSchema,
-                                         pg::QuoteIdent(r->Get(i, 0))));
+      if (auto d = conn.Exec(
+              fmt::format("DROP TABLE IF EXISTS {}.{}", kLioSchema, pg::QuoteIdent(r->Get(i, 0))));
           !d.ok())
         return d.status();
     }
@@ -167,8 +166,8 @@ Result<LioInitResult> InitLio(const LioInitOptions& o) {
   for (const auto& t : out.tables) {
     values += fmt::format("{}({}, {})", values.empty() ? "" : ", ", t.table, t.blocks);
   }
-  if (auto r = conn.Exec(fmt::format("INSERT INTO {}.tables (tbl, blocks) VALUES {}", kLioSchema,
-                                     values));
+  if (auto r = conn.Exec(
+          fmt::format("INSERT INTO {}.tables (tbl, blocks) VALUES {}", kLioSchema, values));
       !r.ok())
     return r.status().WithContext("recording the loaded tables");
   out.wall_s = static_cast<double>(MonotonicNanos() - t0) / 1e9;
@@ -176,13 +175,13 @@ Result<LioInitResult> InitLio(const LioInitOptions& o) {
 }
 
 Result<std::vector<LioTableInfo>> ReadLioTables(pg::Connection& conn) {
-  auto r = conn.Exec(fmt::format(
-      "SELECT t.tbl, t.blocks, coalesce(pg_relation_size(i.oid) / 8192, 0)"
-      " FROM {0}.tables t"
-      " LEFT JOIN pg_class i ON i.relname = 't' || t.tbl || '_k'"
-      "  AND i.relnamespace = '{0}'::regnamespace"
-      " ORDER BY t.tbl",
-      kLioSchema));
+  auto r =
+      conn.Exec(fmt::format("SELECT t.tbl, t.blocks, coalesce(pg_relation_size(i.oid) / 8192, 0)"
+                            " FROM {0}.tables t"
+                            " LEFT JOIN pg_class i ON i.relname = 't' || t.tbl || '_k'"
+                            "  AND i.relnamespace = '{0}'::regnamespace"
+                            " ORDER BY t.tbl",
+                            kLioSchema));
   if (!r.ok() || r->rows() == 0) {
     return FailedPrecondition(
         "no lio tables in this database; run `pgrig lio init` first (e.g. `pgrig lio init "
@@ -196,8 +195,8 @@ Result<std::vector<LioTableInfo>> ReadLioTables(pg::Connection& conn) {
     PGRIG_ASSIGN_OR_RETURN(t.blocks, ToInt(r->Get(i, 1), "blocks"));
     PGRIG_ASSIGN_OR_RETURN(t.index_blocks, ToInt(r->Get(i, 2), "index blocks"));
     if (t.index_blocks == 0) {
-      return FailedPrecondition(fmt::format("{} or its index is missing; run `pgrig lio init` again",
-                                            LioQualifiedName(t.table)));
+      return FailedPrecondition(fmt::format(
+          "{} or its index is missing; run `pgrig lio init` again", LioQualifiedName(t.table)));
     }
     out.push_back(t);
   }

@@ -31,10 +31,10 @@ struct LioInitOptions {
 };
 
 struct LioTableInfo {
-  int table = 0;        // 1-based
-  int64_t blocks = 0;   // rows == heap blocks
+  int table = 0;       // 1-based
+  int64_t blocks = 0;  // rows == heap blocks
   int64_t index_blocks = 0;
-  double load_s = 0;    // 0 when read back by ReadLioTables
+  double load_s = 0;  // 0 when read back by ReadLioTables
 };
 
 struct LioInitResult {

@@ -63,8 +63,8 @@ class Session {
     if (s.ok()) s = Warm(warm_until_ns);
     if (s.ok() && flush_stats_) s = FlushSessionStats(conn_);
     if (!s.ok()) {
-      sync_->Fail(s.WithContext(fmt::format("lio session {} on {}", p_.session + 1,
-                                            LioQualifiedName(p_.table))));
+      sync_->Fail(s.WithContext(
+          fmt::format("lio session {} on {}", p_.session + 1, LioQualifiedName(p_.table))));
       return;
     }
     int64_t deadline = 0;
@@ -93,8 +93,9 @@ class Session {
   Status Prepare() {
     PGRIG_ASSIGN_OR_RETURN(conn_, pg::Connect(o_.target));
     PGRIG_RETURN_IF_ERROR(
-        conn_.Exec("SET enable_seqscan = off; SET enable_bitmapscan = off; SET jit = off;"
-                   " SET plan_cache_mode = force_generic_plan")
+        conn_
+            .Exec("SET enable_seqscan = off; SET enable_bitmapscan = off; SET jit = off;"
+                  " SET plan_cache_mode = force_generic_plan")
             .status());
     if (o_.driver == LioDriver::kServer) return Status::Ok();
     PGRIG_RETURN_IF_ERROR(PrepareOne("lio_select", LioSelectRangeSql(p_.table, o_.work_unit)));
@@ -117,8 +118,7 @@ class Session {
   Status OneRange(bool count) {
     const bool update = o_.update_pct > 0 && static_cast<int>(rng_() % 100) < o_.update_pct;
     const int wu = update ? o_.update_work_unit : o_.work_unit;
-    const int64_t first =
-        static_cast<int64_t>(rng_() % static_cast<uint64_t>(p_.blocks - wu + 1));
+    const int64_t first = static_cast<int64_t>(rng_() % static_cast<uint64_t>(p_.blocks - wu + 1));
     const std::string key = std::to_string(first);
     const char* values[1] = {key.c_str()};
     const int64_t t0 = MonotonicNanos();
@@ -195,13 +195,15 @@ class Session {
 };
 
 Result<LioWindow> RunWindow(const LioRunOptions& o, pg::Connection& coord,
-                            const std::vector<LioTableInfo>& tables, int total_sessions,
-                            bool exact, uint64_t seed, double duration_s) {
+                            const std::vector<LioTableInfo>& tables, int total_sessions, bool exact,
+                            uint64_t seed, double duration_s) {
   WindowSync sync;
   std::vector<std::unique_ptr<Session>> sessions;
   for (int i = 0; i < total_sessions; ++i) {
     const LioTableInfo& t = tables[static_cast<size_t>(i) % tables.size()];
-    SessionPlan p{.session = i, .table = t.table, .blocks = t.blocks,
+    SessionPlan p{.session = i,
+                  .table = t.table,
+                  .blocks = t.blocks,
                   .seed = seed * 1000003 + static_cast<uint64_t>(i)};
     sessions.push_back(std::make_unique<Session>(o, p, exact, &sync));
   }
@@ -220,13 +222,13 @@ Result<LioWindow> RunWindow(const LioRunOptions& o, pg::Connection& coord,
     std::unique_lock<std::mutex> lock(sync.mu);
     const auto limit = std::chrono::steady_clock::now() +
                        std::chrono::duration<double>(o.warmup_s + kReadyTimeoutS);
-    bool all = sync.cv.wait_until(lock, limit,
-                                  [&] { return sync.ready == total_sessions || sync.abort; });
+    bool all =
+        sync.cv.wait_until(lock, limit, [&] { return sync.ready == total_sessions || sync.abort; });
     if (!all) {
       sync.abort = true;
-      sync.first_error = Unavailable(fmt::format(
-          "only {} of {} sessions were connected and warm after {:.0f} s", sync.ready,
-          total_sessions, o.warmup_s + kReadyTimeoutS));
+      sync.first_error =
+          Unavailable(fmt::format("only {} of {} sessions were connected and warm after {:.0f} s",
+                                  sync.ready, total_sessions, o.warmup_s + kReadyTimeoutS));
     }
     if (sync.abort) {
       sync.cv.notify_all();
@@ -287,9 +289,9 @@ Status ValidateLioRun(const LioRunOptions& o) {
                                        *o.total_sessions, kMaxLioSessions));
   }
   if (!(o.duration_s > 0) || o.duration_s > kMaxLioDurationS) {
-    return InvalidArgument(fmt::format(
-        "--duration {} is out of range: give more than 0 and at most {:.0f} seconds",
-        o.duration_s, kMaxLioDurationS));
+    return InvalidArgument(
+        fmt::format("--duration {} is out of range: give more than 0 and at most {:.0f} seconds",
+                    o.duration_s, kMaxLioDurationS));
   }
   if (!(o.warmup_s >= 0) || o.warmup_s > 3600) {
     return InvalidArgument(
@@ -448,9 +450,9 @@ Result<LioRunResult> RunLio(const LioRunOptions& o) {
   if (o.scaling == LioScaling::kOn && !out.interrupted) {
     for (int n : ScalingSteps(o.max_scaling_sessions)) {
       note(fmt::format("scaling: {} sessions", n));
-      PGRIG_ASSIGN_OR_RETURN(LioWindow w, RunWindow(o, coord, out.tables, n, out.exact_counters,
-                                                    out.seed + static_cast<uint64_t>(n),
-                                                    o.duration_s));
+      PGRIG_ASSIGN_OR_RETURN(LioWindow w,
+                             RunWindow(o, coord, out.tables, n, out.exact_counters,
+                                       out.seed + static_cast<uint64_t>(n), o.duration_s));
       // Per-session detail of the scaling windows is summarised, not kept.
       w.per_session.clear();
       const bool stop = w.interrupted;

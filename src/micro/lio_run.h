@@ -54,11 +54,11 @@ struct LioRunOptions {
   // the tables in turn (session i on table i mod N), instead of
   // sessions_per_table x tables (`pgrig run` plans: a cell's session count).
   std::optional<int> total_sessions;
-  double duration_s = 10;     // the measured window
-  double warmup_s = 1;        // per window, not counted
-  int work_unit = 255;        // blocks per range SELECT
-  int update_pct = 0;         // 0..100: share of ranges that are UPDATEs
-  int update_work_unit = 8;   // blocks per range UPDATE
+  double duration_s = 10;        // the measured window
+  double warmup_s = 1;           // per window, not counted
+  int work_unit = 255;           // blocks per range SELECT
+  int update_pct = 0;            // 0..100: share of ranges that are UPDATEs
+  int update_work_unit = 8;      // blocks per range UPDATE
   std::optional<uint64_t> seed;  // nullopt: from the clock
   // kOn: after the main window, one window per total session count in
   // ScalingSteps(max_scaling_sessions), sessions spread over the tables.
@@ -80,7 +80,7 @@ struct LioSessionResult {
   int table = 0;    // 1-based
   int64_t ranges = 0;
   int64_t updates = 0;
-  int64_t rows = 0;          // rows the SELECTs returned (== heap blocks visited)
+  int64_t rows = 0;  // rows the SELECTs returned (== heap blocks visited)
   int64_t updated_rows = 0;
   stats::Histogram latency;         // SELECT ranges
   stats::Histogram update_latency;  // UPDATE ranges
@@ -88,7 +88,7 @@ struct LioSessionResult {
 
 struct LioWindow {
   int sessions = 0;
-  double window_s = 0;       // release of the sessions to the end of the last range
+  double window_s = 0;  // release of the sessions to the end of the last range
   DbCounters start, end;
   CounterDelta delta;
   std::vector<LioSessionResult> per_session;

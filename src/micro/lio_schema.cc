@@ -43,13 +43,13 @@ Result<int64_t> ParseLioScale(std::string_view text) {
   }
   const double blocks = std::floor(*v * bytes_per_unit / kBlockBytes);
   if (blocks < 1) {
-    return InvalidArgument(fmt::format(
-        "--scale \"{}\" is less than one 8 KB block per table; {}", text, kScaleHelp));
+    return InvalidArgument(
+        fmt::format("--scale \"{}\" is less than one 8 KB block per table; {}", text, kScaleHelp));
   }
   if (blocks > static_cast<double>(kMaxBlocksPerTable)) {
-    return InvalidArgument(fmt::format(
-        "--scale \"{}\" is more than {} blocks (16 TiB) per table; give a smaller size", text,
-        kMaxBlocksPerTable));
+    return InvalidArgument(
+        fmt::format("--scale \"{}\" is more than {} blocks (16 TiB) per table; give a smaller size",
+                    text, kMaxBlocksPerTable));
   }
   return static_cast<int64_t>(blocks);
 }
@@ -74,8 +74,8 @@ Result<int64_t> FitBlocksPerTable(int64_t shared_buffers_blocks, int tables, dou
     return FailedPrecondition(fmt::format(
         "--fit: shared_buffers holds {} blocks ({} MB); {:.0f}% of it for {} tables leaves {} "
         "blocks per table (at least 64 needed); use fewer --tables or raise shared_buffers",
-        shared_buffers_blocks, shared_buffers_blocks * kBlockBytes / (1024 * 1024),
-        fraction * 100, tables, blocks));
+        shared_buffers_blocks, shared_buffers_blocks * kBlockBytes / (1024 * 1024), fraction * 100,
+        tables, blocks));
   }
   return std::min(blocks, kMaxBlocksPerTable);
 }
@@ -116,8 +116,7 @@ std::string LioVerifySql(int table) {
 }
 
 std::string LioWarmSql(int table) {
-  return fmt::format("SELECT count(*), sum(scratch) FROM {} WHERE k >= 0",
-                     LioQualifiedName(table));
+  return fmt::format("SELECT count(*), sum(scratch) FROM {} WHERE k >= 0", LioQualifiedName(table));
 }
 
 std::string LioSelectRangeSql(int table, int work_unit) {

@@ -52,8 +52,8 @@ Result<int64_t> FitBlocksPerTable(int64_t shared_buffers_blocks, int tables,
 // fill, plus inner pages), an estimate used by FitBlocksPerTable.
 int64_t EstimatedIndexBlocks(int64_t blocks);
 
-std::string LioTableName(int table);           // "t1" (1-based)
-std::string LioQualifiedName(int table);       // "pgrig_lio.t1"
+std::string LioTableName(int table);      // "t1" (1-based)
+std::string LioQualifiedName(int table);  // "pgrig_lio.t1"
 
 // DDL/DML for one table, in order: drop, create, load, index, vacuum-analyze.
 std::string LioCreateSql(int table);

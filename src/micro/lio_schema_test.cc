@@ -53,10 +53,18 @@ TEST(Sql, KeyPermutationAndRanges) {
 }
 
 TEST(Subtract, DeltasAndWindow) {
-  DbCounters a{.blks_hit = 1000, .blks_read = 10, .xact_commit = 5, .tup_fetched = 7,
-               .tup_updated = 1, .at_s = 100.0};
-  DbCounters b{.blks_hit = 3600, .blks_read = 12, .xact_commit = 15, .tup_fetched = 2607,
-               .tup_updated = 9, .at_s = 102.5};
+  DbCounters a{.blks_hit = 1000,
+               .blks_read = 10,
+               .xact_commit = 5,
+               .tup_fetched = 7,
+               .tup_updated = 1,
+               .at_s = 100.0};
+  DbCounters b{.blks_hit = 3600,
+               .blks_read = 12,
+               .xact_commit = 15,
+               .tup_fetched = 2607,
+               .tup_updated = 9,
+               .at_s = 102.5};
   auto d = Subtract(a, b);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->blks_hit, 2600);

@@ -68,8 +68,8 @@ Status Preallocate(const std::string& path) {
   if (fd.get() < 0) {
     const int e = errno;
     if (e == EACCES || e == EPERM || e == EROFS) {
-      return PermissionDenied(fmt::format("cannot create {}: {}; give a directory you can write",
-                                          path, Errno(e)));
+      return PermissionDenied(
+          fmt::format("cannot create {}: {}; give a directory you can write", path, Errno(e)));
     }
     return FailedPrecondition(fmt::format("cannot create {}: {}", path, Errno(e)));
   }
@@ -82,7 +82,8 @@ Status Preallocate(const std::string& path) {
                          : FailedPrecondition(fmt::format("writing {}: {}", path, Errno(e)));
     }
   }
-  if (fsync(fd.get()) != 0) return FailedPrecondition(fmt::format("fsync {}: {}", path, Errno(errno)));
+  if (fsync(fd.get()) != 0)
+    return FailedPrecondition(fmt::format("fsync {}: {}", path, Errno(errno)));
   return Status::Ok();
 }
 
@@ -146,8 +147,8 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
     }
     fds.push_back(std::move(fd));
   }
-  const int64_t region = (kFsyncFileBytes / t->writers) / static_cast<int64_t>(kAlign) *
-                         static_cast<int64_t>(kAlign);
+  const int64_t region =
+      (kFsyncFileBytes / t->writers) / static_cast<int64_t>(kAlign) * static_cast<int64_t>(kAlign);
   if (region < t->write_bytes) {
     t->unavailable = "too many writers for the 16 MB file at this write size";
     return Status::Ok();
@@ -167,8 +168,8 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
   t->seconds = static_cast<double>(MonotonicNanos() - start) / 1e9;
   for (auto& w : outs) {
     if (!w.status.ok()) {
-      if (t->direct == DirectIo::kOn && w.status.message().find("Invalid argument") !=
-                                            std::string::npos) {
+      if (t->direct == DirectIo::kOn &&
+          w.status.message().find("Invalid argument") != std::string::npos) {
         t->unavailable = "the file system refused an O_DIRECT write";
         return Status::Ok();
       }
@@ -184,10 +185,14 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
 
 const char* SyncMethodName(SyncMethod m) {
   switch (m) {
-    case SyncMethod::kFdatasync: return "fdatasync";
-    case SyncMethod::kFsync: return "fsync";
-    case SyncMethod::kOpenDatasync: return "open_datasync";
-    case SyncMethod::kOpenSync: return "open_sync";
+    case SyncMethod::kFdatasync:
+      return "fdatasync";
+    case SyncMethod::kFsync:
+      return "fsync";
+    case SyncMethod::kOpenDatasync:
+      return "open_datasync";
+    case SyncMethod::kOpenSync:
+      return "open_sync";
   }
   return "?";
 }
@@ -213,9 +218,9 @@ bool IsMemoryFileSystem(int64_t f_type) { return f_type == kTmpfsMagic || f_type
 
 Status ValidateFsync(const FsyncOptions& o) {
   if (!(o.seconds_per_test > 0) || o.seconds_per_test > kMaxFsyncSeconds) {
-    return InvalidArgument(fmt::format(
-        "--seconds {} is out of range: give more than 0 and at most {:.0f} per test",
-        o.seconds_per_test, kMaxFsyncSeconds));
+    return InvalidArgument(
+        fmt::format("--seconds {} is out of range: give more than 0 and at most {:.0f} per test",
+                    o.seconds_per_test, kMaxFsyncSeconds));
   }
   if (o.write_sizes.empty() || o.writers.empty()) {
     return InvalidArgument("give at least one write size and one writer count");
@@ -239,12 +244,12 @@ Status ValidateFsync(const FsyncOptions& o) {
                                 Errno(errno)));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return InvalidArgument(fmt::format("{} is not a directory; give the directory to test in",
-                                       o.dir));
+    return InvalidArgument(
+        fmt::format("{} is not a directory; give the directory to test in", o.dir));
   }
   if (access(o.dir.c_str(), W_OK | X_OK) != 0) {
-    return PermissionDenied(fmt::format("cannot write in {}: {}; give a directory you can write",
-                                        o.dir, Errno(errno)));
+    return PermissionDenied(
+        fmt::format("cannot write in {}: {}; give a directory you can write", o.dir, Errno(errno)));
   }
   struct statfs sf {};
   if (statfs(o.dir.c_str(), &sf) == 0 && IsMemoryFileSystem(static_cast<int64_t>(sf.f_type)) &&
@@ -284,8 +289,10 @@ Result<FsyncResult> RunFsync(const FsyncOptions& o) {
     }
     for (int size : o.write_sizes) {
       for (int writers : o.writers) {
-        specs.push_back(FlushTest{.method = SyncMethod::kOpenDatasync, .direct = DirectIo::kOn,
-                                  .write_bytes = size, .writers = writers});
+        specs.push_back(FlushTest{.method = SyncMethod::kOpenDatasync,
+                                  .direct = DirectIo::kOn,
+                                  .write_bytes = size,
+                                  .writers = writers});
       }
     }
     for (auto& t : specs) {

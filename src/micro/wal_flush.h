@@ -66,7 +66,7 @@ struct FlushTest {
   int writers = 1;
   int64_t ops = 0;
   double seconds = 0;
-  stats::Histogram latency;      // write + flush, per operation
+  stats::Histogram latency;                // write + flush, per operation
   std::optional<std::string> unavailable;  // why this combination could not run
   double ops_per_s() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
   std::string Label() const;  // "open_datasync+O_DIRECT"

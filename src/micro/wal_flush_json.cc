@@ -11,19 +11,19 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
                        const FsyncDocContext& ctx) {
   json tests = json::array();
   for (const auto& t : r.tests) {
-    tests.push_back({{"method", SyncMethodName(t.method)},
-                     {"o_direct", t.direct == DirectIo::kOn},
-                     {"label", t.Label()},
-                     {"write_bytes", t.write_bytes},
-                     {"writers", t.writers},
-                     {"available", !t.unavailable.has_value()},
-                     {"unavailable_reason", t.unavailable ? json(*t.unavailable) : json(nullptr)},
-                     {"ops", t.ops},
-                     {"duration_s", t.seconds},
-                     {"ops_per_s", t.unavailable ? json(nullptr) : json(t.ops_per_s())},
-                     {"latency_ms", LatencyMsJson(t.latency)},
-                     {"histogram", t.latency.count() > 0 ? HistogramJson(t.latency)
-                                                         : json(nullptr)}});
+    tests.push_back(
+        {{"method", SyncMethodName(t.method)},
+         {"o_direct", t.direct == DirectIo::kOn},
+         {"label", t.Label()},
+         {"write_bytes", t.write_bytes},
+         {"writers", t.writers},
+         {"available", !t.unavailable.has_value()},
+         {"unavailable_reason", t.unavailable ? json(*t.unavailable) : json(nullptr)},
+         {"ops", t.ops},
+         {"duration_s", t.seconds},
+         {"ops_per_s", t.unavailable ? json(nullptr) : json(t.ops_per_s())},
+         {"latency_ms", LatencyMsJson(t.latency)},
+         {"histogram", t.latency.count() > 0 ? HistogramJson(t.latency) : json(nullptr)}});
   }
   const std::optional<SyncMethod> best = BestMethod(r);
   const FlushTest* best_t = best ? HeadlineTest(r, *best) : nullptr;
@@ -41,9 +41,9 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
       {"server_wal_sync_method",
        ctx.server_wal_sync_method ? json(*ctx.server_wal_sync_method) : json(nullptr)},
       {"server_method_ops_per_s", cur_t ? json(cur_t->ops_per_s()) : json(nullptr)},
-      {"best_over_server_method",
-       (cur_t && best_t && cur_t->ops_per_s() > 0) ? json(best_t->ops_per_s() / cur_t->ops_per_s())
-                                                   : json(nullptr)},
+      {"best_over_server_method", (cur_t && best_t && cur_t->ops_per_s() > 0)
+                                      ? json(best_t->ops_per_s() / cur_t->ops_per_s())
+                                      : json(nullptr)},
       {"memory_file_system", r.tmpfs},
   };
   return json{
@@ -56,12 +56,11 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
       {"ended_at", IsoTimestampUtc(r.end_wall_s)},
       {"start_unix_s", r.start_wall_s},
       {"end_unix_s", r.end_wall_s},
-      {"server", in.server_version.empty()
-                     ? json(nullptr)
-                     : json{{"version", in.server_version},
-                            {"version_num", in.server_version_num},
-                            {"target", in.server_target},
-                            {"embedded", in.embedded}}},
+      {"server", in.server_version.empty() ? json(nullptr)
+                                           : json{{"version", in.server_version},
+                                                  {"version_num", in.server_version_num},
+                                                  {"target", in.server_target},
+                                                  {"embedded", in.embedded}}},
       {"options",
        {{"dir", r.dir},
         {"seconds_per_test", o.seconds_per_test},

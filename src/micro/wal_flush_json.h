@@ -5,7 +5,6 @@
 #define PGRIG_MICRO_WAL_FLUSH_JSON_H_
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 

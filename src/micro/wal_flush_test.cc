@@ -33,7 +33,8 @@ class DirOnRoot {
   }
   const std::string& path() const { return path_; }
   size_t Entries() const {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(path_), fs::directory_iterator{}));
+    return static_cast<size_t>(
+        std::distance(fs::directory_iterator(path_), fs::directory_iterator{}));
   }
 
  private:
@@ -49,8 +50,8 @@ bool OnMemoryFs(const std::string& p) {
 }
 
 FsyncOptions Quick(const std::string& dir) {
-  return FsyncOptions{.dir = dir, .seconds_per_test = 0.05, .write_sizes = {8192, 16384},
-                      .writers = {1, 2}};
+  return FsyncOptions{
+      .dir = dir, .seconds_per_test = 0.05, .write_sizes = {8192, 16384}, .writers = {1, 2}};
 }
 
 TEST(RunFsync, MeasuresEveryMethodAndLeavesNothingBehind) {

@@ -9,8 +9,8 @@ namespace pgrig::pg {
 
 namespace {
 
-const char* const kServerEnvVars[] = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE",
-                                      "PGSERVICE", "PGUSER"};
+const char* const kServerEnvVars[] = {"PGHOST",     "PGHOSTADDR", "PGPORT",
+                                      "PGDATABASE", "PGSERVICE",  "PGUSER"};
 
 bool LooksLikeConninfo(std::string_view s) {
   return s.find('=') != std::string_view::npos || s.starts_with("postgresql://") ||

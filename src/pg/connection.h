@@ -71,8 +71,8 @@ struct PGconnDeleter {
 bool IsSerializationFailure(std::string_view sqlstate);  // 40001
 bool IsDeadlock(std::string_view sqlstate);              // 40P01
 inline bool IsRetryable(std::string_view s) { return IsSerializationFailure(s) || IsDeadlock(s); }
-bool IsDiskFull(std::string_view sqlstate);              // 53100
-bool IsConnectionFailure(std::string_view sqlstate);     // class 08, 57P01..57P03
+bool IsDiskFull(std::string_view sqlstate);           // 53100
+bool IsConnectionFailure(std::string_view sqlstate);  // class 08, 57P01..57P03
 
 class QueryResult {
  public:

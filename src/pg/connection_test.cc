@@ -1,9 +1,9 @@
 #include "pg/connection.h"
 
-#include <cstdlib>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 namespace pgrig::pg {
 namespace {

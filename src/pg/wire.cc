@@ -133,7 +133,13 @@ std::optional<int64_t> SyncLossLength(char type, uint32_t len) {
   if (as_read < 4) return as_read;
   if (as_read > kShortLimit) {
     switch (type) {
-      case 'T': case 'D': case 'd': case 'V': case 'E': case 'N': case 'A':
+      case 'T':
+      case 'D':
+      case 'd':
+      case 'V':
+      case 'E':
+      case 'N':
+      case 'A':
         break;
       default:
         return as_read;
@@ -148,7 +154,8 @@ std::optional<int64_t> SyncLossLength(char type, uint32_t len) {
 std::optional<WireMessage> WireReader::Next() {
   if (end_ - begin_ < 5) return std::nullopt;
   const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + begin_);
-  const uint32_t len = (uint32_t{p[1]} << 24) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 8) | p[4];
+  const uint32_t len =
+      (uint32_t{p[1]} << 24) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 8) | p[4];
   if (const auto lost = SyncLossLength(static_cast<char>(p[0]), len)) {
     // Not a protocol stream any more; the caller treats type 0 as fatal.
     sync_loss_ = "lost synchronization with server: got message type \"" +
@@ -181,19 +188,39 @@ ServerMessageFields ParseServerMessage(std::string_view body) {
   while (i < body.size() && body[i] != '\0') {
     const char code = body[i++];
     const size_t end = body.find('\0', i);
-    const std::string_view value = body.substr(i, (end == std::string_view::npos ? body.size() : end) - i);
+    const std::string_view value =
+        body.substr(i, (end == std::string_view::npos ? body.size() : end) - i);
     i = end == std::string_view::npos ? body.size() : end + 1;
     switch (code) {
-      case 'S': f.severity = value; break;
-      case 'C': f.sqlstate = value; break;
-      case 'M': f.message = value; break;
-      case 'D': f.detail = value; break;
-      case 'H': f.hint = value; break;
-      case 'P': f.position = value; break;
-      case 'p': f.internal_position = value; break;
-      case 'q': f.internal_query = value; break;
-      case 'W': f.context = value; break;
-      default: break;
+      case 'S':
+        f.severity = value;
+        break;
+      case 'C':
+        f.sqlstate = value;
+        break;
+      case 'M':
+        f.message = value;
+        break;
+      case 'D':
+        f.detail = value;
+        break;
+      case 'H':
+        f.hint = value;
+        break;
+      case 'P':
+        f.position = value;
+        break;
+      case 'p':
+        f.internal_position = value;
+        break;
+      case 'q':
+        f.internal_query = value;
+        break;
+      case 'W':
+        f.context = value;
+        break;
+      default:
+        break;
     }
   }
   return f;
@@ -227,12 +254,18 @@ size_t Utf8Length(std::string_view s, size_t i) {
 }
 
 char32_t Utf8Decode(std::string_view s, size_t i, size_t n) {
-  const auto b = [&](size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  const auto b = [&](size_t k) {
+    return static_cast<char32_t>(static_cast<unsigned char>(s[i + k]));
+  };
   switch (n) {
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    case 4: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    default: return b(0);
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    case 4:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    default:
+      return b(0);
   }
 }
 

@@ -95,15 +95,15 @@ class WireReader {
 
 // The fields of an ErrorResponse or NoticeResponse body.
 struct ServerMessageFields {
-  std::string_view severity;  // 'S' (localized)
-  std::string_view sqlstate;  // 'C'
-  std::string_view message;   // 'M'
-  std::string_view detail;    // 'D'
-  std::string_view hint;      // 'H'
-  std::string_view position;  // 'P'
+  std::string_view severity;           // 'S' (localized)
+  std::string_view sqlstate;           // 'C'
+  std::string_view message;            // 'M'
+  std::string_view detail;             // 'D'
+  std::string_view hint;               // 'H'
+  std::string_view position;           // 'P'
   std::string_view internal_position;  // 'p'
   std::string_view internal_query;     // 'q'
-  std::string_view context;   // 'W'
+  std::string_view context;            // 'W'
 };
 ServerMessageFields ParseServerMessage(std::string_view body);
 

@@ -25,8 +25,9 @@ TEST(WireWriterTest, ExtendedMessagesAsLibpqSendsThem) {
   w.Execute();
   w.Sync();
   const std::string want =
-      "P\0\0\0\x15\0SELECT $1, $2\0\0\0"s                          // no parameter types
-      "B\0\0\0\x18\0\0\0\0\0\x02\0\0\0\x02"s "42\xff\xff\xff\xff\0\x01\0\0"s  // text in and out
+      "P\0\0\0\x15\0SELECT $1, $2\0\0\0"s  // no parameter types
+      "B\0\0\0\x18\0\0\0\0\0\x02\0\0\0\x02"s
+      "42\xff\xff\xff\xff\0\x01\0\0"s  // text in and out
       "D\0\0\0\x06P\0"s
       "E\0\0\0\x09\0\0\0\0\0"s
       "S\0\0\0\x04"s;
@@ -40,7 +41,10 @@ TEST(WireWriterTest, BindNamesThePreparedStatement) {
 }
 
 TEST(WireReaderTest, SplitsMessagesAcrossArbitraryChunks) {
-  const std::string stream = "2\0\0\0\x04"s "C\0\0\0\x0dSELECT 1\0"s "Z\0\0\0\x05I"s;
+  const std::string stream =
+      "2\0\0\0\x04"s
+      "C\0\0\0\x0dSELECT 1\0"s
+      "Z\0\0\0\x05I"s;
   for (size_t cut = 0; cut <= stream.size(); ++cut) {
     WireReader r;
     r.Feed(stream.substr(0, cut));
@@ -96,7 +100,8 @@ TEST(WireReaderTest, ImpossibleLengthsLoseSynchronizationAtOnce) {
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->type, '\0');
   // libpq reports a message too large to buffer with its body's length.
-  EXPECT_EQ(r.SyncLoss(), "lost synchronization with server: got message type \"D\", length 2147483628");
+  EXPECT_EQ(r.SyncLoss(),
+            "lost synchronization with server: got message type \"D\", length 2147483628");
 
   // A length with the top bit set is negative to libpq.
   WireReader n;
@@ -132,8 +137,11 @@ std::string Body(std::initializer_list<std::pair<char, std::string>> fields) {
 }
 
 TEST(FormatServerMessageTest, SeverityMessageAndCaretUnderThePosition) {
-  const std::string body = Body({{'S', "ERROR"}, {'V', "ERROR"}, {'C', "42P01"},
-                                 {'M', "relation \"nope\" does not exist"}, {'P', "15"}});
+  const std::string body = Body({{'S', "ERROR"},
+                                 {'V', "ERROR"},
+                                 {'C', "42P01"},
+                                 {'M', "relation \"nope\" does not exist"},
+                                 {'P', "15"}});
   const ServerMessageFields f = ParseServerMessage(body);
   EXPECT_EQ(f.sqlstate, "42P01");
   EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, "SELECT * FROM nope;", true),
@@ -191,9 +199,13 @@ TEST(FormatServerMessageTest, WideCharactersTakeTwoColumns) {
 }
 
 TEST(FormatServerMessageTest, DetailHintQueryAndContextForErrorsOnly) {
-  const std::string body =
-      Body({{'S', "ERROR"}, {'M', "boom"}, {'D', "the detail"}, {'H', "the hint"},
-            {'q', "SELECT no_col"}, {'p', "8"}, {'W', "PL/pgSQL function inline_code_block line 1"}});
+  const std::string body = Body({{'S', "ERROR"},
+                                 {'M', "boom"},
+                                 {'D', "the detail"},
+                                 {'H', "the hint"},
+                                 {'q', "SELECT no_col"},
+                                 {'p', "8"},
+                                 {'W', "PL/pgSQL function inline_code_block line 1"}});
   const ServerMessageFields f = ParseServerMessage(body);
   EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, "DO $$ ... $$", true),
             "ERROR:  boom\n"
@@ -229,7 +241,8 @@ TEST(FormatServerMessageTest, TruncatedBodiesAreRead) {
   // A field without its terminating NUL, then nothing: no crash, what is there counts.
   const std::string body = "SERROR\0Mhalf"s;
   const ServerMessageFields f = ParseServerMessage(body);
-  EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, std::nullopt, true), "ERROR:  half\n");
+  EXPECT_EQ(FormatServerMessage(f, ServerMessageKind::kError, std::nullopt, true),
+            "ERROR:  half\n");
 }
 
 }  // namespace

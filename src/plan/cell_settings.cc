@@ -2,11 +2,11 @@
 // and the libpq options string.  ServerSettings is in server_settings.cc.
 #include "plan/cell_settings.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 #include "cost/catalog.h"
@@ -64,8 +64,9 @@ Result<tune::SettingValue> ParseNumber(const tune::CurrentSetting& row, std::str
   char* end = nullptr;
   double number = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(number)) {
-    return InvalidArgument(fmt::format("{} = '{}': must be a number{}", row.name, t,
-                                       row.unit.empty() ? "" : " (with a unit, or in " + row.unit + ")"));
+    return InvalidArgument(
+        fmt::format("{} = '{}': must be a number{}", row.name, t,
+                    row.unit.empty() ? "" : " (with a unit, or in " + row.unit + ")"));
   }
   std::string unit(Trim(std::string_view(end)));
   auto [kind, row_factor] = RowUnit(row.unit);
@@ -79,8 +80,8 @@ Result<tune::SettingValue> ParseNumber(const tune::CurrentSetting& row, std::str
                           : kind == UnitKind::kTime ? "us, ms, s, min, h or d"
                                                     : nullptr;
       if (!valid) {
-        return InvalidArgument(fmt::format("{} = '{}': this setting takes a plain number, no unit",
-                                           row.name, t));
+        return InvalidArgument(
+            fmt::format("{} = '{}': this setting takes a plain number, no unit", row.name, t));
       }
       return InvalidArgument(fmt::format("{} = '{}': unknown unit '{}'; {} takes {} (case matters)",
                                          row.name, t, unit, row.name, valid));
@@ -100,7 +101,8 @@ Result<tune::SettingValue> ParseNumber(const tune::CurrentSetting& row, std::str
     return tune::SettingValue::Bytes(static_cast<uint64_t>(static_cast<double>(n) * row_factor));
   }
   if (row_factor < 1e3) return tune::SettingValue::Integer(n);  // a microsecond unit
-  return tune::SettingValue::Millis(static_cast<int64_t>(static_cast<double>(n) * row_factor / 1e3));
+  return tune::SettingValue::Millis(
+      static_cast<int64_t>(static_cast<double>(n) * row_factor / 1e3));
 }
 
 std::string Suggestion(const tune::CurrentSettings& table, const std::string& name) {
@@ -129,8 +131,8 @@ Result<CheckedSetting> ParseSettingValue(const tune::CurrentSetting& row, std::s
   if (row.vartype == "bool") {
     auto w = BoolWord(text);
     if (!w) {
-      return InvalidArgument(fmt::format("{} = '{}': must be on or off (or true/false, yes/no, 1/0)",
-                                         row.name, c.text));
+      return InvalidArgument(fmt::format(
+          "{} = '{}': must be on or off (or true/false, yes/no, 1/0)", row.name, c.text));
     }
     c.text = *w;
     c.value = tune::SettingValue::Word(*w);
@@ -155,19 +157,20 @@ Result<CheckedSetting> ParseSettingValue(const tune::CurrentSetting& row, std::s
   return c;
 }
 
-Result<std::vector<CheckedSetting>> CheckSettings(const tune::CurrentSettings& table,
-                                                  const std::map<std::string, std::string>& settings) {
+Result<std::vector<CheckedSetting>> CheckSettings(
+    const tune::CurrentSettings& table, const std::map<std::string, std::string>& settings) {
   std::vector<CheckedSetting> out;
   for (const auto& [given, text] : settings) {
     std::string name = ToLower(Trim(given));
     auto it = table.find(name);
     if (it == table.end()) {
       std::string close = Suggestion(table, name);
-      std::string extension =
-          name.find('.') != std::string::npos ? " (a setting of an extension that is not loaded?)" : "";
-      return InvalidArgument(fmt::format("unknown setting '{}': this server has no such setting{}{}",
-                                         given, extension,
-                                         close.empty() ? "" : fmt::format("; did you mean '{}'?", close)));
+      std::string extension = name.find('.') != std::string::npos
+                                  ? " (a setting of an extension that is not loaded?)"
+                                  : "";
+      return InvalidArgument(
+          fmt::format("unknown setting '{}': this server has no such setting{}{}", given, extension,
+                      close.empty() ? "" : fmt::format("; did you mean '{}'?", close)));
     }
     const tune::CurrentSetting& row = it->second;
     if (row.context == "internal") {
@@ -189,7 +192,8 @@ Result<std::vector<CheckedSetting>> CheckSettings(const tune::CurrentSettings& t
   return out;
 }
 
-bool LiveMatches(const tune::CurrentSetting& live, const CheckedSetting& want, bool from_auto_conf) {
+bool LiveMatches(const tune::CurrentSetting& live, const CheckedSetting& want,
+                 bool from_auto_conf) {
   if (live.vartype == "string") {
     return live.setting == want.text || from_auto_conf;
   }
@@ -213,8 +217,8 @@ Result<SplitSettings> SplitAndValidate(pg::Connection& conn,
   if (settings.empty()) return SplitSettings{};
   auto table = tune::ReadCurrentSettings(conn);
   if (!table.ok()) {
-    return Status(table.status().code(),
-                  "cannot read pg_settings to check the plan's settings: " + table.status().message());
+    return Status(table.status().code(), "cannot read pg_settings to check the plan's settings: " +
+                                             table.status().message());
   }
   return SplitAndValidate(*table, settings);
 }
@@ -241,8 +245,8 @@ std::string ConnectionOptions(const std::map<std::string, std::string>& per_conn
   return out;
 }
 
-pg::ConnectionParams WithConnectionSettings(pg::ConnectionParams params,
-                                            const std::map<std::string, std::string>& per_connection) {
+pg::ConnectionParams WithConnectionSettings(
+    pg::ConnectionParams params, const std::map<std::string, std::string>& per_connection) {
   if (per_connection.empty()) return params;
   std::string ours = ConnectionOptions(per_connection);
   for (auto& [key, value] : params.extra) {

@@ -49,8 +49,10 @@ namespace pgrig::plan {
 
 // Splits settings by pg_settings.context and applies them for one cell.
 struct SplitSettings {
-  std::map<std::string, std::string> per_connection;  // context user/superuser: go in the connection's options ("-c name=value")
-  std::map<std::string, std::string> server;          // sighup/postmaster (and superuser-backend etc.): need the server changed
+  std::map<std::string, std::string>
+      per_connection;  // context user/superuser: go in the connection's options ("-c name=value")
+  std::map<std::string, std::string>
+      server;  // sighup/postmaster (and superuser-backend etc.): need the server changed
 };
 
 // Unknown names, values PostgreSQL would refuse (pg_settings
@@ -70,12 +72,13 @@ std::string ConnectionOptions(const std::map<std::string, std::string>& per_conn
 // `params` with per-connection settings added to its "options" (after any
 // options it already has, or PGOPTIONS when it has none), for the engine's
 // and every other connection of a cell.
-pg::ConnectionParams WithConnectionSettings(pg::ConnectionParams params,
-                                            const std::map<std::string, std::string>& per_connection);
+pg::ConnectionParams WithConnectionSettings(
+    pg::ConnectionParams params, const std::map<std::string, std::string>& per_connection);
 
 struct ServerSettingsOptions {
-  std::string state_dir;        // where the backup and a "restore-pending" marker live (the results dir)
-  cluster::Cluster* embedded = nullptr;  // non-null: pgrig may restart this cluster for postmaster settings
+  std::string state_dir;  // where the backup and a "restore-pending" marker live (the results dir)
+  cluster::Cluster* embedded =
+      nullptr;  // non-null: pgrig may restart this cluster for postmaster settings
   // A named server is never restarted (restart-context settings on it are an
   // error whatever this says): pgrig has no way to restart a server it does
   // not run.  Kept so that a future "restart command" option has a place.
@@ -133,10 +136,10 @@ class ServerSettings {
 
   // What the marker records for one touched setting.
   struct Original {
-    bool in_auto_conf = false;     // postgresql.auto.conf had an entry for it
-    std::string auto_conf_value;   // that entry's value (when in_auto_conf)
-    std::string setting;           // pg_settings.setting before the change (verification)
-    std::string context;           // pg_settings.context
+    bool in_auto_conf = false;    // postgresql.auto.conf had an entry for it
+    std::string auto_conf_value;  // that entry's value (when in_auto_conf)
+    std::string setting;          // pg_settings.setting before the change (verification)
+    std::string context;          // pg_settings.context
     // The value seen was a per-database/role one (pg_settings.source), so the
     // configuration's own value cannot be verified by SHOW; the restored
     // postgresql.auto.conf entry is what is checked then.
@@ -154,8 +157,8 @@ class ServerSettings {
   pg::Connection conn_;
   tune::Backup backup_;
   std::string server_id_;
-  std::map<std::string, Original> originals_;    // every name touched since Open()
-  std::map<std::string, std::string> applied_;   // name -> wanted value, live now
+  std::map<std::string, Original> originals_;   // every name touched since Open()
+  std::map<std::string, std::string> applied_;  // name -> wanted value, live now
   bool restored_ = false;
 };
 

@@ -2,21 +2,19 @@
 // restart it and change its configuration, so they never touch the shared
 // one).  Every test ends with the cluster's original configuration, which
 // each test checks itself.
-#include "plan/cell_settings.h"
-
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "cluster/cluster.h"
 #include "common/fs.h"
+#include "plan/cell_settings.h"
 #include "support/test_cluster.h"
 
 namespace pgrig::plan {
@@ -90,9 +88,9 @@ class CellSettingsServerTest : public ::testing::Test {
   // The values the tests change.
   std::map<std::string, std::string> Snapshot() {
     std::map<std::string, std::string> out;
-    for (const char* n : {"checkpoint_completion_target", "shared_buffers", "max_connections",
-                          "checkpoint_timeout", "jit", "work_mem", "search_path",
-                          "log_connections"}) {
+    for (const char* n :
+         {"checkpoint_completion_target", "shared_buffers", "max_connections", "checkpoint_timeout",
+          "jit", "work_mem", "search_path", "log_connections"}) {
       out[n] = Show(n);
     }
     return out;
@@ -100,8 +98,9 @@ class CellSettingsServerTest : public ::testing::Test {
 
   // postgresql.auto.conf as the server parses it.
   std::vector<std::string> AutoConf() {
-    auto r = conn_.Exec("SELECT name || '=' || setting FROM pg_file_settings "
-                        "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
+    auto r = conn_.Exec(
+        "SELECT name || '=' || setting FROM pg_file_settings "
+        "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
     EXPECT_TRUE(r.ok());
     std::vector<std::string> out;
     for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Get(i, 0));
@@ -157,7 +156,8 @@ TEST_F(CellSettingsServerTest, BadSettingsFromTheRealServer) {
   EXPECT_THAT(unknown.status().message(), HasSubstr("did you mean 'shared_buffers'?"));
   auto range = SplitAndValidate(conn_, {{"checkpoint_completion_target", "2"}});
   ASSERT_FALSE(range.ok());
-  EXPECT_THAT(range.status().message(), AllOf(HasSubstr("checkpoint_completion_target"), HasSubstr("0 to 1")));
+  EXPECT_THAT(range.status().message(),
+              AllOf(HasSubstr("checkpoint_completion_target"), HasSubstr("0 to 1")));
 }
 
 TEST_F(CellSettingsServerTest, ReloadAndRestartSettingsPerCellThenRestored) {
@@ -249,8 +249,8 @@ TEST_F(CellSettingsServerTest, InjectedFailuresRestoreTheOriginals) {
     ASSERT_TRUE(ss.ok()) << ss.status().ToString();
     auto r = (*ss)->Apply({{"checkpoint_completion_target", "0.55"}, {"shared_buffers", "20MB"}});
     ASSERT_FALSE(r.ok());
-    EXPECT_THAT(r.status().message(),
-                AllOf(HasSubstr("injected failure at " + step), HasSubstr("original settings were restored")));
+    EXPECT_THAT(r.status().message(), AllOf(HasSubstr("injected failure at " + step),
+                                            HasSubstr("original settings were restored")));
     conn_ = Connect();
     EXPECT_EQ(Snapshot(), before_);
     // Still usable after the failure; then restored for good.
@@ -350,8 +350,8 @@ TEST_F(CellSettingsServerTest, NamedServerRestartSettingRefusedWithNothingChange
   auto r = (*ss)->Apply({{"checkpoint_completion_target", "0.65"}, {"shared_buffers", "20MB"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(r.status().message(),
-              AllOf(HasSubstr("shared_buffers"), HasSubstr("restart"), HasSubstr("nothing was changed")));
+  EXPECT_THAT(r.status().message(), AllOf(HasSubstr("shared_buffers"), HasSubstr("restart"),
+                                          HasSubstr("nothing was changed")));
   EXPECT_EQ(Snapshot(), before_);
   EXPECT_EQ(AutoConf(), (std::vector<std::string>{"checkpoint_completion_target=0.8"}));
 

@@ -3,10 +3,10 @@
 // options string.  The real server is in cell_settings_itest.cc.
 #include "plan/cell_settings.h"
 
-#include <cstdlib>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "plan/setting_value.h"
 
@@ -96,7 +96,8 @@ TEST(CellSettingsSplit, UnknownNameSuggestsTheClosest) {
 
   auto far = SplitAndValidate(Table(), {{"zzzzzzzzzzzzzzzzzzzzzz", "1"}});
   ASSERT_FALSE(far.ok());
-  EXPECT_THAT(far.status().message(), AllOf(HasSubstr("zzzz"), ::testing::Not(HasSubstr("did you mean"))));
+  EXPECT_THAT(far.status().message(),
+              AllOf(HasSubstr("zzzz"), ::testing::Not(HasSubstr("did you mean"))));
 
   auto ext = SplitAndValidate(Table(), {{"pg_stat_statements.track", "all"}});
   ASSERT_FALSE(ext.ok());
@@ -113,7 +114,9 @@ TEST(CellSettingsSplit, BadValuesNameSettingValueAndWhatIsAllowed) {
            {"work_mem", "32kB", {"work_mem", "'32kB'", "64 to 2147483647"}},
            {"jit", "maybe", {"jit", "'maybe'", "on or off"}},
            {"synchronous_commit", "fast", {"synchronous_commit", "'fast'", "local, remote_write"}},
-           {"checkpoint_completion_target", "1.5", {"checkpoint_completion_target", "'1.5'", "0 to 1"}},
+           {"checkpoint_completion_target",
+            "1.5",
+            {"checkpoint_completion_target", "'1.5'", "0 to 1"}},
            {"checkpoint_timeout", "2d", {"checkpoint_timeout", "'2d'", "30 to 86400"}},
            {"checkpoint_timeout", "10", {"checkpoint_timeout", "'10'", "30 to 86400"}},
            {"work_mem", "4XB", {"work_mem", "'XB'", "B, kB, MB, GB or TB"}},
@@ -134,12 +137,19 @@ TEST(CellSettingsSplit, BadValuesNameSettingValueAndWhatIsAllowed) {
 }
 
 TEST(CellSettingsSplit, ValuesInEveryUnitPostgresqlTakes) {
-  for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"work_mem", "64"},  {"work_mem", "1GB"},         {"work_mem", "65536B"},
-           {"shared_buffers", "16"}, {"shared_buffers", "128kB"}, {"shared_buffers", "2 GB"},
-           {"checkpoint_timeout", "1d"}, {"checkpoint_timeout", "30000ms"},
-           {"checkpoint_timeout", "30000000us"}, {"jit_above_cost", "-1"},
-           {"jit_above_cost", "1e5"}, {"synchronous_commit", "REMOTE_APPLY"}}) {
+  for (auto [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"work_mem", "64"},
+                                                        {"work_mem", "1GB"},
+                                                        {"work_mem", "65536B"},
+                                                        {"shared_buffers", "16"},
+                                                        {"shared_buffers", "128kB"},
+                                                        {"shared_buffers", "2 GB"},
+                                                        {"checkpoint_timeout", "1d"},
+                                                        {"checkpoint_timeout", "30000ms"},
+                                                        {"checkpoint_timeout", "30000000us"},
+                                                        {"jit_above_cost", "-1"},
+                                                        {"jit_above_cost", "1e5"},
+                                                        {"synchronous_commit", "REMOTE_APPLY"}}) {
     auto s = SplitAndValidate(Table(), {{name, value}});
     EXPECT_TRUE(s.ok()) << name << "=" << value << ": " << s.status().ToString();
   }
@@ -179,8 +189,7 @@ TEST(CellSettingsOptions, EscapesSpacesAndBackslashes) {
   EXPECT_EQ(ConnectionOptions({{"jit", "off"}}), "-c jit=off");
   EXPECT_EQ(ConnectionOptions({{"jit", "off"}, {"search_path", "a, b"}}),
             "-c jit=off -c search_path=a,\\ b");
-  EXPECT_EQ(ConnectionOptions({{"application_name", "x\\y z"}}),
-            "-c application_name=x\\\\y\\ z");
+  EXPECT_EQ(ConnectionOptions({{"application_name", "x\\y z"}}), "-c application_name=x\\\\y\\ z");
   EXPECT_EQ(ConnectionOptions({{"application_name", "tab\there"}}),
             "-c application_name=tab\\\there");
 }

@@ -38,10 +38,10 @@ namespace pgrig::plan {
 
 // "8", "cores", "2*cores", "cores/2" (at least 1 once resolved).
 struct CountExpr {
-  int64_t constant = 0;    // used when per_core == 0
-  int64_t per_core = 0;    // multiplier of the CPU count ("2*cores" -> 2)
-  int64_t divisor = 1;     // "cores/2" -> per_core 1, divisor 2
-  std::string text;        // as written, for messages and the suite record
+  int64_t constant = 0;  // used when per_core == 0
+  int64_t per_core = 0;  // multiplier of the CPU count ("2*cores" -> 2)
+  int64_t divisor = 1;   // "cores/2" -> per_core 1, divisor 2
+  std::string text;      // as written, for messages and the suite record
 
   int64_t Resolve(int64_t cpus) const;  // max(1, ...)
 };
@@ -54,10 +54,10 @@ Result<CountExpr> ParseCountExpr(std::string_view text);
 
 // How big the pgbench data set is.
 enum class SizeTarget {
-  kScale,               // an explicit scale factor
-  kFitsSharedBuffers,   // largest scale whose tables and indexes fit in shared_buffers
-  kFitsRam,             // fits in memory but not in shared_buffers
-  kLargerThanRam,       // larger than the machine's memory (storage-bound)
+  kScale,              // an explicit scale factor
+  kFitsSharedBuffers,  // largest scale whose tables and indexes fit in shared_buffers
+  kFitsRam,            // fits in memory but not in shared_buffers
+  kLargerThanRam,      // larger than the machine's memory (storage-bound)
 };
 
 // One -b/-f entry of a workload.
@@ -81,12 +81,12 @@ const char* WorkloadKindName(WorkloadKind k);  // "pgbench", "lio", "fsync"
 // lio workload of a plan uses the same tables, so `tables` and the size must
 // agree between them.
 struct LioParams {
-  int tables = 4;                          // 1..micro::kMaxLioTables
+  int tables = 4;                           // 1..micro::kMaxLioTables
   std::optional<int64_t> blocks_per_table;  // nullopt: sized to fit shared_buffers
-  std::string size_text = "fit";           // as written ("64MB", "8192", "fit")
-  int work_unit = 255;                     // blocks per range SELECT
-  int update_pct = 0;                      // 0..100
-  int update_work_unit = 8;                // blocks per range UPDATE
+  std::string size_text = "fit";            // as written ("64MB", "8192", "fit")
+  int work_unit = 255;                      // blocks per range SELECT
+  int update_pct = 0;                       // 0..100
+  int update_work_unit = 8;                 // blocks per range UPDATE
 };
 
 // `kind = "fsync"`: micro::RunFsync once per suite.
@@ -98,10 +98,10 @@ struct FsyncParams {
 };
 
 struct Workload {
-  std::string name;                 // unique in the plan: [a-z0-9_-]+
+  std::string name;  // unique in the plan: [a-z0-9_-]+
   WorkloadKind kind = WorkloadKind::kPgbench;
-  LioParams lio;                    // with kLio
-  FsyncParams fsync;                // with kFsync
+  LioParams lio;      // with kLio
+  FsyncParams fsync;  // with kFsync
   // kPgbench: at least one, total weight > 0; empty for the other kinds.
   std::vector<ScriptRef> scripts;
   // True when the scripts modify data (built-ins: tpcb-like, simple-update;
@@ -120,25 +120,25 @@ struct Workload {
 // jit_above_cost=1000).  Which ones are per-connection and which need the
 // server changed is decided by the runner from pg_settings.context.
 struct SettingsVariant {
-  std::string name;                            // [a-z0-9_-]+, unique
+  std::string name;                             // [a-z0-9_-]+, unique
   std::map<std::string, std::string> settings;  // name -> value as PostgreSQL takes it
 };
 
 struct Plan {
-  std::string name;          // from the file name unless given
+  std::string name;  // from the file name unless given
   std::string description;
-  std::string source_path;   // absolute path of the TOML file ("" for built-in defaults)
-  std::string source_text;   // the file as read, kept in the suite for provenance
+  std::string source_path;  // absolute path of the TOML file ("" for built-in defaults)
+  std::string source_text;  // the file as read, kept in the suite for provenance
 
   SizeTarget size = SizeTarget::kScale;
-  int scale = 10;            // with kScale
-  int init_partitions = 0;   // pgbench -i --partitions (0: none)
+  int scale = 10;           // with kScale
+  int init_partitions = 0;  // pgbench -i --partitions (0: none)
 
   std::vector<Workload> workloads;
-  std::vector<CountExpr> clients;               // default for every workload
-  std::vector<CountExpr> threads;               // empty: min(clients, cpus)
-  std::vector<script::QueryMode> protocols;     // default {kSimple}
-  std::vector<SettingsVariant> variants;        // empty: one variant without settings
+  std::vector<CountExpr> clients;            // default for every workload
+  std::vector<CountExpr> threads;            // empty: min(clients, cpus)
+  std::vector<script::QueryMode> protocols;  // default {kSimple}
+  std::vector<SettingsVariant> variants;     // empty: one variant without settings
   // Settings applied to every cell (e.g. the published method's
   // shared_buffers and work_mem); server-level ones are restored at the end.
   std::map<std::string, std::string> settings;
@@ -175,8 +175,8 @@ struct Cell {
   // "<workload>/prepared/<variant>/c<sessions>/j<sessions>": its sessions
   // run prepared range SELECTs, one thread each.
   std::string id;
-  int workload = 0;   // index into Plan::workloads
-  int variant = -1;   // index into Plan::variants, -1: none
+  int workload = 0;  // index into Plan::workloads
+  int variant = -1;  // index into Plan::variants, -1: none
   script::QueryMode protocol = script::QueryMode::kSimple;
   int clients = 1;
   int threads = 1;
@@ -193,7 +193,7 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus);
 std::vector<int> IterationOrder(size_t cell_count, int iteration);
 
 // Names for messages and records.
-const char* SizeTargetName(SizeTarget t);     // "scale", "fits_shared_buffers", ...
+const char* SizeTargetName(SizeTarget t);        // "scale", "fits_shared_buffers", ...
 const char* QueryModeName(script::QueryMode m);  // "simple", "extended", "prepared"
 
 }  // namespace pgrig::plan

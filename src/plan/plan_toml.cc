@@ -48,14 +48,13 @@ constexpr std::array<std::string_view, 17> kPlanKeys = {"name",
                                                         "vacuum",
                                                         "settings"};
 constexpr std::array<std::string_view, 10> kWorkloadKeys = {
-    "name",    "kind",    "builtin",  "file",   "scripts", "writes",
-    "defines", "clients", "threads", "protocols"};
+    "name",   "kind",    "builtin", "file",    "scripts",
+    "writes", "defines", "clients", "threads", "protocols"};
 constexpr std::array<std::string_view, 9> kLioKeys = {
-    "name", "kind", "tables", "scale", "fit", "work_unit", "update_pct", "update_work_unit",
-    "sessions"};
-constexpr std::array<std::string_view, 6> kFsyncKeys = {"name",          "kind",   "dir",
-                                                        "seconds_per_test", "write_sizes",
-                                                        "writers"};
+    "name",      "kind",       "tables",           "scale",   "fit",
+    "work_unit", "update_pct", "update_work_unit", "sessions"};
+constexpr std::array<std::string_view, 6> kFsyncKeys = {
+    "name", "kind", "dir", "seconds_per_test", "write_sizes", "writers"};
 constexpr std::array<std::string_view, 3> kScriptKeys = {"builtin", "file", "weight"};
 constexpr std::array<std::string_view, 2> kVariantKeys = {"name", "settings"};
 
@@ -453,8 +452,8 @@ Result<Workload> ReadLioWorkload(const Reader& r, const toml::table& t, const Wh
   PGRIG_ASSIGN_OR_RETURN(std::optional<bool> fit, r.Bool(t, "fit", where));
   if (const toml::node* sc = t.get("scale")) {
     if (fit) {
-      return r.Error(*t.get("fit"), fmt::format("give either 'scale' or 'fit' in {}, not both",
-                                                where.name));
+      return r.Error(*t.get("fit"),
+                     fmt::format("give either 'scale' or 'fit' in {}, not both", where.name));
     }
     std::string text;
     if (sc->is_integer()) {
@@ -494,11 +493,11 @@ Result<Workload> ReadLioWorkload(const Reader& r, const toml::table& t, const Wh
       need = p.update_work_unit;
     }
     if (key != nullptr) {
-      return r.Error(*t.get(key), fmt::format("'{}' in {} is {} blocks, more than a table holds "
-                                              "({} blocks, 'scale' {}); use a smaller work unit "
-                                              "or a larger scale",
-                                              key, where.name, need, *p.blocks_per_table,
-                                              p.size_text));
+      return r.Error(*t.get(key),
+                     fmt::format("'{}' in {} is {} blocks, more than a table holds "
+                                 "({} blocks, 'scale' {}); use a smaller work unit "
+                                 "or a larger scale",
+                                 key, where.name, need, *p.blocks_per_table, p.size_text));
     }
   }
   w.writes = p.update_pct > 0;
@@ -547,9 +546,9 @@ Result<Workload> ReadFsyncWorkload(const Reader& r, const toml::table& t, const 
   if (sizes) {
     for (int v : *sizes) {
       if (v % 512 != 0) {
-        return r.Error(*t.get("write_sizes"),
-                       fmt::format("'write_sizes' in {}: {} is not a multiple of 512 bytes",
-                                   where.name, v));
+        return r.Error(
+            *t.get("write_sizes"),
+            fmt::format("'write_sizes' in {}: {} is not a multiple of 512 bytes", where.name, v));
       }
     }
     p.write_sizes = *sizes;
@@ -821,8 +820,7 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
         return r.Error(t, fmt::format("[[workload]] '{}': lio workloads share their tables, so "
                                       "'tables' and 'scale'/'fit' must be the same as in '{}' "
                                       "({} tables, {})",
-                                      cur.name, first.name, first.lio.tables,
-                                      first.lio.size_text));
+                                      cur.name, first.name, first.lio.tables, first.lio.size_text));
       }
     }
   }

@@ -1,13 +1,12 @@
 #include "plan/runner.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <sys/resource.h>
-
 #include <memory>
 #include <set>
 #include <thread>
@@ -101,7 +100,7 @@ class Runner {
   std::unique_ptr<ServerSettings> server_settings_;
   ScaleChoice scale_;
   bool loaded_ = false;
-  bool pgbench_ = true;  // the plan has pgbench workloads (needs pgbench's tables)
+  bool pgbench_ = true;            // the plan has pgbench workloads (needs pgbench's tables)
   const Workload* lio_ = nullptr;  // the first lio workload (all share the tables)
   const Workload* fsync_ = nullptr;
   std::string fsync_dir_;
@@ -175,8 +174,8 @@ Status Runner::Prepare() {
     if (fsync_dir_.empty()) fsync_dir_ = data_directory_;
     Status v = micro::ValidateFsync(FsyncOptionsFor(fsync_->fsync, fsync_dir_));
     if (!v.ok()) {
-      return Status(v.code(), "plan '" + o_.plan.name + "', workload '" + fsync_->name +
-                                  "': " + v.message());
+      return Status(v.code(),
+                    "plan '" + o_.plan.name + "', workload '" + fsync_->name + "': " + v.message());
     }
   }
   if (!pgbench_) {
@@ -243,14 +242,14 @@ Status Runner::EnsureLioData() {
   std::string reason;
   if (p.blocks_per_table) {
     blocks = *p.blocks_per_table;
-    reason = std::to_string(p.tables) + " tables of " + std::to_string(blocks) +
-             " blocks (scale " + p.size_text + " in the plan)";
+    reason = std::to_string(p.tables) + " tables of " + std::to_string(blocks) + " blocks (scale " +
+             p.size_text + " in the plan)";
   } else {
     PGRIG_ASSIGN_OR_RETURN(int64_t sb, micro::SharedBuffersBlocks(*conn));
     auto fit = micro::FitBlocksPerTable(sb, p.tables);
     if (!fit.ok()) {
-      return Status(fit.status().code(), "lio workload '" + lio_->name + "': " +
-                                             fit.status().message());
+      return Status(fit.status().code(),
+                    "lio workload '" + lio_->name + "': " + fit.status().message());
     }
     blocks = *fit;
     reason = std::to_string(p.tables) + " tables of " + std::to_string(blocks) +
@@ -264,10 +263,9 @@ Status Runner::EnsureLioData() {
   }
   bool loaded = false;
   auto existing = micro::ReadLioTables(*conn);
-  const bool reuse =
-      existing.ok() && static_cast<int>(existing->size()) == p.tables &&
-      std::all_of(existing->begin(), existing->end(),
-                  [&](const micro::LioTableInfo& t) { return t.blocks == blocks; });
+  const bool reuse = existing.ok() && static_cast<int>(existing->size()) == p.tables &&
+                     std::all_of(existing->begin(), existing->end(),
+                                 [&](const micro::LioTableInfo& t) { return t.blocks == blocks; });
   if (reuse) {
     Note("lio data: " + reason + " already in database " + database_ + "; reusing them");
   } else {
@@ -327,8 +325,7 @@ void Runner::RunFsyncOnce() {
   const json& sum = suite_["fsync"]["summary"];
   if (sum["best_method"].is_string() && sum["best_ops_per_s"].is_number()) {
     Note("fsync: best method " + sum["best_method"].get<std::string>() + ", " +
-         std::to_string(static_cast<int64_t>(sum["best_ops_per_s"].get<double>())) +
-         " flushes/s");
+         std::to_string(static_cast<int64_t>(sum["best_ops_per_s"].get<double>())) + " flushes/s");
   }
 }
 
@@ -444,9 +441,9 @@ json Runner::NewSuite() const {
       {"plan", plan_json},
       {"target",
        {{"description", o_.server.target}, {"embedded", o_.server.embedded}, {"local", local_}}},
-      {"scale", pgbench_ ? json{{"value", scale_.scale}, {"reason", scale_.reason},
-                                {"loaded", loaded_}}
-                          : json(nullptr)},
+      {"scale", pgbench_
+                    ? json{{"value", scale_.scale}, {"reason", scale_.reason}, {"loaded", loaded_}}
+                    : json(nullptr)},
       {"lio", lio_data_},
       {"fsync", nullptr},
       {"facts", o_.facts},

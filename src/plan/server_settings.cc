@@ -1,6 +1,7 @@
 // ServerSettings and RecoverInterrupted (see cell_settings.h): per-cell
 // server settings on top of tune/apply.h, with a marker file that survives a
 // killed run.
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,12 +9,10 @@
 #include <cerrno>
 #include <ctime>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -72,10 +71,14 @@ nlohmann::json MarkerToJson(const Marker& m) {
                        {"context", o.context},
                        {"hidden", o.hidden}};
   }
-  return {{"schema", kMarkerSchema},   {"server_id", m.server_id},
-          {"data_directory", m.data_directory}, {"backup_path", m.backup_path},
-          {"created_at", m.created_at}, {"pid", m.pid},
-          {"pid_start", m.pid_start},   {"originals", originals}};
+  return {{"schema", kMarkerSchema},
+          {"server_id", m.server_id},
+          {"data_directory", m.data_directory},
+          {"backup_path", m.backup_path},
+          {"created_at", m.created_at},
+          {"pid", m.pid},
+          {"pid_start", m.pid_start},
+          {"originals", originals}};
 }
 
 Result<Marker> ReadMarker(const std::string& path) {
@@ -83,7 +86,8 @@ Result<Marker> ReadMarker(const std::string& path) {
   try {
     auto j = nlohmann::json::parse(text);
     if (j.value("schema", "") != kMarkerSchema) {
-      return InvalidArgument(path + " is not a pgrig settings marker (schema " + kMarkerSchema + ")");
+      return InvalidArgument(path + " is not a pgrig settings marker (schema " + kMarkerSchema +
+                             ")");
     }
     Marker m;
     m.server_id = j.at("server_id").get<std::string>();
@@ -137,8 +141,8 @@ Result<std::map<std::string, LiveSetting>> ReadLive(pg::Connection& conn) {
     l.row.vartype = r.Get(i, 4);
     l.row.source = r.Get(i, 5);
     std::string_view file = r.Get(i, 6);
-    l.from_auto_conf = l.row.source == "configuration file" &&
-                       file.size() >= 20 && file.substr(file.size() - 20) == "postgresql.auto.conf";
+    l.from_auto_conf = l.row.source == "configuration file" && file.size() >= 20 &&
+                       file.substr(file.size() - 20) == "postgresql.auto.conf";
     l.row.pending_restart = r.Get(i, 7) == "t";
     out.emplace(l.row.name, std::move(l));
   }
@@ -152,7 +156,8 @@ Status Reload(pg::Connection& conn) {
 }
 
 // Puts one setting's postgresql.auto.conf entry back as it was.
-Status RevertEntry(pg::Connection& conn, const std::string& name, const ServerSettings::Original& o) {
+Status RevertEntry(pg::Connection& conn, const std::string& name,
+                   const ServerSettings::Original& o) {
   std::string sql = o.in_auto_conf ? fmt::format("ALTER SYSTEM SET {} = {}", pg::QuoteIdent(name),
                                                  pg::QuoteLiteral(o.auto_conf_value))
                                    : fmt::format("ALTER SYSTEM RESET {}", pg::QuoteIdent(name));
@@ -230,7 +235,8 @@ Result<Wait> AwaitSettings(const pg::ConnectionParams& target,
 // restart), starts it first, with the backup's configuration if it does not
 // start with the current one.
 Result<pg::Connection> ConnectOrStart(const pg::ConnectionParams& target,
-                                      const ServerSettingsOptions& o, const tune::Backup* fallback) {
+                                      const ServerSettingsOptions& o,
+                                      const tune::Backup* fallback) {
   auto conn = pg::Connect(target);
   if (conn.ok() || !o.embedded) return conn;
   if (!o.embedded->RunningPid()) {
@@ -300,14 +306,16 @@ Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback) {
         "configuration from {} failed too ({}); see `pgrig cluster logs`",
         started.status().message(), fallback->path, again.status().message()));
   }
-  return FailedPrecondition(fmt::format(
-      "the embedded cluster did not start with the new settings ({}); the original "
-      "postgresql.auto.conf was put back from {} and the cluster is running again",
-      started.status().message(), fallback->path));
+  return FailedPrecondition(
+      fmt::format("the embedded cluster did not start with the new settings ({}); the original "
+                  "postgresql.auto.conf was put back from {} and the cluster is running again",
+                  started.status().message(), fallback->path));
 }
 
-Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options) {
-  if (options.state_dir.empty()) return InvalidArgument("no state directory given for the settings marker");
+Status RecoverInterrupted(const pg::ConnectionParams& target,
+                          const ServerSettingsOptions& options) {
+  if (options.state_dir.empty())
+    return InvalidArgument("no state directory given for the settings marker");
   std::string path = MarkerPath(options.state_dir);
   if (::access(path.c_str(), F_OK) != 0) return Status::Ok();
   PGRIG_ASSIGN_OR_RETURN(Marker m, ReadMarker(path));
@@ -339,9 +347,10 @@ Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettin
   }
   Status s = RestoreOriginals(*conn, target, options, m.originals, backup ? &*backup : nullptr);
   if (!s.ok()) {
-    return Status(s.code(), fmt::format("restoring the settings an interrupted run changed ({}): {}; "
-                                        "the backup of postgresql.auto.conf is {}",
-                                        path, s.message(), m.backup_path));
+    return Status(s.code(),
+                  fmt::format("restoring the settings an interrupted run changed ({}): {}; "
+                              "the backup of postgresql.auto.conf is {}",
+                              path, s.message(), m.backup_path));
   }
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return Internal(fmt::format("settings restored, but cannot remove {}", path));
@@ -381,7 +390,8 @@ Status ServerSettings::WriteMarker() {
   m.pid = ::getpid();
   m.pid_start = ProcessStartTicks(::getpid()).value_or(0);
   m.originals = originals_;
-  Status s = WriteFileAtomically(MarkerPath(options_.state_dir), MarkerToJson(m).dump(2) + "\n", 0600);
+  Status s =
+      WriteFileAtomically(MarkerPath(options_.state_dir), MarkerToJson(m).dump(2) + "\n", 0600);
   return s.ok() ? s : Status(s.code(), "cannot write the settings marker: " + s.message());
 }
 
@@ -402,7 +412,8 @@ Status ServerSettings::RestoreLocked() {
 
 Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::string>& wanted_in) {
   if (restored_) {
-    return FailedPrecondition("the server settings were already restored; open a new ServerSettings");
+    return FailedPrecondition(
+        "the server settings were already restored; open a new ServerSettings");
   }
   PGRIG_RETURN_IF_ERROR(Reconnect());
   PGRIG_ASSIGN_OR_RETURN(tune::CurrentSettings current, tune::ReadCurrentSettings(conn_));
@@ -469,9 +480,10 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
   auto fail = [this](const Status& why) -> Status {
     Status r = RestoreLocked();
     if (r.ok()) return Status(why.code(), why.message() + "; the original settings were restored");
-    return Status(why.code(), fmt::format("{}; restoring the original settings ALSO failed ({}); "
-                                          "the marker {} keeps what to restore",
-                                          why.message(), r.message(), MarkerPath(options_.state_dir)));
+    return Status(why.code(),
+                  fmt::format("{}; restoring the original settings ALSO failed ({}); "
+                              "the marker {} keeps what to restore",
+                              why.message(), r.message(), MarkerPath(options_.state_dir)));
   };
   if (Status s = Fault(options_, "marker"); !s.ok()) return fail(s);
 
@@ -491,8 +503,8 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
       via_tune.push_back(c);
       continue;
     }
-    std::string sql = fmt::format("ALTER SYSTEM SET {} = {}", pg::QuoteIdent(c->name),
-                                  pg::QuoteLiteral(c->text));
+    std::string sql =
+        fmt::format("ALTER SYSTEM SET {} = {}", pg::QuoteIdent(c->name), pg::QuoteLiteral(c->text));
     if (Status s = conn_.Exec(sql).status(); !s.ok()) return fail(s.WithContext(sql));
     report.changed.push_back(c->name);
     if (Status s = Fault(options_, "alter:" + c->name); !s.ok()) return fail(s);

@@ -18,9 +18,9 @@ namespace pgrig::plan {
 
 // One plan setting, checked against its pg_settings row.
 struct CheckedSetting {
-  std::string name;      // lower case, as pg_settings spells it
-  std::string text;      // what goes to ALTER SYSTEM or "-c" (booleans as on/off)
-  std::string context;   // pg_settings.context
+  std::string name;          // lower case, as pg_settings spells it
+  std::string text;          // what goes to ALTER SYSTEM or "-c" (booleans as on/off)
+  std::string context;       // pg_settings.context
   tune::SettingValue value;  // canonical (bytes, ms, number in the row's unit, word)
 };
 
@@ -34,8 +34,8 @@ Result<CheckedSetting> ParseSettingValue(const tune::CurrentSetting& row, std::s
 // Looks every name up in `table` (the closest known name is suggested for an
 // unknown one), parses and validates each value.  Settings that can never be
 // changed (context "internal") are errors.
-Result<std::vector<CheckedSetting>> CheckSettings(const tune::CurrentSettings& table,
-                                                  const std::map<std::string, std::string>& settings);
+Result<std::vector<CheckedSetting>> CheckSettings(
+    const tune::CurrentSettings& table, const std::map<std::string, std::string>& settings);
 
 // True when pg_settings' `setting` (for the row's unit and vartype) is the
 // value wanted.  `from_auto_conf`: pg_settings says the live value came from

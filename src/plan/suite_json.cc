@@ -82,8 +82,7 @@ std::string FsyncMarkdown(const json& f) {
   if (sum["best_method"].is_string()) {
     out += "Best method: " + Str(sum, "best_method") + ", " +
            NumText(Num(sum, "best_ops_per_s"), 0) + " flushes/s (" +
-           std::to_string(static_cast<int64_t>(Num(sum, "headline_write_bytes"))) +
-           " B, 1 writer)";
+           std::to_string(static_cast<int64_t>(Num(sum, "headline_write_bytes"))) + " B, 1 writer)";
     if (sum["server_wal_sync_method"].is_string()) {
       out += "; the server uses " + Str(sum, "server_wal_sync_method");
       if (sum["server_method_ops_per_s"].is_number())
@@ -91,7 +90,9 @@ std::string FsyncMarkdown(const json& f) {
     }
     out += ".\n\n";
   }
-  out += "| method | write bytes | writers | flushes/s | p50 ms | p99 ms |\n|---|---|---|---|---|---|\n";
+  out +=
+      "| method | write bytes | writers | flushes/s | p50 ms | p99 ms "
+      "|\n|---|---|---|---|---|---|\n";
   for (const json& t : f["tests"]) {
     const json& lat = t["latency_ms"];
     out += "| " + Str(t, "label") + " | " + std::to_string(t.value("write_bytes", 0)) + " | " +
@@ -397,7 +398,8 @@ std::string RunsCsv(const json& suite) {
 std::string CellTable(const json& suite) {
   const bool priced = suite["price"].is_object();
   std::string out =
-      "| cell | runs | tps (lio: logical reads/s) median [95% interval] | min-max | p50 ms | p99 ms | client CPU us/txn | "
+      "| cell | runs | tps (lio: logical reads/s) median [95% interval] | min-max | p50 ms | p99 "
+      "ms | client CPU us/txn | "
       "bottleneck |";
   out += priced ? " txn per USD [95% interval] |\n" : "\n";
   out += "|---|---|---|---|---|---|---|---|";

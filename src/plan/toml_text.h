@@ -6,10 +6,10 @@
 #ifndef PGRIG_PLAN_TOML_TEXT_H_
 #define PGRIG_PLAN_TOML_TEXT_H_
 
+#include <toml++/toml.h>
+
 #include <string>
 #include <string_view>
-
-#include <toml++/toml.h>
 
 #include "common/status.h"
 

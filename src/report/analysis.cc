@@ -103,8 +103,8 @@ Result<SuiteStats> Analyze(const Suite& suite) {
       if (!r.ok || !(r.tps > 0)) {
         ++cs.runs_failed;
         cs.failures.push_back(!r.error.empty() ? r.error
-                              : lio        ? "measured no logical reads"
-                                           : "measured no transactions");
+                              : lio            ? "measured no logical reads"
+                                               : "measured no transactions");
         continue;
       }
       ++cs.runs_ok;
@@ -118,8 +118,8 @@ Result<SuiteStats> Analyze(const Suite& suite) {
       if (r.client_cpu_us_per_transaction) client_cpu.push_back(*r.client_cpu_us_per_transaction);
       if (auto server = ServerCpuUsPerTransaction(r)) server_cpu.push_back(*server);
       cs.client_saturated = cs.client_saturated || r.client_saturated ||
-                            std::any_of(r.observation.warnings.begin(), r.observation.warnings.end(),
-                                        [](const std::string& w) {
+                            std::any_of(r.observation.warnings.begin(),
+                                        r.observation.warnings.end(), [](const std::string& w) {
                                           return w.find("client saturated") != std::string::npos;
                                         });
       if (r.observation.cpu_steal) {
@@ -166,7 +166,8 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     if (!lio && suite.usd_per_hour && cs.runs_ok > 0) {
       const double k = kSecondsPerHour / *suite.usd_per_hour;
       cs.transactions_per_usd = cs.tps_summary.median * k;
-      if (cs.tps_ci) cs.transactions_per_usd_ci = stats::Interval{cs.tps_ci->low * k, cs.tps_ci->high * k};
+      if (cs.tps_ci)
+        cs.transactions_per_usd_ci = stats::Interval{cs.tps_ci->low * k, cs.tps_ci->high * k};
     }
     out.cells.push_back(std::move(cs));
   }

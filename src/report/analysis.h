@@ -60,13 +60,13 @@ struct CellStats {
   // Median over runs of (busy host CPU - client CPU) / transactions, when the
   // server ran on the observed host.
   std::optional<double> server_cpu_us_per_transaction;
-  bool client_saturated = false;                        // in any run
-  std::optional<double> steal_max;                      // highest run-average steal fraction
+  bool client_saturated = false;    // in any run
+  std::optional<double> steal_max;  // highest run-average steal fraction
   // CPU split averaged over runs (fractions of the machine).
   std::optional<double> cpu_user, cpu_system, cpu_iowait, cpu_steal, cpu_idle;
   std::optional<double> read_bytes_per_s, write_bytes_per_s;
   std::map<std::string, int64_t> wait_events;  // summed over runs
-  std::string bottleneck;           // most frequent kind across runs ("server_cpu"), "" when unknown
+  std::string bottleneck;  // most frequent kind across runs ("server_cpu"), "" when unknown
   std::string bottleneck_evidence;  // from a run that named it
 
   // Priced suites: transactions per USD (tps x 3,600 / USD per hour) at the

@@ -58,7 +58,8 @@ ClaimVerdict Judge(double claimed, const std::optional<stats::Interval>& iv) {
 }
 
 Result<ClaimCheck> RatioClaim(ClaimCheck out, const std::string& x, const std::string& y,
-                              const std::string& scope, const std::vector<const SuiteStats*>& suites) {
+                              const std::string& scope,
+                              const std::vector<const SuiteStats*>& suites) {
   PGRIG_ASSIGN_OR_RETURN(const SuiteStats* a, FindSuite(x, suites));
   PGRIG_ASSIGN_OR_RETURN(const SuiteStats* b, FindSuite(y, suites));
   // The matched cell in scope where A's median tps peaks: the headline figure.
@@ -75,19 +76,22 @@ Result<ClaimCheck> RatioClaim(ClaimCheck out, const std::string& x, const std::s
     }
   }
   if (best_a == nullptr) {
-    out.basis = fmt::format("no cell {}measured in both {} and {}",
-                            scope.empty() ? "" : "of " + scope + " ", a->suite->label, b->suite->label);
+    out.basis =
+        fmt::format("no cell {}measured in both {} and {}",
+                    scope.empty() ? "" : "of " + scope + " ", a->suite->label, b->suite->label);
     return out;
   }
   PGRIG_ASSIGN_OR_RETURN(stats::RatioEstimate r, stats::CompareRatio(best_a->tps, best_b->tps));
   out.measured = r.ratio;
   out.interval = r.interval;
   out.verdict = Judge(out.claimed, out.interval);
-  out.basis = fmt::format("tps ratio {} / {} in cell {} (where {} peaks), ratio of geometric means over "
-                          "{} and {} iterations, Welch t 95% interval on the log scale",
-                          a->suite->label, b->suite->label, best_a->id, a->suite->label,
-                          best_a->tps.size(), best_b->tps.size());
-  if (!out.interval) out.basis += "; not decidable: an interval needs at least 2 iterations on each side";
+  out.basis = fmt::format(
+      "tps ratio {} / {} in cell {} (where {} peaks), ratio of geometric means over "
+      "{} and {} iterations, Welch t 95% interval on the log scale",
+      a->suite->label, b->suite->label, best_a->id, a->suite->label, best_a->tps.size(),
+      best_b->tps.size());
+  if (!out.interval)
+    out.basis += "; not decidable: an interval needs at least 2 iterations on each side";
   return out;
 }
 
@@ -111,7 +115,8 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
     }
   }
   if (best == nullptr) {
-    out.basis = fmt::format("{} has no measured cell{}", suite.label, scope.empty() ? "" : " of " + scope);
+    out.basis =
+        fmt::format("{} has no measured cell{}", suite.label, scope.empty() ? "" : " of " + scope);
     return out;
   }
   const double k = (tps_per_usd_hour ? 1.0 : kSecondsPerHour) / *suite.usd_per_hour;
@@ -119,7 +124,8 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
   if (best->tps_ci) out.interval = stats::Interval{best->tps_ci->low * k, best->tps_ci->high * k};
   out.verdict = Judge(out.claimed, out.interval);
   out.basis = fmt::format(
-      "{} cell {} at {} USD/h: {}; interval from the geometric mean of {} iterations (t, log scale)",
+      "{} cell {} at {} USD/h: {}; interval from the geometric mean of {} iterations (t, log "
+      "scale)",
       suite.label, best->id, *suite.usd_per_hour,
       tps_per_usd_hour ? "tps / USD per hour (as published \"TPS per dollar\")"
                        : "transactions per USD = tps x 3,600 / USD per hour",
@@ -142,7 +148,8 @@ const char* ClaimVerdictName(ClaimVerdict v) {
   return "not decidable";
 }
 
-Result<ClaimCheck> CheckClaim(const std::string& claim, const std::vector<const SuiteStats*>& suites) {
+Result<ClaimCheck> CheckClaim(const std::string& claim,
+                              const std::vector<const SuiteStats*>& suites) {
   if (suites.empty()) return InvalidArgument("a claim needs at least one suite");
   ClaimCheck out;
   out.claim = claim;

@@ -40,7 +40,8 @@ struct ClaimCheck {
 
 // Fails (kInvalidArgument) only for a claim in neither form or naming a
 // suite that is not there; everything else is a verdict.
-Result<ClaimCheck> CheckClaim(const std::string& claim, const std::vector<const SuiteStats*>& suites);
+Result<ClaimCheck> CheckClaim(const std::string& claim,
+                              const std::vector<const SuiteStats*>& suites);
 
 }  // namespace pgrig::report
 

@@ -55,8 +55,10 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b, cons
       lr.percentile = kPercentiles[p];
       if (a.latency_ms[p] > 0 && b.latency_ms[p] > 0) lr.ratio = a.latency_ms[p] / b.latency_ms[p];
       std::vector<double> ra, rb;
-      for (const auto& r : a.run_latency_ms) if (r[p] > 0) ra.push_back(r[p]);
-      for (const auto& r : b.run_latency_ms) if (r[p] > 0) rb.push_back(r[p]);
+      for (const auto& r : a.run_latency_ms)
+        if (r[p] > 0) ra.push_back(r[p]);
+      for (const auto& r : b.run_latency_ms)
+        if (r[p] > 0) rb.push_back(r[p]);
       if (ra.size() >= 2 && rb.size() >= 2) {
         PGRIG_ASSIGN_OR_RETURN(stats::RatioEstimate e, stats::CompareRatio(ra, rb));
         lr.interval = e.interval;
@@ -93,7 +95,8 @@ void SuitePairMismatches(const Suite& a, const Suite& b, std::vector<Mismatch>& 
   for (const char* name : kDurabilitySettings) {
     auto ia = a.server_settings.find(name);
     auto ib = b.server_settings.find(name);
-    if (ia != a.server_settings.end() && ib != b.server_settings.end() && ia->second != ib->second) {
+    if (ia != a.server_settings.end() && ib != b.server_settings.end() &&
+        ia->second != ib->second) {
       out.push_back({MismatchKind::kDurability,
                      fmt::format("durability setting {} differs: {} on {}, {} on {}; write "
                                  "throughput is not comparable",
@@ -101,8 +104,9 @@ void SuitePairMismatches(const Suite& a, const Suite& b, std::vector<Mismatch>& 
     }
   }
   if (!a.plan_name.empty() && !b.plan_name.empty() && a.plan_name != b.plan_name) {
-    out.push_back({MismatchKind::kPlan, fmt::format("different plans: {} ran plan \"{}\", {} ran \"{}\"",
-                                                    a.label, a.plan_name, b.label, b.plan_name)});
+    out.push_back(
+        {MismatchKind::kPlan, fmt::format("different plans: {} ran plan \"{}\", {} ran \"{}\"",
+                                          a.label, a.plan_name, b.label, b.plan_name)});
   } else if (!a.plan_text.empty() && !b.plan_text.empty() && a.plan_text != b.plan_text) {
     out.push_back({MismatchKind::kPlan,
                    fmt::format("different plans: the plan files of {} and {} differ (same name "
@@ -169,9 +173,10 @@ std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {
   std::vector<Mismatch> out;
   const Suite& suite = *s.suite;
   if (!suite.complete) {
-    out.push_back({MismatchKind::kIncomplete,
-                   fmt::format("{} is incomplete: the suite stopped early; cells may lack iterations",
-                               suite.label)});
+    out.push_back(
+        {MismatchKind::kIncomplete,
+         fmt::format("{} is incomplete: the suite stopped early; cells may lack iterations",
+                     suite.label)});
   }
   for (const CellStats& c : s.cells) {
     if (c.client_saturated) {
@@ -206,10 +211,13 @@ DecisionColumn DecisionFor(const SuiteStats& s) {
   d.architecture = arch.empty() && core.empty() ? "unknown" : fmt::format("{} / {}", arch, core);
   const std::string vcpus = FactString(f, {"host", "cpu", "vcpus"});
   const std::string cores = FactString(f, {"host", "cpu", "cores"});
-  d.vcpus = vcpus.empty() ? "unknown" : (cores.empty() ? vcpus : fmt::format("{} ({} cores)", vcpus, cores));
+  d.vcpus = vcpus.empty() ? "unknown"
+                          : (cores.empty() ? vcpus : fmt::format("{} ({} cores)", vcpus, cores));
   std::vector<std::string> caches;
-  if (auto l2 = Bytes(FactString(f, {"host", "cpu", "l2_size_bytes"})); !l2.empty()) caches.push_back("L2 " + l2);
-  if (auto l3 = Bytes(FactString(f, {"host", "cpu", "l3_total_bytes"})); !l3.empty()) caches.push_back("L3 " + l3);
+  if (auto l2 = Bytes(FactString(f, {"host", "cpu", "l2_size_bytes"})); !l2.empty())
+    caches.push_back("L2 " + l2);
+  if (auto l3 = Bytes(FactString(f, {"host", "cpu", "l3_total_bytes"})); !l3.empty())
+    caches.push_back("L3 " + l3);
   d.caches = caches.empty() ? "unknown" : fmt::format("{}", fmt::join(caches, ", "));
   d.postgres = suite.pg_version.empty() ? "unknown" : suite.pg_version;
   const std::string lse = FactString(f, {"server", "build", "arm_atomics"});
@@ -253,10 +261,10 @@ Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
       row.push_back(std::move(cc));
     }
     if (!unmatched.empty()) {
-      c.mismatches.push_back({MismatchKind::kUnmatchedCells,
-                              fmt::format("{} cell(s) of {} have no match in {}: {}",
-                                          unmatched.size(), suites[i]->suite->label,
-                                          base.suite->label, fmt::join(unmatched, ", "))});
+      c.mismatches.push_back(
+          {MismatchKind::kUnmatchedCells,
+           fmt::format("{} cell(s) of {} have no match in {}: {}", unmatched.size(),
+                       suites[i]->suite->label, base.suite->label, fmt::join(unmatched, ", "))});
     }
     c.cells.push_back(std::move(row));
     c.facts_diff.push_back(host::DiffFacts(suites[i]->suite->facts, base.suite->facts));

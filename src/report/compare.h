@@ -35,14 +35,14 @@ const char* SpeedName(Speed s);  // "faster", "slower", "no significant differen
 Speed SpeedFromVerdict(stats::Verdict v);
 
 struct LatencyRatio {
-  double percentile = 0;          // 50, 99, ...
-  std::optional<double> ratio;    // merged A / merged B
+  double percentile = 0;                    // 50, 99, ...
+  std::optional<double> ratio;              // merged A / merged B
   std::optional<stats::Interval> interval;  // from per-run percentiles (Welch, log)
   stats::Verdict verdict = stats::Verdict::kInsufficientData;
 };
 
 struct CellComparison {
-  std::string key;  // the matched cell id
+  std::string key;               // the matched cell id
   const CellStats* a = nullptr;  // the compared suite's cell
   const CellStats* b = nullptr;  // the base suite's cell
   stats::RatioEstimate tps;      // A / B
@@ -77,15 +77,15 @@ struct DecisionColumn {
   std::string label;
   std::string architecture;  // "aarch64 / Neoverse-V1"
   std::string vcpus;
-  std::string caches;        // "L2 1 MiB, L3 32 MiB"
-  std::string postgres;      // "15.18 (LSE atomics)"
+  std::string caches;    // "L2 1 MiB, L3 32 MiB"
+  std::string postgres;  // "15.18 (LSE atomics)"
   std::optional<double> usd_per_hour;
   std::string instance_type;
   const CellStats* read_only = nullptr;   // best read-only cell
   const CellStats* read_write = nullptr;  // best read-write cell
   std::optional<double> read_write_per_usd;
   std::optional<double> read_only_per_usd;
-  std::optional<double> p99_ms;           // of the best read-write cell (else read-only)
+  std::optional<double> p99_ms;  // of the best read-write cell (else read-only)
 };
 
 struct Comparison {
@@ -93,7 +93,7 @@ struct Comparison {
   std::vector<Mismatch> mismatches;       // shown first
   // Per compared suite (index i-1 for suites[i]): its matched cells.
   std::vector<std::vector<CellComparison>> cells;
-  std::vector<DecisionColumn> decision;   // one per suite
+  std::vector<DecisionColumn> decision;  // one per suite
   // Facts of suites[i] against the base, most relevant first.
   std::vector<std::vector<host::FactDifference>> facts_diff;
 };

@@ -12,8 +12,8 @@
 namespace pgrig::report {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FixtureSuite;
+using ::testing::HasSubstr;
 using testing::MakeSuiteJson;
 using testing::StandardCells;
 
@@ -29,7 +29,8 @@ TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
   EXPECT_THAT(none.status().message(), HasSubstr("x.json: no \"schema\""));
   auto future = ParseSuiteJson(R"({"schema": "pgrig.suite/2", "cells": []})", "y.json");
   ASSERT_FALSE(future.ok());
-  EXPECT_THAT(future.status().message(), HasSubstr("\"pgrig.suite/2\" is not one this pgrig reads"));
+  EXPECT_THAT(future.status().message(),
+              HasSubstr("\"pgrig.suite/2\" is not one this pgrig reads"));
   auto syntax = ParseSuiteJson("{\"schema\": ", "z.json");
   ASSERT_FALSE(syntax.ok());
   EXPECT_THAT(syntax.status().message(), HasSubstr("z.json: not valid JSON"));
@@ -41,7 +42,8 @@ TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
 }
 
 TEST(ReaderTest, ReadsASuite) {
-  FixtureSuite f{.label = "graviton", .usd_per_hour = 0.68, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite f{
+      .label = "graviton", .usd_per_hour = 0.68, .cells = StandardCells(20000, 4000, 6000)};
   const Suite s = Read(f);
   EXPECT_EQ(s.schema, kSuiteSchema);
   EXPECT_EQ(s.label, "graviton");
@@ -142,10 +144,18 @@ TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
 }
 
 TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {
-  FixtureSuite base{.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85,
-                    .iterations = 5, .seed = 11, .cells = StandardCells(20000, 4000, 6000)};
-  FixtureSuite arm{.label = "graviton", .host = "graviton3", .usd_per_hour = 0.68,
-                   .iterations = 5, .seed = 12, .cells = StandardCells(27600, 4000, 6000)};
+  FixtureSuite base{.label = "xeon",
+                    .host = "intel-sapphire-rapids",
+                    .usd_per_hour = 0.85,
+                    .iterations = 5,
+                    .seed = 11,
+                    .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite arm{.label = "graviton",
+                   .host = "graviton3",
+                   .usd_per_hour = 0.68,
+                   .iterations = 5,
+                   .seed = 12,
+                   .cells = StandardCells(27600, 4000, 6000)};
   const Suite sb = Read(base), sa = Read(arm);
   auto stb = Analyze(sb), sta = Analyze(sa);
   ASSERT_TRUE(stb.ok() && sta.ok());
@@ -157,7 +167,8 @@ TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {
   EXPECT_EQ(ro.key, "select-only/simple/default/c2/j2");
   EXPECT_EQ(ro.speed, Speed::kFaster);
   ASSERT_TRUE(ro.tps.interval.has_value());
-  EXPECT_TRUE(ro.tps.interval->Contains(1.38)) << ro.tps.interval->low << " " << ro.tps.interval->high;
+  EXPECT_TRUE(ro.tps.interval->Contains(1.38))
+      << ro.tps.interval->low << " " << ro.tps.interval->high;
   EXPECT_EQ(ro.latency.size(), kPercentileCount);
   // Per dollar the cheaper machine gains the price ratio 0.85 / 0.68 = 1.25.
   EXPECT_NEAR(*ro.per_dollar_ratio, *ro.tps.ratio * 1.25, 1e-12);
@@ -191,16 +202,22 @@ TEST(CompareTest, AaSuitesShowNoSignificantDifference) {
   auto c = Compare({&*ta, &*tb});
   ASSERT_TRUE(c.ok());
   int no_diff = 0;
-  for (const CellComparison& cc : c->cells[0]) no_diff += cc.speed == Speed::kNoSignificantDifference;
+  for (const CellComparison& cc : c->cells[0])
+    no_diff += cc.speed == Speed::kNoSignificantDifference;
   EXPECT_EQ(no_diff, 6);
 }
 
 TEST(CompareTest, MismatchesAreFound) {
   FixtureSuite a{.label = "a", .scale = 10, .cells = StandardCells(20000, 4000, 6000)};
-  FixtureSuite b{.label = "b", .pg_version_num = 160004, .scale = 100, .plan_name = "quick",
-                 .settings = {{"fsync", "off"}, {"synchronous_commit", "on"}, {"wal_level", "replica"}},
-                 .client_saturated = true, .steal = 0.12,
-                 .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite b{
+      .label = "b",
+      .pg_version_num = 160004,
+      .scale = 100,
+      .plan_name = "quick",
+      .settings = {{"fsync", "off"}, {"synchronous_commit", "on"}, {"wal_level", "replica"}},
+      .client_saturated = true,
+      .steal = 0.12,
+      .cells = StandardCells(20000, 4000, 6000)};
   b.cells.push_back({"select-only", 8, 2, 30000});
   const Suite sa = Read(a), sb = Read(b);
   auto ta = Analyze(sa), tb = Analyze(sb);
@@ -218,8 +235,10 @@ TEST(CompareTest, MismatchesAreFound) {
 }
 
 TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
-  FixtureSuite a{.label = "graviton", .iterations = 5, .seed = 31, .cells = StandardCells(27600, 4000, 6000)};
-  FixtureSuite b{.label = "xeon", .iterations = 5, .seed = 32, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite a{
+      .label = "graviton", .iterations = 5, .seed = 31, .cells = StandardCells(27600, 4000, 6000)};
+  FixtureSuite b{
+      .label = "xeon", .iterations = 5, .seed = 32, .cells = StandardCells(20000, 4000, 6000)};
   const Suite sa = Read(a), sb = Read(b);
   auto ta = Analyze(sa), tb = Analyze(sb);
   const std::vector<const SuiteStats*> both = {&*ta, &*tb};
@@ -244,7 +263,10 @@ TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
 }
 
 TEST(ClaimTest, PerDollarClaims) {
-  FixtureSuite a{.label = "graviton", .usd_per_hour = 1.0, .iterations = 5, .seed = 41,
+  FixtureSuite a{.label = "graviton",
+                 .usd_per_hour = 1.0,
+                 .iterations = 5,
+                 .seed = 41,
                  .cells = StandardCells(19000, 4000, 6000)};
   const Suite sa = Read(a);
   auto ta = Analyze(sa);

@@ -32,17 +32,17 @@ struct Observation {
   std::optional<double> cpu_iowait;
   std::optional<double> cpu_steal;
   std::optional<double> cpu_idle;
-  std::optional<double> read_bytes_per_s;   // the data device
+  std::optional<double> read_bytes_per_s;  // the data device
   std::optional<double> write_bytes_per_s;
-  std::optional<double> wal_bytes;          // written during the window
-  std::optional<int64_t> checkpoints;       // timed + requested, during the window
+  std::optional<double> wal_bytes;     // written during the window
+  std::optional<int64_t> checkpoints;  // timed + requested, during the window
   // Seconds into the window of the samples in which a checkpoint was counted
   // (pg_stat_bgwriter; the count can lag by up to a second), for the
   // over-time chart.
   std::vector<double> checkpoint_times_s;
-  bool server_is_local = false;             // host figures include the server's work
+  bool server_is_local = false;  // host figures include the server's work
   std::optional<int> host_cpus;
-  std::optional<double> host_duration_s;    // the observed window
+  std::optional<double> host_duration_s;  // the observed window
   // Sampled wait events: "LWLock:WALWrite" -> samples.
   std::map<std::string, int64_t> wait_events;
   // The suite's verdict for the run ("server_cpu", "client_cpu", "io_wait",
@@ -63,9 +63,9 @@ struct Run {
   double duration_s = 0;
   std::optional<stats::HistogramData> histogram;  // latency, ns
   std::optional<double> client_cpu_us_per_transaction;
-  std::optional<double> client_cpu_s;     // user + system over the window
-  std::optional<int64_t> transactions;    // successful
-  bool client_saturated = false;  // client.bottleneck in pgrig.result/1
+  std::optional<double> client_cpu_s;   // user + system over the window
+  std::optional<int64_t> transactions;  // successful
+  bool client_saturated = false;        // client.bottleneck in pgrig.result/1
   // Throughput per interval (series.intervals), for the over-time chart.
   std::vector<double> tps_series;
   double series_interval_s = 1;
@@ -79,7 +79,7 @@ struct Cell {
   std::string workload;
   std::string protocol;  // simple / extended / prepared
   std::string variant;   // settings variant, "default" when none
-  int clients = 0;   // for a lio cell: its sessions
+  int clients = 0;       // for a lio cell: its sessions
   int threads = 0;
   // What Run::tps holds: "tps" (pgrig.result/1 runs) or "lio_per_s"
   // (pgrig.lio/1 runs of a `kind = "lio"` workload).
@@ -116,14 +116,14 @@ struct Suite {
   std::string source;  // the file it was read from
   std::string schema;  // "pgrig.suite/1" or "pgrig.result/1"
   std::string suite_id;
-  std::string label;   // for tables and charts: the suite's label, else the directory name
+  std::string label;  // for tables and charts: the suite's label, else the directory name
   bool complete = true;
   std::string started_at;
   std::string plan_name;
   std::string plan_text;  // the plan as run (compared to detect different plans)
   std::optional<int64_t> scale;
   // Machine and server.
-  nlohmann::json facts;  // pgrig.facts/1 ({} when absent)
+  nlohmann::json facts;    // pgrig.facts/1 ({} when absent)
   std::string pg_version;  // "15.18"
   std::optional<int> pg_major;
   // Server settings as measured (facts.server.settings, name -> setting).

@@ -62,7 +62,8 @@ Result<stats::HistogramData> ReadHistogram(const Json& h, const std::string& whe
   }
   const Json* buckets = Find(h, {"buckets"});
   if (buckets == nullptr || !buckets->is_array()) {
-    return InvalidArgument(where + ": histogram.buckets must be an array of [lower_ns, upper_ns, count]");
+    return InvalidArgument(where +
+                           ": histogram.buckets must be an array of [lower_ns, upper_ns, count]");
   }
   for (const Json& b : *buckets) {
     if (!b.is_array() || b.size() != 3 || !b[0].is_number_integer() || !b[1].is_number_integer() ||
@@ -256,7 +257,8 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
   for (const char* part : {"per_connection", "server"}) {
     if (const Json* st = Find(c, {"settings", part}); st != nullptr && st->is_object()) {
-      for (const auto& [k, v] : st->items()) cell.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : st->items())
+        cell.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
   }
   return cell;
@@ -331,7 +333,8 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
       auto it = std::find_if(s.cells.begin(), s.cells.end(),
                              [&](const Cell& c) { return c.id == cell_id; });
       if (it == s.cells.end()) {
-        return InvalidArgument(where + ": names cell \"" + cell_id + "\", which is not in \"cells\"");
+        return InvalidArgument(where + ": names cell \"" + cell_id +
+                               "\", which is not in \"cells\"");
       }
       PGRIG_ASSIGN_OR_RETURN(Run run, ReadSuiteRun((*runs)[k], where));
       it->runs.push_back(std::move(run));
@@ -340,7 +343,8 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   if (const Json* f = Find(doc, {"fsync"}); f != nullptr && f->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(s.fsync, ReadFsync(*f, source));
   }
-  if (!s.complete) s.warnings.push_back(source + ": the suite is marked incomplete (it stopped early)");
+  if (!s.complete)
+    s.warnings.push_back(source + ": the suite is marked incomplete (it stopped early)");
   return s;
 }
 

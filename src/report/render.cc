@@ -84,8 +84,9 @@ Json IntervalJson(const std::optional<stats::Interval>& iv) {
 Json CellJson(const CellStats& c) {
   Json lat = nullptr;
   if (!c.latency_ms.empty()) {
-    lat = {{"avg", OptJson(c.latency_ms_avg)}, {"p50", c.latency_ms[0]}, {"p90", c.latency_ms[1]},
-           {"p95", c.latency_ms[2]},           {"p99", c.latency_ms[3]}, {"p99_9", c.latency_ms[4]}};
+    lat = {{"avg", OptJson(c.latency_ms_avg)}, {"p50", c.latency_ms[0]},
+           {"p90", c.latency_ms[1]},           {"p95", c.latency_ms[2]},
+           {"p99", c.latency_ms[3]},           {"p99_9", c.latency_ms[4]}};
   }
   return {{"id", c.id},
           {"workload", c.workload},
@@ -116,15 +117,20 @@ Json CellJson(const CellStats& c) {
 
 Json MismatchesJson(const std::vector<Mismatch>& m) {
   Json a = Json::array();
-  for (const Mismatch& x : m) a.push_back({{"kind", MismatchKindName(x.kind)}, {"message", x.message}});
+  for (const Mismatch& x : m)
+    a.push_back({{"kind", MismatchKindName(x.kind)}, {"message", x.message}});
   return a;
 }
 
 Json ClaimsJson(const std::vector<ClaimCheck>& claims) {
   Json a = Json::array();
   for (const ClaimCheck& c : claims) {
-    a.push_back({{"claim", c.claim}, {"verdict", ClaimVerdictName(c.verdict)}, {"claimed", c.claimed},
-                 {"measured", OptJson(c.measured)}, {"ci95", IntervalJson(c.interval)}, {"basis", c.basis}});
+    a.push_back({{"claim", c.claim},
+                 {"verdict", ClaimVerdictName(c.verdict)},
+                 {"claimed", c.claimed},
+                 {"measured", OptJson(c.measured)},
+                 {"ci95", IntervalJson(c.interval)},
+                 {"basis", c.basis}});
   }
   return a;
 }
@@ -133,49 +139,88 @@ Json FsyncJson(const std::optional<FsyncRecord>& f) {
   if (!f) return nullptr;
   Json tests = Json::array();
   for (const FsyncTest& t : f->tests) {
-    tests.push_back({{"label", t.label}, {"write_bytes", t.write_bytes}, {"writers", t.writers},
-                     {"ops_per_s", OptJson(t.ops_per_s)}, {"latency_ms_p50", OptJson(t.p50_ms)},
+    tests.push_back({{"label", t.label},
+                     {"write_bytes", t.write_bytes},
+                     {"writers", t.writers},
+                     {"ops_per_s", OptJson(t.ops_per_s)},
+                     {"latency_ms_p50", OptJson(t.p50_ms)},
                      {"latency_ms_p99", OptJson(t.p99_ms)},
                      {"unavailable", t.unavailable.empty() ? Json(nullptr) : Json(t.unavailable)}});
   }
-  return {{"dir", f->dir},
-          {"best_method", f->best_method.empty() ? Json(nullptr) : Json(f->best_method)},
-          {"best_ops_per_s", OptJson(f->best_ops_per_s)},
-          {"best_latency_ms_p99", OptJson(f->best_p99_ms)},
-          {"server_wal_sync_method", f->server_method.empty() ? Json(nullptr) : Json(f->server_method)},
-          {"server_method_ops_per_s", OptJson(f->server_method_ops_per_s)},
-          {"memory_file_system", f->memory_file_system},
-          {"tests", tests}};
+  return {
+      {"dir", f->dir},
+      {"best_method", f->best_method.empty() ? Json(nullptr) : Json(f->best_method)},
+      {"best_ops_per_s", OptJson(f->best_ops_per_s)},
+      {"best_latency_ms_p99", OptJson(f->best_p99_ms)},
+      {"server_wal_sync_method", f->server_method.empty() ? Json(nullptr) : Json(f->server_method)},
+      {"server_method_ops_per_s", OptJson(f->server_method_ops_per_s)},
+      {"memory_file_system", f->memory_file_system},
+      {"tests", tests}};
 }
 
 Json SuiteJson(const SuiteStats& s) {
   Json cells = Json::array();
   for (const CellStats& c : s.cells) cells.push_back(CellJson(c));
   const Suite& su = *s.suite;
-  return {{"label", su.label}, {"suite_id", su.suite_id}, {"source", su.source}, {"schema", su.schema},
-          {"complete", su.complete}, {"plan", su.plan_name}, {"scale", su.scale ? Json(*su.scale) : Json(nullptr)},
-          {"postgresql", su.pg_version}, {"usd_per_hour", OptJson(su.usd_per_hour)}, {"cells", cells},
+  return {{"label", su.label},
+          {"suite_id", su.suite_id},
+          {"source", su.source},
+          {"schema", su.schema},
+          {"complete", su.complete},
+          {"plan", su.plan_name},
+          {"scale", su.scale ? Json(*su.scale) : Json(nullptr)},
+          {"postgresql", su.pg_version},
+          {"usd_per_hour", OptJson(su.usd_per_hour)},
+          {"cells", cells},
           {"fsync", FsyncJson(su.fsync)}};
 }
 
 std::string ReportCsv(const SuiteStats& s) {
-  std::string out = CsvRow({"suite", "cell", "workload", "protocol", "variant", "clients", "threads",
-                            "runs_ok", "runs_failed", "tps_median", "tps_min", "tps_max", "tps_ci95_low",
-                            "tps_ci95_high", "latency_ms_p50", "latency_ms_p99",
-                            "client_cpu_us_per_transaction", "server_cpu_us_per_transaction",
-                            "bottleneck", "transactions_per_usd", "transactions_per_usd_ci95_low",
-                            "transactions_per_usd_ci95_high", "metric"});
+  std::string out = CsvRow({"suite",
+                            "cell",
+                            "workload",
+                            "protocol",
+                            "variant",
+                            "clients",
+                            "threads",
+                            "runs_ok",
+                            "runs_failed",
+                            "tps_median",
+                            "tps_min",
+                            "tps_max",
+                            "tps_ci95_low",
+                            "tps_ci95_high",
+                            "latency_ms_p50",
+                            "latency_ms_p99",
+                            "client_cpu_us_per_transaction",
+                            "server_cpu_us_per_transaction",
+                            "bottleneck",
+                            "transactions_per_usd",
+                            "transactions_per_usd_ci95_low",
+                            "transactions_per_usd_ci95_high",
+                            "metric"});
   for (const CellStats& c : s.cells) {
     const bool ok = c.runs_ok > 0;
-    out += CsvRow({s.suite->label, c.id, c.workload, c.protocol, c.variant, std::to_string(c.clients),
-                   std::to_string(c.threads), std::to_string(c.runs_ok), std::to_string(c.runs_failed),
-                   ok ? CsvNum(c.tps_summary.median) : "", ok ? CsvNum(c.tps_summary.min) : "",
-                   ok ? CsvNum(c.tps_summary.max) : "", c.tps_ci ? CsvNum(c.tps_ci->low) : "",
+    out += CsvRow({s.suite->label,
+                   c.id,
+                   c.workload,
+                   c.protocol,
+                   c.variant,
+                   std::to_string(c.clients),
+                   std::to_string(c.threads),
+                   std::to_string(c.runs_ok),
+                   std::to_string(c.runs_failed),
+                   ok ? CsvNum(c.tps_summary.median) : "",
+                   ok ? CsvNum(c.tps_summary.min) : "",
+                   ok ? CsvNum(c.tps_summary.max) : "",
+                   c.tps_ci ? CsvNum(c.tps_ci->low) : "",
                    c.tps_ci ? CsvNum(c.tps_ci->high) : "",
                    c.latency_ms.empty() ? "" : CsvNum(c.latency_ms[0]),
                    c.latency_ms.empty() ? "" : CsvNum(c.latency_ms[3]),
-                   CsvNum(c.client_cpu_us_per_transaction), CsvNum(c.server_cpu_us_per_transaction),
-                   c.bottleneck, CsvNum(c.transactions_per_usd),
+                   CsvNum(c.client_cpu_us_per_transaction),
+                   CsvNum(c.server_cpu_us_per_transaction),
+                   c.bottleneck,
+                   CsvNum(c.transactions_per_usd),
                    c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->low) : "",
                    c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->high) : "",
                    c.metric});
@@ -184,9 +229,9 @@ std::string ReportCsv(const SuiteStats& s) {
 }
 
 std::string CompareCsv(const Comparison& c) {
-  std::string out = CsvRow({"base", "other", "cell", "tps_base_median", "tps_other_median", "tps_ratio",
-                            "tps_ratio_ci95_low", "tps_ratio_ci95_high", "welch_dof", "verdict",
-                            "latency_p50_ratio", "latency_p99_ratio", "per_dollar_ratio",
+  std::string out = CsvRow({"base", "other", "cell", "tps_base_median", "tps_other_median",
+                            "tps_ratio", "tps_ratio_ci95_low", "tps_ratio_ci95_high", "welch_dof",
+                            "verdict", "latency_p50_ratio", "latency_p99_ratio", "per_dollar_ratio",
                             "per_dollar_ratio_ci95_low", "per_dollar_ratio_ci95_high"});
   for (size_t i = 1; i < c.suites.size(); ++i) {
     for (const CellComparison& cc : c.cells[i - 1]) {
@@ -219,41 +264,53 @@ Json CompareJson(const CompareInput& in) {
     for (const CellComparison& cc : c.cells[i - 1]) {
       Json lat = Json::array();
       for (const LatencyRatio& l : cc.latency) {
-        lat.push_back({{"percentile", l.percentile}, {"ratio", OptJson(l.ratio)},
-                       {"ci95", IntervalJson(l.interval)}, {"verdict", stats::VerdictName(l.verdict)}});
+        lat.push_back({{"percentile", l.percentile},
+                       {"ratio", OptJson(l.ratio)},
+                       {"ci95", IntervalJson(l.interval)},
+                       {"verdict", stats::VerdictName(l.verdict)}});
       }
-      cells.push_back({{"cell", cc.key},
-                       {"tps_ratio", OptJson(cc.tps.ratio)},
-                       {"tps_ratio_ci95", IntervalJson(cc.tps.interval)},
-                       {"welch_dof", cc.tps.interval ? Json(cc.tps.dof) : Json(nullptr)},
-                       {"n_other", cc.tps.n_a},
-                       {"n_base", cc.tps.n_b},
-                       {"verdict", SpeedName(cc.speed)},
-                       {"latency_ratios", lat},
-                       {"per_dollar_ratio", OptJson(cc.per_dollar_ratio)},
-                       {"per_dollar_ratio_ci95", IntervalJson(cc.per_dollar_interval)},
-                       {"per_dollar_verdict", cc.per_dollar_ratio ? Json(SpeedName(cc.per_dollar_speed)) : Json(nullptr)}});
+      cells.push_back(
+          {{"cell", cc.key},
+           {"tps_ratio", OptJson(cc.tps.ratio)},
+           {"tps_ratio_ci95", IntervalJson(cc.tps.interval)},
+           {"welch_dof", cc.tps.interval ? Json(cc.tps.dof) : Json(nullptr)},
+           {"n_other", cc.tps.n_a},
+           {"n_base", cc.tps.n_b},
+           {"verdict", SpeedName(cc.speed)},
+           {"latency_ratios", lat},
+           {"per_dollar_ratio", OptJson(cc.per_dollar_ratio)},
+           {"per_dollar_ratio_ci95", IntervalJson(cc.per_dollar_interval)},
+           {"per_dollar_verdict",
+            cc.per_dollar_ratio ? Json(SpeedName(cc.per_dollar_speed)) : Json(nullptr)}});
     }
     Json facts = Json::array();
-    for (const auto& d : c.facts_diff[i - 1]) facts.push_back({{"key", d.key}, {"other", d.a}, {"base", d.b}});
-    comparisons.push_back({{"base", c.suites[0]->suite->label}, {"other", c.suites[i]->suite->label},
-                           {"cells", cells}, {"facts_diff", facts}});
+    for (const auto& d : c.facts_diff[i - 1])
+      facts.push_back({{"key", d.key}, {"other", d.a}, {"base", d.b}});
+    comparisons.push_back({{"base", c.suites[0]->suite->label},
+                           {"other", c.suites[i]->suite->label},
+                           {"cells", cells},
+                           {"facts_diff", facts}});
   }
   Json decision = Json::array();
   for (const DecisionColumn& d : c.decision) {
-    decision.push_back({{"label", d.label}, {"architecture", d.architecture}, {"vcpus", d.vcpus},
-                        {"caches", d.caches}, {"postgresql", d.postgres}, {"usd_per_hour", OptJson(d.usd_per_hour)},
-                        {"read_only_cell", d.read_only ? Json(d.read_only->id) : Json(nullptr)},
-                        {"read_only_tps", d.read_only ? Json(d.read_only->tps_summary.median) : Json(nullptr)},
-                        {"read_write_cell", d.read_write ? Json(d.read_write->id) : Json(nullptr)},
-                        {"read_write_tps", d.read_write ? Json(d.read_write->tps_summary.median) : Json(nullptr)},
-                        {"read_only_transactions_per_usd", OptJson(d.read_only_per_usd)},
-                        {"read_write_transactions_per_usd", OptJson(d.read_write_per_usd)},
-                        {"p99_ms", OptJson(d.p99_ms)}});
+    decision.push_back(
+        {{"label", d.label},
+         {"architecture", d.architecture},
+         {"vcpus", d.vcpus},
+         {"caches", d.caches},
+         {"postgresql", d.postgres},
+         {"usd_per_hour", OptJson(d.usd_per_hour)},
+         {"read_only_cell", d.read_only ? Json(d.read_only->id) : Json(nullptr)},
+         {"read_only_tps", d.read_only ? Json(d.read_only->tps_summary.median) : Json(nullptr)},
+         {"read_write_cell", d.read_write ? Json(d.read_write->id) : Json(nullptr)},
+         {"read_write_tps", d.read_write ? Json(d.read_write->tps_summary.median) : Json(nullptr)},
+         {"read_only_transactions_per_usd", OptJson(d.read_only_per_usd)},
+         {"read_write_transactions_per_usd", OptJson(d.read_write_per_usd)},
+         {"p99_ms", OptJson(d.p99_ms)}});
   }
   return {{"schema", "pgrig.compare/1"}, {"mismatches", MismatchesJson(c.mismatches)},
-          {"decision", decision}, {"suites", suites}, {"comparisons", comparisons},
-          {"claims", ClaimsJson(in.claims)}};
+          {"decision", decision},        {"suites", suites},
+          {"comparisons", comparisons},  {"claims", ClaimsJson(in.claims)}};
 }
 
 }  // namespace
@@ -264,7 +321,8 @@ Result<Format> ParseFormat(const std::string& name) {
   if (name == "csv") return Format::kCsv;
   if (name == "json") return Format::kJson;
   if (name == "html") return Format::kHtml;
-  return InvalidArgument("unknown --format \"" + name + "\": use text, markdown, csv, json or html");
+  return InvalidArgument("unknown --format \"" + name +
+                         "\": use text, markdown, csv, json or html");
 }
 
 std::string RenderReport(const ReportInput& in, Format format) {
@@ -288,9 +346,12 @@ std::string RenderReport(const ReportInput& in, Format format) {
     case Format::kCsv:
       return ReportCsv(s);
     case Format::kJson:
-      return Json{{"schema", "pgrig.report/1"}, {"warnings", MismatchesJson(in.warnings)},
-                  {"suite", SuiteJson(s)}, {"claims", ClaimsJson(in.claims)}}
-                 .dump(1) + "\n";
+      return Json{{"schema", "pgrig.report/1"},
+                  {"warnings", MismatchesJson(in.warnings)},
+                  {"suite", SuiteJson(s)},
+                  {"claims", ClaimsJson(in.claims)}}
+                 .dump(1) +
+             "\n";
     case Format::kHtml:
       return RenderReportHtml(in, tables);
   }

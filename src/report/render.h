@@ -25,7 +25,7 @@ Result<Format> ParseFormat(const std::string& name);
 // One suite (`pgrig report`): warnings first, the cell table, claims.
 struct ReportInput {
   const SuiteStats* suite = nullptr;
-  std::vector<Mismatch> warnings;   // SuiteWarnings(*suite)
+  std::vector<Mismatch> warnings;  // SuiteWarnings(*suite)
   std::vector<ClaimCheck> claims;
 };
 

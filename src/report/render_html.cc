@@ -18,11 +18,20 @@ std::string Esc(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -46,7 +55,7 @@ struct Series {
 enum class Axis { kLinear, kLog };
 
 struct ChartSpec {
-  std::string kind;   // data-chart
+  std::string kind;  // data-chart
   std::string title;
   std::string x_label, y_label;
   Axis y_axis = Axis::kLinear;
@@ -76,7 +85,8 @@ std::string TickText(double v) {
 std::string Legend(const std::vector<Series>& series) {
   std::string out = "<ul class=\"legend\">";
   for (size_t i = 0; i < series.size(); ++i) {
-    out += fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", i % kColors, Esc(series[i].name));
+    out +=
+        fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", i % kColors, Esc(series[i].name));
   }
   return out + "</ul>";
 }
@@ -97,8 +107,9 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
   }
   std::string extra;
   for (const auto& [k, v] : attrs) extra += fmt::format(" data-{}=\"{}\"", k, Esc(v));
-  std::string out = fmt::format("<figure class=\"chart\" data-chart=\"{}\"{}><figcaption>{}</figcaption>",
-                                Esc(spec.kind), extra, Esc(spec.title));
+  std::string out =
+      fmt::format("<figure class=\"chart\" data-chart=\"{}\"{}><figcaption>{}</figcaption>",
+                  Esc(spec.kind), extra, Esc(spec.title));
   if (points == 0) return out + "<p class=\"empty\">no data</p></figure>";
   const bool log = spec.y_axis == Axis::kLog;
   if (log) {
@@ -129,16 +140,16 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
   out += "<g class=\"axis\">";
   if (log) {
     for (double t = y0; t <= y1 * 1.0001; t *= 10) {
-      out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", Px(kLeft),
-                         Px(kW - kRight), Px(sy(t)), Px(sy(t)));
+      out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>",
+                         Px(kLeft), Px(kW - kRight), Px(sy(t)), Px(sy(t)));
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(kLeft - 6),
                          Px(sy(t) + 4), TickText(t));
     }
   } else {
     const double step = NiceStep(y1 - y0, 5);
     for (double t = y0; t <= y1 + step / 2; t += step) {
-      out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", Px(kLeft),
-                         Px(kW - kRight), Px(sy(t)), Px(sy(t)));
+      out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>",
+                         Px(kLeft), Px(kW - kRight), Px(sy(t)), Px(sy(t)));
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(kLeft - 6),
                          Px(sy(t) + 4), TickText(t));
     }
@@ -156,10 +167,10 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", Px(sx(x)),
                        Px(kH - kBottom + 16), Esc(label));
   }
-  out += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>", Px(kLeft),
-                     Px(kTop), Px(kH - kBottom));
-  out += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", Px(kLeft),
-                     Px(kW - kRight), Px(kH - kBottom));
+  out += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>",
+                     Px(kLeft), Px(kTop), Px(kH - kBottom));
+  out += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>",
+                     Px(kLeft), Px(kW - kRight), Px(kH - kBottom));
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", Px(kLeft + pw / 2),
                      Px(kH - 6), Esc(spec.x_label));
   out += fmt::format(
@@ -178,7 +189,8 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
     out += fmt::format("<g class=\"series c{}\" data-series=\"{}\">", i % kColors, Esc(s.name));
     if (spec.lines && s.points.size() > 1) {
       std::string d;
-      for (const Point& p : s.points) d += fmt::format("{}{},{} ", d.empty() ? "M" : "L", Px(sx(p.x)), Px(sy(p.y)));
+      for (const Point& p : s.points)
+        d += fmt::format("{}{},{} ", d.empty() ? "M" : "L", Px(sx(p.x)), Px(sy(p.y)));
       out += "<path class=\"line\" d=\"" + d + "\"/>";
     }
     for (const Point& p : s.points) {
@@ -187,7 +199,9 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
             "<path class=\"whisker\" d=\"M{0},{1} L{0},{2} M{3},{1} L{4},{1} M{3},{2} L{4},{2}\"/>",
             Px(sx(p.x)), Px(sy(*p.low)), Px(sy(*p.high)), Px(sx(p.x) - 4), Px(sx(p.x) + 4));
       }
-      std::string interval = p.low && p.high ? fmt::format(" data-low=\"{}\" data-high=\"{}\"", F(*p.low), F(*p.high)) : "";
+      std::string interval =
+          p.low && p.high ? fmt::format(" data-low=\"{}\" data-high=\"{}\"", F(*p.low), F(*p.high))
+                          : "";
       out += fmt::format(
           "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3.5\" data-x=\"{}\" data-y=\"{}\"{}>"
           "<title>{}: {} = {}</title></circle>",
@@ -227,16 +241,20 @@ struct StackRow {
 };
 
 std::string StackChart(const std::string& kind, const std::string& title,
-                       const std::vector<std::string>& part_names, const std::vector<StackRow>& rows) {
-  std::string out = fmt::format("<figure class=\"chart\" data-chart=\"{}\"><figcaption>{}</figcaption>",
-                                Esc(kind), Esc(title));
+                       const std::vector<std::string>& part_names,
+                       const std::vector<StackRow>& rows) {
+  std::string out =
+      fmt::format("<figure class=\"chart\" data-chart=\"{}\"><figcaption>{}</figcaption>",
+                  Esc(kind), Esc(title));
   if (rows.empty()) return out + "<p class=\"empty\">no data</p></figure>";
   const double row_h = 22, label_w = 250, bar_w = kW - label_w - kRight;
   const double h = kTop + row_h * static_cast<double>(rows.size()) + 8;
-  out += fmt::format("<svg class=\"plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">", kW, Px(h), Esc(title));
+  out += fmt::format("<svg class=\"plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">",
+                     kW, Px(h), Esc(title));
   // One series per part, so that tests and readers see each share.
   for (size_t p = 0; p < part_names.size(); ++p) {
-    out += fmt::format("<g class=\"series c{}\" data-series=\"{}\">", p % kColors, Esc(part_names[p]));
+    out +=
+        fmt::format("<g class=\"series c{}\" data-series=\"{}\">", p % kColors, Esc(part_names[p]));
     for (size_t r = 0; r < rows.size(); ++r) {
       double x = 0;
       for (size_t q = 0; q < p; ++q) x += rows[r].parts[q].value_or(0);
@@ -245,33 +263,38 @@ std::string StackChart(const std::string& kind, const std::string& title,
       out += fmt::format(
           "<rect class=\"point\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" data-x=\"{}\" "
           "data-y=\"{}\"><title>{}: {} {:.1f}%</title></rect>",
-          Px(label_w + x * bar_w), Px(kTop + row_h * static_cast<double>(r)), Px(std::max(0.0, v * bar_w)),
-          Px(row_h - 6), Esc(rows[r].name), F(v), Esc(rows[r].name), Esc(part_names[p]), v * 100);
+          Px(label_w + x * bar_w), Px(kTop + row_h * static_cast<double>(r)),
+          Px(std::max(0.0, v * bar_w)), Px(row_h - 6), Esc(rows[r].name), F(v), Esc(rows[r].name),
+          Esc(part_names[p]), v * 100);
     }
     out += "</g>";
   }
   out += "<g class=\"axis\">";
   for (size_t r = 0; r < rows.size(); ++r) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(label_w - 6),
-                       Px(kTop + row_h * static_cast<double>(r) + row_h / 2 + 1), Esc(rows[r].name));
+    out +=
+        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(label_w - 6),
+                    Px(kTop + row_h * static_cast<double>(r) + row_h / 2 + 1), Esc(rows[r].name));
   }
   out += "</g></svg><ul class=\"legend\">";
   for (size_t p = 0; p < part_names.size(); ++p) {
-    out += fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", p % kColors, Esc(part_names[p]));
+    out +=
+        fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", p % kColors, Esc(part_names[p]));
   }
   out += "</ul><table class=\"data\"><thead><tr><th>cell</th>";
   for (const auto& n : part_names) out += "<th>" + Esc(n) + " %</th>";
   out += "<th>evidence</th></tr></thead><tbody>";
   for (const StackRow& r : rows) {
     out += "<tr><td>" + Esc(r.name) + "</td>";
-    for (const auto& v : r.parts) out += "<td>" + (v ? fmt::format("{:.1f}", *v * 100) : "-") + "</td>";
+    for (const auto& v : r.parts)
+      out += "<td>" + (v ? fmt::format("{:.1f}", *v * 100) : "-") + "</td>";
     out += "<td>" + Esc(r.note) + "</td></tr>";
   }
   return out + "</tbody></table></figure>";
 }
 
 std::string HtmlTable(const Table& t) {
-  std::string out = fmt::format("<section class=\"table\" id=\"{}\"><h2>{}</h2>", Esc(t.id), Esc(t.title));
+  std::string out =
+      fmt::format("<section class=\"table\" id=\"{}\"><h2>{}</h2>", Esc(t.id), Esc(t.title));
   if (!t.rows.empty()) {
     out += "<table><thead><tr>";
     for (const auto& h : t.headers) out += "<th>" + Esc(h) + "</th>";
@@ -325,7 +348,8 @@ std::string Page(const std::string& title, const std::string& body) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
          "<meta name=\"color-scheme\" content=\"light dark\">"
-         "<title>" + Esc(title) + "</title><style>" + kCss + "</style></head><body>" + body +
+         "<title>" +
+         Esc(title) + "</title><style>" + kCss + "</style></head><body>" + body +
          "<p class=\"meta\">Written by pgrig. Every figure was computed by pgrig's stats module "
          "before rendering; each chart's data is in the table beside it.</p></body></html>\n";
 }
@@ -365,13 +389,15 @@ std::string ThroughputVsClients(const std::vector<Labeled>& suites, const std::s
     }
     for (const auto& k : order) {
       Series& g = groups[k];
-      std::sort(g.points.begin(), g.points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+      std::sort(g.points.begin(), g.points.end(),
+                [](const Point& a, const Point& b) { return a.x < b.x; });
       series.push_back(std::move(g));
     }
   }
-  return Chart({"throughput-vs-clients", "Throughput vs clients: " + workload + " (median, 95% interval)",
-                "clients", "tps", Axis::kLinear, false, true},
-               series, {{"workload", workload}});
+  return Chart(
+      {"throughput-vs-clients", "Throughput vs clients: " + workload + " (median, 95% interval)",
+       "clients", "tps", Axis::kLinear, false, true},
+      series, {{"workload", workload}});
 }
 
 // The cell of `workload` with the most clients (then threads) in a suite.
@@ -379,7 +405,9 @@ const CellStats* TopCell(const SuiteStats& s, const std::string& workload) {
   const CellStats* best = nullptr;
   for (const CellStats& c : s.cells) {
     if (c.workload != workload || c.runs_ok == 0) continue;
-    if (!best || c.clients > best->clients || (c.clients == best->clients && c.threads > best->threads)) best = &c;
+    if (!best || c.clients > best->clients ||
+        (c.clients == best->clients && c.threads > best->threads))
+      best = &c;
   }
   return best;
 }
@@ -398,9 +426,10 @@ std::string LatencyChart(const std::vector<Labeled>& suites, const std::string& 
     }
     series.push_back(std::move(sr));
   }
-  return Chart({"latency-percentiles", "Latency percentiles: " + workload + " (merged histograms, log axis)",
-                "percentile", "latency ms", Axis::kLog, true, true},
-               series, {{"workload", workload}});
+  return Chart(
+      {"latency-percentiles", "Latency percentiles: " + workload + " (merged histograms, log axis)",
+       "percentile", "latency ms", Axis::kLog, true, true},
+      series, {{"workload", workload}});
 }
 
 std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string& workload) {
@@ -426,7 +455,11 @@ std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string&
   ChartSpec spec{"throughput-over-time",
                  "Throughput over time per run: " + workload +
                      " (dashed lines: checkpoints the server counted; other dips are stalls)",
-                 "seconds", "tps", Axis::kLinear, false, true};
+                 "seconds",
+                 "tps",
+                 Axis::kLinear,
+                 false,
+                 true};
   spec.markers = std::move(markers);
   return Chart(spec, series, {{"workload", workload}});
 }
@@ -439,24 +472,29 @@ std::string PriceChart(const std::vector<Labeled>& suites) {
            "</figcaption><p class=\"empty\">no price: give --usd-per-hour or --instance to "
            "`pgrig run` or to this command</p></figure>";
   }
-  const WorkloadKind kinds[] = {WorkloadKind::kReadOnly, WorkloadKind::kReadWrite, WorkloadKind::kWriteOnly};
+  const WorkloadKind kinds[] = {WorkloadKind::kReadOnly, WorkloadKind::kReadWrite,
+                                WorkloadKind::kWriteOnly};
   std::vector<Series> series;
   for (const Labeled& s : suites) {
     Series sr{s.label, {}};
     for (size_t k = 0; k < std::size(kinds); ++k) {
       const CellStats* c = BestCell(*s.stats, kinds[k]);
       if (!c || !c->transactions_per_usd) continue;
-      sr.points.push_back({static_cast<double>(k), *c->transactions_per_usd,
-                           c->transactions_per_usd_ci ? std::optional(c->transactions_per_usd_ci->low) : std::nullopt,
-                           c->transactions_per_usd_ci ? std::optional(c->transactions_per_usd_ci->high) : std::nullopt,
-                           WorkloadKindName(kinds[k])});
+      sr.points.push_back(
+          {static_cast<double>(k), *c->transactions_per_usd,
+           c->transactions_per_usd_ci ? std::optional(c->transactions_per_usd_ci->low)
+                                      : std::nullopt,
+           c->transactions_per_usd_ci ? std::optional(c->transactions_per_usd_ci->high)
+                                      : std::nullopt,
+           WorkloadKindName(kinds[k])});
     }
     series.push_back(std::move(sr));
   }
-  return Chart({"price-performance",
-                "Transactions per USD, best cell of each kind (tps x 3,600 / USD per hour, 95% interval)",
-                "workload kind", "transactions per USD", Axis::kLinear, true, false},
-               series);
+  return Chart(
+      {"price-performance",
+       "Transactions per USD, best cell of each kind (tps x 3,600 / USD per hour, 95% interval)",
+       "workload kind", "transactions per USD", Axis::kLinear, true, false},
+      series);
 }
 
 std::string BottleneckChart(const std::vector<Labeled>& suites) {
@@ -467,14 +505,16 @@ std::string BottleneckChart(const std::vector<Labeled>& suites) {
       std::string note = Pretty(c.bottleneck);
       if (!c.bottleneck_evidence.empty()) note += ": " + c.bottleneck_evidence;
       if (c.read_bytes_per_s || c.write_bytes_per_s) {
-        note += fmt::format("; disk read {:.1f} MB/s, write {:.1f} MB/s", c.read_bytes_per_s.value_or(0) / 1e6,
+        note += fmt::format("; disk read {:.1f} MB/s, write {:.1f} MB/s",
+                            c.read_bytes_per_s.value_or(0) / 1e6,
                             c.write_bytes_per_s.value_or(0) / 1e6);
       }
       std::vector<std::pair<int64_t, std::string>> waits;
       for (const auto& [k, v] : c.wait_events) waits.emplace_back(v, k);
       std::sort(waits.rbegin(), waits.rend());
       for (size_t i = 0; i < waits.size() && i < 3; ++i) {
-        note += fmt::format("{}{} {}", i == 0 ? "; waits: " : ", ", waits[i].second, waits[i].first);
+        note +=
+            fmt::format("{}{} {}", i == 0 ? "; waits: " : ", ", waits[i].second, waits[i].first);
       }
       rows.push_back({(suites.size() > 1 ? s.label + " " : "") + c.id,
                       {c.cpu_user, c.cpu_system, c.cpu_iowait, c.cpu_steal, c.cpu_idle},
@@ -500,7 +540,8 @@ std::string Charts(const std::vector<Labeled>& suites) {
 
 std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& tables) {
   const Suite& s = *in.suite->suite;
-  std::string body = "<h1>pgrig report: " + Esc(s.label) + "</h1><p class=\"meta\">" + Esc(s.source);
+  std::string body =
+      "<h1>pgrig report: " + Esc(s.label) + "</h1><p class=\"meta\">" + Esc(s.source);
   if (!s.plan_name.empty()) body += ", plan " + Esc(s.plan_name);
   if (s.scale) body += fmt::format(", scale {}", *s.scale);
   if (!s.pg_version.empty()) body += ", PostgreSQL " + Esc(s.pg_version);

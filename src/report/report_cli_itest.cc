@@ -3,7 +3,6 @@
 // suite id, refused invocations write nothing and load nothing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,9 +22,15 @@ class ReportCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = pgrig::testing::MakeTempHome("pgrig-report-cli");
-    a_ = Write("graviton", {.label = "graviton", .host = "graviton3", .usd_per_hour = 0.68, .seed = 71,
+    a_ = Write("graviton", {.label = "graviton",
+                            .host = "graviton3",
+                            .usd_per_hour = 0.68,
+                            .seed = 71,
                             .cells = testing::StandardCells(27600, 4000, 6000)});
-    b_ = Write("xeon", {.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85, .seed = 72,
+    b_ = Write("xeon", {.label = "xeon",
+                        .host = "intel-sapphire-rapids",
+                        .usd_per_hour = 0.85,
+                        .seed = 72,
                         .cells = testing::StandardCells(20000, 4000, 6000)});
     // A database per test: CTest runs the tests as separate processes at
     // once, and a shared results schema was dropped under a running test.
@@ -62,7 +67,8 @@ class ReportCliTest : public ::testing::Test {
 };
 
 TEST_F(ReportCliTest, ReportPrintsTheCellTable) {
-  ProcessResult r = pgrig::testing::RunPgrig({"report", a_, "--claim", "24,000 TPS per dollar on read-write"});
+  ProcessResult r =
+      pgrig::testing::RunPgrig({"report", a_, "--claim", "24,000 TPS per dollar on read-write"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("select-only/simple/default/c4/j2"));
   EXPECT_THAT(r.out, HasSubstr("txn per USD"));
@@ -70,21 +76,24 @@ TEST_F(ReportCliTest, ReportPrintsTheCellTable) {
 }
 
 TEST_F(ReportCliTest, ToDbIsIdempotentBySuiteId) {
-  ProcessResult first = pgrig::testing::RunPgrig({"report", a_, "--format", "csv", "--to-db", conninfo_});
+  ProcessResult first =
+      pgrig::testing::RunPgrig({"report", a_, "--format", "csv", "--to-db", conninfo_});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_THAT(first.err, HasSubstr("loaded suite graviton-20261201T100000Z"));
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.suites"), "1");
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.cells"), "6");
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.runs"), "18");
-  const std::string median =
-      Query("SELECT tps_median FROM pgrig_results.cells WHERE cell_id = 'select-only/simple/default/c4/j2'");
+  const std::string median = Query(
+      "SELECT tps_median FROM pgrig_results.cells WHERE cell_id = "
+      "'select-only/simple/default/c4/j2'");
 
   ProcessResult again = pgrig::testing::RunPgrig({"report", a_, "--to-db", conninfo_});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_THAT(again.err, HasSubstr("replaced suite graviton-20261201T100000Z"));
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.suites"), "1");
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.runs"), "18");
-  EXPECT_EQ(Query("SELECT tps_median FROM pgrig_results.cells WHERE cell_id = 'select-only/simple/default/c4/j2'"),
+  EXPECT_EQ(Query("SELECT tps_median FROM pgrig_results.cells WHERE cell_id = "
+                  "'select-only/simple/default/c4/j2'"),
             median);
 
   ASSERT_EQ(pgrig::testing::RunPgrig({"report", b_, "--to-db", conninfo_}).exit_code, 0);
@@ -116,8 +125,8 @@ TEST_F(ReportCliTest, RefusedInvocationsWriteAndLoadNothing) {
 TEST_F(ReportCliTest, CompareWritesEveryFormat) {
   for (const char* format : {"markdown", "csv", "json", "html"}) {
     const std::string out = dir_ + "/compare." + format;
-    ProcessResult r = pgrig::testing::RunPgrig(
-        {"compare", b_, a_, "--format", format, "--out", out, "--claim", "B is 1.38x A on read-only"});
+    ProcessResult r = pgrig::testing::RunPgrig({"compare", b_, a_, "--format", format, "--out", out,
+                                                "--claim", "B is 1.38x A on read-only"});
     ASSERT_EQ(r.exit_code, 0) << format << ": " << r.err;
     auto text = ReadWholeFile(out);
     ASSERT_TRUE(text.ok());

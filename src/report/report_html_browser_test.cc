@@ -37,15 +37,27 @@ bool BrowserServiceRequest(const std::string& url) {
 }
 
 ProcessResult RunChromium(const std::string& profile, std::vector<std::string> extra) {
-  std::vector<std::string> argv = {"unshare", getuid() == 0 ? "-n" : "-rn", "chromium", "--headless",
-                                   "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                   "--disable-component-update", "--disable-sync", "--no-first-run",
-                                   "--disable-extensions", "--disable-default-apps", "--no-pings",
-                                   "--disable-domain-reliability", "--host-resolver-rules=MAP * ~NOTFOUND",
-                                   "--proxy-server=127.0.0.1:9",
-                                   "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter",
-                                   "--enable-logging=stderr", "--v=1",
-                                   "--user-data-dir=" + profile};
+  std::vector<std::string> argv = {
+      "unshare",
+      getuid() == 0 ? "-n" : "-rn",
+      "chromium",
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-extensions",
+      "--disable-default-apps",
+      "--no-pings",
+      "--disable-domain-reliability",
+      "--host-resolver-rules=MAP * ~NOTFOUND",
+      "--proxy-server=127.0.0.1:9",
+      "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter",
+      "--enable-logging=stderr",
+      "--v=1",
+      "--user-data-dir=" + profile};
   argv.insert(argv.end(), extra.begin(), extra.end());
   RealProcessRunner runner;
   auto r = runner.Run({.argv = argv, .timeout = std::chrono::seconds(180)});
@@ -69,10 +81,18 @@ std::string Figure(const std::string& dom, const std::string& kind, const std::s
 }
 
 TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
-  testing::FixtureSuite fb{.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85,
-                           .iterations = 3, .seed = 61, .cells = StandardCells(20000, 4000, 6000)};
-  testing::FixtureSuite fa{.label = "graviton", .host = "graviton3", .usd_per_hour = 0.68,
-                           .iterations = 3, .seed = 62, .cells = StandardCells(27600, 4000, 6000)};
+  testing::FixtureSuite fb{.label = "xeon",
+                           .host = "intel-sapphire-rapids",
+                           .usd_per_hour = 0.85,
+                           .iterations = 3,
+                           .seed = 61,
+                           .cells = StandardCells(20000, 4000, 6000)};
+  testing::FixtureSuite fa{.label = "graviton",
+                           .host = "graviton3",
+                           .usd_per_hour = 0.68,
+                           .iterations = 3,
+                           .seed = 62,
+                           .cells = StandardCells(27600, 4000, 6000)};
   const Suite b = *ParseSuiteJson(testing::MakeSuiteJson(fb).dump(), "xeon/suite.json");
   const Suite a = *ParseSuiteJson(testing::MakeSuiteJson(fa).dump(), "graviton/suite.json");
   const SuiteStats sb = *Analyze(b), sa = *Analyze(a);
@@ -125,7 +145,8 @@ TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
   EXPECT_THAT(tvc, HasSubstr("data-series=\"graviton select-only simple/default/j2\""));
   EXPECT_EQ(Count(tvc, "<circle class=\"point\""), 4u);
   EXPECT_EQ(Count(tvc, "data-low="), 4u);
-  EXPECT_THAT(tvc, HasSubstr(fmt::format("data-x=\"4\" data-y=\"{:.6g}\"", sa.cells[1].tps_summary.median)));
+  EXPECT_THAT(tvc, HasSubstr(fmt::format("data-x=\"4\" data-y=\"{:.6g}\"",
+                                         sa.cells[1].tps_summary.median)));
   // Latency: 5 percentiles per machine on a log axis.
   const std::string lat = Figure(d, "latency-percentiles", "tpcb-like");
   EXPECT_EQ(Count(lat, "<circle class=\"point\""), 10u);
@@ -145,8 +166,8 @@ TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
   EXPECT_EQ(Count(d, "<figure class=\"chart\""), Count(d, "<table class=\"data\">"));
 
   std::filesystem::remove_all(profile);
-  const ProcessResult shot =
-      RunChromium(profile, {"--window-size=1280,4000", "--hide-scrollbars", "--screenshot=" + png, "file://" + page});
+  const ProcessResult shot = RunChromium(profile, {"--window-size=1280,4000", "--hide-scrollbars",
+                                                   "--screenshot=" + png, "file://" + page});
   ASSERT_EQ(shot.exit_code, 0) << shot.err.substr(0, 2000);
   std::ifstream f(png, std::ios::binary);
   char sig[8] = {};

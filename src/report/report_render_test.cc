@@ -1,8 +1,6 @@
 // The renderers: every format carries the figures analysis/compare computed,
 // verdict words follow the intervals, mismatches come first, and the HTML is
 // self-contained with the charts' series and points in the markup.
-#include "report/render.h"
-
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,14 +9,15 @@
 #include <regex>
 
 #include "report/reader.h"
+#include "report/render.h"
 #include "report/test_suites.h"
 
 namespace pgrig::report {
 namespace {
 
+using testing::FixtureSuite;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::FixtureSuite;
 using testing::StandardCells;
 
 struct Pair {
@@ -38,10 +37,18 @@ std::unique_ptr<Pair> MakePair(FixtureSuite fb, FixtureSuite fa) {
 }
 
 std::unique_ptr<Pair> StandardPair() {
-  return MakePair({.label = "xeon", .host = "intel-sapphire-rapids", .usd_per_hour = 0.85, .iterations = 5,
-                   .seed = 51, .cells = StandardCells(20000, 4000, 6000)},
-                  {.label = "graviton", .host = "graviton3", .usd_per_hour = 0.68, .iterations = 5,
-                   .seed = 52, .cells = StandardCells(27600, 4000, 6000)});
+  return MakePair({.label = "xeon",
+                   .host = "intel-sapphire-rapids",
+                   .usd_per_hour = 0.85,
+                   .iterations = 5,
+                   .seed = 51,
+                   .cells = StandardCells(20000, 4000, 6000)},
+                  {.label = "graviton",
+                   .host = "graviton3",
+                   .usd_per_hour = 0.68,
+                   .iterations = 5,
+                   .seed = 52,
+                   .cells = StandardCells(27600, 4000, 6000)});
 }
 
 size_t Count(const std::string& text, const std::string& what) {
@@ -59,8 +66,9 @@ TEST(RenderTest, FormatsParse) {
 }
 
 TEST(RenderTest, TextComparisonPutsMismatchesFirstAndUsesTheVerdicts) {
-  auto p = MakePair({.label = "base", .scale = 10, .seed = 3, .cells = StandardCells(20000, 4000, 6000)},
-                    {.label = "other", .scale = 100, .seed = 4, .cells = StandardCells(27600, 4000, 6000)});
+  auto p = MakePair(
+      {.label = "base", .scale = 10, .seed = 3, .cells = StandardCells(20000, 4000, 6000)},
+      {.label = "other", .scale = 100, .seed = 4, .cells = StandardCells(27600, 4000, 6000)});
   const std::string text = RenderComparison({&p->c, {}}, Format::kText);
   const size_t mismatch = text.find("MISMATCHES");
   const size_t decision = text.find("Decision table");
@@ -86,7 +94,8 @@ TEST(RenderTest, CsvAndJsonCarryTheComputedFigures) {
   EXPECT_THAT(csv, HasSubstr(fmt::format("{}", *p->c.cells[0][0].tps.ratio)));
   const auto j = nlohmann::json::parse(RenderComparison({&p->c, {}}, Format::kJson));
   EXPECT_EQ(j["schema"], "pgrig.compare/1");
-  EXPECT_DOUBLE_EQ(j["comparisons"][0]["cells"][0]["tps_ratio"].get<double>(), *p->c.cells[0][0].tps.ratio);
+  EXPECT_DOUBLE_EQ(j["comparisons"][0]["cells"][0]["tps_ratio"].get<double>(),
+                   *p->c.cells[0][0].tps.ratio);
   EXPECT_DOUBLE_EQ(j["comparisons"][0]["cells"][0]["tps_ratio_ci95"][0].get<double>(),
                    p->c.cells[0][0].tps.interval->low);
   EXPECT_EQ(j["comparisons"][0]["cells"][0]["verdict"], "faster");
@@ -95,7 +104,8 @@ TEST(RenderTest, CsvAndJsonCarryTheComputedFigures) {
   const std::string rcsv = RenderReport({&p->sa, {}, {}}, Format::kCsv);
   EXPECT_EQ(Count(rcsv, "\n"), 7u);
   const auto rj = nlohmann::json::parse(RenderReport({&p->sa, {}, {}}, Format::kJson));
-  EXPECT_DOUBLE_EQ(rj["suite"]["cells"][1]["tps_median"].get<double>(), p->sa.cells[1].tps_summary.median);
+  EXPECT_DOUBLE_EQ(rj["suite"]["cells"][1]["tps_median"].get<double>(),
+                   p->sa.cells[1].tps_summary.median);
   const std::string md = RenderReport({&p->sa, {}, {}}, Format::kMarkdown);
   EXPECT_THAT(md, HasSubstr("| select-only/simple/default/c2/j2 |"));
   EXPECT_THAT(md, HasSubstr("txn per USD [95% interval]"));
@@ -129,8 +139,9 @@ TEST(RenderTest, HtmlIsSelfContainedWithChartsAndTables) {
   EXPECT_EQ(Count(html, "<figure class=\"chart\""), Count(html, "<table class=\"data\">"));
   // The throughput point carries the median and the interval computed by stats.
   const CellStats& c = p->sa.cells[0];
-  EXPECT_THAT(html, HasSubstr(fmt::format("data-x=\"2\" data-y=\"{:.6g}\" data-low=\"{:.6g}\" data-high=\"{:.6g}\"",
-                                          c.tps_summary.median, c.tps_ci->low, c.tps_ci->high)));
+  EXPECT_THAT(html, HasSubstr(fmt::format(
+                        "data-x=\"2\" data-y=\"{:.6g}\" data-low=\"{:.6g}\" data-high=\"{:.6g}\"",
+                        c.tps_summary.median, c.tps_ci->low, c.tps_ci->high)));
   // Mismatch section before the charts even when empty.
   EXPECT_LT(html.find("id=\"mismatches\""), html.find("data-chart"));
 }

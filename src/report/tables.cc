@@ -16,7 +16,8 @@ std::string Opt(const std::optional<double>& v, int decimals) {
 
 std::string WithInterval(double v, const std::optional<stats::Interval>& iv, int decimals) {
   if (!iv) return Num(v, decimals);
-  return fmt::format("{} [{}, {}]", Num(v, decimals), Num(iv->low, decimals), Num(iv->high, decimals));
+  return fmt::format("{} [{}, {}]", Num(v, decimals), Num(iv->low, decimals),
+                     Num(iv->high, decimals));
 }
 
 std::string RatioText(const std::optional<double>& r, const std::optional<stats::Interval>& iv) {
@@ -27,10 +28,14 @@ std::string RatioText(const std::optional<double>& r, const std::optional<stats:
 
 std::string Pretty(const std::string& kind) {
   if (kind.empty()) return "-";
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"server_cpu", "server CPU"}, {"client_cpu", "client CPU"}, {"io_wait", "I/O wait"},
-      {"lock_waits", "lock waits"}, {"lwlock_waits", "LWLock waits"}, {"wal", "WAL"},
-      {"steal", "steal"},           {"unknown", "unknown"}};
+  static const std::pair<const char*, const char*> kNames[] = {{"server_cpu", "server CPU"},
+                                                               {"client_cpu", "client CPU"},
+                                                               {"io_wait", "I/O wait"},
+                                                               {"lock_waits", "lock waits"},
+                                                               {"lwlock_waits", "LWLock waits"},
+                                                               {"wal", "WAL"},
+                                                               {"steal", "steal"},
+                                                               {"unknown", "unknown"}};
   for (const auto& [k, v] : kNames) {
     if (kind == k) return v;
   }
@@ -43,8 +48,9 @@ Table CellTable(const SuiteStats& s) {
   Table t;
   t.id = "cells";
   t.title = "Cells of " + s.suite->label;
-  t.headers = {"cell", "runs", "tps median [95% interval]", "min - max", "p50 ms", "p99 ms",
-               "client CPU us/txn", "server CPU us/txn", "bottleneck"};
+  t.headers = {"cell",      "runs",   "tps median [95% interval]", "min - max",
+               "p50 ms",    "p99 ms", "client CPU us/txn",         "server CPU us/txn",
+               "bottleneck"};
   t.right = {false, true, true, true, true, true, true, true, false};
   const bool priced = s.suite->usd_per_hour.has_value();
   if (priced) {
@@ -65,8 +71,9 @@ Table CellTable(const SuiteStats& s) {
         Opt(c.server_cpu_us_per_transaction, 1),
         Pretty(c.bottleneck)};
     if (priced) {
-      row.push_back(c.transactions_per_usd ? WithInterval(*c.transactions_per_usd, c.transactions_per_usd_ci, 0)
-                                           : "-");
+      row.push_back(c.transactions_per_usd
+                        ? WithInterval(*c.transactions_per_usd, c.transactions_per_usd_ci, 0)
+                        : "-");
     }
     t.rows.push_back(std::move(row));
   }
@@ -75,8 +82,9 @@ Table CellTable(const SuiteStats& s) {
       "from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD per hour.";
   if (std::any_of(s.cells.begin(), s.cells.end(),
                   [](const CellStats& c) { return c.metric == "lio_per_s"; })) {
-    t.note += " lio/s: logical reads from shared buffers per second (pg_stat_database), the "
-              "same statistics; their latency is per range read.";
+    t.note +=
+        " lio/s: logical reads from shared buffers per second (pg_stat_database), the "
+        "same statistics; their latency is per range read.";
   }
   return t;
 }
@@ -141,12 +149,13 @@ std::optional<Table> FsyncComparisonTable(const Comparison& c) {
   });
   add("best p99 ms", [](const FsyncRecord& f) { return Opt(f.best_p99_ms, 3); });
   add("server wal_sync_method", [](const FsyncRecord& f) {
-    return f.server_method.empty() ? std::string("-")
-                                   : f.server_method + " (" + Opt(f.server_method_ops_per_s, 0) +
-                                         " flushes/s)";
+    return f.server_method.empty()
+               ? std::string("-")
+               : f.server_method + " (" + Opt(f.server_method_ops_per_s, 0) + " flushes/s)";
   });
-  t.note = "each suite tests its storage once, so there is one sample per side: the ratio is a "
-           "point figure, not a verdict; repeat the suites for an interval.";
+  t.note =
+      "each suite tests its storage once, so there is one sample per side: the ratio is a "
+      "point figure, not a verdict; repeat the suites for an interval.";
   return t;
 }
 
@@ -204,9 +213,12 @@ Table DecisionTable(const Comparison& c) {
   add("read-only tps", [&](const DecisionColumn& d) { return tps(d.read_only); });
   add("read-write tps", [&](const DecisionColumn& d) { return tps(d.read_write); });
   add("read-only txn per USD", [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
-  add("read-write txn per USD", [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
+  add("read-write txn per USD",
+      [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
   add("p99 ms (read-write)", [](const DecisionColumn& d) { return Opt(d.p99_ms, 3); });
-  t.note = "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / USD per hour.";
+  t.note =
+      "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / "
+      "USD per hour.";
   return t;
 }
 
@@ -216,8 +228,15 @@ Table ComparisonTable(const Comparison& c, size_t index) {
   Table t;
   t.id = "compare-" + std::to_string(index);
   t.title = fmt::format("{} against {} ({} / {})", a, b, a, b);
-  t.headers = {"cell", b + " tps", a + " tps", "tps ratio [95% interval]", "verdict",
-               "p50 ratio", "p99 ratio [95% interval]", "txn per USD ratio [95%]", "per dollar"};
+  t.headers = {"cell",
+               b + " tps",
+               a + " tps",
+               "tps ratio [95% interval]",
+               "verdict",
+               "p50 ratio",
+               "p99 ratio [95% interval]",
+               "txn per USD ratio [95%]",
+               "per dollar"};
   t.right = {false, true, true, true, false, true, true, true, false};
   for (const CellComparison& cc : c.cells[index - 1]) {
     std::string p50 = "-", p99 = "-";
@@ -232,16 +251,14 @@ Table ComparisonTable(const Comparison& c, size_t index) {
     t.rows.push_back({cc.key,
                       cc.b->runs_ok ? Num(cc.b->tps_summary.median, 1) + MetricSuffix(*cc.b) : "-",
                       cc.a->runs_ok ? Num(cc.a->tps_summary.median, 1) + MetricSuffix(*cc.a) : "-",
-                      RatioText(cc.tps.ratio, cc.tps.interval),
-                      SpeedName(cc.speed),
-                      p50,
-                      p99,
+                      RatioText(cc.tps.ratio, cc.tps.interval), SpeedName(cc.speed), p50, p99,
                       RatioText(cc.per_dollar_ratio, cc.per_dollar_interval),
                       cc.per_dollar_ratio ? SpeedName(cc.per_dollar_speed) : "-"});
   }
   t.note = "ratio: geometric mean of " + a + " / geometric mean of " + b +
            ", Welch t 95% interval on the log scale; \"faster\"/\"slower\" only when the interval "
-           "excludes 1.0. Latency ratios from the merged histograms (interval from per-run percentiles).";
+           "excludes 1.0. Latency ratios from the merged histograms (interval from per-run "
+           "percentiles).";
   return t;
 }
 
@@ -257,7 +274,8 @@ Table FactsDiffTable(const Comparison& c, size_t index, size_t max_rows) {
   for (size_t i = 0; i < diff.size() && i < max_rows; ++i) {
     t.rows.push_back({diff[i].key, diff[i].a, diff[i].b});
   }
-  if (diff.size() > max_rows) t.note = fmt::format("{} more differences not shown", diff.size() - max_rows);
+  if (diff.size() > max_rows)
+    t.note = fmt::format("{} more differences not shown", diff.size() - max_rows);
   return t;
 }
 

@@ -15,7 +15,7 @@
 namespace pgrig::report {
 
 struct Table {
-  std::string id;     // "cells", "decision", ... (HTML ids, JSON keys)
+  std::string id;  // "cells", "decision", ... (HTML ids, JSON keys)
   std::string title;
   std::vector<std::string> headers;
   std::vector<std::vector<std::string>> rows;
@@ -23,11 +23,11 @@ struct Table {
   std::string note;         // one line under the table ("" for none)
 };
 
-std::string Num(double v, int decimals);                 // "12,345.6"
+std::string Num(double v, int decimals);                        // "12,345.6"
 std::string Opt(const std::optional<double>& v, int decimals);  // "-" when absent
 std::string WithInterval(double v, const std::optional<stats::Interval>& iv, int decimals);
 std::string RatioText(const std::optional<double>& r, const std::optional<stats::Interval>& iv);
-std::string Pretty(const std::string& kind);             // "server_cpu" -> "server CPU"
+std::string Pretty(const std::string& kind);  // "server_cpu" -> "server CPU"
 
 Table CellTable(const SuiteStats& s);
 Table MismatchTable(const std::vector<Mismatch>& m);

@@ -52,9 +52,10 @@ inline nlohmann::json FixtureFacts(const FixtureSuite& f) {
   const SysFs fs(std::string(PGRIG_SOURCE_DIR) + "/tests/data/hosts/" + f.host);
   nlohmann::json facts = host::FactsToJson(host::CollectHostFacts(fs), std::nullopt);
   nlohmann::json settings = nlohmann::json::object();
-  for (const auto& [k, v] : f.settings) settings[k] = {{"setting", v}, {"unit", nullptr}, {"source", "default"}};
+  for (const auto& [k, v] : f.settings)
+    settings[k] = {{"setting", v}, {"unit", nullptr}, {"source", "default"}};
   facts["server"] = {{"version", "PostgreSQL " + std::to_string(f.pg_version_num / 10000) + "." +
-                                      std::to_string(f.pg_version_num % 10000)},
+                                     std::to_string(f.pg_version_num % 10000)},
                      {"version_num", f.pg_version_num},
                      {"settings", settings},
                      {"build", {{"arm_atomics", f.host.find("graviton") != std::string::npos}}}};
@@ -84,11 +85,19 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
       {"summary", {{"tps", tps}, {"duration_s", 10.0}, {"transactions", transactions}}},
       {"transactions", {{"processed", transactions}, {"failed", 0}}},
       {"histogram",
-       {{"count", d.count}, {"min_ns", d.min_ns}, {"max_ns", d.max_ns}, {"sum_ns", d.sum_ns},
-        {"sum_squares_ns2", d.sum_squares_ns2}, {"saturated_count", d.saturated_count},
-        {"negative_count", d.negative_count}, {"buckets", buckets}}},
-      {"client", {{"cpu_user_s", client_cpu_s * 0.4}, {"cpu_system_s", client_cpu_s * 0.6},
-                  {"cpu_us_per_transaction", 30.0}, {"bottleneck", f.client_saturated}}},
+       {{"count", d.count},
+        {"min_ns", d.min_ns},
+        {"max_ns", d.max_ns},
+        {"sum_ns", d.sum_ns},
+        {"sum_squares_ns2", d.sum_squares_ns2},
+        {"saturated_count", d.saturated_count},
+        {"negative_count", d.negative_count},
+        {"buckets", buckets}}},
+      {"client",
+       {{"cpu_user_s", client_cpu_s * 0.4},
+        {"cpu_system_s", client_cpu_s * 0.6},
+        {"cpu_us_per_transaction", 30.0},
+        {"bottleneck", f.client_saturated}}},
       {"series", {{"interval_s", 1.0}, {"intervals", intervals}}},
       {"facts", {{"see", "suite.facts"}}}};
   // Host 80% busy on 4 CPUs over 10 s: 32 CPU-s, of which the client used
@@ -97,27 +106,34 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
       {"interval_s", 1.0},
       {"server_is_local", true},
       {"host_cpus", 4},
-      {"host_mean", {{"duration_s", 10.0}, {"cpu_user_pct", 55.0}, {"cpu_system_pct", 25.0},
-                     {"cpu_iowait_pct", 2.0}, {"cpu_steal_pct", f.steal * 100},
-                     {"cpu_idle_pct", 18.0 - f.steal * 100},
-                     {"disk_read_bytes_per_s", 1.0e6}, {"disk_write_bytes_per_s", 4.0e6}}},
+      {"host_mean",
+       {{"duration_s", 10.0},
+        {"cpu_user_pct", 55.0},
+        {"cpu_system_pct", 25.0},
+        {"cpu_iowait_pct", 2.0},
+        {"cpu_steal_pct", f.steal * 100},
+        {"cpu_idle_pct", 18.0 - f.steal * 100},
+        {"disk_read_bytes_per_s", 1.0e6},
+        {"disk_write_bytes_per_s", 4.0e6}}},
       {"server_totals", {{"wal_bytes", 5.0e7}, {"checkpoints_timed", 0}, {"checkpoints_req", 1}}},
       // Per-second server samples: the one checkpoint is counted at 4 s.
-      {"server", {{{"t_s", 3.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 0}},
-                  {{"t_s", 4.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 1}},
-                  {{"t_s", 5.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 0}}}},
+      {"server",
+       {{{"t_s", 3.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 0}},
+        {{"t_s", 4.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 1}},
+        {{"t_s", 5.0}, {"checkpoints_timed", 0}, {"checkpoints_req", 0}}}},
       {"wait_events", {{"CPU", 80}, {"LWLock:WALWrite", 12}, {"Client:ClientRead", 30}}}};
   nlohmann::json warnings = nlohmann::json::array();
   if (f.client_saturated) warnings.push_back("the client saturated its CPUs (95% of 2 threads)");
-  return {{"cell", c.workload + "/" + c.protocol + "/" + c.variant + "/c" + std::to_string(c.clients) +
-                       "/j" + std::to_string(c.threads)},
+  return {{"cell", c.workload + "/" + c.protocol + "/" + c.variant + "/c" +
+                       std::to_string(c.clients) + "/j" + std::to_string(c.threads)},
           {"status", "ok"},
           {"error", nullptr},
           {"result", result},
           {"observation", observation},
-          {"bottleneck", {{"kind", "server_cpu"},
-                          {"evidence", "host CPU 80% busy (user 55%, system 25%, iowait 2%, steal 0%)"},
-                          {"warnings", warnings}}}};
+          {"bottleneck",
+           {{"kind", "server_cpu"},
+            {"evidence", "host CPU 80% busy (user 55%, system 25%, iowait 2%, steal 0%)"},
+            {"warnings", warnings}}}};
 }
 
 inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
@@ -136,16 +152,17 @@ inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
     }
   }
   for (const FixtureCell& c : f.cells) {
-    cells.push_back({{"id", c.workload + "/" + c.protocol + "/" + c.variant + "/c" +
-                                std::to_string(c.clients) + "/j" + std::to_string(c.threads)},
-                     {"workload", c.workload},
-                     {"protocol", c.protocol},
-                     {"variant", c.variant},
-                     {"clients", c.clients},
-                     {"threads", c.threads},
-                     {"settings", {{"per_connection", nlohmann::json::object()},
-                                   {"server", nlohmann::json::object()}}},
-                     {"summary", nullptr}});
+    cells.push_back(
+        {{"id", c.workload + "/" + c.protocol + "/" + c.variant + "/c" + std::to_string(c.clients) +
+                    "/j" + std::to_string(c.threads)},
+         {"workload", c.workload},
+         {"protocol", c.protocol},
+         {"variant", c.variant},
+         {"clients", c.clients},
+         {"threads", c.threads},
+         {"settings",
+          {{"per_connection", nlohmann::json::object()}, {"server", nlohmann::json::object()}}},
+         {"summary", nullptr}});
   }
   nlohmann::json doc = {{"schema", "pgrig.suite/1"},
                         {"suite_id", f.label + "-20261201T100000Z"},
@@ -159,16 +176,17 @@ inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
                         {"cells", cells},
                         {"runs", runs}};
   if (f.usd_per_hour) {
-    doc["price"] = {{"usd_per_hour", *f.usd_per_hour}, {"instance_type", nullptr}, {"from", "--usd-per-hour"}};
+    doc["price"] = {
+        {"usd_per_hour", *f.usd_per_hour}, {"instance_type", nullptr}, {"from", "--usd-per-hour"}};
   }
   return doc;
 }
 
 // The standard suite's cells at the given medians.
 inline std::vector<FixtureCell> StandardCells(double ro, double rw, double wo) {
-  return {{"select-only", 2, 2, ro},        {"select-only", 4, 2, ro * 1.3},
-          {"tpcb-like", 2, 2, rw},          {"tpcb-like", 4, 2, rw * 1.2},
-          {"simple-update", 2, 2, wo},      {"simple-update", 4, 2, wo * 1.15}};
+  return {{"select-only", 2, 2, ro},   {"select-only", 4, 2, ro * 1.3},
+          {"tpcb-like", 2, 2, rw},     {"tpcb-like", 4, 2, rw * 1.2},
+          {"simple-update", 2, 2, wo}, {"simple-update", 4, 2, wo * 1.15}};
 }
 
 }  // namespace pgrig::report::testing

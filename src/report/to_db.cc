@@ -59,56 +59,74 @@ CREATE TABLE IF NOT EXISTS {0}.runs (
   FOREIGN KEY (suite_id, cell_id) REFERENCES {0}.cells ON DELETE CASCADE);
 )sql";
 
-Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st, const std::string& s) {
+Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st,
+                                      const std::string& s) {
   const Suite& su = *st.suite;
   LoadSummary out;
   PGRIG_RETURN_IF_ERROR(conn.Exec(fmt::format(kDdl, s)).status());
-  PGRIG_ASSIGN_OR_RETURN(pg::QueryResult del,
-                         conn.ExecParams(fmt::format("DELETE FROM {}.suites WHERE suite_id = $1", s),
-                                         {su.suite_id}));
+  PGRIG_ASSIGN_OR_RETURN(
+      pg::QueryResult del,
+      conn.ExecParams(fmt::format("DELETE FROM {}.suites WHERE suite_id = $1", s), {su.suite_id}));
   out.replaced = del.AffectedRows() > 0;
   PGRIG_RETURN_IF_ERROR(
       conn.ExecParams(
-              fmt::format("INSERT INTO {}.suites (suite_id, label, source, document_schema, started_at, "
-                          "complete, plan_name, scale, postgresql, usd_per_hour, instance_type, facts) "
-                          "VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6::boolean, NULLIF($7, ''), "
-                          "NULLIF($8, '')::integer, NULLIF($9, ''), NULLIF($10, '')::float8, "
-                          "NULLIF($11, ''), $12::jsonb)",
-                          s),
-              {su.suite_id, su.label, su.source, su.schema, su.started_at, su.complete ? "true" : "false",
-               su.plan_name, su.scale ? std::to_string(*su.scale) : "", su.pg_version,
-               Num(su.usd_per_hour), su.instance_type, su.facts.is_null() ? "{}" : su.facts.dump()})
+              fmt::format(
+                  "INSERT INTO {}.suites (suite_id, label, source, document_schema, started_at, "
+                  "complete, plan_name, scale, postgresql, usd_per_hour, instance_type, facts) "
+                  "VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6::boolean, NULLIF($7, ''), "
+                  "NULLIF($8, '')::integer, NULLIF($9, ''), NULLIF($10, '')::float8, "
+                  "NULLIF($11, ''), $12::jsonb)",
+                  s),
+              {su.suite_id, su.label, su.source, su.schema, su.started_at,
+               su.complete ? "true" : "false", su.plan_name,
+               su.scale ? std::to_string(*su.scale) : "", su.pg_version, Num(su.usd_per_hour),
+               su.instance_type, su.facts.is_null() ? "{}" : su.facts.dump()})
           .status());
   for (size_t i = 0; i < st.cells.size(); ++i) {
     const CellStats& c = st.cells[i];
     const bool ok = c.runs_ok > 0;
     PGRIG_RETURN_IF_ERROR(
         conn.ExecParams(
-                fmt::format("INSERT INTO {}.cells VALUES ($1, $2, $3, $4, $5, $6::integer, $7::integer, "
-                            "$8::integer, $9::integer, NULLIF($10, '')::float8, NULLIF($11, '')::float8, "
-                            "NULLIF($12, '')::float8, NULLIF($13, '')::float8, NULLIF($14, '')::float8, "
-                            "NULLIF($15, '')::float8, NULLIF($16, '')::float8, NULLIF($17, '')::float8, "
-                            "NULLIF($18, '')::float8, NULLIF($19, ''), NULLIF($20, '')::float8)",
-                            s),
-                {su.suite_id, c.id, c.workload, c.protocol, c.variant, std::to_string(c.clients),
-                 std::to_string(c.threads), std::to_string(c.runs_ok), std::to_string(c.runs_failed),
-                 ok ? Num(c.tps_summary.median) : "", ok ? Num(c.tps_summary.min) : "",
-                 ok ? Num(c.tps_summary.max) : "", c.tps_ci ? Num(c.tps_ci->low) : "",
-                 c.tps_ci ? Num(c.tps_ci->high) : "", c.latency_ms.empty() ? "" : Num(c.latency_ms[0]),
-                 c.latency_ms.empty() ? "" : Num(c.latency_ms[3]), Num(c.client_cpu_us_per_transaction),
-                 Num(c.server_cpu_us_per_transaction), c.bottleneck, Num(c.transactions_per_usd)})
+                fmt::format(
+                    "INSERT INTO {}.cells VALUES ($1, $2, $3, $4, $5, $6::integer, $7::integer, "
+                    "$8::integer, $9::integer, NULLIF($10, '')::float8, NULLIF($11, '')::float8, "
+                    "NULLIF($12, '')::float8, NULLIF($13, '')::float8, NULLIF($14, '')::float8, "
+                    "NULLIF($15, '')::float8, NULLIF($16, '')::float8, NULLIF($17, '')::float8, "
+                    "NULLIF($18, '')::float8, NULLIF($19, ''), NULLIF($20, '')::float8)",
+                    s),
+                {su.suite_id,
+                 c.id,
+                 c.workload,
+                 c.protocol,
+                 c.variant,
+                 std::to_string(c.clients),
+                 std::to_string(c.threads),
+                 std::to_string(c.runs_ok),
+                 std::to_string(c.runs_failed),
+                 ok ? Num(c.tps_summary.median) : "",
+                 ok ? Num(c.tps_summary.min) : "",
+                 ok ? Num(c.tps_summary.max) : "",
+                 c.tps_ci ? Num(c.tps_ci->low) : "",
+                 c.tps_ci ? Num(c.tps_ci->high) : "",
+                 c.latency_ms.empty() ? "" : Num(c.latency_ms[0]),
+                 c.latency_ms.empty() ? "" : Num(c.latency_ms[3]),
+                 Num(c.client_cpu_us_per_transaction),
+                 Num(c.server_cpu_us_per_transaction),
+                 c.bottleneck,
+                 Num(c.transactions_per_usd)})
             .status());
     ++out.cells;
     const Cell& model = su.cells[i];
     for (size_t k = 0; k < model.runs.size(); ++k) {
       const Run& r = model.runs[k];
       PGRIG_RETURN_IF_ERROR(
-          conn.ExecParams(fmt::format("INSERT INTO {}.runs VALUES ($1, $2, $3::integer, $4::integer, "
-                                      "$5::boolean, NULLIF($6, ''), NULLIF($7, '')::float8, "
-                                      "NULLIF($8, '')::float8)",
-                                      s),
-                          {su.suite_id, c.id, std::to_string(k), std::to_string(r.iteration),
-                           r.ok ? "true" : "false", r.error, r.ok ? Num(r.tps) : "", Num(r.duration_s)})
+          conn.ExecParams(
+                  fmt::format("INSERT INTO {}.runs VALUES ($1, $2, $3::integer, $4::integer, "
+                              "$5::boolean, NULLIF($6, ''), NULLIF($7, '')::float8, "
+                              "NULLIF($8, '')::float8)",
+                              s),
+                  {su.suite_id, c.id, std::to_string(k), std::to_string(r.iteration),
+                   r.ok ? "true" : "false", r.error, r.ok ? Num(r.tps) : "", Num(r.duration_s)})
               .status());
       ++out.runs;
     }
@@ -121,15 +139,17 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
 Result<LoadSummary> LoadIntoDatabase(pg::Connection& conn, const SuiteStats& suite,
                                      const LoadOptions& options) {
   if (suite.suite->suite_id.empty()) {
-    return InvalidArgument(suite.suite->source + ": the suite has no id; cannot load it idempotently");
+    return InvalidArgument(suite.suite->source +
+                           ": the suite has no id; cannot load it idempotently");
   }
   const std::string schema = pg::QuoteIdent(options.schema);
   PGRIG_RETURN_IF_ERROR(conn.Exec("BEGIN").status());
   auto loaded = LoadInTransaction(conn, suite, schema);
   if (!loaded.ok()) {
     (void)conn.Exec("ROLLBACK");
-    return Status(loaded.status().code(), "loading " + suite.suite->source + " into the results schema " +
-                                              options.schema + ": " + loaded.status().message());
+    return Status(loaded.status().code(), "loading " + suite.suite->source +
+                                              " into the results schema " + options.schema + ": " +
+                                              loaded.status().message());
   }
   PGRIG_RETURN_IF_ERROR(conn.Exec("COMMIT").status());
   return loaded;

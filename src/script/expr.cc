@@ -1,12 +1,13 @@
 #include "script/expr.h"
 
+#include <strings.h>
+
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "script/pg_format.h"
 
@@ -14,43 +15,80 @@ namespace pgrig::script {
 
 const char* FuncName(Func f) {
   switch (f) {
-    case Func::kAdd: return "+";
-    case Func::kSub: return "-";
-    case Func::kMul: return "*";
-    case Func::kDiv: return "/";
-    case Func::kMod: return "mod";
-    case Func::kAbs: return "abs";
-    case Func::kDebug: return "debug";
-    case Func::kDouble: return "double";
-    case Func::kExp: return "exp";
-    case Func::kGreatest: return "greatest";
-    case Func::kHashFnv1a: return "hash_fnv1a";
-    case Func::kHashMurmur2: return "hash_murmur2";
-    case Func::kInt: return "int";
-    case Func::kLeast: return "least";
-    case Func::kLn: return "ln";
-    case Func::kPermute: return "permute";
-    case Func::kPi: return "pi";
-    case Func::kPow: return "pow";
-    case Func::kRandom: return "random";
-    case Func::kRandomExponential: return "random_exponential";
-    case Func::kRandomGaussian: return "random_gaussian";
-    case Func::kRandomZipfian: return "random_zipfian";
-    case Func::kSqrt: return "sqrt";
-    case Func::kBitAnd: return "&";
-    case Func::kBitOr: return "|";
-    case Func::kBitXor: return "#";
-    case Func::kLshift: return "<<";
-    case Func::kRshift: return ">>";
-    case Func::kEq: return "=";
-    case Func::kNe: return "<>";
-    case Func::kLe: return "<=";
-    case Func::kLt: return "<";
-    case Func::kAnd: return "!and";
-    case Func::kOr: return "!or";
-    case Func::kNot: return "!not";
-    case Func::kIs: return "!is";
-    case Func::kCase: return "!case_end";
+    case Func::kAdd:
+      return "+";
+    case Func::kSub:
+      return "-";
+    case Func::kMul:
+      return "*";
+    case Func::kDiv:
+      return "/";
+    case Func::kMod:
+      return "mod";
+    case Func::kAbs:
+      return "abs";
+    case Func::kDebug:
+      return "debug";
+    case Func::kDouble:
+      return "double";
+    case Func::kExp:
+      return "exp";
+    case Func::kGreatest:
+      return "greatest";
+    case Func::kHashFnv1a:
+      return "hash_fnv1a";
+    case Func::kHashMurmur2:
+      return "hash_murmur2";
+    case Func::kInt:
+      return "int";
+    case Func::kLeast:
+      return "least";
+    case Func::kLn:
+      return "ln";
+    case Func::kPermute:
+      return "permute";
+    case Func::kPi:
+      return "pi";
+    case Func::kPow:
+      return "pow";
+    case Func::kRandom:
+      return "random";
+    case Func::kRandomExponential:
+      return "random_exponential";
+    case Func::kRandomGaussian:
+      return "random_gaussian";
+    case Func::kRandomZipfian:
+      return "random_zipfian";
+    case Func::kSqrt:
+      return "sqrt";
+    case Func::kBitAnd:
+      return "&";
+    case Func::kBitOr:
+      return "|";
+    case Func::kBitXor:
+      return "#";
+    case Func::kLshift:
+      return "<<";
+    case Func::kRshift:
+      return ">>";
+    case Func::kEq:
+      return "=";
+    case Func::kNe:
+      return "<>";
+    case Func::kLe:
+      return "<=";
+    case Func::kLt:
+      return "<";
+    case Func::kAnd:
+      return "!and";
+    case Func::kOr:
+      return "!or";
+    case Func::kNot:
+      return "!not";
+    case Func::kIs:
+      return "!is";
+    case Func::kCase:
+      return "!case_end";
   }
   return "?";
 }
@@ -61,14 +99,47 @@ const char* FuncName(Func f) {
 namespace {
 
 enum class Tok : uint8_t {
-  kEnd, kError,
-  kInt, kMaxIntPlusOne, kDouble, kTrue, kFalse, kNull, kVar, kFunc,
-  kAnd, kOr, kNot, kIs, kIsNull, kNotNull,
-  kCase, kWhen, kThen, kElse, kEndKw,
-  kPlus, kMinus, kStar, kSlash, kPercent,
-  kEq, kNe, kLe, kGe, kLt, kGt,
-  kPipe, kAmp, kHash, kTilde, kLs, kRs,
-  kLParen, kRParen, kComma,
+  kEnd,
+  kError,
+  kInt,
+  kMaxIntPlusOne,
+  kDouble,
+  kTrue,
+  kFalse,
+  kNull,
+  kVar,
+  kFunc,
+  kAnd,
+  kOr,
+  kNot,
+  kIs,
+  kIsNull,
+  kNotNull,
+  kCase,
+  kWhen,
+  kThen,
+  kElse,
+  kEndKw,
+  kPlus,
+  kMinus,
+  kStar,
+  kSlash,
+  kPercent,
+  kEq,
+  kNe,
+  kLe,
+  kGe,
+  kLt,
+  kGt,
+  kPipe,
+  kAmp,
+  kHash,
+  kTilde,
+  kLs,
+  kRs,
+  kLParen,
+  kRParen,
+  kComma,
 };
 
 struct Token {
@@ -123,22 +194,38 @@ class Lexer {
     if (two('<', '<')) return op(Tok::kLs, 2);
     if (two('>', '>')) return op(Tok::kRs, 2);
     switch (c) {
-      case '+': return op(Tok::kPlus, 1);
-      case '-': return op(Tok::kMinus, 1);
-      case '*': return op(Tok::kStar, 1);
-      case '/': return op(Tok::kSlash, 1);
-      case '%': return op(Tok::kPercent, 1);
-      case '=': return op(Tok::kEq, 1);
-      case '<': return op(Tok::kLt, 1);
-      case '>': return op(Tok::kGt, 1);
-      case '|': return op(Tok::kPipe, 1);
-      case '&': return op(Tok::kAmp, 1);
-      case '#': return op(Tok::kHash, 1);
-      case '~': return op(Tok::kTilde, 1);
-      case '(': return op(Tok::kLParen, 1);
-      case ')': return op(Tok::kRParen, 1);
-      case ',': return op(Tok::kComma, 1);
-      default: break;
+      case '+':
+        return op(Tok::kPlus, 1);
+      case '-':
+        return op(Tok::kMinus, 1);
+      case '*':
+        return op(Tok::kStar, 1);
+      case '/':
+        return op(Tok::kSlash, 1);
+      case '%':
+        return op(Tok::kPercent, 1);
+      case '=':
+        return op(Tok::kEq, 1);
+      case '<':
+        return op(Tok::kLt, 1);
+      case '>':
+        return op(Tok::kGt, 1);
+      case '|':
+        return op(Tok::kPipe, 1);
+      case '&':
+        return op(Tok::kAmp, 1);
+      case '#':
+        return op(Tok::kHash, 1);
+      case '~':
+        return op(Tok::kTilde, 1);
+      case '(':
+        return op(Tok::kLParen, 1);
+      case ')':
+        return op(Tok::kRParen, 1);
+      case ',':
+        return op(Tok::kComma, 1);
+      default:
+        break;
     }
     if (c == ':' && pos_ + 1 < s_.size() && IsAlnum(static_cast<unsigned char>(s_[pos_ + 1]))) {
       size_t e = pos_ + 1;
@@ -149,8 +236,8 @@ class Lexer {
       t.end = e;
       return t;
     }
-    if (IsDigit(c) || (c == '.' && pos_ + 1 < s_.size() &&
-                       IsDigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
+    if (IsDigit(c) ||
+        (c == '.' && pos_ + 1 < s_.size() && IsDigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
       return Number();
     }
     if (IsAlpha(c)) {
@@ -196,12 +283,15 @@ class Lexer {
   }
 
   static Tok Keyword(std::string_view w) {
-    struct KW { const char* name; Tok tok; };
+    struct KW {
+      const char* name;
+      Tok tok;
+    };
     static constexpr KW kKeywords[] = {
-        {"and", Tok::kAnd},   {"or", Tok::kOr},       {"not", Tok::kNot},
+        {"and", Tok::kAnd},   {"or", Tok::kOr},         {"not", Tok::kNot},
         {"is", Tok::kIs},     {"isnull", Tok::kIsNull}, {"notnull", Tok::kNotNull},
-        {"case", Tok::kCase}, {"when", Tok::kWhen},   {"then", Tok::kThen},
-        {"else", Tok::kElse}, {"end", Tok::kEndKw},   {"null", Tok::kNull},
+        {"case", Tok::kCase}, {"when", Tok::kWhen},     {"then", Tok::kThen},
+        {"else", Tok::kElse}, {"end", Tok::kEndKw},     {"null", Tok::kNull},
         {"true", Tok::kTrue}, {"false", Tok::kFalse},
     };
     for (const KW& kw : kKeywords) {
@@ -268,21 +358,41 @@ class Lexer {
 
 // Levels, lowest first (exprparse.y): OR, AND, NOT, IS, comparison,
 // bitwise (| # & << >> ~), additive, multiplicative, unary.
-constexpr int kPrecOr = 1, kPrecAnd = 2, kPrecNot = 3, kPrecIs = 4, kPrecCmp = 5,
-              kPrecBit = 6, kPrecAdd = 7, kPrecMul = 8, kPrecUnary = 9;
+constexpr int kPrecOr = 1, kPrecAnd = 2, kPrecNot = 3, kPrecIs = 4, kPrecCmp = 5, kPrecBit = 6,
+              kPrecAdd = 7, kPrecMul = 8, kPrecUnary = 9;
 
 int BinaryPrec(Tok t) {
   switch (t) {
-    case Tok::kOr: return kPrecOr;
-    case Tok::kAnd: return kPrecAnd;
-    case Tok::kIs: case Tok::kIsNull: case Tok::kNotNull: return kPrecIs;
-    case Tok::kEq: case Tok::kNe: case Tok::kLe: case Tok::kGe: case Tok::kLt: case Tok::kGt:
+    case Tok::kOr:
+      return kPrecOr;
+    case Tok::kAnd:
+      return kPrecAnd;
+    case Tok::kIs:
+    case Tok::kIsNull:
+    case Tok::kNotNull:
+      return kPrecIs;
+    case Tok::kEq:
+    case Tok::kNe:
+    case Tok::kLe:
+    case Tok::kGe:
+    case Tok::kLt:
+    case Tok::kGt:
       return kPrecCmp;
-    case Tok::kPipe: case Tok::kAmp: case Tok::kHash: case Tok::kLs: case Tok::kRs:
+    case Tok::kPipe:
+    case Tok::kAmp:
+    case Tok::kHash:
+    case Tok::kLs:
+    case Tok::kRs:
       return kPrecBit;
-    case Tok::kPlus: case Tok::kMinus: return kPrecAdd;
-    case Tok::kStar: case Tok::kSlash: case Tok::kPercent: return kPrecMul;
-    default: return 0;
+    case Tok::kPlus:
+    case Tok::kMinus:
+      return kPrecAdd;
+    case Tok::kStar:
+    case Tok::kSlash:
+    case Tok::kPercent:
+      return kPrecMul;
+    default:
+      return 0;
   }
 }
 
@@ -393,25 +503,62 @@ class Parser {
       Expr right;
       if (!ParseExpr(prec + 1, &right)) return false;
       switch (t) {
-        case Tok::kOr: left = Op(Func::kOr, std::move(left), std::move(right)); break;
-        case Tok::kAnd: left = Op(Func::kAnd, std::move(left), std::move(right)); break;
-        case Tok::kEq: left = Op(Func::kEq, std::move(left), std::move(right)); break;
-        case Tok::kNe: left = Op(Func::kNe, std::move(left), std::move(right)); break;
-        case Tok::kLe: left = Op(Func::kLe, std::move(left), std::move(right)); break;
-        case Tok::kLt: left = Op(Func::kLt, std::move(left), std::move(right)); break;
-        case Tok::kGe: left = Op(Func::kLe, std::move(right), std::move(left)); break;
-        case Tok::kGt: left = Op(Func::kLt, std::move(right), std::move(left)); break;
-        case Tok::kPipe: left = Op(Func::kBitOr, std::move(left), std::move(right)); break;
-        case Tok::kAmp: left = Op(Func::kBitAnd, std::move(left), std::move(right)); break;
-        case Tok::kHash: left = Op(Func::kBitXor, std::move(left), std::move(right)); break;
-        case Tok::kLs: left = Op(Func::kLshift, std::move(left), std::move(right)); break;
-        case Tok::kRs: left = Op(Func::kRshift, std::move(left), std::move(right)); break;
-        case Tok::kPlus: left = Op(Func::kAdd, std::move(left), std::move(right)); break;
-        case Tok::kMinus: left = Op(Func::kSub, std::move(left), std::move(right)); break;
-        case Tok::kStar: left = Op(Func::kMul, std::move(left), std::move(right)); break;
-        case Tok::kSlash: left = Op(Func::kDiv, std::move(left), std::move(right)); break;
-        case Tok::kPercent: left = Op(Func::kMod, std::move(left), std::move(right)); break;
-        default: return SyntaxError();
+        case Tok::kOr:
+          left = Op(Func::kOr, std::move(left), std::move(right));
+          break;
+        case Tok::kAnd:
+          left = Op(Func::kAnd, std::move(left), std::move(right));
+          break;
+        case Tok::kEq:
+          left = Op(Func::kEq, std::move(left), std::move(right));
+          break;
+        case Tok::kNe:
+          left = Op(Func::kNe, std::move(left), std::move(right));
+          break;
+        case Tok::kLe:
+          left = Op(Func::kLe, std::move(left), std::move(right));
+          break;
+        case Tok::kLt:
+          left = Op(Func::kLt, std::move(left), std::move(right));
+          break;
+        case Tok::kGe:
+          left = Op(Func::kLe, std::move(right), std::move(left));
+          break;
+        case Tok::kGt:
+          left = Op(Func::kLt, std::move(right), std::move(left));
+          break;
+        case Tok::kPipe:
+          left = Op(Func::kBitOr, std::move(left), std::move(right));
+          break;
+        case Tok::kAmp:
+          left = Op(Func::kBitAnd, std::move(left), std::move(right));
+          break;
+        case Tok::kHash:
+          left = Op(Func::kBitXor, std::move(left), std::move(right));
+          break;
+        case Tok::kLs:
+          left = Op(Func::kLshift, std::move(left), std::move(right));
+          break;
+        case Tok::kRs:
+          left = Op(Func::kRshift, std::move(left), std::move(right));
+          break;
+        case Tok::kPlus:
+          left = Op(Func::kAdd, std::move(left), std::move(right));
+          break;
+        case Tok::kMinus:
+          left = Op(Func::kSub, std::move(left), std::move(right));
+          break;
+        case Tok::kStar:
+          left = Op(Func::kMul, std::move(left), std::move(right));
+          break;
+        case Tok::kSlash:
+          left = Op(Func::kDiv, std::move(left), std::move(right));
+          break;
+        case Tok::kPercent:
+          left = Op(Func::kMod, std::move(left), std::move(right));
+          break;
+        default:
+          return SyntaxError();
       }
       if (prec == kPrecCmp && BinaryPrec(cur_.tok) == kPrecCmp) return SyntaxError();
     }
@@ -490,17 +637,30 @@ class Parser {
         if (cur_.tok != Tok::kRParen) return SyntaxError();
         return Advance();
       }
-      case Tok::kNull: *out = Expr::Constant(Value::Null()); return Advance();
-      case Tok::kTrue: *out = Expr::Constant(Value::Bool(true)); return Advance();
-      case Tok::kFalse: *out = Expr::Constant(Value::Bool(false)); return Advance();
-      case Tok::kInt: *out = Expr::Constant(Value::Int(t.ival)); return Advance();
-      case Tok::kDouble: *out = Expr::Constant(Value::Double(t.dval)); return Advance();
+      case Tok::kNull:
+        *out = Expr::Constant(Value::Null());
+        return Advance();
+      case Tok::kTrue:
+        *out = Expr::Constant(Value::Bool(true));
+        return Advance();
+      case Tok::kFalse:
+        *out = Expr::Constant(Value::Bool(false));
+        return Advance();
+      case Tok::kInt:
+        *out = Expr::Constant(Value::Int(t.ival));
+        return Advance();
+      case Tok::kDouble:
+        *out = Expr::Constant(Value::Double(t.dval));
+        return Advance();
       case Tok::kVar:
         *out = Expr::Variable(names_.Intern(lex_.Text(t).substr(1)));
         return Advance();
-      case Tok::kFunc: return ParseCall(out);
-      case Tok::kCase: return ParseCase(out);
-      default: return SyntaxError();
+      case Tok::kFunc:
+        return ParseCall(out);
+      case Tok::kCase:
+        return ParseCase(out);
+      default:
+        return SyntaxError();
     }
   }
 
@@ -509,7 +669,8 @@ class Parser {
     const std::string_view name = lex_.Text(name_tok);
     const FuncInfo* info = nullptr;
     for (const FuncInfo& f : kFunctions) {
-      if (name.size() == std::strlen(f.name) && strncasecmp(name.data(), f.name, name.size()) == 0) {
+      if (name.size() == std::strlen(f.name) &&
+          strncasecmp(name.data(), f.name, name.size()) == 0) {
         info = &f;
         break;
       }
@@ -783,23 +944,43 @@ class Evaluator {
       return true;
     }
     switch (e.func) {
-      case Func::kAdd: case Func::kSub: case Func::kMul: case Func::kDiv: case Func::kMod:
-      case Func::kEq: case Func::kNe: case Func::kLe: case Func::kLt:
+      case Func::kAdd:
+      case Func::kSub:
+      case Func::kMul:
+      case Func::kDiv:
+      case Func::kMod:
+      case Func::kEq:
+      case Func::kNe:
+      case Func::kLe:
+      case Func::kLt:
         return Arith(e.func, args[0], args[1], out);
-      case Func::kBitAnd: case Func::kBitOr: case Func::kBitXor: case Func::kLshift:
+      case Func::kBitAnd:
+      case Func::kBitOr:
+      case Func::kBitXor:
+      case Func::kLshift:
       case Func::kRshift: {
         int64_t l, r;
         if (!ToInt(args[0], &l) || !ToInt(args[1], &r)) return false;
         const uint64_t ul = static_cast<uint64_t>(l), ur = static_cast<uint64_t>(r);
         int64_t res = 0;
         switch (e.func) {
-          case Func::kBitAnd: res = static_cast<int64_t>(ul & ur); break;
-          case Func::kBitOr: res = static_cast<int64_t>(ul | ur); break;
-          case Func::kBitXor: res = static_cast<int64_t>(ul ^ ur); break;
+          case Func::kBitAnd:
+            res = static_cast<int64_t>(ul & ur);
+            break;
+          case Func::kBitOr:
+            res = static_cast<int64_t>(ul | ur);
+            break;
+          case Func::kBitXor:
+            res = static_cast<int64_t>(ul ^ ur);
+            break;
           // Shift counts wrap modulo 64, as the x86/arm64 instructions that
           // pgbench's C shift compiles to do.
-          case Func::kLshift: res = static_cast<int64_t>(ul << (r & 63)); break;
-          default: res = l >> (r & 63); break;
+          case Func::kLshift:
+            res = static_cast<int64_t>(ul << (r & 63));
+            break;
+          default:
+            res = l >> (r & 63);
+            break;
         }
         *out = Value::Int(res);
         return true;
@@ -837,12 +1018,18 @@ class Evaluator {
         *out = args[0];
         return true;
       }
-      case Func::kDouble: case Func::kSqrt: case Func::kLn: case Func::kExp: {
+      case Func::kDouble:
+      case Func::kSqrt:
+      case Func::kLn:
+      case Func::kExp: {
         double d;
         if (!ToDouble(args[0], &d)) return false;
-        if (e.func == Func::kSqrt) d = std::sqrt(d);
-        else if (e.func == Func::kLn) d = std::log(d);
-        else if (e.func == Func::kExp) d = std::exp(d);
+        if (e.func == Func::kSqrt)
+          d = std::sqrt(d);
+        else if (e.func == Func::kLn)
+          d = std::log(d);
+        else if (e.func == Func::kExp)
+          d = std::exp(d);
         *out = Value::Double(d);
         return true;
       }
@@ -852,7 +1039,8 @@ class Evaluator {
         *out = Value::Int(i);
         return true;
       }
-      case Func::kLeast: case Func::kGreatest: {
+      case Func::kLeast:
+      case Func::kGreatest: {
         bool have_double = false;
         for (size_t i = 0; i < n; i++) have_double |= args[i].is_double();
         const bool least = e.func == Func::kLeast;
@@ -877,7 +1065,9 @@ class Evaluator {
         }
         return true;
       }
-      case Func::kRandom: case Func::kRandomExponential: case Func::kRandomGaussian:
+      case Func::kRandom:
+      case Func::kRandomExponential:
+      case Func::kRandomGaussian:
       case Func::kRandomZipfian:
         return Random(e.func, args, out);
       case Func::kPow: {
@@ -894,7 +1084,8 @@ class Evaluator {
         *out = Value::Bool(same);
         return true;
       }
-      case Func::kHashFnv1a: case Func::kHashMurmur2: {
+      case Func::kHashFnv1a:
+      case Func::kHashMurmur2: {
         int64_t v, seed;
         if (!ToInt(args[0], &v) || !ToInt(args[1], &seed)) return false;
         *out = Value::Int(e.func == Func::kHashFnv1a ? HashFnv1a(v, static_cast<uint64_t>(seed))
@@ -918,14 +1109,30 @@ class Evaluator {
       double l, r;
       if (!ToDouble(lv, &l) || !ToDouble(rv, &r)) return false;
       switch (f) {
-        case Func::kAdd: *out = Value::Double(l + r); break;
-        case Func::kSub: *out = Value::Double(l - r); break;
-        case Func::kMul: *out = Value::Double(l * r); break;
-        case Func::kDiv: *out = Value::Double(l / r); break;
-        case Func::kEq: *out = Value::Bool(l == r); break;
-        case Func::kNe: *out = Value::Bool(l != r); break;
-        case Func::kLe: *out = Value::Bool(l <= r); break;
-        default: *out = Value::Bool(l < r); break;
+        case Func::kAdd:
+          *out = Value::Double(l + r);
+          break;
+        case Func::kSub:
+          *out = Value::Double(l - r);
+          break;
+        case Func::kMul:
+          *out = Value::Double(l * r);
+          break;
+        case Func::kDiv:
+          *out = Value::Double(l / r);
+          break;
+        case Func::kEq:
+          *out = Value::Bool(l == r);
+          break;
+        case Func::kNe:
+          *out = Value::Bool(l != r);
+          break;
+        case Func::kLe:
+          *out = Value::Bool(l <= r);
+          break;
+        default:
+          *out = Value::Bool(l < r);
+          break;
       }
       return true;
     }
@@ -944,11 +1151,20 @@ class Evaluator {
         if (__builtin_mul_overflow(l, r, &res)) return Fail("bigint mul out of range");
         *out = Value::Int(res);
         return true;
-      case Func::kEq: *out = Value::Bool(l == r); return true;
-      case Func::kNe: *out = Value::Bool(l != r); return true;
-      case Func::kLe: *out = Value::Bool(l <= r); return true;
-      case Func::kLt: *out = Value::Bool(l < r); return true;
-      case Func::kDiv: case Func::kMod:
+      case Func::kEq:
+        *out = Value::Bool(l == r);
+        return true;
+      case Func::kNe:
+        *out = Value::Bool(l != r);
+        return true;
+      case Func::kLe:
+        *out = Value::Bool(l <= r);
+        return true;
+      case Func::kLt:
+        *out = Value::Bool(l < r);
+        return true;
+      case Func::kDiv:
+      case Func::kMod:
         if (r == 0) return Fail("division by zero");
         if (r == -1) {
           if (f == Func::kMod) {
@@ -983,8 +1199,8 @@ class Evaluator {
     // The messages use PostgreSQL's %f, as pgbench's ("(not NaN)").
     if (f == Func::kRandomGaussian) {
       if (param < kMinGaussianParam) {
-        return Fail(PgFormat("gaussian parameter must be at least %f (not %f)", kMinGaussianParam,
-                             param));
+        return Fail(
+            PgFormat("gaussian parameter must be at least %f (not %f)", kMinGaussianParam, param));
       }
       *out = Value::Int(RandomGaussian(rng, imin, imax, param));
     } else if (f == Func::kRandomZipfian) {

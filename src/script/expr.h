@@ -38,13 +38,43 @@ namespace pgrig::script {
 
 // The operators and functions the evaluator knows (pgbench's PgBenchFunction).
 enum class Func : uint8_t {
-  kAdd, kSub, kMul, kDiv, kMod,      // + - * / (mod and % share kMod)
-  kAbs, kDebug, kDouble, kExp, kGreatest, kHashFnv1a, kHashMurmur2, kInt,
-  kLeast, kLn, kPermute, kPi, kPow, kRandom, kRandomExponential,
-  kRandomGaussian, kRandomZipfian, kSqrt,
-  kBitAnd, kBitOr, kBitXor, kLshift, kRshift,
-  kEq, kNe, kLe, kLt,
-  kAnd, kOr, kNot, kIs, kCase,       // kCase args: when1, then1, ..., else
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,  // + - * / (mod and % share kMod)
+  kAbs,
+  kDebug,
+  kDouble,
+  kExp,
+  kGreatest,
+  kHashFnv1a,
+  kHashMurmur2,
+  kInt,
+  kLeast,
+  kLn,
+  kPermute,
+  kPi,
+  kPow,
+  kRandom,
+  kRandomExponential,
+  kRandomGaussian,
+  kRandomZipfian,
+  kSqrt,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kLshift,
+  kRshift,
+  kEq,
+  kNe,
+  kLe,
+  kLt,
+  kAnd,
+  kOr,
+  kNot,
+  kIs,
+  kCase,  // kCase args: when1, then1, ..., else
 };
 
 // pgbench's name for a Func, as it appears in error texts ("random", "+", ...).
@@ -54,15 +84,29 @@ enum class ExprKind : uint8_t { kConstant, kVariable, kFunction };
 
 struct Expr {
   ExprKind kind = ExprKind::kConstant;
-  Func func = Func::kAdd;    // kFunction
-  int slot = -1;             // kVariable: slot in the NameTable
-  Value constant;            // kConstant
-  std::vector<Expr> args;    // kFunction
+  Func func = Func::kAdd;  // kFunction
+  int slot = -1;           // kVariable: slot in the NameTable
+  Value constant;          // kConstant
+  std::vector<Expr> args;  // kFunction
 
-  static Expr Constant(Value v) { Expr e; e.kind = ExprKind::kConstant; e.constant = v; return e; }
-  static Expr Variable(int slot) { Expr e; e.kind = ExprKind::kVariable; e.slot = slot; return e; }
+  static Expr Constant(Value v) {
+    Expr e;
+    e.kind = ExprKind::kConstant;
+    e.constant = v;
+    return e;
+  }
+  static Expr Variable(int slot) {
+    Expr e;
+    e.kind = ExprKind::kVariable;
+    e.slot = slot;
+    return e;
+  }
   static Expr Function(Func f, std::vector<Expr> a) {
-    Expr e; e.kind = ExprKind::kFunction; e.func = f; e.args = std::move(a); return e;
+    Expr e;
+    e.kind = ExprKind::kFunction;
+    e.func = f;
+    e.args = std::move(a);
+    return e;
   }
 };
 

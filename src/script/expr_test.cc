@@ -2,11 +2,11 @@
 // plus precedence, coercion and hash/permute checks.
 #include "script/expr.h"
 
-#include <cmath>
-#include <memory>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
 
 namespace pgrig::script {
 namespace {
@@ -126,8 +126,7 @@ TEST_F(ExprTest, DoubleVectorsPrintAsPgbench) {
   EXPECT_EQ(DebugString(*Eval("least(-5.18, .0E0, 1.0/0) * -3.3")), "double 17.094");
   EXPECT_EQ(DebugString(*Eval("power(-5.0,-5.0)")), "double -0.00032");
   EXPECT_EQ(DebugString(*Eval("pow(9223372036854775807, 2)")), "double 8.50705917302346e+37");
-  EXPECT_EQ(DebugString(*Eval("CASE WHEN NOT FALSE THEN 3 * 12.3333334 END")),
-            "double 37.0000002");
+  EXPECT_EQ(DebugString(*Eval("CASE WHEN NOT FALSE THEN 3 * 12.3333334 END")), "double 37.0000002");
 }
 
 // Parameters pgbench's checks let through (found by the fuzzer, checked
@@ -169,9 +168,9 @@ TEST_F(ExprTest, PermuteIsAPermutationOfSixteen) {
 
 TEST_F(ExprTest, Precedence) {
   EXPECT_EQ(*Eval("1 + 2 * 3"), Value::Int(7));
-  EXPECT_EQ(*Eval("1 | 2 + 4"), Value::Int(7));      // + binds tighter than |
-  EXPECT_EQ(*Eval("1 << 2 + 1"), Value::Int(8));     // and than <<
-  EXPECT_EQ(*Eval("~ 1 + 2"), Value::Int(-4));       // ~ takes "1 + 2" (bitwise level)
+  EXPECT_EQ(*Eval("1 | 2 + 4"), Value::Int(7));   // + binds tighter than |
+  EXPECT_EQ(*Eval("1 << 2 + 1"), Value::Int(8));  // and than <<
+  EXPECT_EQ(*Eval("~ 1 + 2"), Value::Int(-4));    // ~ takes "1 + 2" (bitwise level)
   EXPECT_EQ(*Eval("-2 * 3"), Value::Int(-6));
   EXPECT_EQ(*Eval("10 - 2 - 3"), Value::Int(5));     // left associative
   EXPECT_EQ(*Eval("NOT 1 = 2"), Value::Bool(true));  // NOT (1 = 2)
@@ -198,11 +197,14 @@ TEST_F(ExprTest, RuntimeErrorVectors) {
       {"1/0", "division by zero"},
       {"1 % 0", "division by zero"},
       {":nosuchvariable", "undefined variable \"nosuchvariable\""},
-      {"least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)", "too many function arguments, maximum is 16"},
+      {"least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)",
+       "too many function arguments, maximum is 16"},
       {"random(5,3)", "empty range given to random"},
       {"random(:minint, :maxint)", "random range is too large"},
-      {"random_gaussian(0, 10, 1.0)", "gaussian parameter must be at least 2.000000 (not 1.000000)"},
-      {"random_zipfian(0, 10, 1)", "zipfian parameter must be in range [1.001, 1000] (not 1.000000)"},
+      {"random_gaussian(0, 10, 1.0)",
+       "gaussian parameter must be at least 2.000000 (not 1.000000)"},
+      {"random_zipfian(0, 10, 1)",
+       "zipfian parameter must be in range [1.001, 1000] (not 1.000000)"},
       {"random_zipfian(0, 10, 1000000)", "zipfian parameter must be in range [1.001, 1000]"},
       {"random_exponential(0, 10, 0)", "exponential parameter must be greater than zero"},
       {":bad + 1", "malformed variable \"bad\" value: \"bla\""},
@@ -267,9 +269,7 @@ TEST_F(ExprTest, ParseErrorVectors) {
   EXPECT_EQ(err.detail, "least");
 }
 
-TEST_F(ExprTest, ContinuationLinesAreBlank) {
-  EXPECT_EQ(*Eval("1 +\\\n 2"), Value::Int(3));
-}
+TEST_F(ExprTest, ContinuationLinesAreBlank) { EXPECT_EQ(*Eval("1 +\\\n 2"), Value::Int(3)); }
 
 TEST_F(ExprTest, DebugWritesPgbenchLine) {
   EXPECT_EQ(*Eval("debug(4)"), Value::Int(4));
@@ -285,15 +285,14 @@ TEST(HashTest, KnownValues) {
   EXPECT_EQ(HashFnv1a(0, 0), static_cast<int64_t>(h));
   // Murmur2 is a bijection of the value for a fixed seed; check a few.
   EXPECT_NE(HashMurmur2(1, 0), HashMurmur2(2, 0));
-  EXPECT_EQ(HashMurmur2(0, 0),
-            [] {
-              uint64_t r = 0x35253c9ade8f4ca8ULL;  // seed ^ 8*m with seed 0
-              r *= 0xc6a4a7935bd1e995ULL;
-              r ^= r >> 47;
-              r *= 0xc6a4a7935bd1e995ULL;
-              r ^= r >> 47;
-              return static_cast<int64_t>(r);
-            }());
+  EXPECT_EQ(HashMurmur2(0, 0), [] {
+    uint64_t r = 0x35253c9ade8f4ca8ULL;  // seed ^ 8*m with seed 0
+    r *= 0xc6a4a7935bd1e995ULL;
+    r ^= r >> 47;
+    r *= 0xc6a4a7935bd1e995ULL;
+    r ^= r >> 47;
+    return static_cast<int64_t>(r);
+  }());
   EXPECT_NE(HashFnv1a(10, 1), HashFnv1a(10, 2));
 }
 

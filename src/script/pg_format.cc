@@ -49,9 +49,8 @@ void AppendNonFinite(std::string* out, const Spec& s, double d) {
     }
     text += "Infinity";
   }
-  const size_t pad = s.width > static_cast<int>(text.size())
-                         ? static_cast<size_t>(s.width) - text.size()
-                         : 0;
+  const size_t pad =
+      s.width > static_cast<int>(text.size()) ? static_cast<size_t>(s.width) - text.size() : 0;
   if (!s.left) out->append(pad, ' ');
   out->append(text);
   if (s.left) out->append(pad, ' ');

@@ -35,8 +35,8 @@ TEST(PgFormatTest, EverythingElseIsTheCLibrarys) {
   char expected[256];
   std::snprintf(expected, sizeof expected,
                 "%d|%5s|%-4d|%.2f|%11.3f|%" PRId64 "|%zu|%x|%c|%.*g|%%|%.15g|%lu|%hhd", -42, "ab",
-                7, 3.14159, -0.5, int64_t{-9223372036854775807}, size_t{12}, 255u, 'z', 4,
-                1.23456, 1e300, 123456789UL, 65);
+                7, 3.14159, -0.5, int64_t{-9223372036854775807}, size_t{12}, 255u, 'z', 4, 1.23456,
+                1e300, 123456789UL, 65);
   EXPECT_EQ(PgFormat("%d|%5s|%-4d|%.2f|%11.3f|%" PRId64 "|%zu|%x|%c|%.*g|%%|%.15g|%lu|%hhd", -42,
                      "ab", 7, 3.14159, -0.5, int64_t{-9223372036854775807}, size_t{12}, 255u, 'z',
                      4, 1.23456, 1e300, 123456789UL, 65),

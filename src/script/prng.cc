@@ -61,9 +61,7 @@ int64_t Prng::Int64Range(int64_t rmin, int64_t rmax) {
   return static_cast<int64_t>(static_cast<uint64_t>(rmin) + off);
 }
 
-double Prng::NextDouble() {
-  return std::ldexp(static_cast<double>(Next64() >> 12), -52);
-}
+double Prng::NextDouble() { return std::ldexp(static_cast<double>(Next64() >> 12), -52); }
 
 int64_t RandomUniform(Prng& rng, int64_t min, int64_t max) {
   uint64_t span = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);

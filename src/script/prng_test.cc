@@ -1,8 +1,8 @@
 #include "script/prng.h"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace pgrig::script {
 namespace {

@@ -111,8 +111,8 @@ bool ScriptRunner::EvalSleep(const Command& cmd) {
   }
   // pgbench computes this in int and silently wraps; report it instead.
   if (__builtin_mul_overflow(usec, cmd.sleep_unit_us, &sleep_us_)) {
-    return Fail(InvalidArgument(cmd.argv[0] + ": sleep time out of range: " +
-                                std::to_string(usec) + " * " + std::to_string(cmd.sleep_unit_us) + " us"),
+    return Fail(InvalidArgument(cmd.argv[0] + ": sleep time out of range: " + std::to_string(usec) +
+                                " * " + std::to_string(cmd.sleep_unit_us) + " us"),
                 "sleep", "execution of meta-command failed");
   }
   return true;
@@ -184,17 +184,18 @@ bool ScriptRunner::RunShell(const Command& cmd) {
   const std::string res = *line;
   if (options_.trace) {
     // pgbench's debug line names the first two words of the command.
-    options_.trace(/*per_client=*/false, arg0 + ": shell parameter name: \"" +
-                   (cmd.shell_words.size() > 1 ? cmd.shell_words[1].text : "(null)") +
-                   "\", value: \"" + res + "\"");
+    options_.trace(/*per_client=*/false,
+                   arg0 + ": shell parameter name: \"" +
+                       (cmd.shell_words.size() > 1 ? cmd.shell_words[1].text : "(null)") +
+                       "\", value: \"" + res + "\"");
   }
   char* end = nullptr;
   const long v = std::strtol(res.c_str(), &end, 10);
   while (*end != '\0' && std::isspace(static_cast<unsigned char>(*end))) end++;
   if (res.empty() || *end != '\0') {
-    return Fail(InvalidArgument(arg0 + ": shell command must return an integer (not \"" + res +
-                                "\")"),
-                what, "execution of meta-command failed");
+    return Fail(
+        InvalidArgument(arg0 + ": shell command must return an integer (not \"" + res + "\")"),
+        what, "execution of meta-command failed");
   }
   const int slot = cmd.target_slot;
   const std::string& name = variables_->names().Name(slot);
@@ -226,8 +227,9 @@ bool ScriptRunner::RunMeta(const Command& cmd) {
       const int slot = cmd.target_slot;
       // pgbench validates a name only when it first creates the variable.
       if (!variables_->IsDefined(slot) && !IsValidVariableName(cmd.argv[1])) {
-        return Fail(InvalidArgument(cmd.argv[0] + ": invalid variable name: \"" + cmd.argv[1] + "\""),
-                    "set", "assignment of meta-command failed");
+        return Fail(
+            InvalidArgument(cmd.argv[0] + ": invalid variable name: \"" + cmd.argv[1] + "\""),
+            "set", "assignment of meta-command failed");
       }
       variables_->Set(slot, v);
       return true;
@@ -268,7 +270,8 @@ StepKind ScriptRunner::Advance() {
           Fail(RuntimeError(g ? "\\gset is not allowed in pipeline mode"
                               : "\\aset is not allowed in pipeline mode"),
                g ? "gset" : "aset",
-               g ? "\\gset is not allowed in pipeline mode" : "\\aset is not allowed in pipeline mode");
+               g ? "\\gset is not allowed in pipeline mode"
+                 : "\\aset is not allowed in pipeline mode");
           return StepKind::kError;
         }
         BindSql(cmd);
@@ -329,7 +332,8 @@ StepKind ScriptRunner::Advance() {
           return StepKind::kError;
         }
         if (in_pipeline_) {
-          Fail(RuntimeError("already in pipeline mode"), "startpipeline", "already in pipeline mode");
+          Fail(RuntimeError("already in pipeline mode"), "startpipeline",
+               "already in pipeline mode");
           return StepKind::kError;
         }
         in_pipeline_ = true;

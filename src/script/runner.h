@@ -55,9 +55,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -165,7 +165,8 @@ class ScriptRunner {
   // prefix+names[i] = values[i] (as strings, parsed lazily).  Error text:
   // "error storing into variable <name>" (the engine adds the
   // "client N script S command C query Q: " prefix, as pgbench).
-  Status StoreRow(std::span<const std::string_view> names, std::span<const std::string_view> values);
+  Status StoreRow(std::span<const std::string_view> names,
+                  std::span<const std::string_view> values);
 
  private:
   bool RunMeta(const Command& cmd);  // false on error (error_ set)
@@ -183,8 +184,8 @@ class ScriptRunner {
   Prng saved_rng_;
   const Script* script_ = nullptr;
   int script_index_ = 0;
-  int next_ = 0;             // next command to run
-  int command_index_ = -1;   // command of the last step
+  int next_ = 0;            // next command to run
+  int command_index_ = -1;  // command of the last step
   bool in_pipeline_ = false;
   std::string sql_;
   std::string_view sql_view_;

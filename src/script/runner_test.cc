@@ -48,7 +48,8 @@ TEST(RunnerTest, TpcbLikeSimpleMode) {
   EXPECT_GE(delta, -5000);
   EXPECT_LE(delta, 5000);
   EXPECT_EQ(h.runner->sql(), "UPDATE pgbench_accounts SET abalance = abalance + " +
-                                 std::to_string(delta) + " WHERE aid = " + std::to_string(aid) + ";");
+                                 std::to_string(delta) + " WHERE aid = " + std::to_string(aid) +
+                                 ";");
   for (int i = 0; i < 5; i++) ASSERT_EQ(h.runner->Advance(), StepKind::kSql);
   EXPECT_EQ(h.runner->sql(), "END;");
   EXPECT_EQ(h.runner->Advance(), StepKind::kEndOfScript);
@@ -132,7 +133,8 @@ TEST(RunnerTest, RuntimeErrorVectors) {
       {"\\sleep :nosuchvariable\n", "sleep: undefined variable \"nosuchvariable\"",
        "(sleep) of script 0; execution of meta-command failed"},
       {"\\endpipeline\n", "not in pipeline mode", "(endpipeline)"},
-      {"\\startpipeline\n", "cannot use pipeline mode with the simple query protocol", "(startpipeline)"},
+      {"\\startpipeline\n", "cannot use pipeline mode with the simple query protocol",
+       "(startpipeline)"},
       {"\\shell echo ::foo :nosuchvariable\n", "echo: undefined variable \":nosuchvariable\"",
        "(shell) of script 0; execution of meta-command failed"},
   };
@@ -177,32 +179,38 @@ TEST(RunnerTest, PipelineState) {
   Harness g("\\startpipeline\nSELECT 1 \\gset\n\\endpipeline\n", QueryMode::kExtended);
   EXPECT_EQ(g.runner->Advance(), StepKind::kPipelineStart);
   ASSERT_EQ(g.runner->Advance(), StepKind::kError);
-  EXPECT_THAT(g.runner->AbortMessage(0), HasSubstr("(gset) of script 0; \\gset is not allowed in pipeline mode"));
+  EXPECT_THAT(g.runner->AbortMessage(0),
+              HasSubstr("(gset) of script 0; \\gset is not allowed in pipeline mode"));
 
   Harness open("\\startpipeline\nSELECT 1;\n", QueryMode::kPrepared);
   EXPECT_EQ(open.runner->Advance(), StepKind::kPipelineStart);
   EXPECT_EQ(open.runner->Advance(), StepKind::kSql);
   ASSERT_EQ(open.runner->Advance(), StepKind::kError);
-  EXPECT_EQ(open.runner->AbortMessage(0), "client 0 aborted: end of script reached with pipeline open");
+  EXPECT_EQ(open.runner->AbortMessage(0),
+            "client 0 aborted: end of script reached with pipeline open");
 }
 
 TEST(RunnerTest, ShellCommands) {
-  Harness h("\\set one 1.0\n\\setshell another_one echo :one\n\\set x debug(:another_one)\n"
-            "\\shell true\n\\setshell bad echo -n one\n");
+  Harness h(
+      "\\set one 1.0\n\\setshell another_one echo :one\n\\set x debug(:another_one)\n"
+      "\\shell true\n\\setshell bad echo -n one\n");
   ASSERT_EQ(h.runner->Advance(), StepKind::kError);
   EXPECT_EQ(h.debug, "debug(script=0,command=3): int 1\n");
-  EXPECT_EQ(h.runner->error().message(), "echo: shell command must return an integer (not \"one\")");
+  EXPECT_EQ(h.runner->error().message(),
+            "echo: shell command must return an integer (not \"one\")");
 
   Harness missing("\\setshell var no-such-command-xyz 2>/dev/null\n");
   ASSERT_EQ(missing.runner->Advance(), StepKind::kError);
-  EXPECT_THAT(missing.runner->error().message(), HasSubstr("could not read result of shell command"));
+  EXPECT_THAT(missing.runner->error().message(),
+              HasSubstr("could not read result of shell command"));
 
   // Both run "/bin/sh -c" as system() and popen() do: the shell calls
   // itself "sh" (its complaints read "sh: 1: ..." as under pgbench).
   Harness sh("\\shell test \"$0\" = sh\n\\setshell v echo $0\n");
   ASSERT_EQ(sh.runner->Advance(), StepKind::kError);
   EXPECT_EQ(sh.runner->command_index(), 1);
-  EXPECT_EQ(sh.runner->error().message(), "echo: shell command must return an integer (not \"sh\n\")");
+  EXPECT_EQ(sh.runner->error().message(),
+            "echo: shell command must return an integer (not \"sh\n\")");
 
   // Only the first line counts, as with fgets() into a 64-byte buffer.
   Harness first("\\setshell v printf '12\\n34\\n'\n\\set x debug(:v)\n");
@@ -211,7 +219,8 @@ TEST(RunnerTest, ShellCommands) {
 
   Harness fails("\\shell false\n");
   ASSERT_EQ(fails.runner->Advance(), StepKind::kError);
-  EXPECT_THAT(fails.runner->AbortMessage(0), HasSubstr("(shell) of script 0; execution of meta-command failed"));
+  EXPECT_THAT(fails.runner->AbortMessage(0),
+              HasSubstr("(shell) of script 0; execution of meta-command failed"));
 }
 
 TEST(RunnerTest, GsetStoresRows) {
@@ -262,12 +271,13 @@ class RecordingShell : public Shell {
 
 TEST(RunnerTest, InjectedShellReceivesSubstitutedCommands) {
   RecordingShell shell;
-  Harness h("\\set n 7\n\\shell no-such-binary :n\n\\setshell v no-such-binary x\n"
-            "\\set x debug(:v + :n)\n\\shell fail\n",
-            QueryMode::kSimple, &shell);
+  Harness h(
+      "\\set n 7\n\\shell no-such-binary :n\n\\setshell v no-such-binary x\n"
+      "\\set x debug(:v + :n)\n\\shell fail\n",
+      QueryMode::kSimple, &shell);
   EXPECT_EQ(h.runner->Advance(), StepKind::kError);
-  EXPECT_EQ(shell.commands,
-            (std::vector<std::string>{"run:no-such-binary 7", "line:no-such-binary x", "run:fail"}));
+  EXPECT_EQ(shell.commands, (std::vector<std::string>{"run:no-such-binary 7",
+                                                      "line:no-such-binary x", "run:fail"}));
   EXPECT_EQ(h.debug, "debug(script=0,command=4): int 49\n");  // pgbench counts from 1
   EXPECT_THAT(h.runner->AbortMessage(0), HasSubstr("(shell) of script 0"));
 }

@@ -1,11 +1,12 @@
 #include "script/script.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 namespace pgrig::script {
 namespace {
@@ -16,9 +17,7 @@ bool IsBlank(unsigned char c) {
 bool IsIdentStart(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
-bool IsIdentCont(unsigned char c) {
-  return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '$';
-}
+bool IsIdentCont(unsigned char c) { return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '$'; }
 bool IsVarStart(unsigned char c) { return IsIdentStart(c); }
 bool IsVarChar(unsigned char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
 
@@ -38,7 +37,8 @@ Status SyntaxError(std::string_view source, int lineno, const std::string* line,
   if (!command.empty()) m += " in command \"" + std::string(command) + "\"";
   if (line != nullptr) {
     m += "\n" + *line;
-    if (column >= 0) m += "\n" + std::string(static_cast<size_t>(column), ' ') + "^ error found here";
+    if (column >= 0)
+      m += "\n" + std::string(static_cast<size_t>(column), ' ') + "^ error found here";
   }
   return InvalidArgument(m);
 }
@@ -253,16 +253,16 @@ class ScriptParser {
                                std::to_string(kMaxSqlParams) + "): " + sql);
       }
       const int slot = names_.Intern(std::string_view(sql).substr(p + 1, e - p - 1));
-      cmd->segments.push_back(SqlSegment{static_cast<uint32_t>(lit_begin),
-                                         static_cast<uint32_t>(p), slot});
+      cmd->segments.push_back(
+          SqlSegment{static_cast<uint32_t>(lit_begin), static_cast<uint32_t>(p), slot});
       cmd->sql_params.append(sql, lit_begin, p - lit_begin);
       cmd->param_slots.push_back(slot);
       cmd->sql_params += "$" + std::to_string(cmd->param_slots.size());
       lit_begin = e;
       p = e;
     }
-    cmd->segments.push_back(SqlSegment{static_cast<uint32_t>(lit_begin),
-                                       static_cast<uint32_t>(sql.size()), -1});
+    cmd->segments.push_back(
+        SqlSegment{static_cast<uint32_t>(lit_begin), static_cast<uint32_t>(sql.size()), -1});
     cmd->sql_params.append(sql, lit_begin, std::string::npos);
     return Status::Ok();
   }
@@ -319,13 +319,22 @@ class ScriptParser {
   }
 
   static std::optional<CommandKind> MetaKind(std::string_view name, bool* is_gset, bool* is_aset) {
-    struct M { const char* n; CommandKind k; };
+    struct M {
+      const char* n;
+      CommandKind k;
+    };
     static constexpr M kMeta[] = {
-        {"set", CommandKind::kSet}, {"setshell", CommandKind::kSetShell},
-        {"shell", CommandKind::kShell}, {"sleep", CommandKind::kSleep},
-        {"if", CommandKind::kIf}, {"elif", CommandKind::kElif}, {"else", CommandKind::kElse},
-        {"endif", CommandKind::kEndif}, {"startpipeline", CommandKind::kStartPipeline},
-        {"syncpipeline", CommandKind::kSyncPipeline}, {"endpipeline", CommandKind::kEndPipeline},
+        {"set", CommandKind::kSet},
+        {"setshell", CommandKind::kSetShell},
+        {"shell", CommandKind::kShell},
+        {"sleep", CommandKind::kSleep},
+        {"if", CommandKind::kIf},
+        {"elif", CommandKind::kElif},
+        {"else", CommandKind::kElse},
+        {"endif", CommandKind::kEndif},
+        {"startpipeline", CommandKind::kStartPipeline},
+        {"syncpipeline", CommandKind::kSyncPipeline},
+        {"endpipeline", CommandKind::kEndPipeline},
     };
     auto eq = [&](const char* n) {
       return name.size() == std::strlen(n) && strncasecmp(name.data(), n, name.size()) == 0;
@@ -351,8 +360,8 @@ class ScriptParser {
     std::optional<CommandKind> kind = MetaKind(word, &is_gset, &is_aset);
     const std::string name = word;
 
-    if (kind && (*kind == CommandKind::kSet || *kind == CommandKind::kIf ||
-                 *kind == CommandKind::kElif)) {
+    if (kind &&
+        (*kind == CommandKind::kSet || *kind == CommandKind::kIf || *kind == CommandKind::kElif)) {
       cmd.kind = *kind;
       if (*kind == CommandKind::kSet) {
         // Stay on this line: a missing variable is "missing argument".
@@ -406,7 +415,8 @@ class ScriptParser {
     if (is_gset || is_aset) {
       if (argc > 2) return SyntaxError(source_, lineno, line, name, "too many arguments", "", -1);
       if (script->commands.empty()) {
-        return SyntaxError(source_, lineno, nullptr, "", "\\gset must follow an SQL command", "", -1);
+        return SyntaxError(source_, lineno, nullptr, "", "\\gset must follow an SQL command", "",
+                           -1);
       }
       Command& prev = script->commands.back();
       if (prev.kind != CommandKind::kSql || prev.capture != Capture::kNone) {
@@ -434,7 +444,8 @@ class ScriptParser {
         } else {
           size_t i = 0;
           if (amount[i] == '+' || amount[i] == '-') i++;
-          const bool have_digit = i < amount.size() && std::isdigit(static_cast<unsigned char>(amount[i]));
+          const bool have_digit =
+              i < amount.size() && std::isdigit(static_cast<unsigned char>(amount[i]));
           while (i < amount.size() && std::isdigit(static_cast<unsigned char>(amount[i]))) i++;
           if (i < amount.size()) {
             if (argc == 2 && have_digit) {
@@ -442,8 +453,9 @@ class ScriptParser {
               unit_offset = offsets[1] + i;
               cmd.argv.push_back(unit);
             } else {
-              return SyntaxError(source_, lineno, line, name, "invalid sleep time, must be an integer",
-                                 cmd.argv[1], static_cast<int64_t>(offsets[1] - start));
+              return SyntaxError(source_, lineno, line, name,
+                                 "invalid sleep time, must be an integer", cmd.argv[1],
+                                 static_cast<int64_t>(offsets[1] - start));
             }
           }
           cmd.sleep_value = std::strtol(amount.c_str(), nullptr, 10);  // atoi semantics
@@ -456,8 +468,9 @@ class ScriptParser {
           } else if (strcasecmp(unit.c_str(), "s") == 0) {
             cmd.sleep_unit_us = 1000000;
           } else {
-            return SyntaxError(source_, lineno, line, name, "unrecognized time unit, must be us, ms or s",
-                               unit, static_cast<int64_t>(unit_offset - start));
+            return SyntaxError(source_, lineno, line, name,
+                               "unrecognized time unit, must be us, ms or s", unit,
+                               static_cast<int64_t>(unit_offset - start));
           }
         }
         break;
@@ -472,7 +485,8 @@ class ScriptParser {
         AddShellWords(&cmd, 1);
         break;
       default:  // else, endif, pipeline commands take no argument
-        if (argc != 1) return SyntaxError(source_, lineno, line, name, "unexpected argument", "", -1);
+        if (argc != 1)
+          return SyntaxError(source_, lineno, line, name, "unexpected argument", "", -1);
         break;
     }
     script->commands.push_back(std::move(cmd));
@@ -496,7 +510,11 @@ class ScriptParser {
   }
 
   Status CheckConditionals(Script* script) {
-    struct Open { int if_index; int last_branch; bool seen_else; };
+    struct Open {
+      int if_index;
+      int last_branch;
+      bool seen_else;
+    };
     std::vector<Open> stack;
     auto fail = [&](size_t i, const char* msg) {
       return InvalidArgument("condition error in script \"" + script->desc + "\" command " +

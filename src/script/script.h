@@ -37,9 +37,17 @@ enum class QueryMode { kSimple, kExtended, kPrepared };
 
 enum class CommandKind : uint8_t {
   kSql,
-  kSet, kSetShell, kShell, kSleep,
-  kIf, kElif, kElse, kEndif,
-  kStartPipeline, kSyncPipeline, kEndPipeline,
+  kSet,
+  kSetShell,
+  kShell,
+  kSleep,
+  kIf,
+  kElif,
+  kElse,
+  kEndif,
+  kStartPipeline,
+  kSyncPipeline,
+  kEndPipeline,
 };
 
 // What happens to an SQL command's result rows.
@@ -82,7 +90,7 @@ struct Command {
   std::vector<int> param_slots;      // slot of $k is param_slots[k-1]
   std::vector<SqlSegment> segments;  // for simple-mode substitution
   Capture capture = Capture::kNone;
-  std::string capture_prefix;        // \gset / \aset prefix ("" when none)
+  std::string capture_prefix;  // \gset / \aset prefix ("" when none)
 
   // --- \set, \if, \elif ---
   Expr expr;

@@ -55,7 +55,8 @@ TEST(ScriptTest, FindBuiltinByPrefix) {
             "      tpcb-like: <builtin: TPC-B (sort of)>\n"
             "  simple-update: <builtin: simple update>\n"
             "    select-only: <builtin: select only>\n\n");
-  EXPECT_THAT(ShowScriptText(**FindBuiltin("se")), HasSubstr("-- select-only: <builtin: select only>\n"));
+  EXPECT_THAT(ShowScriptText(**FindBuiltin("se")),
+              HasSubstr("-- select-only: <builtin: select only>\n"));
 }
 
 TEST(ScriptTest, Weights) {
@@ -135,14 +136,14 @@ TEST(ScriptTest, SleepForms) {
 
 TEST(ScriptTest, ConditionalTargets) {
   Result<Script> s = Parse(
-      "\\if :a\n"        // 0
-      "\\set x 1\n"      // 1
-      "\\elif :b\n"      // 2
-      "\\if :c\n"        // 3
-      "\\endif\n"        // 4
-      "\\else\n"         // 5
-      "\\set x 3\n"      // 6
-      "\\endif\n");      // 7
+      "\\if :a\n"    // 0
+      "\\set x 1\n"  // 1
+      "\\elif :b\n"  // 2
+      "\\if :c\n"    // 3
+      "\\endif\n"    // 4
+      "\\else\n"     // 5
+      "\\set x 3\n"  // 6
+      "\\endif\n");  // 7
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->commands[0].next_branch, 2);
   EXPECT_EQ(s->commands[2].next_branch, 5);
@@ -160,11 +161,14 @@ struct ErrorCase {
 
 TEST(ScriptTest, ParseErrorVectors) {
   const ErrorCase kCases[] = {
-      {"\\set i 1 +\n", "t.sql:1: syntax error in command \"set\"\n\\set i 1 +\n          ^ error found here"},
+      {"\\set i 1 +\n",
+       "t.sql:1: syntax error in command \"set\"\n\\set i 1 +\n          ^ error found here"},
       {"SELECT 1;\n\\set i noSuchFunction()\n",
        "t.sql:2: unexpected function name (noSuchFunction) in command \"set\"\n"
        "\\set i noSuchFunction()\n                    ^ error found here"},
-      {"\\set i ;\n", "t.sql:1: unexpected character (;) in command \"set\"\n\\set i ;\n       ^ error found here"},
+      {"\\set i ;\n",
+       "t.sql:1: unexpected character (;) in command \"set\"\n\\set i ;\n       ^ error found "
+       "here"},
       {"\\set i\n", "syntax error in command \"set\""},
       {"\\set\n", "t.sql:1: missing argument in command \"set\""},
       {"\\set i CASE TRUE THEN 1 ELSE 0 END\n", "syntax error in command \"set\""},
@@ -243,7 +247,8 @@ TEST(ScriptTest, ContinuationRightAfterAWord) {
 }
 
 TEST(ScriptTest, ErrorLineNumbersCountFromOne) {
-  EXPECT_THAT(ParseError("SELECT 1;\n\nSELECT 2;\n\\set i 1 +\n"), HasSubstr("t.sql:4: syntax error"));
+  EXPECT_THAT(ParseError("SELECT 1;\n\nSELECT 2;\n\\set i 1 +\n"),
+              HasSubstr("t.sql:4: syntax error"));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "script/value.h"
 
+#include <strings.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cfloat>
@@ -8,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "script/pg_format.h"
 
@@ -16,10 +17,14 @@ namespace pgrig::script {
 
 const char* ValueTypeName(ValueType type) {
   switch (type) {
-    case ValueType::kNull: return "null";
-    case ValueType::kBool: return "boolean";
-    case ValueType::kInt: return "int";
-    case ValueType::kDouble: return "double";
+    case ValueType::kNull:
+      return "null";
+    case ValueType::kBool:
+      return "boolean";
+    case ValueType::kInt:
+      return "int";
+    case ValueType::kDouble:
+      return "double";
   }
   return "none";
 }
@@ -27,9 +32,12 @@ const char* ValueTypeName(ValueType type) {
 bool operator==(const Value& a, const Value& b) {
   if (a.type_ != b.type_) return false;
   switch (a.type_) {
-    case ValueType::kNull: return true;
-    case ValueType::kDouble: return a.d_ == b.d_ || (std::isnan(a.d_) && std::isnan(b.d_));
-    default: return a.i_ == b.i_;
+    case ValueType::kNull:
+      return true;
+    case ValueType::kDouble:
+      return a.d_ == b.d_ || (std::isnan(a.d_) && std::isnan(b.d_));
+    default:
+      return a.i_ == b.i_;
   }
 }
 
@@ -60,10 +68,14 @@ Result<double> CoerceToDouble(const Value& v) {
 
 bool ValueTruth(const Value& v) {
   switch (v.type()) {
-    case ValueType::kNull: return false;
-    case ValueType::kBool: return v.bool_value();
-    case ValueType::kInt: return v.int_value() != 0;
-    case ValueType::kDouble: return v.double_value() != 0.0;
+    case ValueType::kNull:
+      return false;
+    case ValueType::kBool:
+      return v.bool_value();
+    case ValueType::kInt:
+      return v.int_value() != 0;
+    case ValueType::kDouble:
+      return v.double_value() != 0.0;
   }
   return false;
 }
@@ -168,8 +180,12 @@ void AppendValueString(const Value& v, std::string* out) {
   char buf[64];
   int n = 0;
   switch (v.type()) {
-    case ValueType::kNull: out->append("NULL"); return;
-    case ValueType::kBool: out->append(v.bool_value() ? "true" : "false"); return;
+    case ValueType::kNull:
+      out->append("NULL");
+      return;
+    case ValueType::kBool:
+      out->append(v.bool_value() ? "true" : "false");
+      return;
     case ValueType::kInt: {
       // On every SQL send of an integer variable: to_chars, not printf.
       const auto r = std::to_chars(buf, buf + sizeof(buf), v.int_value());
@@ -197,10 +213,14 @@ std::string ValueToString(const Value& v) {
 
 std::string DebugString(const Value& v) {
   switch (v.type()) {
-    case ValueType::kNull: return "null";
-    case ValueType::kBool: return std::string("boolean ") + (v.bool_value() ? "true" : "false");
-    case ValueType::kInt: return "int " + ValueToString(v);
-    case ValueType::kDouble: return "double " + ValueToString(v);
+    case ValueType::kNull:
+      return "null";
+    case ValueType::kBool:
+      return std::string("boolean ") + (v.bool_value() ? "true" : "false");
+    case ValueType::kInt:
+      return "int " + ValueToString(v);
+    case ValueType::kDouble:
+      return "double " + ValueToString(v);
   }
   return "";
 }

@@ -33,9 +33,24 @@ class Value {
  public:
   constexpr Value() : type_(ValueType::kNull), i_(0) {}
   static constexpr Value Null() { return Value(); }
-  static constexpr Value Bool(bool b) { Value v; v.type_ = ValueType::kBool; v.i_ = b ? 1 : 0; return v; }
-  static constexpr Value Int(int64_t i) { Value v; v.type_ = ValueType::kInt; v.i_ = i; return v; }
-  static constexpr Value Double(double d) { Value v; v.type_ = ValueType::kDouble; v.d_ = d; return v; }
+  static constexpr Value Bool(bool b) {
+    Value v;
+    v.type_ = ValueType::kBool;
+    v.i_ = b ? 1 : 0;
+    return v;
+  }
+  static constexpr Value Int(int64_t i) {
+    Value v;
+    v.type_ = ValueType::kInt;
+    v.i_ = i;
+    return v;
+  }
+  static constexpr Value Double(double d) {
+    Value v;
+    v.type_ = ValueType::kDouble;
+    v.d_ = d;
+    return v;
+  }
 
   ValueType type() const { return type_; }
   bool is_null() const { return type_ == ValueType::kNull; }

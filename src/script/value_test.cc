@@ -10,19 +10,38 @@ namespace pgrig::script {
 namespace {
 
 TEST(ValueTest, ParsesStringsAsPgbench) {
-  struct Case { const char* s; std::optional<Value> v; };
+  struct Case {
+    const char* s;
+    std::optional<Value> v;
+  };
   const Case kCases[] = {
-      {"null", Value::Null()}, {"NULL", Value::Null()},
-      {"t", Value::Bool(true)}, {"tr", Value::Bool(true)}, {"TRUE", Value::Bool(true)},
-      {"y", Value::Bool(true)}, {"yes", Value::Bool(true)}, {"on", Value::Bool(true)},
-      {"f", Value::Bool(false)}, {"of", Value::Bool(false)}, {"off", Value::Bool(false)},
-      {"n", Value::Bool(false)}, {"no", Value::Bool(false)},
-      {"o", std::nullopt}, {"", std::nullopt}, {"bla", std::nullopt}, {"truex", std::nullopt},
-      {"+3", Value::Int(3)}, {" -7 ", std::nullopt}, {"  42", Value::Int(42)},
+      {"null", Value::Null()},
+      {"NULL", Value::Null()},
+      {"t", Value::Bool(true)},
+      {"tr", Value::Bool(true)},
+      {"TRUE", Value::Bool(true)},
+      {"y", Value::Bool(true)},
+      {"yes", Value::Bool(true)},
+      {"on", Value::Bool(true)},
+      {"f", Value::Bool(false)},
+      {"of", Value::Bool(false)},
+      {"off", Value::Bool(false)},
+      {"n", Value::Bool(false)},
+      {"no", Value::Bool(false)},
+      {"o", std::nullopt},
+      {"", std::nullopt},
+      {"bla", std::nullopt},
+      {"truex", std::nullopt},
+      {"+3", Value::Int(3)},
+      {" -7 ", std::nullopt},
+      {"  42", Value::Int(42)},
       {"9223372036854775807", Value::Int(INT64_MAX)},
       {"-9223372036854775808", Value::Int(INT64_MIN)},
-      {"9223372036854775808", std::nullopt}, {"+", std::nullopt},
-      {"-10.1", Value::Double(-10.1)}, {"1.0", Value::Double(1.0)}, {"1e3", Value::Double(1000)},
+      {"9223372036854775808", std::nullopt},
+      {"+", std::nullopt},
+      {"-10.1", Value::Double(-10.1)},
+      {"1.0", Value::Double(1.0)},
+      {"1e3", Value::Double(1000)},
       {"1.5 ", std::nullopt},
   };
   for (const Case& c : kCases) {
@@ -35,7 +54,8 @@ TEST(ValueTest, ParsesStringsAsPgbench) {
 }
 
 TEST(ValueTest, ParseErrorsAsPgbench) {
-  EXPECT_EQ(ParseVariableValue("v", "bla").status().message(), "malformed variable \"v\" value: \"bla\"");
+  EXPECT_EQ(ParseVariableValue("v", "bla").status().message(),
+            "malformed variable \"v\" value: \"bla\"");
   EXPECT_EQ(ParseVariableValue("v", "").status().message(), "malformed variable \"v\" value: \"\"");
   // Int-looking text must be an int: strtoint64()'s messages instead.
   EXPECT_EQ(ParseVariableValue("v", "9223372036854775808").status().message(),
@@ -53,7 +73,8 @@ TEST(ValueTest, NonFiniteDoublesAsPostgresPrintsThem) {
   EXPECT_EQ(DebugString(Value::Double(-inf)), "double -Infinity");
   EXPECT_EQ(DebugString(*ParseValueString("nan")), "double NaN");
   EXPECT_EQ(DebugString(*ParseValueString("-nan")), "double NaN");
-  EXPECT_EQ(CoerceToInt(*ParseValueString("nan")).status().message(), "double to int overflow for NaN");
+  EXPECT_EQ(CoerceToInt(*ParseValueString("nan")).status().message(),
+            "double to int overflow for NaN");
   EXPECT_EQ(CoerceToInt(Value::Double(-inf)).status().message(),
             "double to int overflow for -Infinity");
 }

@@ -77,15 +77,16 @@ TEST(InstrumentTest, AaComparisonsFindNoDifferenceInAtLeast95PercentOfCells) {
   // At n = 10 Welch's interval is close to exact, so A/A lands on 95% give
   // or take the binomial noise of 1,000 trials (sd 0.7%): 93% is the floor.
   const Coverage ten = RatioCoverage(10, 1.0, kSeed + 10);
-  std::printf("A/A, CV 8%%, n=10: no significant difference in %d of %d cells\n",
-              ten.no_difference, kTrials);
+  std::printf("A/A, CV 8%%, n=10: no significant difference in %d of %d cells\n", ten.no_difference,
+              kTrials);
   EXPECT_GE(ten.no_difference, 930);
 }
 
 TEST(InstrumentTest, RatioIntervalsCoverTheTrueRatio) {
   for (double ratio : {1.0, 1.05, 1.38, 0.7}) {
     for (int n : {3, 5}) {
-      const Coverage c = RatioCoverage(n, ratio, kSeed * 7 + static_cast<uint64_t>(n * 100 + ratio * 1000));
+      const Coverage c =
+          RatioCoverage(n, ratio, kSeed * 7 + static_cast<uint64_t>(n * 100 + ratio * 1000));
       std::printf("ratio %.2f, CV 8%%, n=%d: 95%% interval covers the true ratio in %d of %d\n",
                   ratio, n, c.covered, kTrials);
       EXPECT_GE(c.covered, 930) << "ratio " << ratio << " n=" << n;
@@ -103,12 +104,12 @@ TEST(InstrumentTest, ARealDifferenceIsFoundWhenLargeEnough) {
               kTrials);
   EXPECT_GE(kTrials - big.no_difference, 800);
   const Coverage big5 = RatioCoverage(5, 1.38, kSeed + 97);
-  std::printf("ratio 1.38, n=5: called a difference in %d of %d\n",
-              kTrials - big5.no_difference, kTrials);
+  std::printf("ratio 1.38, n=5: called a difference in %d of %d\n", kTrials - big5.no_difference,
+              kTrials);
   EXPECT_GE(kTrials - big5.no_difference, 990);
   const Coverage small = RatioCoverage(3, 1.05, kSeed + 98);
-  std::printf("ratio 1.05, n=3: called a difference in %d of %d\n",
-              kTrials - small.no_difference, kTrials);
+  std::printf("ratio 1.05, n=3: called a difference in %d of %d\n", kTrials - small.no_difference,
+              kTrials);
   EXPECT_LT(kTrials - small.no_difference, 500);
 }
 
@@ -121,8 +122,8 @@ TEST(InstrumentTest, PerCellGeometricMeanIntervalCoversTheTrueValue) {
       ASSERT_TRUE(g.ok());
       if (g->interval.Contains(15000.0)) ++covered;
     }
-    std::printf("one cell, CV 8%%, n=%d: interval covers the true median in %d of %d\n", n,
-                covered, kTrials);
+    std::printf("one cell, CV 8%%, n=%d: interval covers the true median in %d of %d\n", n, covered,
+                kTrials);
     EXPECT_GE(covered, 930) << "n=" << n;
   }
 }

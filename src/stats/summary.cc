@@ -37,8 +37,9 @@ double TwoSidedT(double confidence, double dof) {
 Status CheckPositive(std::span<const double> xs, const char* side) {
   for (size_t i = 0; i < xs.size(); ++i) {
     if (!(xs[i] > 0.0) || std::isinf(xs[i])) {
-      return InvalidArgument(std::string("cannot work on the log scale: sample ") + std::to_string(i + 1) +
-                             " of " + side + " is " + std::to_string(xs[i]) +
+      return InvalidArgument(std::string("cannot work on the log scale: sample ") +
+                             std::to_string(i + 1) + " of " + side + " is " +
+                             std::to_string(xs[i]) +
                              "; geometric means and their ratios need positive, finite values "
                              "(drop failed iterations that measured nothing)");
     }
@@ -62,8 +63,7 @@ std::vector<double> Logs(std::span<const double> xs) {
 
 }  // namespace
 
-Result<LogScaleEstimate> GeometricMeanInterval(std::span<const double> samples,
-                                               double confidence) {
+Result<LogScaleEstimate> GeometricMeanInterval(std::span<const double> samples, double confidence) {
   PGRIG_RETURN_IF_ERROR(CheckConfidence(confidence));
   if (samples.size() < 2) {
     return InvalidArgument("an interval of the geometric mean needs at least 2 samples, got " +

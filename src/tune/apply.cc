@@ -1,5 +1,6 @@
 #include "tune/apply.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,11 +8,9 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -76,9 +75,9 @@ Status WriteEntries(pg::Connection& conn,
                     const std::vector<std::pair<std::string, std::string>>& entries) {
   PGRIG_RETURN_IF_ERROR(conn.Exec("ALTER SYSTEM RESET ALL").status());
   for (const auto& [name, value] : entries) {
-    PGRIG_RETURN_IF_ERROR(
-        conn.Exec(fmt::format("ALTER SYSTEM SET {} = {}", pg::QuoteIdent(name), pg::QuoteLiteral(value)))
-            .status());
+    PGRIG_RETURN_IF_ERROR(conn.Exec(fmt::format("ALTER SYSTEM SET {} = {}", pg::QuoteIdent(name),
+                                                pg::QuoteLiteral(value)))
+                              .status());
   }
   return Status::Ok();
 }
@@ -99,7 +98,8 @@ Status RestoreAfter(pg::Connection& conn, const Backup& b, const Status& why) {
                   fmt::format("{}; restoring the configuration ALSO failed ({}); the backup is {}",
                               why.message(), s.message(), b.path));
   }
-  return Status(why.code(), why.message() + "; the previous configuration was restored from " + b.path);
+  return Status(why.code(),
+                why.message() + "; the previous configuration was restored from " + b.path);
 }
 
 nlohmann::json BackupToJson(const Backup& b) {
@@ -111,7 +111,8 @@ nlohmann::json BackupToJson(const Backup& b) {
           {"data_directory", b.data_directory},
           {"server_version", b.server_version},
           {"entries", entries},
-          {"auto_conf", b.auto_conf_text ? nlohmann::json(*b.auto_conf_text) : nlohmann::json(nullptr)}};
+          {"auto_conf",
+           b.auto_conf_text ? nlohmann::json(*b.auto_conf_text) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace
@@ -120,7 +121,8 @@ bool LiveValueMatches(const SettingValue& live, const SettingValue& want) {
   if (!live.numeric() || !want.numeric()) return ToLower(live.ToConf()) == ToLower(want.ToConf());
   double a = live.Number(), b = want.Number();
   // PostgreSQL rounds sizes down to its unit (8kB pages, MB for WAL sizes).
-  if (want.kind == ValueKind::kBytes) return std::fabs(a - b) < std::max(1048576.0, 0.001 * std::fabs(b));
+  if (want.kind == ValueKind::kBytes)
+    return std::fabs(a - b) < std::max(1048576.0, 0.001 * std::fabs(b));
   return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
 }
 
@@ -145,8 +147,9 @@ Result<std::string> ServerId(pg::Connection& conn) {
 }
 
 Status CheckPrivileges(pg::Connection& conn, const std::vector<const Recommendation*>& changes) {
-  PGRIG_ASSIGN_OR_RETURN(std::string super,
-                         conn.QueryValue("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"));
+  PGRIG_ASSIGN_OR_RETURN(
+      std::string super,
+      conn.QueryValue("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"));
   if (super == "t") return Status::Ok();
   PGRIG_ASSIGN_OR_RETURN(std::string user, conn.QueryValue("SELECT current_user"));
   std::vector<std::string> missing;
@@ -264,9 +267,10 @@ Result<Backup> LatestBackup(const std::string& backup_dir, const std::string& se
     if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) names.push_back(n);
   }
   if (names.empty()) {
-    return NotFound(fmt::format("no pgrig tune backup for this server (system id {}) in {}; "
-                                "nothing to roll back",
-                                server_id, dir));
+    return NotFound(
+        fmt::format("no pgrig tune backup for this server (system id {}) in {}; "
+                    "nothing to roll back",
+                    server_id, dir));
   }
   std::sort(names.begin(), names.end());
   return ReadBackup(dir + "/" + names.back());
@@ -279,8 +283,10 @@ std::string AutoConfText(const std::vector<std::pair<std::string, std::string>>&
   for (const auto& [n, v] : entries) {
     std::string q;
     for (char c : v) {
-      if (c == '\'') q += "''";
-      else q += c;
+      if (c == '\'')
+        q += "''";
+      else
+        q += c;
     }
     out += fmt::format("{} = '{}'\n", n, q);
   }
@@ -364,8 +370,8 @@ Result<ApplyOutcome> ApplyRecommendations(pg::Connection& conn, const TuneReport
       } else if (c.context == "postmaster" && c.pending_restart) {
         out.pending_restart.push_back(r->name);
       } else if (SourceOverridesFile(c.source)) {
-        out.overridden.push_back(fmt::format("{} (set by {}, which wins over the config file)",
-                                             r->name, c.source));
+        out.overridden.push_back(
+            fmt::format("{} (set by {}, which wins over the config file)", r->name, c.source));
       } else {
         not_yet.push_back(fmt::format("{} is {} instead of {}", r->name,
                                       live.ok() ? live->ToConf() : c.setting, r->proposed));
@@ -373,8 +379,8 @@ Result<ApplyOutcome> ApplyRecommendations(pg::Connection& conn, const TuneReport
     }
     if (not_yet.empty()) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      return fail(Internal("after the reload the new values did not take effect: " +
-                           Join(not_yet, "; ")));
+      return fail(
+          Internal("after the reload the new values did not take effect: " + Join(not_yet, "; ")));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -44,9 +44,9 @@
 namespace pgrig::tune {
 
 struct Backup {
-  std::string path;         // the local file it was read from or written to
-  std::string created_at;   // UTC, ISO 8601
-  std::string server_id;    // pg_control_system().system_identifier
+  std::string path;        // the local file it was read from or written to
+  std::string created_at;  // UTC, ISO 8601
+  std::string server_id;   // pg_control_system().system_identifier
   std::string data_directory;
   std::string server_version;
   // postgresql.auto.conf entries in file order (name, value as written).

@@ -1,24 +1,22 @@
 // Applying, verifying and rolling back on a real server: a private embedded
 // cluster (these tests change its configuration and restart it, so they
 // never touch the shared one).
-#include "tune/apply.h"
-
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "cluster/cluster.h"
 #include "common/fs.h"
 #include "common/process.h"
 #include "common/strings.h"
 #include "support/test_cluster.h"
+#include "tune/apply.h"
 #include "tune/apply_restart.h"
 #include "tune/huge_pages.h"
 #include "tune/recommend.h"
@@ -86,8 +84,9 @@ class TuneApplyTest : public ::testing::Test {
 
   // postgresql.auto.conf as the server parses it.
   std::vector<std::string> AutoConf(pg::Connection& c) {
-    auto r = c.Exec("SELECT name || '=' || setting FROM pg_file_settings "
-                    "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
+    auto r = c.Exec(
+        "SELECT name || '=' || setting FROM pg_file_settings "
+        "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
     EXPECT_TRUE(r.ok());
     std::vector<std::string> out;
     for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Get(i, 0));
@@ -188,13 +187,13 @@ TEST_F(TuneApplyTest, FailureMidwayRestoresTheConfigurationAndTheServerStarts) {
   TuneReport report = Report();
   auto changes = report.Changes();
   ASSERT_GE(changes.size(), 3u);
-  for (std::string step : {"alter:" + changes[2]->name, std::string("checked"), std::string("reloaded")}) {
+  for (std::string step :
+       {"alter:" + changes[2]->name, std::string("checked"), std::string("reloaded")}) {
     SCOPED_TRACE(step);
     auto out = ApplyRecommendations(
-        conn_, report,
-        {.backup_dir = backups_, .fault = [&](std::string_view s) {
-           return s == step ? Aborted("injected failure at " + step) : Status::Ok();
-         }});
+        conn_, report, {.backup_dir = backups_, .fault = [&](std::string_view s) {
+                          return s == step ? Aborted("injected failure at " + step) : Status::Ok();
+                        }});
     ASSERT_FALSE(out.ok());
     EXPECT_THAT(out.status().message(), HasSubstr("injected failure"));
     EXPECT_THAT(out.status().message(), HasSubstr("restored"));
@@ -230,7 +229,8 @@ TEST_F(TuneApplyTest, OutOfRangeValueIsRefusedBeforeAnythingChanges) {
 }
 
 TEST_F(TuneApplyTest, RoleWithoutPrivilegeIsRefused) {
-  ASSERT_TRUE(conn_.Exec("DROP ROLE IF EXISTS pgrig_tune_plain; CREATE ROLE pgrig_tune_plain LOGIN").ok());
+  ASSERT_TRUE(
+      conn_.Exec("DROP ROLE IF EXISTS pgrig_tune_plain; CREATE ROLE pgrig_tune_plain LOGIN").ok());
   std::vector<std::string> before = AutoConf(conn_);
   size_t backups = BackupCount();
   TuneReport report = Report();
@@ -291,7 +291,8 @@ TEST_F(TuneApplyTest, ApplyAndRestartVerifiesThenRollbackAndRestartUndoes) {
   const auto pid_before = cluster_->RunningPid();
 
   ClusterServer server(*cluster_);
-  auto out = ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}, .restart = &server});
+  auto out =
+      ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}, .restart = &server});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_TRUE(out->restarted);
   EXPECT_THAT(out->applied.pending_restart, ::testing::Contains("shared_buffers"));
@@ -344,7 +345,8 @@ TEST_F(TuneApplyTest, ApplyAndRestartRestoresWhenTheServerWillNotStart) {
   o.values["huge_pages"] = SettingValue::Word("on");
   TuneReport report = Report(o);
   ClusterServer server(*cluster_);
-  auto out = ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}, .restart = &server});
+  auto out =
+      ApplyAndRestart(conn_, report, {.apply = {.backup_dir = backups_}, .restart = &server});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(out.status().message(), HasSubstr("did not start"));
@@ -387,10 +389,11 @@ TEST_F(TuneCliTest, BadInputChangesNothing) {
     EXPECT_THAT(r.err, HasSubstr(c.says));
     EXPECT_EQ(AutoConf(conn_), before);
   }
-  ASSERT_TRUE(conn_.Exec("DROP ROLE IF EXISTS pgrig_tune_cli; CREATE ROLE pgrig_tune_cli LOGIN").ok());
-  ProcessResult plain = testing::RunPgrig(
-      {"tune", "--apply", "--no-probe", "-h", cluster_->socket_dir(), "-p", "5432", "-U",
-       "pgrig_tune_cli", "-d", "pgrig"});
+  ASSERT_TRUE(
+      conn_.Exec("DROP ROLE IF EXISTS pgrig_tune_cli; CREATE ROLE pgrig_tune_cli LOGIN").ok());
+  ProcessResult plain =
+      testing::RunPgrig({"tune", "--apply", "--no-probe", "-h", cluster_->socket_dir(), "-p",
+                         "5432", "-U", "pgrig_tune_cli", "-d", "pgrig"});
   EXPECT_EQ(plain.exit_code, 1) << plain.out << plain.err;
   EXPECT_THAT(plain.err, HasSubstr("cannot change server settings"));
   EXPECT_EQ(AutoConf(conn_), before);
@@ -398,13 +401,15 @@ TEST_F(TuneCliTest, BadInputChangesNothing) {
 
 TEST_F(TuneCliTest, DryRunApplyAndRollback) {
   std::vector<std::string> before = AutoConf(conn_);
-  ProcessResult dry = Pgrig({"--dry-run", "--profile", "web", "--memory", "3GB", "--cpus", "4", "--no-probe"});
+  ProcessResult dry =
+      Pgrig({"--dry-run", "--profile", "web", "--memory", "3GB", "--cpus", "4", "--no-probe"});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_THAT(dry.err, HasSubstr("nothing was changed"));
   EXPECT_THAT(dry.out, HasSubstr("Worst-case memory"));
   EXPECT_EQ(AutoConf(conn_), before);
 
-  ProcessResult json = Pgrig({"--format", "json", "--profile", "web", "--memory", "3GB", "--cpus", "4"});
+  ProcessResult json =
+      Pgrig({"--format", "json", "--profile", "web", "--memory", "3GB", "--cpus", "4"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["profile"], "web");
@@ -412,8 +417,8 @@ TEST_F(TuneCliTest, DryRunApplyAndRollback) {
     EXPECT_TRUE(j["huge_pages"]["exact"].get<bool>());
   }
 
-  ProcessResult apply = Pgrig({"--apply", "--restart", "--profile", "web", "--memory", "3GB", "--cpus", "4",
-                               "--storage", "nvme", "--no-probe"});
+  ProcessResult apply = Pgrig({"--apply", "--restart", "--profile", "web", "--memory", "3GB",
+                               "--cpus", "4", "--storage", "nvme", "--no-probe"});
   ASSERT_EQ(apply.exit_code, 0) << apply.out << apply.err;
   EXPECT_THAT(apply.err, HasSubstr("every setting is in effect"));
   conn_ = Connect();

@@ -2,13 +2,12 @@
 // postgresql.auto.conf text, and finding backups on disk.
 #include "tune/apply.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "common/fs.h"
 #include "tune/apply_restart.h"
@@ -21,7 +20,8 @@ using ::testing::HasSubstr;
 TEST(LiveValueMatches, SizesMayRoundOtherValuesMayNot) {
   EXPECT_TRUE(LiveValueMatches(SettingValue::Bytes(4 * kGiB), SettingValue::Bytes(4 * kGiB)));
   // min_wal_size is kept in MB: 100MB + 300kB reads back as 100MB.
-  EXPECT_TRUE(LiveValueMatches(SettingValue::Bytes(100 * kMiB), SettingValue::Bytes(100 * kMiB + 300 * kKiB)));
+  EXPECT_TRUE(LiveValueMatches(SettingValue::Bytes(100 * kMiB),
+                               SettingValue::Bytes(100 * kMiB + 300 * kKiB)));
   EXPECT_FALSE(LiveValueMatches(SettingValue::Bytes(128 * kMiB), SettingValue::Bytes(4 * kGiB)));
   EXPECT_FALSE(LiveValueMatches(SettingValue::Integer(100), SettingValue::Integer(200)));
   EXPECT_FALSE(LiveValueMatches(SettingValue::Integer(100), SettingValue::Integer(101)));
@@ -80,11 +80,13 @@ TEST(Backups, NewestUnusedOneIsFound) {
 // The check after a restart: a setting the server does not list is an
 // error naming it (it used to be an uncaught std::out_of_range).
 TEST(NotLive, NamesMissingAndDifferentSettings) {
-  Recommendation sb{.name = "shared_buffers", .proposed = "1GB", .value = SettingValue::Bytes(kGiB)};
-  Recommendation gone{.name = "no_such_setting", .proposed = "1", .value = SettingValue::Integer(1)};
+  Recommendation sb{
+      .name = "shared_buffers", .proposed = "1GB", .value = SettingValue::Bytes(kGiB)};
+  Recommendation gone{
+      .name = "no_such_setting", .proposed = "1", .value = SettingValue::Integer(1)};
   CurrentSettings now;
-  now["shared_buffers"] = CurrentSetting{.name = "shared_buffers", .setting = "131072", .unit = "8kB",
-                                         .vartype = "integer"};
+  now["shared_buffers"] = CurrentSetting{
+      .name = "shared_buffers", .setting = "131072", .unit = "8kB", .vartype = "integer"};
   EXPECT_TRUE(NotLive({&sb}, now).empty());
   std::vector<std::string> wrong = NotLive({&sb, &gone}, now);
   ASSERT_EQ(wrong.size(), 1u);

@@ -1,9 +1,9 @@
 #include "tune/from_facts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 
@@ -31,7 +31,8 @@ TuneInputs InputsFromFacts(const host::HostFacts& h, const host::ServerFacts* se
   in.arch = h.cpu.architecture.value_or("x86_64");
   in.cpu_description = h.cpu.microarchitecture.value_or(h.cpu.model_name.value_or(""));
   if (h.os.page_size_bytes) in.base_page_size = *h.os.page_size_bytes;
-  if (h.memory.default_huge_page_size_bytes) in.huge_page_size = *h.memory.default_huge_page_size_bytes;
+  if (h.memory.default_huge_page_size_bytes)
+    in.huge_page_size = *h.memory.default_huge_page_size_bytes;
   for (const auto& pool : h.memory.huge_pages) in.huge_page_sizes.push_back(pool.page_size_bytes);
 
   in.storage = StorageClass::kSsd;
@@ -51,7 +52,8 @@ TuneInputs InputsFromFacts(const host::HostFacts& h, const host::ServerFacts* se
       notes->push_back("storage: class unknown, assumed ssd; give --storage");
     }
   } else {
-    notes->push_back("storage: the data directory's device is unknown, assumed ssd; give --storage");
+    notes->push_back(
+        "storage: the data directory's device is unknown, assumed ssd; give --storage");
   }
 
   if (server) {
@@ -99,21 +101,24 @@ Result<std::string> ParseArch(std::string_view text) {
 
 Status ValidateOverrides(const InputOverrides& o) {
   if (o.threads_per_core && (*o.threads_per_core < 1 || *o.threads_per_core > 8)) {
-    return InvalidArgument(
-        fmt::format("--smt {} is out of range; give the threads per core, 1 to 8", *o.threads_per_core));
+    return InvalidArgument(fmt::format(
+        "--smt {} is out of range; give the threads per core, 1 to 8", *o.threads_per_core));
   }
   if (o.page_size && *o.page_size != 4 * kKiB && *o.page_size != 16 * kKiB &&
       *o.page_size != 64 * kKiB) {
-    return InvalidArgument(fmt::format("--page-size {} is not a kernel page size; give 4kB, 16kB or 64kB",
-                                       SettingValue::Bytes(*o.page_size).ToConf()));
+    return InvalidArgument(
+        fmt::format("--page-size {} is not a kernel page size; give 4kB, 16kB or 64kB",
+                    SettingValue::Bytes(*o.page_size).ToConf()));
   }
   const std::string arch = o.arch.value_or("");
   if (o.page_size && *o.page_size != 4 * kKiB && !arch.empty() && arch != "aarch64" &&
       arch != "ppc64le") {
-    return InvalidArgument(fmt::format("--page-size {} does not exist on {}; {} kernels use 4kB pages",
-                                       SettingValue::Bytes(*o.page_size).ToConf(), arch, arch));
+    return InvalidArgument(
+        fmt::format("--page-size {} does not exist on {}; {} kernels use 4kB pages",
+                    SettingValue::Bytes(*o.page_size).ToConf(), arch, arch));
   }
-  if (o.threads_per_core && *o.threads_per_core > 1 && o.cpus && *o.cpus % *o.threads_per_core != 0) {
+  if (o.threads_per_core && *o.threads_per_core > 1 && o.cpus &&
+      *o.cpus % *o.threads_per_core != 0) {
     return InvalidArgument(fmt::format("--cpus {} is not a whole number of cores with --smt {}",
                                        *o.cpus, *o.threads_per_core));
   }
@@ -163,7 +168,8 @@ TuneInputs InputsAsGiven(const InputOverrides& o, std::vector<std::string>* note
   notes->push_back("storage: not given, assumed ssd; give --storage");
   ApplyOverrides(o, &in, notes);
   if (!o.threads_per_core) {
-    notes->push_back("SMT: not given, so every vCPU counts as a core; give --smt 2 for an SMT machine");
+    notes->push_back(
+        "SMT: not given, so every vCPU counts as a core; give --smt 2 for an SMT machine");
   }
   return in;
 }

@@ -20,7 +20,7 @@ TEST(InputsFromFacts, UsesContainerLimitsTopologyStorageAndBuild) {
   h.memory.total_bytes = 64 * kGiB;
   h.effective_memory_bytes = 8 * kGiB;  // cgroup limit
   h.cpu.vcpus = 32;
-  h.effective_cpus = 3.5;               // CPU quota
+  h.effective_cpus = 3.5;  // CPU quota
   h.cpu.threads_per_core = 2;
   h.cpu.architecture.emplace("aarch64");
   h.cpu.microarchitecture.emplace("Neoverse V1");
@@ -89,7 +89,13 @@ TEST(InputsFromFacts, VirtualDiskIsSsdWithANoteAndStorageOverrides) {
   ApplyOverrides(o, &in, &notes);
   EXPECT_EQ(in.storage, StorageClass::kHdd);
   EXPECT_TRUE(notes.empty());
-  auto plan = ComputePlan([&] { TuneInputs x = in; x.server_major = 15; return x; }(), Profile::kOltp);
+  auto plan = ComputePlan(
+      [&] {
+        TuneInputs x = in;
+        x.server_major = 15;
+        return x;
+      }(),
+      Profile::kOltp);
   ASSERT_TRUE(plan.ok());
 }
 

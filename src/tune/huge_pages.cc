@@ -1,10 +1,9 @@
 #include "tune/huge_pages.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -14,11 +13,18 @@ namespace pgrig::tune {
 namespace {
 
 // Settings that change the size of the shared memory segment.
-const char* const kShmemSettings[] = {
-    "shared_buffers",        "max_connections",        "max_worker_processes",
-    "max_wal_senders",       "autovacuum_max_workers", "max_locks_per_transaction",
-    "max_prepared_transactions", "wal_buffers",        "huge_page_size",
-    "superuser_reserved_connections", "reserved_connections", "max_pred_locks_per_transaction"};
+const char* const kShmemSettings[] = {"shared_buffers",
+                                      "max_connections",
+                                      "max_worker_processes",
+                                      "max_wal_senders",
+                                      "autovacuum_max_workers",
+                                      "max_locks_per_transaction",
+                                      "max_prepared_transactions",
+                                      "wal_buffers",
+                                      "huge_page_size",
+                                      "superuser_reserved_connections",
+                                      "reserved_connections",
+                                      "max_pred_locks_per_transaction"};
 
 std::string LastLine(const std::string& s) {
   auto lines = Split(std::string(Trim(s)), '\n');
@@ -42,13 +48,15 @@ Result<HugePagesPlan> ProbeHugePages(const SettingMap& config, int server_major,
                                      uint64_t default_huge_page_size,
                                      const HugePagesProbeOptions& o) {
   if (server_major < 15) {
-    return FailedPrecondition(fmt::format(
-        "PostgreSQL {} cannot report shared_memory_size_in_huge_pages (added in 15)", server_major));
+    return FailedPrecondition(
+        fmt::format("PostgreSQL {} cannot report shared_memory_size_in_huge_pages (added in 15)",
+                    server_major));
   }
   if (!o.runner) return Internal("ProbeHugePages needs a process runner");
   if (::access((o.bindir + "/postgres").c_str(), X_OK) != 0 ||
       ::access((o.bindir + "/initdb").c_str(), X_OK) != 0) {
-    return NotFound(fmt::format("no PostgreSQL {} server binaries in '{}'", server_major, o.bindir));
+    return NotFound(
+        fmt::format("no PostgreSQL {} server binaries in '{}'", server_major, o.bindir));
   }
   std::string tmpl = o.scratch_parent + "/pgrig-hugepages-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
@@ -75,10 +83,10 @@ Result<HugePagesPlan> ProbeHugePages(const SettingMap& config, int server_major,
     return p;
   };
   std::string data = dir + "/data";
-  PGRIG_ASSIGN_OR_RETURN(ProcessResult init,
-                         o.runner->Run(as_server({o.bindir + "/initdb", "-D", data, "-A", "trust",
-                                                  "-U", "postgres", "--no-sync", "-E", "UTF8",
-                                                  "--locale=C"})));
+  PGRIG_ASSIGN_OR_RETURN(
+      ProcessResult init,
+      o.runner->Run(as_server({o.bindir + "/initdb", "-D", data, "-A", "trust", "-U", "postgres",
+                               "--no-sync", "-E", "UTF8", "--locale=C"})));
   if (!init.success()) {
     return Internal("initdb of the scratch data directory failed: " +
                     LastLine(init.err.empty() ? init.out : init.err));
@@ -90,8 +98,8 @@ Result<HugePagesPlan> ProbeHugePages(const SettingMap& config, int server_major,
     argv.insert(argv.begin() + 1, {"-C", what});
     PGRIG_ASSIGN_OR_RETURN(ProcessResult r, o.runner->Run(as_server(argv)));
     if (!r.success()) {
-      return Internal(fmt::format("postgres -C {} failed: {}", what,
-                                  LastLine(r.err.empty() ? r.out : r.err)));
+      return Internal(
+          fmt::format("postgres -C {} failed: {}", what, LastLine(r.err.empty() ? r.out : r.err)));
     }
     auto v = ParseInt64(Trim(r.out));
     if (!v) return Internal(fmt::format("postgres -C {} printed '{}'", what, Trim(r.out)));
@@ -106,9 +114,10 @@ Result<HugePagesPlan> ProbeHugePages(const SettingMap& config, int server_major,
     size = static_cast<uint64_t>(it->second.integer);
   }
   h.page_size_bytes = size;
-  h.method = fmt::format("postgres {} -C shared_memory_size_in_huge_pages on a scratch data "
-                         "directory with the candidate settings",
-                         server_major);
+  h.method = fmt::format(
+      "postgres {} -C shared_memory_size_in_huge_pages on a scratch data "
+      "directory with the candidate settings",
+      server_major);
   if (pages < 0) {
     h.notes.push_back("the server reports that huge pages are not supported on this platform");
   }

@@ -2,14 +2,13 @@
 // binary, how it reads the answer, and that it cleans up.
 #include "tune/huge_pages.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "common/fs.h"
 

@@ -1,9 +1,9 @@
 #include "tune/recommend.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 
@@ -65,7 +65,8 @@ SettingMap ToSettingMap(const CurrentSettings& current) {
 }
 
 SettingMap CandidateConfig(const TuneReport& report, const CurrentSettings& current) {
-  SettingMap m = current.empty() ? DefaultSettings(report.inputs.server_major) : ToSettingMap(current);
+  SettingMap m =
+      current.empty() ? DefaultSettings(report.inputs.server_major) : ToSettingMap(current);
   for (const auto& r : report.recommendations) {
     if (r.changed) m[r.name] = r.value;
   }
@@ -167,12 +168,14 @@ Result<TuneReport> Recommend(const TuneInputs& inputs, Profile profile,
   }
   rep.budget = ComputeBudget(merged, inputs.memory_bytes, inputs.server_major);
   if (!rep.budget.fits()) {
-    std::string msg = fmt::format(
-        "the worst-case memory use would be {}, over 90% of {} ({})", HumanBytes(rep.budget.total_bytes),
-        HumanBytes(inputs.memory_bytes), HumanBytes(rep.budget.limit_bytes));
+    std::string msg =
+        fmt::format("the worst-case memory use would be {}, over 90% of {} ({})",
+                    HumanBytes(rep.budget.total_bytes), HumanBytes(inputs.memory_bytes),
+                    HumanBytes(rep.budget.limit_bytes));
     if (!overrides.values.empty()) return InvalidArgument(msg + "; lower the --set values");
-    rep.warnings.push_back(msg + " because of settings pgrig does not change (for example "
-                                 "hash_mem_multiplier or max_prepared_transactions); review them");
+    rep.warnings.push_back(msg +
+                           " because of settings pgrig does not change (for example "
+                           "hash_mem_multiplier or max_prepared_transactions); review them");
   }
 
   for (const auto& p : proposals) {

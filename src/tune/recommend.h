@@ -49,12 +49,12 @@ struct Recommendation {
   std::optional<std::string> current;  // display text ("128MB"); nullopt: unknown (no server)
   std::string proposed;                // display and SQL text ("4GB")
   SettingValue value;
-  std::string unit;                    // pg_settings unit, or "" for unit-less
+  std::string unit;  // pg_settings unit, or "" for unit-less
   std::string reason;
   std::string rule;
-  std::string context;                 // pg_settings.context, or OfflineContext() offline
+  std::string context;  // pg_settings.context, or OfflineContext() offline
   Apply apply = Apply::kReload;
-  bool changed = true;                 // false: within 5% of (or equal to) the current value
+  bool changed = true;  // false: within 5% of (or equal to) the current value
 };
 
 struct Overrides {

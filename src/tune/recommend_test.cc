@@ -63,7 +63,8 @@ CurrentSettings Server(std::map<std::string, std::string> changed = {}) {
   add("huge_pages", "try", "", "postmaster", "enum", "", "", {"off", "on", "try"});
   add("huge_page_size", "0", "kB", "postmaster", "integer", "0", "2147483647");
   add("jit", "on", "", "user", "bool");
-  add("wal_compression", "off", "", "superuser", "enum", "", "", {"pglz", "lz4", "zstd", "on", "off"});
+  add("wal_compression", "off", "", "superuser", "enum", "", "",
+      {"pglz", "lz4", "zstd", "on", "off"});
   add("wal_level", "replica", "", "postmaster", "enum", "", "", {"minimal", "replica", "logical"});
   add("archive_mode", "off", "", "postmaster", "enum", "", "", {"always", "on", "off"});
   add("synchronous_commit", "on", "", "user", "enum", "", "",

@@ -1,8 +1,8 @@
 #include "tune/render.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "common/strings.h"
 
@@ -13,11 +13,10 @@ namespace {
 std::string Header(const TuneReport& r) {
   const TuneInputs& in = r.inputs;
   std::string smt = !in.threads_per_core_known ? ", SMT not given"
-                    : in.threads_per_core > 1   ? fmt::format(", SMT x{}", in.threads_per_core)
-                                                : ", no SMT";
-  std::string pages = in.base_page_size == 4096
-                          ? ""
-                          : fmt::format(" ({}KB pages)", in.base_page_size / 1024);
+                    : in.threads_per_core > 1  ? fmt::format(", SMT x{}", in.threads_per_core)
+                                               : ", no SMT";
+  std::string pages =
+      in.base_page_size == 4096 ? "" : fmt::format(" ({}KB pages)", in.base_page_size / 1024);
   return fmt::format("profile {} for {} memory, {} vCPUs{}, {} storage, {}{}, PostgreSQL {}",
                      ProfileName(r.profile), HumanBytes(in.memory_bytes), in.cpus, smt,
                      StorageClassName(in.storage),
@@ -75,14 +74,16 @@ std::string RenderTable(const TuneReport& r, const RenderOptions& o) {
     }
     size_t unchanged = r.recommendations.size() - r.Changes().size();
     if (!o.show_unchanged && unchanged > 0) {
-      out += fmt::format("  ({} more settings are already within 5%; --all lists them)\n", unchanged);
+      out +=
+          fmt::format("  ({} more settings are already within 5%; --all lists them)\n", unchanged);
     }
   }
-  out += fmt::format("\nWorst-case memory with these settings: {} of {} ({:.0f}%; limit 90% = {})\n",
-                     HumanBytes(r.budget.total_bytes), HumanBytes(r.budget.memory_bytes),
-                     100.0 * static_cast<double>(r.budget.total_bytes) /
-                         static_cast<double>(std::max<uint64_t>(r.budget.memory_bytes, 1)),
-                     HumanBytes(r.budget.limit_bytes));
+  out +=
+      fmt::format("\nWorst-case memory with these settings: {} of {} ({:.0f}%; limit 90% = {})\n",
+                  HumanBytes(r.budget.total_bytes), HumanBytes(r.budget.memory_bytes),
+                  100.0 * static_cast<double>(r.budget.total_bytes) /
+                      static_cast<double>(std::max<uint64_t>(r.budget.memory_bytes, 1)),
+                  HumanBytes(r.budget.limit_bytes));
   for (const auto& l : r.budget.lines) {
     out += fmt::format("  {:<24} {:>10}  {}\n", l.what, HumanBytes(l.bytes), l.formula);
   }
@@ -129,7 +130,8 @@ std::string RenderAlterSystem(const TuneReport& r) {
   for (const auto& w : r.warnings) out += "-- " + w + "\n";
   std::vector<std::string> restart;
   for (const auto* rec : r.Changes()) {
-    out += fmt::format("ALTER SYSTEM SET {} = '{}';  -- {}\n", rec->name, rec->proposed, rec->reason);
+    out +=
+        fmt::format("ALTER SYSTEM SET {} = '{}';  -- {}\n", rec->name, rec->proposed, rec->reason);
     if (rec->apply == Apply::kRestart) restart.push_back(rec->name);
   }
   out += "SELECT pg_reload_conf();\n";
@@ -145,16 +147,16 @@ nlohmann::json ToJson(const TuneReport& r) {
   j["profile"] = ProfileName(r.profile);
   j["trades_durability"] = r.trades_durability;
   const TuneInputs& in = r.inputs;
-  j["inputs"] = {{"memory_bytes", in.memory_bytes},
-                 {"cpus", in.cpus},
-                 {"threads_per_core", in.threads_per_core_known
-                                          ? nlohmann::json(in.threads_per_core)
-                                          : nlohmann::json(nullptr)},
-                 {"storage", StorageClassName(in.storage)},
-                 {"server_major", in.server_major},
-                 {"arch", in.arch.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.arch)},
-                 {"base_page_size_bytes", in.base_page_size},
-                 {"huge_page_size_bytes", in.huge_page_size}};
+  j["inputs"] = {
+      {"memory_bytes", in.memory_bytes},
+      {"cpus", in.cpus},
+      {"threads_per_core",
+       in.threads_per_core_known ? nlohmann::json(in.threads_per_core) : nlohmann::json(nullptr)},
+      {"storage", StorageClassName(in.storage)},
+      {"server_major", in.server_major},
+      {"arch", in.arch.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.arch)},
+      {"base_page_size_bytes", in.base_page_size},
+      {"huge_page_size_bytes", in.huge_page_size}};
   if (in.connections) j["inputs"]["connections"] = *in.connections;
   if (in.data_size_bytes) j["inputs"]["data_size_bytes"] = *in.data_size_bytes;
   nlohmann::json recs = nlohmann::json::array();
@@ -180,12 +182,10 @@ nlohmann::json ToJson(const TuneReport& r) {
                         {"limit_bytes", r.budget.limit_bytes},
                         {"shared_memory_bytes", r.budget.shared_memory_bytes},
                         {"lines", std::move(lines)}};
-  j["huge_pages"] = {{"pages", r.huge_pages.pages},
-                     {"page_size_bytes", r.huge_pages.page_size_bytes},
-                     {"exact", r.huge_pages.exact},
-                     {"method", r.huge_pages.method},
-                     {"sysctl", r.huge_pages.sysctl},
-                     {"notes", r.huge_pages.notes}};
+  j["huge_pages"] = {
+      {"pages", r.huge_pages.pages},   {"page_size_bytes", r.huge_pages.page_size_bytes},
+      {"exact", r.huge_pages.exact},   {"method", r.huge_pages.method},
+      {"sysctl", r.huge_pages.sysctl}, {"notes", r.huge_pages.notes}};
   j["advice"] = r.advice;
   j["warnings"] = r.warnings;
   return j;
@@ -193,10 +193,14 @@ nlohmann::json ToJson(const TuneReport& r) {
 
 std::string Render(const TuneReport& r, Format f, const RenderOptions& o) {
   switch (f) {
-    case Format::kTable: return RenderTable(r, o);
-    case Format::kConf: return RenderConf(r);
-    case Format::kAlterSystem: return RenderAlterSystem(r);
-    case Format::kJson: return ToJson(r).dump(2) + "\n";
+    case Format::kTable:
+      return RenderTable(r, o);
+    case Format::kConf:
+      return RenderConf(r);
+    case Format::kAlterSystem:
+      return RenderAlterSystem(r);
+    case Format::kJson:
+      return ToJson(r).dump(2) + "\n";
   }
   return "";
 }

@@ -6,10 +6,9 @@
 #ifndef PGRIG_TUNE_RENDER_H_
 #define PGRIG_TUNE_RENDER_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "tune/recommend.h"

@@ -1,9 +1,9 @@
 #include "tune/rules.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 
@@ -17,11 +17,11 @@ namespace {
 struct ProfileRow {
   Profile profile;
   const char* name;
-  int connections;          // 0: sized from memory (benchmark)
-  uint64_t sb_divisor;      // shared_buffers = memory / sb_divisor
+  int connections;            // 0: sized from memory (benchmark)
+  uint64_t sb_divisor;        // shared_buffers = memory / sb_divisor
   uint64_t ecs_num, ecs_den;  // effective_cache_size = memory * num / den
-  uint64_t mwm_divisor;     // maintenance_work_mem = memory / mwm_divisor
-  uint64_t wm_divisor;      // extra divisor on PGTune's work_mem formula
+  uint64_t mwm_divisor;       // maintenance_work_mem = memory / mwm_divisor
+  uint64_t wm_divisor;        // extra divisor on PGTune's work_mem formula
   int statistics_target;
   uint64_t min_wal, max_wal;
   int64_t checkpoint_timeout_ms;  // 0: keep the default
@@ -108,8 +108,8 @@ struct Knobs {
 const char* ProfileName(Profile p) { return Row(p).name; }
 
 const std::vector<Profile>& AllProfiles() {
-  static const std::vector<Profile> k = {Profile::kOltp,  Profile::kWeb,     Profile::kMixed,
-                                         Profile::kDw,    Profile::kDesktop, Profile::kBenchmark};
+  static const std::vector<Profile> k = {Profile::kOltp, Profile::kWeb,     Profile::kMixed,
+                                         Profile::kDw,   Profile::kDesktop, Profile::kBenchmark};
   return k;
 }
 
@@ -124,10 +124,14 @@ Result<Profile> ParseProfile(std::string_view name) {
 
 const char* StorageClassName(StorageClass s) {
   switch (s) {
-    case StorageClass::kHdd: return "hdd";
-    case StorageClass::kSsd: return "ssd";
-    case StorageClass::kNvme: return "nvme";
-    case StorageClass::kSan: return "san";
+    case StorageClass::kHdd:
+      return "hdd";
+    case StorageClass::kSsd:
+      return "ssd";
+    case StorageClass::kNvme:
+      return "nvme";
+    case StorageClass::kSan:
+      return "san";
   }
   return "ssd";
 }
@@ -154,24 +158,25 @@ Status ValidateInputs(const TuneInputs& in) {
         HumanBytes(in.memory_bytes)));
   }
   if (in.memory_bytes > kMaxMemoryBytes) {
-    return InvalidArgument(fmt::format(
-        "memory {} is too large: pgrig tunes for at most 64TB; check --memory",
-        HumanBytes(in.memory_bytes)));
+    return InvalidArgument(
+        fmt::format("memory {} is too large: pgrig tunes for at most 64TB; check --memory",
+                    HumanBytes(in.memory_bytes)));
   }
   if (in.cpus < 1 || in.cpus > 4096) {
     return InvalidArgument(fmt::format("--cpus {} is out of range; give 1 to 4096", in.cpus));
   }
   if (in.threads_per_core < 1 || in.threads_per_core > 8) {
-    return InvalidArgument(fmt::format("threads per core {} is out of range (1-8)", in.threads_per_core));
+    return InvalidArgument(
+        fmt::format("threads per core {} is out of range (1-8)", in.threads_per_core));
   }
   if (in.connections && (*in.connections < kMinConnections || *in.connections > kMaxConnections)) {
     return InvalidArgument(fmt::format("--connections {} is out of range; give {} to {}",
                                        *in.connections, kMinConnections, kMaxConnections));
   }
   if (in.server_major < kMinServerMajor || in.server_major > kMaxServerMajor) {
-    return InvalidArgument(fmt::format(
-        "PostgreSQL {} is not supported by pgrig tune; it knows versions {} to {}",
-        in.server_major, kMinServerMajor, kMaxServerMajor));
+    return InvalidArgument(
+        fmt::format("PostgreSQL {} is not supported by pgrig tune; it knows versions {} to {}",
+                    in.server_major, kMinServerMajor, kMaxServerMajor));
   }
   if (in.huge_page_size == 0 || in.base_page_size == 0) {
     return InvalidArgument("page sizes must be positive");
@@ -231,8 +236,9 @@ MemoryBudget ComputeBudget(const SettingMap& config, uint64_t memory_bytes, int 
                      fmt::format("{} connections x ({} baseline + work_mem {} x (1 + "
                                  "hash_mem_multiplier {}))",
                                  conns, Mem(kBackendBaseline), Mem(wm), hmm)});
-  b.lines.push_back({"parallel workers", workers * per_backend,
-                     fmt::format("max_parallel_workers {} x the same per-backend figure", workers)});
+  b.lines.push_back(
+      {"parallel workers", workers * per_backend,
+       fmt::format("max_parallel_workers {} x the same per-backend figure", workers)});
   b.lines.push_back({"autovacuum workers", avw * av_mem,
                      fmt::format("autovacuum_max_workers {} x {}{}", avw, Mem(av_mem),
                                  server_major < 17 && av_mem == kVacuumDeadTupleCap
@@ -254,14 +260,14 @@ Status CheckInvariants(const SettingMap& c) {
         i("max_parallel_workers"), i("max_worker_processes")));
   }
   if (i("max_parallel_workers_per_gather") > i("max_parallel_workers")) {
-    return FailedPrecondition(fmt::format(
-        "max_parallel_workers_per_gather ({}) exceeds max_parallel_workers ({})",
-        i("max_parallel_workers_per_gather"), i("max_parallel_workers")));
+    return FailedPrecondition(
+        fmt::format("max_parallel_workers_per_gather ({}) exceeds max_parallel_workers ({})",
+                    i("max_parallel_workers_per_gather"), i("max_parallel_workers")));
   }
   if (i("max_parallel_maintenance_workers") > i("max_parallel_workers")) {
-    return FailedPrecondition(fmt::format(
-        "max_parallel_maintenance_workers ({}) exceeds max_parallel_workers ({})",
-        i("max_parallel_maintenance_workers"), i("max_parallel_workers")));
+    return FailedPrecondition(
+        fmt::format("max_parallel_maintenance_workers ({}) exceeds max_parallel_workers ({})",
+                    i("max_parallel_maintenance_workers"), i("max_parallel_workers")));
   }
   if (i("max_wal_senders") >= i("max_connections")) {
     return FailedPrecondition(fmt::format("max_wal_senders ({}) must be below max_connections ({})",
@@ -340,7 +346,7 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
   Knobs k;
 
   // --- sizes before the budget ---
-  k.connections = in.connections ? *in.connections
+  k.connections = in.connections    ? *in.connections
                   : row.connections ? row.connections
                                     : BenchmarkConnections(mem);
   k.shared_buffers = std::max<uint64_t>(RoundDown(mem / row.sb_divisor, kMiB), 16 * kMiB);
@@ -416,7 +422,8 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
     m["wal_buffers"] = SettingValue::Bytes(WalBuffersFor(x.shared_buffers));
     m["work_mem"] = SettingValue::Bytes(x.work_mem);
     m["maintenance_work_mem"] = SettingValue::Bytes(x.maintenance_work_mem);
-    if (x.autovacuum_work_mem) m["autovacuum_work_mem"] = SettingValue::Bytes(*x.autovacuum_work_mem);
+    if (x.autovacuum_work_mem)
+      m["autovacuum_work_mem"] = SettingValue::Bytes(*x.autovacuum_work_mem);
     m["max_worker_processes"] = SettingValue::Integer(x.max_worker_processes);
     m["max_parallel_workers"] = SettingValue::Integer(x.max_parallel_workers);
     m["max_parallel_workers_per_gather"] = SettingValue::Integer(x.per_gather);
@@ -436,15 +443,16 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
   MemoryBudget budget = ComputeBudget(build(k), mem, major);
   for (int guard = 0; !budget.fits() && guard < 400; ++guard) {
     const uint64_t over = budget.total_bytes - budget.limit_bytes;
-    const uint64_t per_wm_byte_count =
-        static_cast<uint64_t>(static_cast<double>(k.connections + k.max_parallel_workers) * (1.0 + hmm));
+    const uint64_t per_wm_byte_count = static_cast<uint64_t>(
+        static_cast<double>(k.connections + k.max_parallel_workers) * (1.0 + hmm));
     if (k.work_mem > 1 * kMiB) {
       uint64_t cut = (over + per_wm_byte_count - 1) / std::max<uint64_t>(per_wm_byte_count, 1);
       uint64_t target = k.work_mem > cut ? k.work_mem - cut : 0;
       k.work_mem = std::max<uint64_t>(RoundDown(target, 64 * kKiB), 1 * kMiB);
       fitted.push_back("work_mem");
     } else if (k.maintenance_work_mem > 16 * kMiB) {
-      k.maintenance_work_mem = std::max<uint64_t>(RoundDown(k.maintenance_work_mem / 2, kMiB), 16 * kMiB);
+      k.maintenance_work_mem =
+          std::max<uint64_t>(RoundDown(k.maintenance_work_mem / 2, kMiB), 16 * kMiB);
       if (k.autovacuum_work_mem && *k.autovacuum_work_mem >= k.maintenance_work_mem) {
         k.autovacuum_work_mem.reset();
       }
@@ -510,16 +518,18 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
     add("effective_cache_size", SettingValue::Bytes(ecs), why, "memory.effective_cache_size");
   }
   add("maintenance_work_mem", SettingValue::Bytes(k.maintenance_work_mem),
-      std::string(profile == Profile::kDw ? "1/8 of memory (DW builds large indexes), at most 8GB"
-                                          : "1/16 of memory for VACUUM and CREATE INDEX, at most 8GB") +
+      std::string(profile == Profile::kDw
+                      ? "1/8 of memory (DW builds large indexes), at most 8GB"
+                      : "1/16 of memory for VACUUM and CREATE INDEX, at most 8GB") +
           (was_fitted("maintenance_work_mem") ? fit_note : ""),
       "memory.maintenance_work_mem");
   if (k.autovacuum_work_mem) {
     add("autovacuum_work_mem", SettingValue::Bytes(*k.autovacuum_work_mem),
-        major < 17 ? "vacuum cannot use more than 1GB for dead tuples before PostgreSQL 17, so each "
-                     "autovacuum worker is capped there instead of at maintenance_work_mem"
-                   : "caps each autovacuum worker so several workers cannot each take all of "
-                     "maintenance_work_mem",
+        major < 17
+            ? "vacuum cannot use more than 1GB for dead tuples before PostgreSQL 17, so each "
+              "autovacuum worker is capped there instead of at maintenance_work_mem"
+            : "caps each autovacuum worker so several workers cannot each take all of "
+              "maintenance_work_mem",
         "memory.autovacuum_work_mem");
   }
   add("work_mem", SettingValue::Bytes(k.work_mem),
@@ -565,19 +575,21 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       why = "seeks on spinning disks cost about four sequential reads";
     } else if (profile == Profile::kDw) {
       rpc = 4.0;
-      why = "PostgreSQL's default: on a warehouse larger than memory a low cost picks index scans "
-            "for large retrievals, which are slower than sequential scans even on flash "
-            "(give --data-size when the data fits in memory)";
+      why =
+          "PostgreSQL's default: on a warehouse larger than memory a low cost picks index scans "
+          "for large retrievals, which are slower than sequential scans even on flash "
+          "(give --data-size when the data fits in memory)";
     }
     add("random_page_cost", SettingValue::Real(rpc), why, "planner.random_page_cost");
   }
-  int eic = in.storage == StorageClass::kHdd ? 2
+  int eic = in.storage == StorageClass::kHdd   ? 2
             : in.storage == StorageClass::kSsd ? 200
             : in.storage == StorageClass::kSan ? 300
                                                : 1000;
   add("effective_io_concurrency", SettingValue::Integer(eic),
-      rotating ? "a spinning disk gains little from more than a couple of reads in flight"
-               : fmt::format("{} storage serves many reads in flight", StorageClassName(in.storage)),
+      rotating
+          ? "a spinning disk gains little from more than a couple of reads in flight"
+          : fmt::format("{} storage serves many reads in flight", StorageClassName(in.storage)),
       "io.effective_io_concurrency");
   add("maintenance_io_concurrency", SettingValue::Integer(std::max(eic, major >= 18 ? 16 : 10)),
       "maintenance work (VACUUM, recovery prefetch) can use the same I/O depth",
@@ -589,12 +601,13 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
 
   std::string core_note =
       !in.threads_per_core_known
-          ? fmt::format("{} vCPUs counted as cores (threads per core not given; --smt 2 for an "
-                        "SMT machine)",
-                        in.cpus)
+          ? fmt::format(
+                "{} vCPUs counted as cores (threads per core not given; --smt 2 for an "
+                "SMT machine)",
+                in.cpus)
       : tpc > 1 ? fmt::format("{} vCPUs are {} physical cores with SMT", in.cpus, cores)
       : arm     ? fmt::format("each of the {} vCPUs is a full core (no SMT{})", in.cpus,
-                              in.cpu_description.empty() ? "" : ", " + in.cpu_description)
+                          in.cpu_description.empty() ? "" : ", " + in.cpu_description)
                 : fmt::format("{} vCPUs, one thread per core", in.cpus);
   const std::string parallel_fit =
       "; lowered with max_parallel_workers to keep the worst case within 90% of memory";
@@ -607,14 +620,14 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
           : fmt::format("parallel workers up to the vCPU count ({})", in.cpus),
       "parallel.workers");
   add("max_parallel_workers_per_gather", SettingValue::Integer(k.per_gather),
-      in.cpus < 2 ? "with one CPU a parallel query only adds overhead"
+      in.cpus < 2   ? "with one CPU a parallel query only adds overhead"
       : in.cpus < 4 ? fmt::format("one worker per query with {} vCPUs", in.cpus)
                     : fmt::format("half the physical cores{}; {}{}",
                                   profile == Profile::kDw ? "" : ", at most 4", core_note,
                                   k.per_gather < per_gather_wanted ? parallel_fit : ""),
       "parallel.per_gather");
   add("max_parallel_maintenance_workers", SettingValue::Integer(k.maintenance_workers),
-      in.cpus < 2 ? "with one CPU parallel index builds only add overhead"
+      in.cpus < 2   ? "with one CPU parallel index builds only add overhead"
       : in.cpus < 4 ? fmt::format("one worker per index build with {} vCPUs", in.cpus)
                     : fmt::format("half the physical cores, at most 4; {}{}", core_note,
                                   k.maintenance_workers < maintenance_wanted ? parallel_fit : ""),
@@ -719,15 +732,16 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
         "machine.");
   }
   if (in.base_page_size == 64 * kKiB) {
-    plan.advice.push_back(fmt::format(
-        "This kernel uses 64KB base pages; its default huge page is {}, so a huge-page "
-        "reservation is rounded up to whole {} pages.",
-        Mem(in.huge_page_size), Mem(in.huge_page_size)));
+    plan.advice.push_back(
+        fmt::format("This kernel uses 64KB base pages; its default huge page is {}, so a huge-page "
+                    "reservation is rounded up to whole {} pages.",
+                    Mem(in.huge_page_size), Mem(in.huge_page_size)));
   }
 
   // --- check what we promise ---
   SettingMap merged = Overlay(DefaultSettings(major), plan.proposals);
-  PGRIG_RETURN_IF_ERROR(CheckInvariants(merged).WithContext("pgrig tune produced inconsistent settings (a bug)"));
+  PGRIG_RETURN_IF_ERROR(
+      CheckInvariants(merged).WithContext("pgrig tune produced inconsistent settings (a bug)"));
   plan.budget = ComputeBudget(merged, mem, major);
   plan.huge_pages = EstimateHugePages(plan.budget, in);
   if (auto it = merged.find("huge_page_size"); it != merged.end() && it->second.integer > 0) {

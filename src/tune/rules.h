@@ -57,12 +57,12 @@ struct TuneInputs {
   std::optional<int> connections;           // wanted max_connections; nullopt: profile's
   std::optional<uint64_t> data_size_bytes;  // database size, when known
   int server_major = 0;
-  std::string arch = "x86_64";              // uname -m; empty: unknown (offline, no --arch)
-  uint64_t base_page_size = 4096;           // 65536 on 64 KB-page Arm kernels
-  uint64_t huge_page_size = 2 * kMiB;       // the kernel's default huge page size
-  std::vector<uint64_t> huge_page_sizes;    // every pool the kernel offers
+  std::string arch = "x86_64";            // uname -m; empty: unknown (offline, no --arch)
+  uint64_t base_page_size = 4096;         // 65536 on 64 KB-page Arm kernels
+  uint64_t huge_page_size = 2 * kMiB;     // the kernel's default huge page size
+  std::vector<uint64_t> huge_page_sizes;  // every pool the kernel offers
   ArmAtomics arm_atomics = ArmAtomics::kNotApplicable;
-  std::string cpu_description;              // for messages ("Neoverse V1", "Zen 4")
+  std::string cpu_description;  // for messages ("Neoverse V1", "Zen 4")
   // Values the server accepts for wal_compression (pg_settings.enumvals);
   // empty: assume a standard build (lz4 on 15+).
   std::vector<std::string> wal_compression_values;
@@ -88,7 +88,7 @@ struct MemoryBudget {
   std::vector<BudgetLine> lines;
   uint64_t total_bytes = 0;
   uint64_t memory_bytes = 0;
-  uint64_t limit_bytes = 0;  // kBudgetFraction of memory
+  uint64_t limit_bytes = 0;          // kBudgetFraction of memory
   uint64_t shared_memory_bytes = 0;  // the part in the server's shared segment
   bool fits() const { return total_bytes <= limit_bytes; }
 };
@@ -96,9 +96,9 @@ struct MemoryBudget {
 struct HugePagesPlan {
   uint64_t page_size_bytes = 0;
   int64_t pages = 0;
-  bool exact = false;      // from `postgres -C shared_memory_size_in_huge_pages`
-  std::string method;      // how `pages` was obtained
-  std::string sysctl;      // the line that reserves them
+  bool exact = false;  // from `postgres -C shared_memory_size_in_huge_pages`
+  std::string method;  // how `pages` was obtained
+  std::string sysctl;  // the line that reserves them
   std::vector<std::string> notes;
 };
 

@@ -2,10 +2,10 @@
 // hold everywhere), and pinned cases computed by hand.
 #include "tune/rules.h"
 
-#include <set>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <set>
 
 namespace pgrig::tune {
 namespace {
@@ -41,7 +41,7 @@ std::string Text(const TunePlan& p, const std::string& name) {
 }
 
 TEST(RulesGrid, InvariantsAndBudgetHoldEverywhere) {
-  const uint64_t mems[] = {256 * kMiB, 512 * kMiB, 1 * kGiB,  2 * kGiB,  4 * kGiB,   8 * kGiB,
+  const uint64_t mems[] = {256 * kMiB, 512 * kMiB, 1 * kGiB,  2 * kGiB,   4 * kGiB,   8 * kGiB,
                            16 * kGiB,  32 * kGiB,  64 * kGiB, 128 * kGiB, 256 * kGiB, 512 * kGiB};
   const int cpus[] = {1, 2, 3, 4, 8, 16, 32, 64, 96, 128, 192};
   int cases = 0;
@@ -54,10 +54,10 @@ TEST(RulesGrid, InvariantsAndBudgetHoldEverywhere) {
               if (tpc == 2 && cpu % 2 != 0) continue;
               TuneInputs in = Machine(mem, cpu, st, major);
               in.threads_per_core = tpc;
-              SCOPED_TRACE(::testing::Message() << "mem=" << mem / kMiB << "MB cpus=" << cpu
-                                                << " tpc=" << tpc << " storage="
-                                                << StorageClassName(st) << " profile="
-                                                << ProfileName(prof) << " pg=" << major);
+              SCOPED_TRACE(::testing::Message()
+                           << "mem=" << mem / kMiB << "MB cpus=" << cpu << " tpc=" << tpc
+                           << " storage=" << StorageClassName(st)
+                           << " profile=" << ProfileName(prof) << " pg=" << major);
               auto plan = ComputePlan(in, prof);
               ASSERT_TRUE(plan.ok()) << plan.status().ToString();
               ++cases;
@@ -108,10 +108,12 @@ TEST(RulesGrid, InvariantsAndBudgetHoldEverywhere) {
                     << CheckOfflineValue(p.name, p.value, major).ToString();
               }
               // Huge pages are proposed exactly when shared_buffers is large.
-              EXPECT_EQ(Find(*plan, "huge_pages") != nullptr, static_cast<uint64_t>(sb) >= 2 * kGiB);
+              EXPECT_EQ(Find(*plan, "huge_pages") != nullptr,
+                        static_cast<uint64_t>(sb) >= 2 * kGiB);
               EXPECT_GT(plan->huge_pages.pages, 0);
-              EXPECT_GE(static_cast<uint64_t>(plan->huge_pages.pages) * plan->huge_pages.page_size_bytes,
-                        plan->budget.shared_memory_bytes);
+              EXPECT_GE(
+                  static_cast<uint64_t>(plan->huge_pages.pages) * plan->huge_pages.page_size_bytes,
+                  plan->budget.shared_memory_bytes);
             }
           }
         }
@@ -146,14 +148,14 @@ TEST(RulesPinned, WebSixteenGigabytes) {
   auto plan = ComputePlan(Machine(16 * kGiB, 4, StorageClass::kSsd, 16), Profile::kWeb);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(Text(*plan, "max_connections"), "200");
-  EXPECT_EQ(Text(*plan, "shared_buffers"), "4GB");          // 16GB / 4
-  EXPECT_EQ(Text(*plan, "effective_cache_size"), "12GB");   // 16GB * 3/4
-  EXPECT_EQ(Text(*plan, "maintenance_work_mem"), "1GB");    // 16GB / 16
-  EXPECT_EQ(Text(*plan, "wal_buffers"), "16MB");            // 3% of 4GB capped
+  EXPECT_EQ(Text(*plan, "shared_buffers"), "4GB");         // 16GB / 4
+  EXPECT_EQ(Text(*plan, "effective_cache_size"), "12GB");  // 16GB * 3/4
+  EXPECT_EQ(Text(*plan, "maintenance_work_mem"), "1GB");   // 16GB / 16
+  EXPECT_EQ(Text(*plan, "wal_buffers"), "16MB");           // 3% of 4GB capped
   EXPECT_EQ(Text(*plan, "min_wal_size"), "1GB");
   EXPECT_EQ(Text(*plan, "max_wal_size"), "4GB");
   EXPECT_EQ(Text(*plan, "effective_io_concurrency"), "200");
-  EXPECT_EQ(Text(*plan, "max_worker_processes"), "8");      // max(8, 4)
+  EXPECT_EQ(Text(*plan, "max_worker_processes"), "8");  // max(8, 4)
   EXPECT_EQ(Text(*plan, "max_parallel_workers"), "4");
   EXPECT_EQ(Text(*plan, "max_parallel_workers_per_gather"), "2");  // ceil(4/2)
   EXPECT_EQ(Text(*plan, "jit"), "off");
@@ -177,17 +179,17 @@ TEST(RulesPinned, DesktopEightGigabytesHdd) {
   auto plan = ComputePlan(Machine(8 * kGiB, 2, StorageClass::kHdd, 13), Profile::kDesktop);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(Text(*plan, "max_connections"), "20");
-  EXPECT_EQ(Text(*plan, "shared_buffers"), "512MB");       // 8GB / 16
-  EXPECT_EQ(Text(*plan, "effective_cache_size"), "2GB");   // 8GB / 4
-  EXPECT_EQ(Text(*plan, "maintenance_work_mem"), "512MB"); // 8GB / 16
+  EXPECT_EQ(Text(*plan, "shared_buffers"), "512MB");        // 8GB / 16
+  EXPECT_EQ(Text(*plan, "effective_cache_size"), "2GB");    // 8GB / 4
+  EXPECT_EQ(Text(*plan, "maintenance_work_mem"), "512MB");  // 8GB / 16
   // (8192MB - 512MB) / ((20 + 8) * 3) / 6 = 15978983 bytes -> 243 x 64kB.
   EXPECT_EQ(Text(*plan, "work_mem"), "15552kB");
-  EXPECT_EQ(Text(*plan, "wal_buffers"), "16MB");           // 3% of 512MB = 15.4MB -> 16MB
+  EXPECT_EQ(Text(*plan, "wal_buffers"), "16MB");  // 3% of 512MB = 15.4MB -> 16MB
   EXPECT_EQ(Text(*plan, "random_page_cost"), "4");
   EXPECT_EQ(Text(*plan, "effective_io_concurrency"), "2");
   EXPECT_EQ(Text(*plan, "wal_level"), "minimal");
   EXPECT_EQ(Text(*plan, "max_wal_senders"), "0");
-  EXPECT_EQ(Text(*plan, "wal_compression"), "on");          // PG 13: boolean
+  EXPECT_EQ(Text(*plan, "wal_compression"), "on");  // PG 13: boolean
   EXPECT_EQ(Find(*plan, "jit"), nullptr);
   EXPECT_EQ(Find(*plan, "checkpoint_timeout"), nullptr);
   EXPECT_EQ(Text(*plan, "max_parallel_workers"), "2");
@@ -361,19 +363,21 @@ TEST(RulesLimits, HugeMemoryIsClampedToPostgresLimitsAndSaysSo) {
     for (Profile prof : AllProfiles()) {
       auto plan = ComputePlan(Machine(tb * 1024 * kGiB, 64, StorageClass::kNvme, 15), prof);
       ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-      const uint64_t sb_max = 1073741823ull * 8192;  // INT_MAX / 2 pages
+      const uint64_t sb_max = 1073741823ull * 8192;   // INT_MAX / 2 pages
       const uint64_t ecs_max = 2147483647ull * 8192;  // INT_MAX pages
       EXPECT_LE(static_cast<uint64_t>(Int(*plan, "shared_buffers")), sb_max);
       EXPECT_LE(static_cast<uint64_t>(Int(*plan, "effective_cache_size")), ecs_max);
       EXPECT_LE(static_cast<uint64_t>(Int(*plan, "work_mem")), 2147483647ull * 1024);
       for (const auto& p : plan->proposals) {
-        EXPECT_TRUE(CheckOfflineValue(p.name, p.value, 15).ok()) << p.name << " " << p.value.ToConf();
+        EXPECT_TRUE(CheckOfflineValue(p.name, p.value, 15).ok())
+            << p.name << " " << p.value.ToConf();
       }
     }
   }
   auto plan = ComputePlan(Machine(64 * 1024 * kGiB, 64, StorageClass::kNvme, 15), Profile::kOltp);
   ASSERT_TRUE(plan.ok());
-  EXPECT_THAT(Find(*plan, "effective_cache_size")->reason, HasSubstr("largest value PostgreSQL accepts"));
+  EXPECT_THAT(Find(*plan, "effective_cache_size")->reason,
+              HasSubstr("largest value PostgreSQL accepts"));
   EXPECT_THAT(Find(*plan, "shared_buffers")->reason, HasSubstr("largest value PostgreSQL accepts"));
   // Below the limits nothing says "clamped".
   auto small = ComputePlan(Machine(16 * 1024 * kGiB, 64, StorageClass::kNvme, 15), Profile::kOltp);
@@ -405,7 +409,8 @@ TEST(RulesPinned, UnknownSmtCountsVcpusAsCoresAndSaysSo) {
   in.threads_per_core = 2;
   auto smt = ComputePlan(in, Profile::kDw);
   EXPECT_EQ(Int(*smt, "max_parallel_workers_per_gather"), 16);
-  EXPECT_THAT(Find(*smt, "max_parallel_workers_per_gather")->reason, HasSubstr("32 physical cores"));
+  EXPECT_THAT(Find(*smt, "max_parallel_workers_per_gather")->reason,
+              HasSubstr("32 physical cores"));
 }
 
 // Issue 14, item 14: the give-up order is docs/tune.md's (autovacuum workers
@@ -470,8 +475,10 @@ TEST(RulesVersions, PostgreSql18KnowsAsynchronousIo) {
   EXPECT_EQ(GetInt(d18, "autovacuum_worker_slots", 0), 16);
   EXPECT_EQ(GetWord(d18, "io_method", ""), "worker");
   EXPECT_EQ(GetInt(DefaultSettings(17), "effective_io_concurrency", 0), 1);
-  EXPECT_EQ(GetInt(DefaultSettings(17), "vacuum_buffer_usage_limit", 0), static_cast<int64_t>(2 * kMiB));
-  EXPECT_EQ(GetInt(DefaultSettings(16), "vacuum_buffer_usage_limit", 0), static_cast<int64_t>(256 * kKiB));
+  EXPECT_EQ(GetInt(DefaultSettings(17), "vacuum_buffer_usage_limit", 0),
+            static_cast<int64_t>(2 * kMiB));
+  EXPECT_EQ(GetInt(DefaultSettings(16), "vacuum_buffer_usage_limit", 0),
+            static_cast<int64_t>(256 * kKiB));
   EXPECT_EQ(DefaultSettings(16).count("io_combine_limit"), 0u);
   // maintenance_io_concurrency never goes below 18's default.
   auto hdd = ComputePlan(Machine(8 * kGiB, 4, StorageClass::kHdd, 18), Profile::kOltp);

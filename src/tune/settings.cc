@@ -1,11 +1,11 @@
 #include "tune/settings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 
@@ -27,12 +27,12 @@ struct SettingInfo {
   ValueKind kind;
   const char* pg_unit;  // the unit pg_settings reports; "" for none
   bool is_bool;
-  int since;            // first major version that has the setting
+  int since;  // first major version that has the setting
   // Range in the canonical unit (bytes, ms, plain); -1 ("auto") is allowed
   // on top of it when minus_one.
   double min, max;
   bool minus_one;
-  const char* context;  // pg_settings.context
+  const char* context;             // pg_settings.context
   std::vector<std::string> words;  // enum values (empty: any word / bool)
 };
 
@@ -40,46 +40,73 @@ struct SettingInfo {
 const std::map<std::string, SettingInfo, std::less<>>& Table() {
   using V = ValueKind;
   static const auto* t = new std::map<std::string, SettingInfo, std::less<>>{
-      {"shared_buffers", {V::kBytes, "8kB", false, 0, 16 * kBlock, kIntMax / 2 * kBlock, false, "postmaster", {}}},
-      {"effective_cache_size", {V::kBytes, "8kB", false, 0, kBlock, kIntMax * kBlock, false, "user", {}}},
-      {"wal_buffers", {V::kBytes, "8kB", false, 0, kBlock, (kIntMax / kBlock) * kBlock, true, "postmaster", {}}},
-      {"temp_buffers", {V::kBytes, "8kB", false, 0, 100 * kBlock, kIntMax / 2 * kBlock, false, "user", {}}},
+      {"shared_buffers",
+       {V::kBytes, "8kB", false, 0, 16 * kBlock, kIntMax / 2 * kBlock, false, "postmaster", {}}},
+      {"effective_cache_size",
+       {V::kBytes, "8kB", false, 0, kBlock, kIntMax * kBlock, false, "user", {}}},
+      {"wal_buffers",
+       {V::kBytes, "8kB", false, 0, kBlock, (kIntMax / kBlock) * kBlock, true, "postmaster", {}}},
+      {"temp_buffers",
+       {V::kBytes, "8kB", false, 0, 100 * kBlock, kIntMax / 2 * kBlock, false, "user", {}}},
       {"work_mem", {V::kBytes, "kB", false, 0, 64 * kK, kMaxKilobytes * kK, false, "user", {}}},
-      {"maintenance_work_mem", {V::kBytes, "kB", false, 0, 1024 * kK, kMaxKilobytes * kK, false, "user", {}}},
-      {"autovacuum_work_mem", {V::kBytes, "kB", false, 0, 1024 * kK, kMaxKilobytes * kK, true, "sighup", {}}},
+      {"maintenance_work_mem",
+       {V::kBytes, "kB", false, 0, 1024 * kK, kMaxKilobytes * kK, false, "user", {}}},
+      {"autovacuum_work_mem",
+       {V::kBytes, "kB", false, 0, 1024 * kK, kMaxKilobytes * kK, true, "sighup", {}}},
       {"huge_page_size", {V::kBytes, "kB", false, 14, 0, kIntMax * kK, false, "postmaster", {}}},
-      {"min_wal_size", {V::kBytes, "MB", false, 0, 2 * kK * kK, kMaxKilobytes * kK * kK, false, "sighup", {}}},
-      {"max_wal_size", {V::kBytes, "MB", false, 0, 2 * kK * kK, kMaxKilobytes * kK * kK, false, "sighup", {}}},
-      {"vacuum_buffer_usage_limit", {V::kBytes, "kB", false, 16, 0, 16 * kK * kK * kK, false, "user", {}}},
+      {"min_wal_size",
+       {V::kBytes, "MB", false, 0, 2 * kK * kK, kMaxKilobytes * kK * kK, false, "sighup", {}}},
+      {"max_wal_size",
+       {V::kBytes, "MB", false, 0, 2 * kK * kK, kMaxKilobytes * kK * kK, false, "sighup", {}}},
+      {"vacuum_buffer_usage_limit",
+       {V::kBytes, "kB", false, 16, 0, 16 * kK * kK * kK, false, "user", {}}},
       {"io_combine_limit", {V::kBytes, "8kB", false, 17, kBlock, 128 * kBlock, false, "user", {}}},
       {"checkpoint_timeout", {V::kMillis, "s", false, 0, 30000, 86400000, false, "sighup", {}}},
       {"max_connections", {V::kInteger, "", false, 0, 1, kMaxBackends, false, "postmaster", {}}},
-      {"superuser_reserved_connections", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
-      {"reserved_connections", {V::kInteger, "", false, 16, 0, kMaxBackends, false, "postmaster", {}}},
-      {"max_worker_processes", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"superuser_reserved_connections",
+       {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"reserved_connections",
+       {V::kInteger, "", false, 16, 0, kMaxBackends, false, "postmaster", {}}},
+      {"max_worker_processes",
+       {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
       {"max_parallel_workers", {V::kInteger, "", false, 0, 0, 1024, false, "user", {}}},
       {"max_parallel_workers_per_gather", {V::kInteger, "", false, 0, 0, 1024, false, "user", {}}},
       {"max_parallel_maintenance_workers", {V::kInteger, "", false, 0, 0, 1024, false, "user", {}}},
       {"effective_io_concurrency", {V::kInteger, "", false, 0, 0, 1000, false, "user", {}}},
       {"maintenance_io_concurrency", {V::kInteger, "", false, 0, 0, 1000, false, "user", {}}},
       {"default_statistics_target", {V::kInteger, "", false, 0, 1, 10000, false, "user", {}}},
-      {"autovacuum_max_workers", {V::kInteger, "", false, 0, 1, kMaxBackends, false, "postmaster", {}}},
-      {"autovacuum_worker_slots", {V::kInteger, "", false, 18, 1, kMaxBackends, false, "postmaster", {}}},
+      {"autovacuum_max_workers",
+       {V::kInteger, "", false, 0, 1, kMaxBackends, false, "postmaster", {}}},
+      {"autovacuum_worker_slots",
+       {V::kInteger, "", false, 18, 1, kMaxBackends, false, "postmaster", {}}},
       {"io_workers", {V::kInteger, "", false, 18, 1, 32, false, "sighup", {}}},
       {"io_max_concurrency", {V::kInteger, "", false, 18, 1, 1024, true, "postmaster", {}}},
       {"max_wal_senders", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
-      {"max_locks_per_transaction", {V::kInteger, "", false, 0, 10, kIntMax, false, "postmaster", {}}},
-      {"max_prepared_transactions", {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
+      {"max_locks_per_transaction",
+       {V::kInteger, "", false, 0, 10, kIntMax, false, "postmaster", {}}},
+      {"max_prepared_transactions",
+       {V::kInteger, "", false, 0, 0, kMaxBackends, false, "postmaster", {}}},
       {"random_page_cost", {V::kReal, "", false, 0, 0, kDblMax, false, "user", {}}},
       {"checkpoint_completion_target", {V::kReal, "", false, 0, 0, 1, false, "sighup", {}}},
       {"hash_mem_multiplier", {V::kReal, "", false, 0, 1, 1000, false, "user", {}}},
       {"huge_pages", {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"on", "off", "try"}}},
-      {"wal_level", {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"minimal", "replica", "logical"}}},
-      {"synchronous_commit", {V::kWord, "", false, 0, 0, 0, false, "user",
-                              {"local", "remote_write", "remote_apply", "on", "off"}}},
-      {"archive_mode", {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"always", "on", "off"}}},
+      {"wal_level",
+       {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"minimal", "replica", "logical"}}},
+      {"synchronous_commit",
+       {V::kWord,
+        "",
+        false,
+        0,
+        0,
+        0,
+        false,
+        "user",
+        {"local", "remote_write", "remote_apply", "on", "off"}}},
+      {"archive_mode",
+       {V::kWord, "", false, 0, 0, 0, false, "postmaster", {"always", "on", "off"}}},
       {"wal_compression", {V::kWord, "", false, 0, 0, 0, false, "superuser", {}}},
-      {"io_method", {V::kWord, "", false, 18, 0, 0, false, "postmaster", {"sync", "worker", "io_uring"}}},
+      {"io_method",
+       {V::kWord, "", false, 18, 0, 0, false, "postmaster", {"sync", "worker", "io_uring"}}},
       {"summarize_wal", {V::kWord, "", true, 17, 0, 0, false, "sighup", {}}},
       {"jit", {V::kWord, "", true, 0, 0, 0, false, "user", {}}},
       {"fsync", {V::kWord, "", true, 0, 0, 0, false, "sighup", {}}},
@@ -138,7 +165,8 @@ std::string SettingValue::ToConf() const {
     }
     case ValueKind::kMillis: {
       if (integer < 0) return std::to_string(integer);
-      if (integer >= 3600000 && integer % 3600000 == 0) return fmt::format("{}h", integer / 3600000);
+      if (integer >= 3600000 && integer % 3600000 == 0)
+        return fmt::format("{}h", integer / 3600000);
       if (integer >= 60000 && integer % 60000 == 0) return fmt::format("{}min", integer / 60000);
       if (integer >= 1000 && integer % 1000 == 0) return fmt::format("{}s", integer / 1000);
       return fmt::format("{}ms", integer);
@@ -195,11 +223,13 @@ Result<SettingValue> FromPgSettings(std::string_view name, std::string_view sett
   }
   if (vartype == "real") {
     auto d = ParseDouble(Trim(setting));
-    if (!d) return Internal(fmt::format("pg_settings shows {} = '{}', not a number", name, setting));
+    if (!d)
+      return Internal(fmt::format("pg_settings shows {} = '{}', not a number", name, setting));
     return SettingValue::Real(*d);
   }
   auto n = ParseInt64(Trim(setting));
-  if (!n) return Internal(fmt::format("pg_settings shows {} = '{}', not an integer", name, setting));
+  if (!n)
+    return Internal(fmt::format("pg_settings shows {} = '{}', not an integer", name, setting));
   if (*n < 0 || unit.empty()) {
     ValueKind k = KindOf(name);
     if (unit.empty() || k == ValueKind::kWord) return SettingValue::Integer(*n);
@@ -211,7 +241,8 @@ Result<SettingValue> FromPgSettings(std::string_view name, std::string_view sett
   if (!m) return Internal(fmt::format("pg_settings shows {} in unknown unit '{}'", name, unit));
   bool time = unit == "ms" || unit == "s" || unit == "min" || unit == "h" || unit == "d";
   int64_t canonical = static_cast<int64_t>(static_cast<double>(*n) * *m);
-  return time ? SettingValue::Millis(canonical) : SettingValue::Bytes(static_cast<uint64_t>(canonical));
+  return time ? SettingValue::Millis(canonical)
+              : SettingValue::Bytes(static_cast<uint64_t>(canonical));
 }
 
 Result<SettingValue> ParseUserValue(std::string_view name, std::string_view text) {
@@ -235,7 +266,8 @@ Result<SettingValue> ParseUserValue(std::string_view name, std::string_view text
     return InvalidArgument(fmt::format("'{}' is not a valid value for {}", t, name));
   }
   if (kind == ValueKind::kReal) {
-    if (!unit.empty()) return InvalidArgument(fmt::format("{} takes a plain number, not '{}'", name, t));
+    if (!unit.empty())
+      return InvalidArgument(fmt::format("{} takes a plain number, not '{}'", name, t));
     return SettingValue::Real(number);
   }
   if (kind == ValueKind::kInteger) {
@@ -278,12 +310,13 @@ Result<uint64_t> ParseSize(std::string_view text) {
   }
   auto m = ByteUnit(unit);
   if (!m || *m == 1.0) {
-    return InvalidArgument(fmt::format("'{}': unknown size unit '{}'; use MB, GB or TB", text, unit));
+    return InvalidArgument(
+        fmt::format("'{}': unknown size unit '{}'; use MB, GB or TB", text, unit));
   }
   const double bytes = number * *m;
   if (!std::isfinite(bytes) || bytes > static_cast<double>(kMaxParsedSize)) {
-    return InvalidArgument(fmt::format(
-        "'{}' is too large; pgrig takes sizes up to {}TB", text, kMaxParsedSize / (kGiB * 1024)));
+    return InvalidArgument(fmt::format("'{}' is too large; pgrig takes sizes up to {}TB", text,
+                                       kMaxParsedSize / (kGiB * 1024)));
   }
   return static_cast<uint64_t>(bytes);
 }
@@ -408,11 +441,10 @@ std::optional<SettingRange> RangeOf(std::string_view name, int server_major) {
 Status CheckOfflineValue(std::string_view name, const SettingValue& v, int server_major) {
   const SettingInfo* i = Find(name);
   if (!i || i->since > server_major) {
-    std::string msg =
-        i ? fmt::format("{} does not exist before PostgreSQL {} (this is {})", name, i->since,
-                        server_major)
-          : fmt::format("pgrig does not know a setting called {} in PostgreSQL {}", name,
-                        server_major);
+    std::string msg = i ? fmt::format("{} does not exist before PostgreSQL {} (this is {})", name,
+                                      i->since, server_major)
+                        : fmt::format("pgrig does not know a setting called {} in PostgreSQL {}",
+                                      name, server_major);
     if (auto c = ClosestSetting(name, server_major); c && *c != name) {
       msg += fmt::format("; did you mean {}?", *c);
     }
@@ -440,8 +472,10 @@ Status CheckOfflineValue(std::string_view name, const SettingValue& v, int serve
   if (name == "vacuum_buffer_usage_limit" && n != 0 && n < 128 * kK) ok = false;
   if (!ok) {
     auto show = [&](double x) {
-      if (i->kind == ValueKind::kBytes) return SettingValue::Bytes(static_cast<uint64_t>(x)).ToConf();
-      if (i->kind == ValueKind::kMillis) return SettingValue::Millis(static_cast<int64_t>(x)).ToConf();
+      if (i->kind == ValueKind::kBytes)
+        return SettingValue::Bytes(static_cast<uint64_t>(x)).ToConf();
+      if (i->kind == ValueKind::kMillis)
+        return SettingValue::Millis(static_cast<int64_t>(x)).ToConf();
       if (i->kind == ValueKind::kReal) return FormatReal(x);
       return fmt::format("{}", static_cast<int64_t>(x));
     };
@@ -449,9 +483,9 @@ Status CheckOfflineValue(std::string_view name, const SettingValue& v, int serve
                             ? fmt::format("at least {}", show(r->min))
                             : fmt::format("{} to {}", show(r->min), show(r->max));
     if (name == "vacuum_buffer_usage_limit") range = "0, or 128kB to 16GB";
-    return InvalidArgument(fmt::format(
-        "--set {}={} is outside what PostgreSQL {} accepts ({}{})", name, v.ToConf(), server_major,
-        range, r->minus_one ? ", or -1" : ""));
+    return InvalidArgument(fmt::format("--set {}={} is outside what PostgreSQL {} accepts ({}{})",
+                                       name, v.ToConf(), server_major, range,
+                                       r->minus_one ? ", or -1" : ""));
   }
   return Status::Ok();
 }

@@ -33,9 +33,11 @@ struct SettingValue {
   ValueKind kind = ValueKind::kInteger;
   int64_t integer = 0;  // bytes, milliseconds or a plain integer
   double real = 0;
-  std::string word;     // enum or bool value, lower case
+  std::string word;  // enum or bool value, lower case
 
-  static SettingValue Bytes(uint64_t b) { return {ValueKind::kBytes, static_cast<int64_t>(b), 0, {}}; }
+  static SettingValue Bytes(uint64_t b) {
+    return {ValueKind::kBytes, static_cast<int64_t>(b), 0, {}};
+  }
   static SettingValue Millis(int64_t ms) { return {ValueKind::kMillis, ms, 0, {}}; }
   static SettingValue Integer(int64_t v) { return {ValueKind::kInteger, v, 0, {}}; }
   static SettingValue Real(double v) { return {ValueKind::kReal, 0, v, {}}; }

@@ -3,12 +3,11 @@
 // every way pgbench and a benchmark can see, and pgbench must run on ours.
 // Also the failure paths: bad options, an unreachable server, a bad
 // tablespace and a disk that fills up, each leaving no tables behind.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -24,9 +23,9 @@
 namespace pgrig::workload {
 namespace {
 
+using testing::ConnectShared;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::ConnectShared;
 using testing::RunPgrig;
 using testing::RunServerTool;
 using testing::SharedParams;
@@ -161,11 +160,11 @@ std::string CompareWithPgbench(const std::string& tag, const std::vector<std::st
   RecreateDatabase(ref_db);
   RecreateDatabase(our_db);
 
-  ProcessResult ref = RunServerTool(
-      "pgbench", Concat(Concat({"-i"}, options), Concat(ServerArgs(), {ref_db})));
+  ProcessResult ref =
+      RunServerTool("pgbench", Concat(Concat({"-i"}, options), Concat(ServerArgs(), {ref_db})));
   EXPECT_EQ(ref.exit_code, 0) << ref.err;
-  ProcessResult ours = RunPgrig(Concat(Concat({"init", "-j", "2"}, options),
-                                       Concat(ServerArgs(), {our_db})));
+  ProcessResult ours =
+      RunPgrig(Concat(Concat({"init", "-j", "2"}, options), Concat(ServerArgs(), {our_db})));
   EXPECT_EQ(ours.exit_code, 0) << ours.err;
   EXPECT_THAT(ours.err, HasSubstr("done in "));
   if (ref.exit_code != 0 || ours.exit_code != 0) return ours.err;
@@ -221,7 +220,8 @@ TEST(PgbenchInitITest, RerunOnExistingTablesWithoutCreate) {
   ProcessResult first =
       RunPgrig(Concat({"init", "-s", "1", "--foreign-keys"}, Concat(ServerArgs(), {db})));
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  ProcessResult again = RunPgrig(Concat({"init", "-s", "1", "-I", "gv"}, Concat(ServerArgs(), {db})));
+  ProcessResult again =
+      RunPgrig(Concat({"init", "-s", "1", "-I", "gv"}, Concat(ServerArgs(), {db})));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   pg::Connection c = ConnectShared(db);
   EXPECT_EQ(Rows(c, "select count(*), sum(abalance) from pgbench_accounts"), "100000|0\n");
@@ -254,8 +254,9 @@ TEST(PgbenchInitITest, ReinitDropsOldTablesInTheBackgroundAndLeavesNoTrash) {
             "0\n");
   EXPECT_EQ(Rows(c, "select count(*), count(distinct aid), sum(abalance) from pgbench_accounts"),
             "200000|200000|0\n");
-  EXPECT_EQ(Rows(c, "select count(*) from pg_class where relname like 'pgbench_accounts_%' "
-                    "and relkind = 'r'"),
+  EXPECT_EQ(Rows(c,
+                 "select count(*) from pg_class where relname like 'pgbench_accounts_%' "
+                 "and relkind = 'r'"),
             "3\n");
   DropDatabase(db);
 }
@@ -270,7 +271,8 @@ TEST(PgbenchInitITest, DependentViewBlocksTheDropAsInPgbench) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   {
     pg::Connection c = ConnectShared(db);
-    ASSERT_TRUE(c.Exec("create view rich as select aid from pgbench_accounts where abalance > 0").ok());
+    ASSERT_TRUE(
+        c.Exec("create view rich as select aid from pgbench_accounts where abalance > 0").ok());
   }
   ProcessResult ref = RunServerTool("pgbench", Concat({"-i"}, args));
   EXPECT_NE(ref.exit_code, 0);

@@ -82,9 +82,9 @@ const struct option kLongOptions[] = {
 };
 
 // The option text as the user typed it, for error messages.
-std::string OffendingOption(int opt, int optopt_value, const std::vector<char*>& argv,
-                            int index) {
-  if (optopt_value > 0 && optopt_value < 256) return std::string("-") + static_cast<char>(optopt_value);
+std::string OffendingOption(int opt, int optopt_value, const std::vector<char*>& argv, int index) {
+  if (optopt_value > 0 && optopt_value < 256)
+    return std::string("-") + static_cast<char>(optopt_value);
   if (index > 0 && index <= static_cast<int>(argv.size()) && argv[index - 1]) {
     return argv[index - 1];
   }
@@ -240,7 +240,8 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
   out.connection = conn.params;
 
   if (benchmarking_option_set) {
-    return InvalidArgument("some of the specified options cannot be used in initialization (-i) mode");
+    return InvalidArgument(
+        "some of the specified options cannot be used in initialization (-i) mode");
   }
 
   if (o.partitions == 0 && o.partition_method != PartitionMethod::kNone) {

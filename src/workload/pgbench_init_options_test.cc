@@ -35,9 +35,27 @@ TEST(InitOptionsTest, DefaultsAreOnesPgbenchUses) {
 }
 
 TEST(InitOptionsTest, PgbenchCommandLineWorksUnchanged) {
-  auto r = Parse({"-i", "-s", "50", "-F", "90", "-q", "--foreign-keys", "--partitions=4",
-                  "--partition-method", "hash", "--unlogged-tables", "-h", "/tmp/sock", "-p",
-                  "5433", "-U", "bob", "mydb", "--index-tablespace=fast", "--tablespace", "big"});
+  auto r = Parse({"-i",
+                  "-s",
+                  "50",
+                  "-F",
+                  "90",
+                  "-q",
+                  "--foreign-keys",
+                  "--partitions=4",
+                  "--partition-method",
+                  "hash",
+                  "--unlogged-tables",
+                  "-h",
+                  "/tmp/sock",
+                  "-p",
+                  "5433",
+                  "-U",
+                  "bob",
+                  "mydb",
+                  "--index-tablespace=fast",
+                  "--tablespace",
+                  "big"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const InitOptions& o = r->options;
   EXPECT_EQ(o.scale, 50);
@@ -56,8 +74,8 @@ TEST(InitOptionsTest, PgbenchCommandLineWorksUnchanged) {
 }
 
 TEST(InitOptionsTest, LongFormsAndInitialize) {
-  auto r = Parse({"--initialize", "--scale=7", "--fillfactor=10", "--init-steps=dtG",
-                  "--no-vacuum", "--quiet", "--jobs=3", "--host=h", "--port=1", "--username=u"});
+  auto r = Parse({"--initialize", "--scale=7", "--fillfactor=10", "--init-steps=dtG", "--no-vacuum",
+                  "--quiet", "--jobs=3", "--host=h", "--port=1", "--username=u"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->options.scale, 7);
   EXPECT_EQ(r->options.fillfactor, 10);
@@ -136,13 +154,32 @@ TEST(InitOptionsTest, UnknownAndIncompleteOptions) {
 TEST(InitOptionsTest, BenchmarkingOptionsAreRefusedAsPgbenchDoes) {
   const std::string kRefused =
       "some of the specified options cannot be used in initialization (-i) mode";
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"-S"}, {"-N"}, {"-c", "10"}, {"-t", "5"}, {"-T", "5"},
-        {"-C"}, {"-r"}, {"-l"}, {"-v"}, {"-f", "x.sql"}, {"-b", "tpcb"}, {"-D", "a=1"},
-        {"-M", "prepared"}, {"-P", "1"}, {"-R", "10"}, {"-L", "5"}, {"--client=2"},
-        {"--select-only"}, {"--sampling-rate=0.5"}, {"--aggregate-interval", "1"},
-        {"--progress-timestamp"}, {"--log-prefix=x"}, {"--random-seed=1"},
-        {"--failures-detailed"}, {"--max-tries=2"}, {"--verbose-errors"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"-S"},
+                                        {"-N"},
+                                        {"-c", "10"},
+                                        {"-t", "5"},
+                                        {"-T", "5"},
+                                        {"-C"},
+                                        {"-r"},
+                                        {"-l"},
+                                        {"-v"},
+                                        {"-f", "x.sql"},
+                                        {"-b", "tpcb"},
+                                        {"-D", "a=1"},
+                                        {"-M", "prepared"},
+                                        {"-P", "1"},
+                                        {"-R", "10"},
+                                        {"-L", "5"},
+                                        {"--client=2"},
+                                        {"--select-only"},
+                                        {"--sampling-rate=0.5"},
+                                        {"--aggregate-interval", "1"},
+                                        {"--progress-timestamp"},
+                                        {"--log-prefix=x"},
+                                        {"--random-seed=1"},
+                                        {"--failures-detailed"},
+                                        {"--max-tries=2"},
+                                        {"--verbose-errors"}}) {
     std::vector<std::string> with_i = args;
     with_i.insert(with_i.begin(), "-i");
     EXPECT_EQ(ErrorOf(with_i), kRefused) << args[0];

@@ -186,18 +186,18 @@ Result<bool> PgbenchLoader::ForeignKeysExist(Session& s) {
   // (A plain Result rather than PGRIG_ASSIGN_OR_RETURN: GCC 12 warns
   // spuriously about a std::string moved out of a std::variant.)
   Result<std::string> n = s.conn.QueryValue(
-          "with t(oid) as (select pg_catalog.to_regclass(n)::oid from pg_catalog.unnest("
-          "array['pgbench_accounts','pgbench_branches','pgbench_history','pgbench_tellers']) n) "
-          "select pg_catalog.count(*) from pg_catalog.pg_constraint c where c.contype = 'f' "
-          "and (c.conrelid in (select oid from t) or c.confrelid in (select oid from t))");
+      "with t(oid) as (select pg_catalog.to_regclass(n)::oid from pg_catalog.unnest("
+      "array['pgbench_accounts','pgbench_branches','pgbench_history','pgbench_tellers']) n) "
+      "select pg_catalog.count(*) from pg_catalog.pg_constraint c where c.contype = 'f' "
+      "and (c.conrelid in (select oid from t) or c.confrelid in (select oid from t))");
   if (!n.ok()) return n.status();
   return n.value() != "0";
 }
 
 Status PgbenchLoader::StreamAccounts(Session& s, const std::string& table, bool freeze,
                                      int64_t first, int64_t last, int hash_partition) {
-  std::string sql = fmt::format("copy {} from stdin with (format binary{})", table,
-                                freeze ? ", freeze" : "");
+  std::string sql =
+      fmt::format("copy {} from stdin with (format binary{})", table, freeze ? ", freeze" : "");
   if (options_.debug && observer_) observer_->OnStatement(s.index, sql);
   PGRIG_RETURN_IF_ERROR(s.conn.CopyBegin(sql));
   const bool bigint = options_.BigintAids();
@@ -207,8 +207,7 @@ Status PgbenchLoader::StreamAccounts(Session& s, const std::string& table, bool 
   int64_t pending = 0;
   Status put;
   for (int64_t aid = first; aid <= last; ++aid) {
-    if (hash_partition > 0 &&
-        HashPartitionOf(aid, options_.partitions, bigint) != hash_partition) {
+    if (hash_partition > 0 && HashPartitionOf(aid, options_.partitions, bigint) != hash_partition) {
       continue;
     }
     copy_binary::AppendAccount(buf, aid, bigint);
@@ -270,7 +269,8 @@ Status PgbenchLoader::DropTables() {
       return;
     }
     std::string sql = "set client_min_messages = warning";
-    for (const std::string& schema : schemas) sql += "; drop schema if exists " + schema + " cascade";
+    for (const std::string& schema : schemas)
+      sql += "; drop schema if exists " + schema + " cascade";
     if (options_.debug && observer_) observer_->OnStatement(-1, sql);
     auto r = c->Exec(sql);
     if (!r.ok()) drop_status_ = r.status();
@@ -310,8 +310,7 @@ Result<bool> PgbenchLoader::MoveTablesAside(Session& s) {
       "   in (select oid from rels))) "
       "select r.oid::pg_catalog.regclass::text, o.n from rels r, outside o order by r.oid");
   if (!rels.ok() || rels->rows() == 0 || rels->Get(0, 1) != "0") return false;
-  const std::string schema =
-      "pgrig_init_trash_" + std::to_string(PQbackendPID(s.conn.raw()));
+  const std::string schema = "pgrig_init_trash_" + std::to_string(PQbackendPID(s.conn.raw()));
   std::string sql = "begin; create schema " + schema;
   for (int i = 0; i < rels->rows(); ++i) {
     sql += "; alter table " + std::string(rels->Get(i, 0)) + " set schema " + schema;
@@ -379,9 +378,9 @@ Status PgbenchLoader::Generate(bool client_side) {
   // keys exist or when the tables were made by someone else and their
   // partitioning may not be what the options say.
   if (fks || !created_tables_) {
-    Result<std::string> relkind =
-        s0->conn.QueryValue("select relkind from pg_catalog.pg_class where oid = "
-                            "pg_catalog.to_regclass('pgbench_accounts')");
+    Result<std::string> relkind = s0->conn.QueryValue(
+        "select relkind from pg_catalog.pg_class where oid = "
+        "pg_catalog.to_regclass('pgbench_accounts')");
     if (!relkind.ok()) return relkind.status();
     const bool plain = relkind.value() == "r";
     return RunTasks({[&](Session& s) -> Status {
@@ -414,8 +413,8 @@ Status PgbenchLoader::Generate(bool client_side) {
       PGRIG_RETURN_IF_ERROR(Exec(s, "truncate table " + table));
       if (keys) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
       if (client_side) {
-        PGRIG_RETURN_IF_ERROR(StreamAccounts(s, table, /*freeze=*/true, first, last,
-                                             hash_partition));
+        PGRIG_RETURN_IF_ERROR(
+            StreamAccounts(s, table, /*freeze=*/true, first, last, hash_partition));
       } else if (hash_partition == 0) {
         PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateAccountsSql(table, first, last)));
       } else {
@@ -585,8 +584,8 @@ Status PgbenchLoader::Cleanup() {
     sessions_.clear();
   }
   PGRIG_ASSIGN_OR_RETURN(pg::Connection c, pg::Connect(params_));
-  auto r = c.Exec("set client_min_messages = warning; set lock_timeout = '60s'; " +
-                  DropTablesSql());
+  auto r =
+      c.Exec("set client_min_messages = warning; set lock_timeout = '60s'; " + DropTablesSql());
   return r.ok() ? Status::Ok() : r.status();
 }
 

@@ -92,7 +92,7 @@ struct InitReport {
   double drop_wait_seconds = 0;
   // Things the user should know that did not fail the run.
   std::vector<std::string> notes;
-  int connections = 0;            // connections actually opened
+  int connections = 0;  // connections actually opened
   int server_version = 0;
 };
 

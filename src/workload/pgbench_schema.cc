@@ -38,21 +38,40 @@ inline uint32_t Rot(uint32_t x, int k) { return std::rotl(x, k); }
 
 // Bob Jenkins' lookup3 mix/final steps, as PostgreSQL's hashfn uses them.
 inline void Mix(uint32_t& a, uint32_t& b, uint32_t& c) {
-  a -= c; a ^= Rot(c, 4);  c += b;
-  b -= a; b ^= Rot(a, 6);  a += c;
-  c -= b; c ^= Rot(b, 8);  b += a;
-  a -= c; a ^= Rot(c, 16); c += b;
-  b -= a; b ^= Rot(a, 19); a += c;
-  c -= b; c ^= Rot(b, 4);  b += a;
+  a -= c;
+  a ^= Rot(c, 4);
+  c += b;
+  b -= a;
+  b ^= Rot(a, 6);
+  a += c;
+  c -= b;
+  c ^= Rot(b, 8);
+  b += a;
+  a -= c;
+  a ^= Rot(c, 16);
+  c += b;
+  b -= a;
+  b ^= Rot(a, 19);
+  a += c;
+  c -= b;
+  c ^= Rot(b, 4);
+  b += a;
 }
 inline void Final(uint32_t& a, uint32_t& b, uint32_t& c) {
-  c ^= b; c -= Rot(b, 14);
-  a ^= c; a -= Rot(c, 11);
-  b ^= a; b -= Rot(a, 25);
-  c ^= b; c -= Rot(b, 16);
-  a ^= c; a -= Rot(c, 4);
-  b ^= a; b -= Rot(a, 14);
-  c ^= b; c -= Rot(b, 24);
+  c ^= b;
+  c -= Rot(b, 14);
+  a ^= c;
+  a -= Rot(c, 11);
+  b ^= a;
+  b -= Rot(a, 25);
+  c ^= b;
+  c -= Rot(b, 16);
+  a ^= c;
+  a -= Rot(c, 4);
+  b ^= a;
+  b -= Rot(a, 14);
+  c ^= b;
+  c -= Rot(b, 24);
 }
 
 // hash_bytes_uint32_extended(k, seed).
@@ -116,9 +135,9 @@ std::vector<std::string> CreateTablesSql(const InitOptions& o) {
   const bool partitioned = o.partition_method != PartitionMethod::kNone && o.partitions > 0;
   for (const TableDdl& t : kTables) {
     const bool is_accounts = std::strcmp(t.table, kAccounts) == 0;
-    std::string sql = fmt::format("create{} table {}({})",
-                                  (o.unlogged_tables && !partitioned) ? " unlogged" : "", t.table,
-                                  o.BigintAids() ? t.bigint_columns : t.int_columns);
+    std::string sql =
+        fmt::format("create{} table {}({})", (o.unlogged_tables && !partitioned) ? " unlogged" : "",
+                    t.table, o.BigintAids() ? t.bigint_columns : t.int_columns);
     if (partitioned && is_accounts) {
       sql += fmt::format(" partition by {} (aid)", PartitionMethodName(o.partition_method));
     } else if (t.fillfactor) {

@@ -207,7 +207,7 @@ TEST(PgbenchSchemaTest, BinaryCopyBigintAndNullFiller) {
   std::string t;
   copy_binary::AppendTeller(t, 11);
   EXPECT_EQ(ReadU32(t, 6), 11u);
-  EXPECT_EQ(ReadU32(t, 14), 2u);          // bid of teller 11
+  EXPECT_EQ(ReadU32(t, 14), 2u);           // bid of teller 11
   EXPECT_EQ(ReadU32(t, 26), 0xFFFFFFFFu);  // filler NULL
 }
 

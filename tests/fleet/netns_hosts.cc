@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -102,7 +102,8 @@ std::string NetnsHosts::SkipReason() {
   }
   ProcessResult r = RunCmd({"ip", "netns", "list"});
   if (!r.success()) return "fleet tests need `ip netns` (iproute2): " + std::string(Trim(r.err));
-  if (!RunCmd({"ssh", "-V"}).success() || RunCmd({"ssh-keygen", "-l", "-f", "/dev/null"}).exit_code < 0) {
+  if (!RunCmd({"ssh", "-V"}).success() ||
+      RunCmd({"ssh-keygen", "-l", "-f", "/dev/null"}).exit_code < 0) {
     return "fleet tests need openssh-client (ssh, ssh-keygen); run scripts/setup.sh";
   }
   return "";
@@ -143,14 +144,16 @@ Result<std::unique_ptr<NetnsHosts>> NetnsHosts::Start(int count) {
     PGRIG_RETURN_IF_ERROR(Must({"ip", "netns", "add", t.ns}));
     h->namespaces_.push_back(t.ns);
     PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", t.ns, "link", "set", "lo", "up"}));
-    PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", h->hub_, "link", "add", veth, "type", "veth",
-                                "peer", "name", "eth0", "netns", t.ns}));
-    PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", h->hub_, "addr", "add", hub_addr + "/30", "dev", veth}));
+    PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", h->hub_, "link", "add", veth, "type", "veth", "peer",
+                                "name", "eth0", "netns", t.ns}));
+    PGRIG_RETURN_IF_ERROR(
+        Must({"ip", "-n", h->hub_, "addr", "add", hub_addr + "/30", "dev", veth}));
     PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", h->hub_, "link", "set", veth, "up"}));
-    PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", t.ns, "addr", "add", t.address + "/30", "dev", "eth0"}));
+    PGRIG_RETURN_IF_ERROR(
+        Must({"ip", "-n", t.ns, "addr", "add", t.address + "/30", "dev", "eth0"}));
     PGRIG_RETURN_IF_ERROR(Must({"ip", "-n", t.ns, "link", "set", "eth0", "up"}));
-    PGRIG_RETURN_IF_ERROR(Must({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", t.alias,
-                                "-f", t.dir + "/host_ed25519_key"}));
+    PGRIG_RETURN_IF_ERROR(Must({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", t.alias, "-f",
+                                t.dir + "/host_ed25519_key"}));
     h->hosts_.push_back(t);
     PGRIG_RETURN_IF_ERROR(h->StartSshd(t));
     config << "Host " << t.alias << "\n"
@@ -232,8 +235,15 @@ Status NetnsHosts::WriteKnownHosts(const std::vector<size_t>& skip) {
 
 ProcessResult NetnsHosts::Ssh(size_t host, const std::vector<std::string>& remote,
                               std::chrono::seconds timeout) const {
-  std::vector<std::string> argv = {"ssh", "-F", ssh_config(), "-o", "BatchMode=yes", "-o",
-                                   "ConnectTimeout=3", hosts_.at(host).alias, "--"};
+  std::vector<std::string> argv = {"ssh",
+                                   "-F",
+                                   ssh_config(),
+                                   "-o",
+                                   "BatchMode=yes",
+                                   "-o",
+                                   "ConnectTimeout=3",
+                                   hosts_.at(host).alias,
+                                   "--"};
   std::vector<std::string> quoted;
   for (const std::string& w : remote) quoted.push_back(ShellQuote(w));
   argv.push_back(Join(quoted, " "));
@@ -248,8 +258,8 @@ Status NetnsHosts::ChangeHostKey(size_t host) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ::unlink((t.dir + "/host_ed25519_key").c_str());
   ::unlink((t.dir + "/host_ed25519_key.pub").c_str());
-  PGRIG_RETURN_IF_ERROR(Must({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", t.alias,
-                              "-f", t.dir + "/host_ed25519_key"}));
+  PGRIG_RETURN_IF_ERROR(Must({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", t.alias, "-f",
+                              t.dir + "/host_ed25519_key"}));
   return StartSshd(t);
 }
 

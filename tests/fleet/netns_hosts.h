@@ -38,10 +38,10 @@
 namespace pgrig::testing {
 
 struct TestHost {
-  std::string alias;     // the ssh destination: "h0", "h1", ... (a Host entry in ssh_config)
-  std::string ns;        // the network namespace
-  std::string address;   // the host's address inside the namespaces
-  std::string dir;       // its keys, config, pid file and log
+  std::string alias;    // the ssh destination: "h0", "h1", ... (a Host entry in ssh_config)
+  std::string ns;       // the network namespace
+  std::string address;  // the host's address inside the namespaces
+  std::string dir;      // its keys, config, pid file and log
 };
 
 class NetnsHosts {
@@ -91,10 +91,10 @@ class NetnsHosts {
 }  // namespace pgrig::testing
 
 // In a TEST: skips with the reason when namespaces or sshd are unavailable.
-#define PGRIG_SKIP_WITHOUT_NETNS()                                     \
-  do {                                                                 \
+#define PGRIG_SKIP_WITHOUT_NETNS()                                        \
+  do {                                                                    \
     std::string pgrig_skip_ = ::pgrig::testing::NetnsHosts::SkipReason(); \
-    if (!pgrig_skip_.empty()) GTEST_SKIP() << pgrig_skip_;             \
+    if (!pgrig_skip_.empty()) GTEST_SKIP() << pgrig_skip_;                \
   } while (0)
 
 #endif  // PGRIG_TESTS_FLEET_NETNS_HOSTS_H_

@@ -1,13 +1,12 @@
 #include "support/test_cluster.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <functional>
-
-#include <gtest/gtest.h>
 
 #include "common/strings.h"
 
@@ -29,8 +28,7 @@ std::string SharedHome() {
 #else
   std::string key = PGRIG_EXE;
 #endif
-  return "/tmp/pgrig-test-" + std::to_string(::getuid()) + "-" +
-         Hex(std::hash<std::string>{}(key));
+  return "/tmp/pgrig-test-" + std::to_string(::getuid()) + "-" + Hex(std::hash<std::string>{}(key));
 }
 
 cluster::Cluster& SharedCluster() {
@@ -43,8 +41,7 @@ cluster::Cluster& SharedCluster() {
     auto* made = new cluster::Cluster(std::move(opened).value());
     auto started = made->Start();
     if (!started.ok()) {
-      std::fprintf(stderr, "test cluster did not start: %s\n",
-                   started.status().message().c_str());
+      std::fprintf(stderr, "test cluster did not start: %s\n", started.status().message().c_str());
       std::abort();
     }
     return made;
