@@ -69,7 +69,12 @@ std::vector<Copied> ReferenceFrames(std::string_view s) {
       return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k]));
     };
     const uint32_t len = (b(1) << 24) | (b(2) << 16) | (b(3) << 8) | b(4);
-    if (len < 4) {
+    // libpq's checks (pg/wire.h): a length below 4 (as a signed int), over
+    // 30000 for a type that is never long, or over 1 GB loses synchronization
+    // as soon as the header is in.
+    const auto as_read = static_cast<int32_t>(len);
+    const bool long_type = std::string_view("TDdVENA").find(s[i]) != std::string_view::npos;
+    if (as_read < 4 || (as_read > 30000 && !long_type) || as_read > 0x3fffffff) {
       out.push_back({0, ""});
       break;
     }

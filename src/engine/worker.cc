@@ -166,7 +166,9 @@ void Worker::StartRun() {
 // the others wait at the barrier's next phase; the time spent there moves
 // the run's clock (start and -T end) forward, so the window is whole.
 void Worker::PassStartGate() {
-  if (thread_index_ == 0) {
+  // setup_failed here can only come from connecting, set before the first
+  // phase ended: every worker sees the same value.
+  if (thread_index_ == 0 && !w_.shared->setup_failed.load()) {
     const int64_t begin = MonotonicNanos();
     Status go = w_.config.start_gate();
     const int64_t waited = MonotonicNanos() - begin;
@@ -187,7 +189,9 @@ void Worker::Run() {
   if (!w_.config.connect_per_transaction) ok = ConnectAll();
   if (!ok) w_.shared->setup_failed.store(true);
   w_.shared->connected->arrive_and_wait();
-  if (w_.config.start_gate && !w_.shared->setup_failed.load()) PassStartGate();
+  // Every worker takes part when there is a gate (the barrier's second
+  // phase needs all of them), whatever worker 0's gate then decides.
+  if (w_.config.start_gate) PassStartGate();
   if (w_.shared->setup_failed.load()) {
     for (auto& s : sessions_) s->Close();
     std::lock_guard<std::mutex> lock(mailbox_->mu);
