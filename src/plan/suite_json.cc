@@ -45,6 +45,16 @@ const char* VacuumName(VacuumPolicy p) {
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// j[key] on a const json is undefined behaviour when the key is missing (an
+// assertion in debug builds), and a lio run's result lacks the pgbench
+// keys: every read of a stored suite goes through At().
+const json& At(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  const auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
 std::string Str(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
   return j[key].get<std::string>();
@@ -77,15 +87,16 @@ std::string Compact(double v) {
 
 // The suite's fsync test (pgrig.fsync/1): one row per test, best method first.
 std::string FsyncMarkdown(const json& f) {
-  const json& sum = f["summary"];
-  std::string out = "\n## WAL flushes (fsync test of " + Str(f["options"], "dir") + ", once)\n\n";
-  if (sum["best_method"].is_string()) {
+  const json& sum = At(f, "summary");
+  std::string out =
+      "\n## WAL flushes (fsync test of " + Str(At(f, "options"), "dir") + ", once)\n\n";
+  if (At(sum, "best_method").is_string()) {
     out += "Best method: " + Str(sum, "best_method") + ", " +
            NumText(Num(sum, "best_ops_per_s"), 0) + " flushes/s (" +
            std::to_string(static_cast<int64_t>(Num(sum, "headline_write_bytes"))) + " B, 1 writer)";
-    if (sum["server_wal_sync_method"].is_string()) {
+    if (At(sum, "server_wal_sync_method").is_string()) {
       out += "; the server uses " + Str(sum, "server_wal_sync_method");
-      if (sum["server_method_ops_per_s"].is_number())
+      if (At(sum, "server_method_ops_per_s").is_number())
         out += " (" + NumText(Num(sum, "server_method_ops_per_s"), 0) + " flushes/s)";
     }
     out += ".\n\n";
@@ -93,12 +104,12 @@ std::string FsyncMarkdown(const json& f) {
   out +=
       "| method | write bytes | writers | flushes/s | p50 ms | p99 ms "
       "|\n|---|---|---|---|---|---|\n";
-  for (const json& t : f["tests"]) {
-    const json& lat = t["latency_ms"];
+  for (const json& t : At(f, "tests")) {
+    const json& lat = At(t, "latency_ms");
     out += "| " + Str(t, "label") + " | " + std::to_string(t.value("write_bytes", 0)) + " | " +
            std::to_string(t.value("writers", 0)) + " | " +
-           (t["ops_per_s"].is_number() ? NumText(t["ops_per_s"].get<double>(), 0)
-                                       : "n/a: " + Str(t, "unavailable_reason")) +
+           (At(t, "ops_per_s").is_number() ? NumText(At(t, "ops_per_s").get<double>(), 0)
+                                           : "n/a: " + Str(t, "unavailable_reason")) +
            " | " + (lat.is_object() ? NumText(Num(lat, "p50"), 3) : "-") + " | " +
            (lat.is_object() ? NumText(Num(lat, "p99"), 3) : "-") + " |\n";
   }
@@ -214,9 +225,9 @@ json TpsSummaryJson(const std::vector<double>& tps) {
 }
 
 void UpdateCellSummaries(json& suite) {
-  const json& price = suite["price"];
+  const json& price = At(suite, "price");
   for (json& cell : suite["cells"]) {
-    const std::string id = cell["id"].get<std::string>();
+    const std::string id = At(cell, "id").get<std::string>();
     // The headline of the cell's runs: "tps" (pgbench.result/1 summary.tps)
     // or "lio_per_s" (pgrig.lio/1 summary.lio_per_s), higher is better.
     std::string metric = Str(cell, "metric");
@@ -234,29 +245,30 @@ void UpdateCellSummaries(json& suite) {
     std::vector<std::string> warning_kinds;
     std::map<std::string, std::pair<std::string, int>> warnings_by_kind;
     std::vector<std::string> notes;
-    for (const json& run : suite["runs"]) {
+    for (const json& run : At(suite, "runs")) {
       if (Str(run, "cell") != id) continue;
       if (Str(run, "status") != "ok") {
         ++failed;
         continue;
       }
-      const json& r = run["result"];
-      tps.push_back(Num(r["summary"], metric.c_str()));
-      auto h = HistogramFromJson(r["histogram"]);
+      const json& r = At(run, "result");
+      tps.push_back(Num(At(r, "summary"), metric.c_str()));
+      auto h = HistogramFromJson(At(r, "histogram"));
       if (h.ok()) {
         merged.Add(*h);
       } else {
         notes.push_back("run " + std::to_string(run.value("run", 0)) + ": " + h.status().message());
       }
-      if (r["client"].is_object() && r["client"]["cpu_us_per_transaction"].is_number()) {
-        cpu_us.push_back(r["client"]["cpu_us_per_transaction"].get<double>());
+      if (At(r, "client").is_object() &&
+          At(At(r, "client"), "cpu_us_per_transaction").is_number()) {
+        cpu_us.push_back(At(At(r, "client"), "cpu_us_per_transaction").get<double>());
       }
-      const json& b = run["bottleneck"];
+      const json& b = At(run, "bottleneck");
       if (b.is_object()) {
         const std::string kind = Str(b, "kind");
         if (kinds[kind]++ == 0) evidence[kind] = Str(b, "evidence");
-        if (b.contains("warnings") && b["warnings"].is_array()) {
-          for (const auto& w : b["warnings"]) {
+        if (b.contains("warnings") && At(b, "warnings").is_array()) {
+          for (const auto& w : At(b, "warnings")) {
             if (!w.is_string()) continue;
             const std::string text = w.get<std::string>();
             const std::string warning_kind = text.substr(0, text.find(" ("));
@@ -308,13 +320,14 @@ void UpdateCellSummaries(json& suite) {
     }
     summary["per_dollar"] = nullptr;
     if (!lio && price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
-      const json& t = summary["tps"];
+      const json& t = At(summary, "tps");
       cost::MeasuredRun m;
       m.file = id;
-      m.tps = t["median"].get<double>();
+      m.tps = At(t, "median").get<double>();
       m.tps_samples = tps;
-      if (!t["ci95_low"].is_null()) {
-        m.tps_ci95 = cost::Interval{t["ci95_low"].get<double>(), t["ci95_high"].get<double>()};
+      if (!At(t, "ci95_low").is_null()) {
+        m.tps_ci95 =
+            cost::Interval{At(t, "ci95_low").get<double>(), At(t, "ci95_high").get<double>()};
       }
       auto pd = m.tps > 0 ? cost::ComputePerDollar(m, Num(price, "usd_per_hour"))
                           : Result<cost::PerDollar>(InvalidArgument("no transactions"));
@@ -341,8 +354,8 @@ void UpdateCellSummaries(json& suite) {
 
 std::vector<std::pair<std::string, int>> FinishedRuns(const json& suite) {
   std::vector<std::pair<std::string, int>> out;
-  if (!suite.contains("runs") || !suite["runs"].is_array()) return out;
-  for (const json& run : suite["runs"]) {
+  if (!suite.contains("runs") || !At(suite, "runs").is_array()) return out;
+  for (const json& run : At(suite, "runs")) {
     if (Str(run, "status") == "ok") out.emplace_back(Str(run, "cell"), run.value("iteration", 0));
   }
   return out;
@@ -354,14 +367,14 @@ std::string RunsCsv(const json& suite) {
       "duration_s,tps,transactions,failed_transactions,latency_ms_avg,latency_ms_p50,"
       "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error,lio_per_s\n";
   std::map<std::string, json> cells;
-  for (const json& c : suite["cells"]) cells[c["id"].get<std::string>()] = c;
-  for (const json& run : suite["runs"]) {
+  for (const json& c : At(suite, "cells")) cells[At(c, "id").get<std::string>()] = c;
+  for (const json& run : At(suite, "runs")) {
     const json& c = cells[Str(run, "cell")];
-    const json& r = run["result"];
+    const json& r = At(run, "result");
     const bool has = r.is_object();
     const bool lio_run = has && Str(r, "schema") == "pgrig.lio/1";
     const bool txn = has && !lio_run;  // a pgrig.result/1 run: tps and transactions
-    const json& lat = has ? r["latency_ms"] : json();
+    const json& lat = has ? At(r, "latency_ms") : json();
     std::vector<std::string> f = {
         std::to_string(run.value("run", 0)),
         Str(run, "cell"),
@@ -374,17 +387,17 @@ std::string RunsCsv(const json& suite) {
         Str(run, "status"),
         Str(run, "started_at"),
         Str(run, "ended_at"),
-        has ? NumText(Num(r["summary"], "duration_s"), 3) : "",
-        txn ? NumText(Num(r["summary"], "tps"), 3) : "",
-        txn ? std::to_string(r["summary"].value("transactions", int64_t{0})) : "",
-        txn ? std::to_string(r["summary"].value("failed_transactions", int64_t{0})) : "",
+        has ? NumText(Num(At(r, "summary"), "duration_s"), 3) : "",
+        txn ? NumText(Num(At(r, "summary"), "tps"), 3) : "",
+        txn ? std::to_string(At(r, "summary").value("transactions", int64_t{0})) : "",
+        txn ? std::to_string(At(r, "summary").value("failed_transactions", int64_t{0})) : "",
         lat.is_object() ? NumText(Num(lat, "avg"), 3) : "",
         lat.is_object() ? NumText(Num(lat, "p50"), 3) : "",
         lat.is_object() ? NumText(Num(lat, "p99"), 3) : "",
-        txn ? NumText(Num(r["summary"], "client_cpu_us_per_transaction"), 2) : "",
-        run["bottleneck"].is_object() ? Str(run["bottleneck"], "kind") : "",
+        txn ? NumText(Num(At(r, "summary"), "client_cpu_us_per_transaction"), 2) : "",
+        At(run, "bottleneck").is_object() ? Str(At(run, "bottleneck"), "kind") : "",
         Str(run, "error"),
-        lio_run ? NumText(Num(r["summary"], "lio_per_s"), 1) : "",
+        lio_run ? NumText(Num(At(r, "summary"), "lio_per_s"), 1) : "",
     };
     for (size_t i = 0; i < f.size(); ++i) {
       if (i > 0) out += ',';
@@ -396,7 +409,7 @@ std::string RunsCsv(const json& suite) {
 }
 
 std::string CellTable(const json& suite) {
-  const bool priced = suite["price"].is_object();
+  const bool priced = At(suite, "price").is_object();
   std::string out =
       "| cell | runs | tps (lio: logical reads/s) median [95% interval] | min-max | p50 ms | p99 "
       "ms | client CPU us/txn | "
@@ -404,40 +417,41 @@ std::string CellTable(const json& suite) {
   out += priced ? " txn per USD [95% interval] |\n" : "\n";
   out += "|---|---|---|---|---|---|---|---|";
   out += priced ? "---|\n" : "\n";
-  for (const json& c : suite["cells"]) {
-    const json& s = c["summary"];
+  for (const json& c : At(suite, "cells")) {
+    const json& s = At(c, "summary");
     if (!s.is_object()) continue;
     const bool lio = Str(s, "metric") == "lio_per_s";
-    const json& t = lio ? s["lio_per_s"] : s["tps"];
+    const json& t = lio ? At(s, "lio_per_s") : At(s, "tps");
     std::string tps = "-", range = "-";
     if (t.is_object()) {
-      tps = NumText(t["median"].get<double>(), 1);
-      if (!t["ci95_low"].is_null()) {
-        tps += " [" + NumText(t["ci95_low"].get<double>(), 1) + ", " +
-               NumText(t["ci95_high"].get<double>(), 1) + "]";
+      tps = NumText(At(t, "median").get<double>(), 1);
+      if (!At(t, "ci95_low").is_null()) {
+        tps += " [" + NumText(At(t, "ci95_low").get<double>(), 1) + ", " +
+               NumText(At(t, "ci95_high").get<double>(), 1) + "]";
       }
       if (lio) tps += " lio/s";
-      range = NumText(t["min"].get<double>(), 1) + "-" + NumText(t["max"].get<double>(), 1);
+      range = NumText(At(t, "min").get<double>(), 1) + "-" + NumText(At(t, "max").get<double>(), 1);
     }
-    const json& lat = s["latency_ms"];
+    const json& lat = At(s, "latency_ms");
     std::string runs = std::to_string(s.value("runs", 0));
     if (s.value("failed_runs", 0) > 0)
       runs += " (" + std::to_string(s.value("failed_runs", 0)) + " failed)";
     out += "| " + Str(c, "id") + " | " + runs + " | " + tps + " | " + range + " | " +
            (lat.is_object() ? NumText(Num(lat, "p50"), 3) : "-") + " | " +
            (lat.is_object() ? NumText(Num(lat, "p99"), 3) : "-") + " | " +
-           (s["client_cpu_us_per_transaction"].is_number()
-                ? NumText(s["client_cpu_us_per_transaction"].get<double>(), 1)
+           (At(s, "client_cpu_us_per_transaction").is_number()
+                ? NumText(At(s, "client_cpu_us_per_transaction").get<double>(), 1)
                 : "-") +
-           " | " + (s["bottleneck"].is_object() ? Str(s["bottleneck"], "kind") : "-") + " |";
+           " | " + (At(s, "bottleneck").is_object() ? Str(At(s, "bottleneck"), "kind") : "-") +
+           " |";
     if (priced) {
-      const json& pd = s["per_dollar"];
+      const json& pd = At(s, "per_dollar");
       std::string v = "-";
       if (pd.is_object()) {
-        v = Compact(pd["transactions_per_usd"].get<double>());
-        if (pd["transactions_per_usd_ci95"].is_array()) {
-          v += " [" + Compact(pd["transactions_per_usd_ci95"][0].get<double>()) + ", " +
-               Compact(pd["transactions_per_usd_ci95"][1].get<double>()) + "]";
+        v = Compact(At(pd, "transactions_per_usd").get<double>());
+        if (At(pd, "transactions_per_usd_ci95").is_array()) {
+          v += " [" + Compact(At(pd, "transactions_per_usd_ci95")[0].get<double>()) + ", " +
+               Compact(At(pd, "transactions_per_usd_ci95")[1].get<double>()) + "]";
         }
       }
       out += " " + v + " |";
@@ -449,45 +463,46 @@ std::string CellTable(const json& suite) {
 
 std::string SummaryMarkdown(const json& suite) {
   std::string out = "# pgrig run: " + Str(suite, "label") + "\n\n";
-  const json& plan = suite["plan"];
+  const json& plan = At(suite, "plan");
   out += "- plan: " + Str(plan, "name");
   if (!Str(plan, "source_path").empty()) out += " (" + Str(plan, "source_path") + ")";
   out += "\n";
-  if (suite["scale"].is_object()) {
-    out += "- scale: " + std::to_string(suite["scale"].value("value", 0)) + " (" +
-           Str(suite["scale"], "reason") + ")\n";
+  if (At(suite, "scale").is_object()) {
+    out += "- scale: " + std::to_string(At(suite, "scale").value("value", 0)) + " (" +
+           Str(At(suite, "scale"), "reason") + ")\n";
   }
-  if (suite.contains("lio") && suite["lio"].is_object()) {
-    out += "- lio tables: " + Str(suite["lio"], "reason") + "\n";
+  if (suite.contains("lio") && At(suite, "lio").is_object()) {
+    out += "- lio tables: " + Str(At(suite, "lio"), "reason") + "\n";
   }
-  out += "- server: " + Str(suite["target"], "description") + "\n";
+  out += "- server: " + Str(At(suite, "target"), "description") + "\n";
   out += "- started " + Str(suite, "started_at") + ", ";
-  out +=
-      suite["ended_at"].is_string() ? "ended " + Str(suite, "ended_at") : std::string("not ended");
+  out += At(suite, "ended_at").is_string() ? "ended " + Str(suite, "ended_at")
+                                           : std::string("not ended");
   out += "; complete: " + std::string(suite.value("complete", false) ? "yes" : "no");
-  if (suite["stop_reason"].is_string()) out += " (" + Str(suite, "stop_reason") + ")";
+  if (At(suite, "stop_reason").is_string()) out += " (" + Str(suite, "stop_reason") + ")";
   out += "\n";
-  if (suite["price"].is_object()) {
-    out += "- price: " + NumText(Num(suite["price"], "usd_per_hour"), 4) + " USD/hour";
-    if (!Str(suite["price"], "instance_type").empty())
-      out += " (" + Str(suite["price"], "instance_type") + ")";
-    out += ", from " + Str(suite["price"], "from") + "\n";
+  if (At(suite, "price").is_object()) {
+    out += "- price: " + NumText(Num(At(suite, "price"), "usd_per_hour"), 4) + " USD/hour";
+    if (!Str(At(suite, "price"), "instance_type").empty())
+      out += " (" + Str(At(suite, "price"), "instance_type") + ")";
+    out += ", from " + Str(At(suite, "price"), "from") + "\n";
   }
   out += "\n" + CellTable(suite);
-  if (suite.contains("fsync") && suite["fsync"].is_object()) out += FsyncMarkdown(suite["fsync"]);
+  if (suite.contains("fsync") && At(suite, "fsync").is_object())
+    out += FsyncMarkdown(At(suite, "fsync"));
   std::string notes;
-  for (const json& c : suite["cells"]) {
-    const json& s = c["summary"];
-    if (!s.is_object() || !s["bottleneck"].is_object()) continue;
-    const json& b = s["bottleneck"];
+  for (const json& c : At(suite, "cells")) {
+    const json& s = At(c, "summary");
+    if (!s.is_object() || !At(s, "bottleneck").is_object()) continue;
+    const json& b = At(s, "bottleneck");
     notes += "- " + Str(c, "id") + ": " + Str(b, "kind") + " in " +
              std::to_string(b.value("runs", 0)) + " of " + std::to_string(b.value("of_runs", 0)) +
              " runs; " + Str(b, "evidence") + "\n";
-    for (const auto& w : b["warnings"]) notes += "  - warning: " + w.get<std::string>() + "\n";
+    for (const auto& w : At(b, "warnings")) notes += "  - warning: " + w.get<std::string>() + "\n";
   }
   if (!notes.empty()) out += "\n## Bottlenecks\n\n" + notes;
   std::string failures;
-  for (const json& run : suite["runs"]) {
+  for (const json& run : At(suite, "runs")) {
     if (Str(run, "status") == "ok") continue;
     failures += "- run " + std::to_string(run.value("run", 0)) + " (" + Str(run, "cell") +
                 ", iteration " + std::to_string(run.value("iteration", 0)) +
