@@ -44,12 +44,14 @@ ConnectionParams::Arrays ConnectionParams::Keywords() const {
     a.storage.push_back(k);
     a.storage.push_back(v);
   };
-  // dbname first: with expand_dbname, later explicit keywords override what a
-  // conninfo string in dbname says, as in psql and pgbench.
-  add("dbname", dbname);
+  // dbname after host, port and user, as psql and pgbench pass them: with
+  // expand_dbname, what a conninfo string or URI in dbname says overrides the
+  // keywords before it (`-h a "host=b"` connects to b), and the keywords
+  // after it (pgrig's own, in extra) override the string.
   add("host", host);
   add("port", port);
   add("user", user);
+  add("dbname", dbname);
   add("fallback_application_name", application_name);
   for (const auto& [k, v] : extra) add(k, v);
   for (size_t i = 0; i < a.storage.size(); i += 2) {
@@ -62,13 +64,14 @@ ConnectionParams::Arrays ConnectionParams::Keywords() const {
 }
 
 std::string ConnectionParams::Describe() const {
+  // In Keywords() order: a later word overrides an earlier one.
   std::vector<std::string> parts;
-  if (!dbname.empty()) {
-    parts.push_back(LooksLikeConninfo(dbname) ? RedactConninfo(dbname) : "dbname=" + dbname);
-  }
   if (!host.empty()) parts.push_back("host=" + host);
   if (!port.empty()) parts.push_back("port=" + port);
   if (!user.empty()) parts.push_back("user=" + user);
+  if (!dbname.empty()) {
+    parts.push_back(LooksLikeConninfo(dbname) ? RedactConninfo(dbname) : "dbname=" + dbname);
+  }
   if (parts.empty()) return "libpq defaults";
   return Join(parts, " ");
 }

@@ -34,16 +34,28 @@ TEST(ConnectionParams, DescribeNeverShowsAPassword) {
   EXPECT_THAT(p.Describe(), HasSubstr("port=6543"));
 }
 
-TEST(ConnectionParams, KeywordsPutDbnameFirstAndSkipEmpties) {
+TEST(ConnectionParams, KeywordsPutDbnameAfterHostAndSkipEmpties) {
   ConnectionParams p;
   p.dbname = "host=a";
   p.host = "b";
   auto a = p.Keywords();
-  ASSERT_EQ(a.keywords.size(), 4u);  // dbname, host, fallback_application_name, null
-  EXPECT_STREQ(a.keywords[0], "dbname");
-  EXPECT_STREQ(a.values[0], "host=a");
-  EXPECT_STREQ(a.keywords[1], "host");
+  ASSERT_EQ(a.keywords.size(), 4u);  // host, dbname, fallback_application_name, null
+  EXPECT_STREQ(a.keywords[0], "host");
+  EXPECT_STREQ(a.keywords[1], "dbname");
+  EXPECT_STREQ(a.values[1], "host=a");
   EXPECT_EQ(a.keywords[3], nullptr);
+}
+
+TEST(Connect, AConninfoStringOverridesHostAndPortOptionsAsInPgbench) {
+  // pgbench -h /nonexist1 -p 1 "host=/nonexist2 port=2" tries /nonexist2's port 2.
+  ConnectionParams p;
+  p.host = "/nonexistent-option-dir";
+  p.port = "1";
+  p.dbname = "host=/nonexistent-conninfo-dir port=2 dbname=x";
+  auto c = Connect(p);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("/nonexistent-conninfo-dir/.s.PGSQL.2\""));
+  EXPECT_THAT(c.status().message(), Not(HasSubstr("/nonexistent-option-dir/.s.PGSQL")));
 }
 
 TEST(ConnectionParams, NamesAServerFromOptionsOrEnvironment) {
