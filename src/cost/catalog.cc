@@ -335,7 +335,7 @@ bool MatchesPattern(std::string_view pattern, std::string_view text) {
 
 bool IsValidDate(std::string_view date) {
   if (date.size() != 10 || date[4] != '-' || date[7] != '-') return false;
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+  for (size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
     if (date[i] < '0' || date[i] > '9') return false;
   }
   auto num = [&](size_t pos, size_t len) {
