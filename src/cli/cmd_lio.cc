@@ -205,10 +205,9 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   InterruptScope interrupt;
   o.stop_requested = InterruptScope::flag();
   auto r = micro::RunLio(o);
-  if (!r.ok()) {
-    return Fail(kCommand, r.status().message(),
-                r.status().code() == StatusCode::kRuntime ? kExitRunFailure : kExitBadInvocation);
-  }
+  // The documented rule (cli/exit_status.h): a bad value is 1, any other
+  // failure once the run has begun (a lost connection too) is 2.
+  if (!r.ok()) return Fail(kCommand, r.status(), ExitStage::kRun);
   nlohmann::json doc = micro::LioResultToJson(in, o, *r, facts);
   PrintRun(o, *r, doc);
   if (!json_file.empty()) {
