@@ -202,6 +202,8 @@ TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
     EXPECT_TRUE(metric);
     EXPECT_THAT(RenderComparison({&*c, {}}, Format::kCsv),
                 Not(HasSubstr("lio/prepared")));  // no compared row
+    EXPECT_THAT(RenderComparison({&*c, {}}, Format::kText),
+                HasSubstr("measuring the same quantity: nothing is compared"));
   }
   // Same cell id, different metric (a tps cell named like the lio one).
   Suite fake = lio;

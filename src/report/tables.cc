@@ -277,6 +277,10 @@ Table ComparisonTable(const Comparison& c, size_t index) {
            ", Welch t 95% interval on the log scale; \"faster\"/\"slower\" only when the interval "
            "excludes 1.0. Latency ratios from the merged histograms (interval from per-run "
            "percentiles).";
+  if (t.rows.empty()) {
+    t.note = "no cell of " + a + " matches a cell of " + b +
+             " measuring the same quantity: nothing is compared (see the mismatches).";
+  }
   return t;
 }
 
