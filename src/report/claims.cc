@@ -45,8 +45,11 @@ Result<const SuiteStats*> FindSuite(const std::string& name,
 }
 
 bool CellMatchesScope(const CellStats& c, const std::string& scope) {
-  if (scope.empty()) return true;
   if (Lower(c.workload) == scope) return true;
+  // A lio cell (logical reads per second) answers only a claim that names
+  // its workload: "read-only", "write-heavy" or no scope mean transactions.
+  if (c.metric != "tps") return false;
+  if (scope.empty()) return true;
   return WorkloadKindName(c.kind) == scope ||
          (scope == "read-heavy" && c.kind == WorkloadKind::kReadOnly) ||
          (scope == "write-heavy" && c.kind != WorkloadKind::kReadOnly);
@@ -68,7 +71,7 @@ Result<ClaimCheck> RatioClaim(ClaimCheck out, const std::string& x, const std::s
   for (const CellStats& ca : a->cells) {
     if (!CellMatchesScope(ca, scope) || ca.tps.empty()) continue;
     for (const CellStats& cb : b->cells) {
-      if (cb.id == ca.id && !cb.tps.empty() &&
+      if (cb.id == ca.id && cb.metric == ca.metric && !cb.tps.empty() &&
           (best_a == nullptr || ca.tps_summary.median > best_a->tps_summary.median)) {
         best_a = &ca;
         best_b = &cb;
@@ -86,9 +89,9 @@ Result<ClaimCheck> RatioClaim(ClaimCheck out, const std::string& x, const std::s
   out.interval = r.interval;
   out.verdict = Judge(out.claimed, out.interval);
   out.basis = fmt::format(
-      "tps ratio {} / {} in cell {} (where {} peaks), ratio of geometric means over "
+      "{} ratio {} / {} in cell {} (where {} peaks), ratio of geometric means over "
       "{} and {} iterations, Welch t 95% interval on the log scale",
-      a->suite->label, b->suite->label, best_a->id, a->suite->label, best_a->tps.size(),
+      best_a->metric, a->suite->label, b->suite->label, best_a->id, a->suite->label, best_a->tps.size(),
       best_b->tps.size());
   if (!out.interval)
     out.basis += "; not decidable: an interval needs at least 2 iterations on each side";
@@ -109,7 +112,7 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
   }
   const CellStats* best = nullptr;
   for (const CellStats& c : s->cells) {
-    if (CellMatchesScope(c, scope) && !c.tps.empty() &&
+    if (c.metric == "tps" && CellMatchesScope(c, scope) && !c.tps.empty() &&
         (best == nullptr || c.tps_summary.median > best->tps_summary.median)) {
       best = &c;
     }

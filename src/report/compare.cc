@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 namespace pgrig::report {
 namespace {
@@ -27,6 +29,34 @@ std::string Bytes(const std::string& n) {
   const double v = std::stod(n);
   if (v >= 1024.0 * 1024) return fmt::format("{:g} MiB", v / (1024.0 * 1024));
   return fmt::format("{:g} KiB", v / 1024.0);
+}
+
+std::string MetricMeaning(const std::string& metric) {
+  if (metric == "tps") return "tps (transactions per second)";
+  if (metric == "lio_per_s") return "lio_per_s (logical reads per second, pgrig lio)";
+  return metric;
+}
+
+// Cells of `a` that measure a quantity `b` has no cell of (or whose matching
+// cell measures another): kept apart with one message per quantity.
+void MetricMismatches(const SuiteStats& a, const SuiteStats& b,
+                      const std::map<std::string, std::vector<std::string>>& apart,
+                      std::vector<Mismatch>& out) {
+  std::vector<std::string> b_metrics;
+  for (const CellStats& c : b.cells) {
+    const std::string m = MetricMeaning(c.metric);
+    if (std::find(b_metrics.begin(), b_metrics.end(), m) == b_metrics.end()) b_metrics.push_back(m);
+  }
+  for (const auto& [metric, ids] : apart) {
+    out.push_back(
+        {MismatchKind::kMetric,
+         fmt::format("{} cell(s) of {} measure {}; {} measures {}: different quantities, never "
+                     "divided, so these cells are not compared: {}",
+                     ids.size(), a.suite->label, MetricMeaning(metric), b.suite->label,
+                     b_metrics.empty() ? std::string("nothing (it has no cells)")
+                                       : fmt::format("{}", fmt::join(b_metrics, " and ")),
+                     fmt::join(ids, ", "))});
+  }
 }
 
 Speed PriceSpeed(const std::optional<stats::Interval>& iv) {
@@ -165,6 +195,8 @@ const char* MismatchKindName(MismatchKind k) {
       return "incomplete";
     case MismatchKind::kUnmatchedCells:
       return "unmatched_cells";
+    case MismatchKind::kMetric:
+      return "metric";
   }
   return "unknown";
 }
@@ -246,14 +278,23 @@ Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
     for (Mismatch& m : SuiteWarnings(*s)) c.mismatches.push_back(std::move(m));
   }
   std::map<std::string, const CellStats*> base_cells;
-  for (const CellStats& cs : base.cells) base_cells[cs.id] = &cs;
+  std::set<std::string> base_metrics;
+  for (const CellStats& cs : base.cells) {
+    base_cells[cs.id] = &cs;
+    base_metrics.insert(cs.metric);
+  }
   for (size_t i = 1; i < suites.size(); ++i) {
     std::vector<CellComparison> row;
     std::vector<std::string> unmatched;
+    std::map<std::string, std::vector<std::string>> apart;  // metric -> cells
     for (const CellStats& cs : suites[i]->cells) {
       auto it = base_cells.find(cs.id);
+      if (it != base_cells.end() && it->second->metric != cs.metric) {
+        apart[cs.metric].push_back(cs.id);
+        continue;
+      }
       if (it == base_cells.end()) {
-        unmatched.push_back(cs.id);
+        (base_metrics.count(cs.metric) ? unmatched : apart[cs.metric]).push_back(cs.id);
         continue;
       }
       PGRIG_ASSIGN_OR_RETURN(CellComparison cc,
@@ -266,6 +307,7 @@ Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
            fmt::format("{} cell(s) of {} have no match in {}: {}", unmatched.size(),
                        suites[i]->suite->label, base.suite->label, fmt::join(unmatched, ", "))});
     }
+    MetricMismatches(*suites[i], base, apart, c.mismatches);
     c.cells.push_back(std::move(row));
     c.facts_diff.push_back(host::DiffFacts(suites[i]->suite->facts, base.suite->facts));
   }

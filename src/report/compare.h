@@ -12,8 +12,12 @@
 //
 // Mismatches that make a comparison unfair are collected first (scale,
 // PostgreSQL major version, durability settings, different plans, a
-// saturated client, steal time, failed runs), and the decision table sets the
+// saturated client, steal time, failed runs, cells of one suite measuring a
+// quantity the other does not: lio_per_s is never divided by tps), and the
+// decision table sets the
 // machines side by side as published comparisons do, with the facts diff.
+// A suite read from a pgrig.fsync/1 file has no cells: only its fsync test is
+// set side by side.
 // Pure functions over immutable inputs; thread-safe.
 #ifndef PGRIG_REPORT_COMPARE_H_
 #define PGRIG_REPORT_COMPARE_H_
@@ -64,6 +68,7 @@ enum class MismatchKind {
   kFailedRuns,
   kIncomplete,
   kUnmatchedCells,
+  kMetric,  // cells measure different quantities (tps, lio_per_s): never divided
 };
 const char* MismatchKindName(MismatchKind k);  // "scale", "postgresql_major", ...
 

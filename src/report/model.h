@@ -1,7 +1,8 @@
 // The result model of the report module: what `pgrig report` and `pgrig
 // compare` know about a suite, read from `pgrig.suite/1` (a `pgrig run`
 // results directory) or, for a single run, from `pgrig.result/1` (`pgrig
-// bench --json`).  docs/results-format.md defines both documents; reader.cc
+// bench --json`) or `pgrig.lio/1` (`pgrig lio run --json`; one lio cell), or
+// from `pgrig.fsync/1` (`pgrig fsync --json`; no cells, only Suite::fsync).  docs/results-format.md defines both documents; reader.cc
 // is the only code that knows their key names, so the rest of the module (and
 // every renderer) depends on these structs only.
 //
@@ -90,7 +91,9 @@ struct Cell {
 
 // One (method, write size, writers) test of a pgrig.fsync/1 document.
 struct FsyncTest {
-  std::string label;  // "open_datasync+O_DIRECT"
+  std::string label;   // "open_datasync+O_DIRECT"
+  std::string method;  // "open_datasync" (wal_sync_method name)
+  bool o_direct = false;
   int write_bytes = 0;
   int writers = 0;
   std::optional<double> ops_per_s;  // absent when the combination could not run
@@ -114,7 +117,7 @@ struct FsyncRecord {
 
 struct Suite {
   std::string source;  // the file it was read from
-  std::string schema;  // "pgrig.suite/1" or "pgrig.result/1"
+  std::string schema;  // the document read: pgrig.suite/1, .result/1, .lio/1 or .fsync/1
   std::string suite_id;
   std::string label;  // for tables and charts: the suite's label, else the directory name
   bool complete = true;

@@ -284,6 +284,8 @@ Result<FsyncRecord> ReadFsync(const Json& f, const std::string& where) {
     for (const Json& t : *tests) {
       FsyncTest x;
       x.label = String(t, {"label"});
+      x.method = String(t, {"method"});
+      x.o_direct = Bool(t, {"o_direct"}, false);
       x.write_bytes = static_cast<int>(Integer(t, {"write_bytes"}).value_or(0));
       x.writers = static_cast<int>(Integer(t, {"writers"}).value_or(0));
       x.ops_per_s = Number(t, {"ops_per_s"});
@@ -294,6 +296,68 @@ Result<FsyncRecord> ReadFsync(const Json& f, const std::string& where) {
     }
   }
   return r;
+}
+
+// Suite fields a standalone pgrig.lio/1 or pgrig.fsync/1 document shares:
+// label from the file name, id, start, facts, server version.
+Suite StandaloneSuite(const Json& doc, const std::string& source, const char* schema) {
+  Suite s;
+  s.source = source;
+  s.schema = schema;
+  s.label = std::filesystem::path(source).stem().string();
+  s.started_at = String(doc, {"started_at"});
+  s.suite_id = s.started_at + "/" + s.label;
+  s.complete = Bool(doc, {"complete"}, true);
+  if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
+  if (s.pg_version.empty()) s.pg_version = String(doc, {"server", "version"});
+  if (!s.pg_major) {
+    if (auto num = Integer(doc, {"server", "version_num"}); num && *num > 0) {
+      s.pg_major = static_cast<int>(*num >= 100000 ? *num / 10000 : *num / 100);
+    }
+  }
+  return s;
+}
+
+// `pgrig lio run --json`: a suite of one lio cell ("lio", its sessions as
+// clients and threads, as a plan's lio cell) and one run.  The table layout
+// and work unit go into the plan name, so that compare flags two runs of
+// different shapes as different plans.
+Result<Suite> FromLio(const Json& doc, const std::string& source) {
+  Suite s = StandaloneSuite(doc, source, kLioSchema);
+  s.plan_name = fmt::format(
+      "pgrig lio run: {} tables of {} blocks, work unit {}, {}% updates, {} driver",
+      String(doc, {"options", "tables"}), String(doc, {"options", "blocks_per_table"}),
+      String(doc, {"options", "work_unit"}), String(doc, {"options", "update_pct"}),
+      String(doc, {"options", "driver"}));
+  Cell c;
+  c.workload = "lio";
+  c.protocol = "prepared";
+  c.variant = "default";
+  c.metric = "lio_per_s";
+  auto sessions = Integer(doc, {"summary", "sessions"});
+  if (!sessions) sessions = Integer(doc, {"options", "sessions"});
+  if (!sessions || *sessions <= 0) {
+    return InvalidArgument(source + ": " + kLioSchema +
+                           " document without summary.sessions > 0; was it cut short?");
+  }
+  c.clients = c.threads = static_cast<int>(*sessions);
+  c.id = CellId(c);
+  PGRIG_ASSIGN_OR_RETURN(Run run, ReadResultRun(doc, source));
+  if (!run.ok) {
+    s.complete = false;
+    s.warnings.push_back(source + ": the lio run was interrupted");
+  }
+  c.runs.push_back(std::move(run));
+  s.cells.push_back(std::move(c));
+  return s;
+}
+
+// `pgrig fsync --json`: a suite without cells, holding only the fsync test.
+Result<Suite> FromFsync(const Json& doc, const std::string& source) {
+  Suite s = StandaloneSuite(doc, source, kFsyncSchema);
+  PGRIG_ASSIGN_OR_RETURN(s.fsync, ReadFsync(doc, source));
+  if (!s.complete) s.warnings.push_back(source + ": the fsync test was interrupted");
+  return s;
 }
 
 Result<Suite> FromSuite(const Json& doc, const std::string& source) {
@@ -361,13 +425,17 @@ Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
   const std::string schema = String(doc, {"schema"});
   if (schema == kSuiteSchema) return FromSuite(doc, source);
   if (schema == kResultSchema) return FromResult(doc, source);
+  if (schema == kLioSchema) return FromLio(doc, source);
+  if (schema == kFsyncSchema) return FromFsync(doc, source);
   if (schema.empty()) {
     return InvalidArgument(source + ": no \"schema\" key; expected \"" + kSuiteSchema +
-                           "\" (pgrig run) or \"" + kResultSchema + "\" (pgrig bench --json)");
+                           "\" (pgrig run), \"" + kResultSchema + "\" (pgrig bench --json), \"" +
+                           kLioSchema + "\" (pgrig lio run --json) or \"" + kFsyncSchema +
+                           "\" (pgrig fsync --json)");
   }
   return InvalidArgument(source + ": schema \"" + schema + "\" is not one this pgrig reads (\"" +
-                         kSuiteSchema + "\", \"" + kResultSchema +
-                         "\"); a newer pgrig may have written it");
+                         kSuiteSchema + "\", \"" + kResultSchema + "\", \"" + kLioSchema +
+                         "\", \"" + kFsyncSchema + "\"); a newer pgrig may have written it");
 }
 
 Result<Suite> LoadSuite(const std::string& path) {

@@ -1,6 +1,10 @@
 // Reading results into the report model (model.h): a `pgrig run` results
-// directory or its suite.json (schema pgrig.suite/1), or one `pgrig bench
-// --json` file (pgrig.result/1, read as a suite of one cell and one run).
+// directory or its suite.json (schema pgrig.suite/1), one `pgrig bench
+// --json` file (pgrig.result/1, read as a suite of one cell and one run), one
+// `pgrig lio run --json` file (pgrig.lio/1: a suite of one lio cell
+// "lio/prepared/default/c<sessions>/j<sessions>", metric lio_per_s, one run),
+// or one `pgrig fsync --json` file (pgrig.fsync/1: a suite without cells
+// whose Suite::fsync holds the test).
 //
 // `schema` is checked first: a document without one, or with a major
 // version this build does not know, is refused with a message naming the
@@ -32,7 +36,8 @@ inline constexpr const char* kFsyncSchema = "pgrig.fsync/1";
 //
 // `path` is a results directory (its suite.json is read) or a JSON file.
 // kNotFound when nothing is there, kInvalidArgument for a document that is
-// not a pgrig suite or result (naming file, and line:column for syntax errors).
+// not one of these four documents (naming file, and line:column for syntax
+// errors).
 Result<Suite> LoadSuite(const std::string& path);
 
 // The same from text; `source` names the input in messages and in the model.

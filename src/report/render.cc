@@ -232,7 +232,7 @@ std::string CompareCsv(const Comparison& c) {
   std::string out = CsvRow({"base", "other", "cell", "tps_base_median", "tps_other_median",
                             "tps_ratio", "tps_ratio_ci95_low", "tps_ratio_ci95_high", "welch_dof",
                             "verdict", "latency_p50_ratio", "latency_p99_ratio", "per_dollar_ratio",
-                            "per_dollar_ratio_ci95_low", "per_dollar_ratio_ci95_high"});
+                            "per_dollar_ratio_ci95_low", "per_dollar_ratio_ci95_high", "metric"});
   for (size_t i = 1; i < c.suites.size(); ++i) {
     for (const CellComparison& cc : c.cells[i - 1]) {
       std::optional<double> p50, p99;
@@ -248,7 +248,8 @@ std::string CompareCsv(const Comparison& c) {
                      cc.tps.interval ? CsvNum(cc.tps.dof) : "", SpeedName(cc.speed), CsvNum(p50),
                      CsvNum(p99), CsvNum(cc.per_dollar_ratio),
                      cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->low) : "",
-                     cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->high) : ""});
+                     cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->high) : "",
+                     cc.a->metric});
     }
   }
   return out;
@@ -271,6 +272,7 @@ Json CompareJson(const CompareInput& in) {
       }
       cells.push_back(
           {{"cell", cc.key},
+           {"metric", cc.a->metric},
            {"tps_ratio", OptJson(cc.tps.ratio)},
            {"tps_ratio_ci95", IntervalJson(cc.tps.interval)},
            {"welch_dof", cc.tps.interval ? Json(cc.tps.dof) : Json(nullptr)},
@@ -329,7 +331,8 @@ std::string RenderReport(const ReportInput& in, Format format) {
   const SuiteStats& s = *in.suite;
   std::vector<Table> tables;
   if (!in.warnings.empty()) tables.push_back(MismatchTable(in.warnings));
-  tables.push_back(CellTable(s));
+  // A pgrig.fsync/1 file is a suite with no cells: only its fsync table.
+  if (!s.cells.empty() || !s.suite->fsync) tables.push_back(CellTable(s));
   if (auto f = FsyncTable(s)) tables.push_back(std::move(*f));
   if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
   switch (format) {
@@ -363,7 +366,11 @@ std::string RenderComparison(const CompareInput& in, Format format) {
   std::vector<Table> tables;
   tables.push_back(MismatchTable(c.mismatches));
   tables.push_back(DecisionTable(c));
-  for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(ComparisonTable(c, i));
+  for (size_t i = 1; i < c.suites.size(); ++i) {
+    // Two pgrig.fsync/1 files have no cells: their fsync tests are the comparison.
+    if (c.suites[i]->cells.empty() && c.suites[0]->cells.empty()) continue;
+    tables.push_back(ComparisonTable(c, i));
+  }
   if (auto f = FsyncComparisonTable(c)) tables.push_back(std::move(*f));
   if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
   for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(FactsDiffTable(c, i, 25));

@@ -371,6 +371,18 @@ std::vector<std::string> Workloads(const std::vector<Labeled>& suites) {
   return out;
 }
 
+// The y axis of a workload's throughput charts: "lio/s" when its cells are
+// lio cells, "tps" otherwise (or "tps or lio/s" if suites disagree).
+std::string WorkloadMetric(const std::vector<Labeled>& suites, const std::string& workload) {
+  std::vector<const CellStats*> cells;
+  for (const Labeled& s : suites) {
+    for (const CellStats& c : s.stats->cells) {
+      if (c.workload == workload) cells.push_back(&c);
+    }
+  }
+  return MetricHeader(cells);
+}
+
 std::string ThroughputVsClients(const std::vector<Labeled>& suites, const std::string& workload) {
   std::vector<Series> series;
   for (const Labeled& s : suites) {
@@ -396,7 +408,7 @@ std::string ThroughputVsClients(const std::vector<Labeled>& suites, const std::s
   }
   return Chart(
       {"throughput-vs-clients", "Throughput vs clients: " + workload + " (median, 95% interval)",
-       "clients", "tps", Axis::kLinear, false, true},
+       "clients", WorkloadMetric(suites, workload), Axis::kLinear, false, true},
       series, {{"workload", workload}});
 }
 
@@ -456,7 +468,7 @@ std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string&
                  "Throughput over time per run: " + workload +
                      " (dashed lines: checkpoints the server counted; other dips are stalls)",
                  "seconds",
-                 "tps",
+                 WorkloadMetric(suites, workload),
                  Axis::kLinear,
                  false,
                  true};

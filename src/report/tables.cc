@@ -44,11 +44,20 @@ std::string Pretty(const std::string& kind) {
 
 std::string MetricSuffix(const CellStats& c) { return c.metric == "lio_per_s" ? " lio/s" : ""; }
 
+std::string MetricHeader(const std::vector<const CellStats*>& cells) {
+  bool tps = false, lio = false;
+  for (const CellStats* c : cells) (c->metric == "lio_per_s" ? lio : tps) = true;
+  if (lio && !tps) return "lio/s";
+  return lio ? "tps or lio/s" : "tps";
+}
+
 Table CellTable(const SuiteStats& s) {
   Table t;
   t.id = "cells";
   t.title = "Cells of " + s.suite->label;
-  t.headers = {"cell",      "runs",   "tps median [95% interval]", "min - max",
+  std::vector<const CellStats*> all;
+  for (const CellStats& c : s.cells) all.push_back(&c);
+  t.headers = {"cell",      "runs",   MetricHeader(all) + " median [95% interval]", "min - max",
                "p50 ms",    "p99 ms", "client CPU us/txn",         "server CPU us/txn",
                "bottleneck"};
   t.right = {false, true, true, true, true, true, true, true, false};
@@ -77,14 +86,20 @@ Table CellTable(const SuiteStats& s) {
     }
     t.rows.push_back(std::move(row));
   }
-  t.note =
-      "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; latency "
-      "from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD per hour.";
-  if (std::any_of(s.cells.begin(), s.cells.end(),
-                  [](const CellStats& c) { return c.metric == "lio_per_s"; })) {
-    t.note +=
-        " lio/s: logical reads from shared buffers per second (pg_stat_database), the "
-        "same statistics; their latency is per range read.";
+  const bool any_tps = std::any_of(s.cells.begin(), s.cells.end(),
+                                   [](const CellStats& c) { return c.metric == "tps"; });
+  const bool any_lio = std::any_of(s.cells.begin(), s.cells.end(),
+                                   [](const CellStats& c) { return c.metric == "lio_per_s"; });
+  if (any_tps || !any_lio) {
+    t.note =
+        "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; "
+        "latency from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD "
+        "per hour.";
+  }
+  if (any_lio) {
+    t.note += std::string(any_tps ? " " : "") +
+              "lio/s: logical reads from shared buffers per second (pg_stat_database), median of "
+              "the iterations with the same interval as tps; their latency is per range read.";
   }
   return t;
 }
@@ -228,10 +243,13 @@ Table ComparisonTable(const Comparison& c, size_t index) {
   Table t;
   t.id = "compare-" + std::to_string(index);
   t.title = fmt::format("{} against {} ({} / {})", a, b, a, b);
+  std::vector<const CellStats*> shown;
+  for (const CellComparison& cc : c.cells[index - 1]) shown.push_back(cc.a);
+  const std::string metric = MetricHeader(shown);
   t.headers = {"cell",
-               b + " tps",
-               a + " tps",
-               "tps ratio [95% interval]",
+               b + " " + metric,
+               a + " " + metric,
+               metric + " ratio [95% interval]",
                "verdict",
                "p50 ratio",
                "p99 ratio [95% interval]",
@@ -259,6 +277,10 @@ Table ComparisonTable(const Comparison& c, size_t index) {
            ", Welch t 95% interval on the log scale; \"faster\"/\"slower\" only when the interval "
            "excludes 1.0. Latency ratios from the merged histograms (interval from per-run "
            "percentiles).";
+  if (t.rows.empty()) {
+    t.note = "no cell of " + a + " matches a cell of " + b +
+             " measuring the same quantity: nothing is compared (see the mismatches).";
+  }
   return t;
 }
 

@@ -44,6 +44,9 @@ std::optional<Table> FsyncTable(const SuiteStats& s);
 std::optional<Table> FsyncComparisonTable(const Comparison& c);
 // " lio/s" after a lio cell's figures, "" for tps cells.
 std::string MetricSuffix(const CellStats& c);
+// The name of what the cells' headline holds: "tps", "lio/s", or "tps or
+// lio/s" when both kinds are there (each value then carries its suffix).
+std::string MetricHeader(const std::vector<const CellStats*>& cells);
 
 }  // namespace pgrig::report
 

@@ -57,12 +57,80 @@ CREATE TABLE IF NOT EXISTS {0}.runs (
   duration_s double precision,
   PRIMARY KEY (suite_id, cell_id, ordinal),
   FOREIGN KEY (suite_id, cell_id) REFERENCES {0}.cells ON DELETE CASCADE);
+ALTER TABLE {0}.cells ADD COLUMN IF NOT EXISTS metric text NOT NULL DEFAULT 'tps';
+ALTER TABLE {0}.cells ALTER COLUMN metric DROP DEFAULT;
+ALTER TABLE {0}.runs ADD COLUMN IF NOT EXISTS metric text NOT NULL DEFAULT 'tps';
+ALTER TABLE {0}.runs ALTER COLUMN metric DROP DEFAULT;
+CREATE TABLE IF NOT EXISTS {0}.fsync (
+  suite_id text PRIMARY KEY REFERENCES {0}.suites ON DELETE CASCADE,
+  dir text NOT NULL,
+  best_method text,
+  best_ops_per_s double precision,
+  best_latency_ms_p99 double precision,
+  headline_write_bytes integer,
+  server_wal_sync_method text,
+  server_method_ops_per_s double precision,
+  memory_file_system boolean NOT NULL);
+CREATE TABLE IF NOT EXISTS {0}.fsync_tests (
+  suite_id text NOT NULL REFERENCES {0}.fsync ON DELETE CASCADE,
+  ordinal integer NOT NULL,
+  label text NOT NULL,
+  method text NOT NULL,
+  o_direct boolean NOT NULL,
+  write_bytes integer NOT NULL,
+  writers integer NOT NULL,
+  ops_per_s double precision,
+  latency_ms_p50 double precision,
+  latency_ms_p99 double precision,
+  unavailable_reason text,
+  PRIMARY KEY (suite_id, ordinal));
 )sql";
+
+// The suite's fsync test (Suite::fsync) and its rows.
+Result<int> LoadFsync(pg::Connection& conn, const Suite& su, const std::string& s) {
+  if (!su.fsync) return 0;
+  const FsyncRecord& f = *su.fsync;
+  PGRIG_RETURN_IF_ERROR(
+      conn.ExecParams(
+              fmt::format(
+                  "INSERT INTO {}.fsync (suite_id, dir, best_method, best_ops_per_s, "
+                  "best_latency_ms_p99, headline_write_bytes, server_wal_sync_method, "
+                  "server_method_ops_per_s, memory_file_system) VALUES ($1, $2, NULLIF($3, ''), "
+                  "NULLIF($4, '')::float8, NULLIF($5, '')::float8, NULLIF($6, '')::integer, "
+                  "NULLIF($7, ''), NULLIF($8, '')::float8, $9::boolean)",
+                  s),
+              {su.suite_id, f.dir, f.best_method, Num(f.best_ops_per_s), Num(f.best_p99_ms),
+               f.headline_write_bytes ? std::to_string(*f.headline_write_bytes) : "",
+               f.server_method, Num(f.server_method_ops_per_s),
+               f.memory_file_system ? "true" : "false"})
+          .status());
+  int rows = 0;
+  for (const FsyncTest& t : f.tests) {
+    PGRIG_RETURN_IF_ERROR(
+        conn.ExecParams(
+                fmt::format(
+                    "INSERT INTO {}.fsync_tests (suite_id, ordinal, label, method, o_direct, "
+                    "write_bytes, writers, ops_per_s, latency_ms_p50, latency_ms_p99, "
+                    "unavailable_reason) VALUES ($1, $2::integer, $3, $4, $5::boolean, "
+                    "$6::integer, $7::integer, NULLIF($8, '')::float8, NULLIF($9, '')::float8, "
+                    "NULLIF($10, '')::float8, NULLIF($11, ''))",
+                    s),
+                {su.suite_id, std::to_string(rows), t.label, t.method.empty() ? t.label : t.method,
+                 t.o_direct ? "true" : "false", std::to_string(t.write_bytes),
+                 std::to_string(t.writers), Num(t.ops_per_s), Num(t.p50_ms), Num(t.p99_ms),
+                 t.unavailable})
+            .status());
+    ++rows;
+  }
+  return rows;
+}
 
 Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st,
                                       const std::string& s) {
   const Suite& su = *st.suite;
   LoadSummary out;
+  // The "already exists, skipping" notices of the DDL are no news.
+  PGRIG_RETURN_IF_ERROR(conn.Exec("SET LOCAL client_min_messages = warning").status());
   PGRIG_RETURN_IF_ERROR(conn.Exec(fmt::format(kDdl, s)).status());
   PGRIG_ASSIGN_OR_RETURN(
       pg::QueryResult del,
@@ -88,11 +156,16 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
     PGRIG_RETURN_IF_ERROR(
         conn.ExecParams(
                 fmt::format(
-                    "INSERT INTO {}.cells VALUES ($1, $2, $3, $4, $5, $6::integer, $7::integer, "
+                    "INSERT INTO {}.cells (suite_id, cell_id, workload, protocol, variant, "
+                    "clients, threads, runs_ok, runs_failed, tps_median, tps_min, tps_max, "
+                    "tps_ci95_low, tps_ci95_high, latency_ms_p50, latency_ms_p99, "
+                    "client_cpu_us_per_transaction, server_cpu_us_per_transaction, bottleneck, "
+                    "transactions_per_usd, metric) "
+                    "VALUES ($1, $2, $3, $4, $5, $6::integer, $7::integer, "
                     "$8::integer, $9::integer, NULLIF($10, '')::float8, NULLIF($11, '')::float8, "
                     "NULLIF($12, '')::float8, NULLIF($13, '')::float8, NULLIF($14, '')::float8, "
                     "NULLIF($15, '')::float8, NULLIF($16, '')::float8, NULLIF($17, '')::float8, "
-                    "NULLIF($18, '')::float8, NULLIF($19, ''), NULLIF($20, '')::float8)",
+                    "NULLIF($18, '')::float8, NULLIF($19, ''), NULLIF($20, '')::float8, $21)",
                     s),
                 {su.suite_id,
                  c.id,
@@ -113,7 +186,8 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
                  Num(c.client_cpu_us_per_transaction),
                  Num(c.server_cpu_us_per_transaction),
                  c.bottleneck,
-                 Num(c.transactions_per_usd)})
+                 Num(c.transactions_per_usd),
+                 c.metric})
             .status());
     ++out.cells;
     const Cell& model = su.cells[i];
@@ -121,16 +195,19 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
       const Run& r = model.runs[k];
       PGRIG_RETURN_IF_ERROR(
           conn.ExecParams(
-                  fmt::format("INSERT INTO {}.runs VALUES ($1, $2, $3::integer, $4::integer, "
-                              "$5::boolean, NULLIF($6, ''), NULLIF($7, '')::float8, "
-                              "NULLIF($8, '')::float8)",
+                  fmt::format("INSERT INTO {}.runs (suite_id, cell_id, ordinal, iteration, ok, "
+                              "error, tps, duration_s, metric) VALUES ($1, $2, $3::integer, "
+                              "$4::integer, $5::boolean, NULLIF($6, ''), NULLIF($7, '')::float8, "
+                              "NULLIF($8, '')::float8, $9)",
                               s),
                   {su.suite_id, c.id, std::to_string(k), std::to_string(r.iteration),
-                   r.ok ? "true" : "false", r.error, r.ok ? Num(r.tps) : "", Num(r.duration_s)})
+                   r.ok ? "true" : "false", r.error, r.ok ? Num(r.tps) : "", Num(r.duration_s),
+                   model.metric})
               .status());
       ++out.runs;
     }
   }
+  PGRIG_ASSIGN_OR_RETURN(out.fsync_tests, LoadFsync(conn, su, s));
   return out;
 }
 

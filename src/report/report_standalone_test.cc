@@ -1,0 +1,227 @@
+// Standalone `pgrig lio run --json` (pgrig.lio/1) and `pgrig fsync --json`
+// (pgrig.fsync/1) files in `pgrig report` and `pgrig compare`, on files the
+// real commands wrote (tests/data/micro, see the README there): a lio file
+// reads as a suite of one lio cell, a fsync file as a suite holding only the
+// fsync test, and lio_per_s is never divided by tps.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "report/claims.h"
+#include "report/compare.h"
+#include "report/reader.h"
+#include "report/render.h"
+
+namespace pgrig::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kMicro = std::string(PGRIG_SOURCE_DIR) + "/tests/data/micro/";
+const std::string kSuites = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
+
+Suite Load(const std::string& path) {
+  auto s = LoadSuite(path);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? *s : Suite{};
+}
+
+nlohmann::json Doc(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(StandaloneLioTest, ReadsAsOneLioCellWithOneRun) {
+  const Suite s = Load(kMicro + "lio-s1-1.json");
+  const nlohmann::json doc = Doc(kMicro + "lio-s1-1.json");
+  EXPECT_EQ(s.schema, kLioSchema);
+  EXPECT_EQ(s.label, "lio-s1-1");
+  EXPECT_EQ(s.suite_id, doc["started_at"].get<std::string>() + "/lio-s1-1");
+  EXPECT_EQ(s.pg_version, "15.18");
+  EXPECT_EQ(s.pg_major, 15);
+  EXPECT_FALSE(s.scale.has_value());
+  EXPECT_THAT(s.plan_name, HasSubstr("2 tables of 256 blocks, work unit 16"));
+  EXPECT_TRUE(s.facts.contains("host"));
+  ASSERT_EQ(s.cells.size(), 1u);
+  const Cell& c = s.cells[0];
+  const int sessions = doc["summary"]["sessions"].get<int>();
+  EXPECT_EQ(c.id,
+            "lio/prepared/default/c" + std::to_string(sessions) + "/j" + std::to_string(sessions));
+  EXPECT_EQ(c.metric, "lio_per_s");
+  ASSERT_EQ(c.runs.size(), 1u);
+  EXPECT_TRUE(c.runs[0].ok);
+  EXPECT_DOUBLE_EQ(c.runs[0].tps, doc["summary"]["lio_per_s"].get<double>());
+  ASSERT_TRUE(c.runs[0].histogram.has_value());
+  EXPECT_EQ(c.runs[0].histogram->count, doc["histogram"]["count"].get<int64_t>());
+  EXPECT_FALSE(c.runs[0].transactions.has_value());
+}
+
+TEST(StandaloneLioTest, ALioFileWithoutSessionsOrHeadlineIsRefused) {
+  nlohmann::json doc = Doc(kMicro + "lio-s1-1.json");
+  doc["summary"].erase("sessions");
+  doc["options"].erase("sessions");
+  auto s = ParseSuiteJson(doc.dump(), "cut.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("cut.json: pgrig.lio/1 document without"));
+  doc = Doc(kMicro + "lio-s1-1.json");
+  doc["summary"].erase("lio_per_s");
+  s = ParseSuiteJson(doc.dump(), "cut.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("summary.lio_per_s is missing"));
+  auto unknown = ParseSuiteJson(R"({"schema": "pgrig.other/1"})", "o.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("\"pgrig.lio/1\", \"pgrig.fsync/1\""));
+}
+
+TEST(StandaloneFsyncTest, ReadsAsASuiteHoldingOnlyTheFsyncTest) {
+  const Suite s = Load(kMicro + "fsync-1.json");
+  const nlohmann::json doc = Doc(kMicro + "fsync-1.json");
+  EXPECT_EQ(s.schema, kFsyncSchema);
+  EXPECT_EQ(s.label, "fsync-1");
+  EXPECT_TRUE(s.cells.empty());
+  EXPECT_EQ(s.pg_major, 15);
+  ASSERT_TRUE(s.fsync.has_value());
+  const FsyncRecord& f = *s.fsync;
+  EXPECT_EQ(f.dir, doc["options"]["dir"]);
+  EXPECT_EQ(f.best_method, doc["summary"]["best_method"]);
+  EXPECT_DOUBLE_EQ(*f.best_ops_per_s, doc["summary"]["best_ops_per_s"].get<double>());
+  EXPECT_EQ(f.server_method, doc["summary"]["server_wal_sync_method"]);
+  ASSERT_EQ(f.tests.size(), doc["tests"].size());
+  int direct = 0;
+  for (size_t i = 0; i < f.tests.size(); ++i) {
+    EXPECT_EQ(f.tests[i].method, doc["tests"][i]["method"]);
+    EXPECT_EQ(f.tests[i].o_direct, doc["tests"][i]["o_direct"].get<bool>());
+    EXPECT_EQ(f.tests[i].writers, doc["tests"][i]["writers"].get<int>());
+    direct += f.tests[i].o_direct ? 1 : 0;
+  }
+  EXPECT_EQ(direct, 2);  // open_datasync with O_DIRECT, 1 and 2 writers
+}
+
+TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
+  const Suite s = Load(kMicro + "lio-s1-1.json");
+  auto st = Analyze(s);
+  ASSERT_TRUE(st.ok());
+  const std::string text = RenderReport({&*st, SuiteWarnings(*st), {}}, Format::kText);
+  EXPECT_THAT(text, HasSubstr("lio/s median [95% interval]"));
+  EXPECT_THAT(text, Not(HasSubstr("tps median")));
+  EXPECT_THAT(text, HasSubstr(" lio/s "));
+  const std::string csv = RenderReport({&*st, {}, {}}, Format::kCsv);
+  EXPECT_THAT(csv, HasSubstr(",lio_per_s\n"));
+  const auto j = nlohmann::json::parse(RenderReport({&*st, {}, {}}, Format::kJson));
+  EXPECT_EQ(j["suite"]["schema"], kLioSchema);
+  EXPECT_EQ(j["suite"]["cells"][0]["metric"], "lio_per_s");
+  EXPECT_TRUE(j["suite"]["fsync"].is_null());
+  const std::string html = RenderReport({&*st, {}, {}}, Format::kHtml);
+  EXPECT_THAT(html, HasSubstr("lio/s median"));
+}
+
+TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
+  const Suite s = Load(kMicro + "fsync-1.json");
+  auto st = Analyze(s);
+  ASSERT_TRUE(st.ok());
+  const std::string text = RenderReport({&*st, SuiteWarnings(*st), {}}, Format::kText);
+  EXPECT_THAT(text, HasSubstr("WAL flushes of " + s.fsync->dir));
+  EXPECT_THAT(text, HasSubstr("best method: " + s.fsync->best_method));
+  EXPECT_THAT(text, HasSubstr("open_datasync+O_DIRECT"));
+  EXPECT_THAT(text, Not(HasSubstr("Cells of")));
+  const auto j = nlohmann::json::parse(RenderReport({&*st, {}, {}}, Format::kJson));
+  EXPECT_EQ(j["suite"]["fsync"]["tests"].size(), s.fsync->tests.size());
+  EXPECT_TRUE(j["suite"]["cells"].empty());
+  EXPECT_THAT(RenderReport({&*st, {}, {}}, Format::kHtml), HasSubstr("WAL flushes of"));
+}
+
+TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
+  const Suite a = Load(kMicro + "fsync-1.json"), b = Load(kMicro + "fsync-2.json");
+  auto sa = Analyze(a), sb = Analyze(b);
+  ASSERT_TRUE(sa.ok() && sb.ok());
+  auto c = Compare({&*sa, &*sb});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->mismatches.empty());
+  ASSERT_EQ(c->cells.size(), 1u);
+  EXPECT_TRUE(c->cells[0].empty());
+  const std::string text = RenderComparison({&*c, {}}, Format::kText);
+  EXPECT_THAT(text, HasSubstr("WAL flushes side by side"));
+  const double ratio = *b.fsync->best_ops_per_s / *a.fsync->best_ops_per_s;
+  EXPECT_THAT(text, HasSubstr(fmt::format("{:.3f}x", ratio)));
+  EXPECT_THAT(text, Not(HasSubstr("fsync-2 against fsync-1")));  // no empty cell table
+  const auto j = nlohmann::json::parse(RenderComparison({&*c, {}}, Format::kJson));
+  EXPECT_EQ(j["suites"][1]["fsync"]["best_method"], b.fsync->best_method);
+}
+
+TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
+  const Suite a = Load(kMicro + "lio-s1-1.json"), b = Load(kMicro + "lio-s1-2.json");
+  auto sa = Analyze(a), sb = Analyze(b);
+  ASSERT_TRUE(sa.ok() && sb.ok());
+  auto c = Compare({&*sa, &*sb});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->mismatches.empty());  // same shape: same plan name
+  ASSERT_EQ(c->cells[0].size(), 1u);
+  const CellComparison& cc = c->cells[0][0];
+  ASSERT_TRUE(cc.tps.ratio.has_value());
+  EXPECT_NEAR(*cc.tps.ratio, b.cells[0].runs[0].tps / a.cells[0].runs[0].tps, 1e-9);
+  EXPECT_EQ(cc.speed, Speed::kNotDecidable);  // one run each: no interval
+  EXPECT_FALSE(cc.per_dollar_ratio.has_value());
+  const std::string text = RenderComparison({&*c, {}}, Format::kText);
+  EXPECT_THAT(text, HasSubstr("lio/s ratio [95% interval]"));
+  EXPECT_THAT(RenderComparison({&*c, {}}, Format::kCsv), HasSubstr(",lio_per_s\n"));
+  const auto j = nlohmann::json::parse(RenderComparison({&*c, {}}, Format::kJson));
+  EXPECT_EQ(j["comparisons"][0]["cells"][0]["metric"], "lio_per_s");
+  // A lio run of another shape is flagged as a different plan.
+  Suite other = b;
+  other.plan_name = "pgrig lio run: 4 tables of 256 blocks, work unit 255, 0% updates, client";
+  auto so = Analyze(other);
+  auto d = Compare({&*sa, &*so});
+  ASSERT_TRUE(d.ok());
+  ASSERT_FALSE(d->mismatches.empty());
+  EXPECT_EQ(d->mismatches[0].kind, MismatchKind::kPlan);
+}
+
+TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
+  const Suite tps = Load(kSuites + "tiny-r1"), lio = Load(kMicro + "lio-s1-1.json");
+  auto st = Analyze(tps), sl = Analyze(lio);
+  ASSERT_TRUE(st.ok() && sl.ok());
+  for (const auto& pair :
+       {std::vector<const SuiteStats*>{&*st, &*sl}, std::vector<const SuiteStats*>{&*sl, &*st}}) {
+    auto c = Compare(pair);
+    ASSERT_TRUE(c.ok());
+    EXPECT_TRUE(c->cells[0].empty());
+    bool metric = false;
+    for (const Mismatch& m : c->mismatches) {
+      EXPECT_NE(m.kind, MismatchKind::kUnmatchedCells) << m.message;
+      if (m.kind == MismatchKind::kMetric) {
+        metric = true;
+        EXPECT_THAT(m.message, HasSubstr("never divided"));
+        EXPECT_THAT(m.message, HasSubstr("lio_per_s (logical reads per second"));
+        EXPECT_THAT(m.message, HasSubstr("tps (transactions per second)"));
+      }
+    }
+    EXPECT_TRUE(metric);
+    EXPECT_THAT(RenderComparison({&*c, {}}, Format::kCsv),
+                Not(HasSubstr("lio/prepared")));  // no compared row
+    EXPECT_THAT(RenderComparison({&*c, {}}, Format::kText),
+                HasSubstr("measuring the same quantity: nothing is compared"));
+  }
+  // Same cell id, different metric (a tps cell named like the lio one).
+  Suite fake = lio;
+  fake.label = "fake-tps";
+  fake.cells[0].metric = "tps";
+  auto sf = Analyze(fake);
+  auto c = Compare({&*sl, &*sf});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->cells[0].empty());
+  ASSERT_EQ(c->mismatches.size(), 1u);
+  EXPECT_EQ(c->mismatches[0].kind, MismatchKind::kMetric);
+  EXPECT_THAT(c->mismatches[0].message, HasSubstr("1 cell(s) of fake-tps measure tps"));
+  // A claim without a workload is about transactions: lio cells do not answer it.
+  auto claim = CheckClaim("A is 1.0x B", {&*sl, &*sf});
+  ASSERT_TRUE(claim.ok()) << claim.status().message();
+  EXPECT_EQ(claim->verdict, ClaimVerdict::kNotDecidable);
+  EXPECT_FALSE(claim->measured.has_value());
+}
+
+}  // namespace
+}  // namespace pgrig::report
