@@ -22,7 +22,9 @@ namespace {
 
 constexpr const char* kFooter =
     R"(Each DIR is a `pgrig run` results directory (suite.json) or a JSON file
-from `pgrig run` or `pgrig bench --json`.  DIR_A is the base: ratios read
+from `pgrig run`, `pgrig bench --json`, `pgrig lio run --json` or `pgrig fsync
+--json`; logical reads per second are never divided by transactions per
+second (such cells are listed as a mismatch).  DIR_A is the base: ratios read
 "other / A".  Cells match on workload, protocol, settings variant, clients
 and threads.
 

@@ -22,7 +22,9 @@ namespace pgrig::cli {
 namespace {
 
 constexpr const char* kFooter = R"(DIR is a `pgrig run` results directory (its suite.json, schema
-pgrig.suite/1) or a JSON file written by `pgrig run` or `pgrig bench --json`.
+pgrig.suite/1) or a JSON file written by `pgrig run`, `pgrig bench --json`,
+`pgrig lio run --json` (one cell, in logical reads per second) or
+`pgrig fsync --json` (the WAL flush table only).
 
 Per cell: tps median [95% interval: t interval of the geometric mean on the log
 scale], min - max, p50/p99 latency from the merged histograms of the cell's
@@ -35,7 +37,8 @@ read-write": supported (inside the 95% interval), contradicted, or not
 decidable (no price, fewer than 2 iterations).
 
 --to-db CONNINFO loads the suite into schema pgrig_results (tables suites,
-cells, runs), replacing an earlier load of the same suite id.
+cells, runs, with each figure's metric, and fsync, fsync_tests), replacing an
+earlier load of the same suite id.
 
 Examples:
   pgrig report results/standard-20261201T100000Z
@@ -96,9 +99,9 @@ int RunReport(int argc, char** argv) {
     if (!conn.ok()) return Fail(kCommand, conn.status().message(), kExitRunFailure);
     auto done = report::LoadIntoDatabase(*conn, stats);
     if (!done.ok()) return Fail(kCommand, done.status().message(), kExitRunFailure);
-    std::fprintf(stderr, "pgrig report: %s suite %s in %s: %d cells, %d runs\n",
+    std::fprintf(stderr, "pgrig report: %s suite %s in %s: %d cells, %d runs, %d fsync tests\n",
                  done->replaced ? "replaced" : "loaded", stats.suite->suite_id.c_str(),
-                 pg::RedactConninfo(to_db).c_str(), done->cells, done->runs);
+                 pg::RedactConninfo(to_db).c_str(), done->cells, done->runs, done->fsync_tests);
   }
   return kExitOk;
 }

@@ -195,6 +195,8 @@ TEST_F(ReportMicroTest, LioAndFsyncFilesGoThroughReportCompareAndToDb) {
   ProcessResult f = Pgrig({"report", fsync1_, "--format", "csv", "--to-db", conninfo_}, false);
   ASSERT_EQ(f.exit_code, 0) << f.err;
   EXPECT_THAT(f.err, Not(HasSubstr("NOTICE")));
+  EXPECT_THAT(f.err, HasSubstr("0 cells, 0 runs, " + std::to_string(fdoc["tests"].size()) +
+                               " fsync tests"));
   EXPECT_EQ(Query("SELECT metric FROM pgrig_results.cells"), "lio_per_s");
   EXPECT_EQ(Query("SELECT string_agg(DISTINCT metric, ',') FROM pgrig_results.runs"), "lio_per_s");
   EXPECT_EQ(Query("SELECT tps = " + lio_doc["summary"]["lio_per_s"].dump() +
