@@ -153,7 +153,7 @@ TEST(BenchJsonTest, CarriesSummaryAndRedactsPasswords) {
   BenchOptions o = MakeOptions();
   o.argv = {"bench", "-c", "4", "host=x password=secret"};
   ServerInfo server{.version = "15.18", .version_num = 150018, .target = "x", .embedded = true};
-  const nlohmann::json j = BenchResultToJson(o, MakeInfo(), server, MakeRun(), nullptr);
+  const nlohmann::json j = BenchResultToJson(o, MakeInfo(), server, MakeRun(), nullptr, {});
   EXPECT_EQ(j["schema"], "pgrig.result/1");
   EXPECT_DOUBLE_EQ(j["summary"]["tps"].get<double>(), 500.0);
   EXPECT_DOUBLE_EQ(j["summary"]["latency_ms_avg"].get<double>(), 1.0);

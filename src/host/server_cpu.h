@@ -128,6 +128,32 @@ Result<int> PostmasterOfBackend(PeerKind peer, int backend_pid, int64_t connect_
 // Clock ticks since boot, from <proc_root>/uptime (the clock of starttime).
 Result<int64_t> BootTicksNow(const std::string& proc_root);
 
+// One benchmark window's server CPU, for `pgrig bench` and `pgrig run`:
+// Prepare before the run opens its connections (locates the postmaster and
+// counts its live children), Start at the window's start, Finish after the
+// run (settles, then the closing snapshot).  Start may be called from another
+// thread than Prepare and Finish if that thread is joined before Finish (the
+// engine's start gate runs on worker 0, joined before RunBenchmark returns).
+struct ServerCpuMeasure {
+  std::optional<ServerCpuUsage> usage;  // nullopt: see `unavailable`
+  std::string unavailable;              // why there is no figure
+};
+
+class ServerCpuWindow {
+ public:
+  static ServerCpuWindow Prepare(const pg::ConnectionParams& params,
+                                 const ServerCpuOptions& options = {});
+  void Start();
+  // Waits at most `settle` for the run's backends to be reaped.
+  ServerCpuMeasure Finish(std::chrono::milliseconds settle = std::chrono::milliseconds(5000));
+
+ private:
+  std::optional<ServerCpuMeter> meter_;
+  int live_before_ = 0;
+  std::optional<ServerCpuSnapshot> start_;
+  std::string unavailable_;
+};
+
 }  // namespace pgrig::host
 
 #endif  // PGRIG_HOST_SERVER_CPU_H_
