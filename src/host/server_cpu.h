@@ -131,7 +131,9 @@ Result<int64_t> BootTicksNow(const std::string& proc_root);
 // One benchmark window's server CPU, for `pgrig bench` and `pgrig run`:
 // Prepare before the run opens its connections (locates the postmaster and
 // counts its live children), Start at the window's start, Finish after the
-// run (settles, then the closing snapshot).  Start may be called from another
+// run (settles, then the closing snapshot).  Prepare takes 0.1-1 s: it
+// waits for the number of live children to hold still (backends of
+// connections just closed exiting).  Start may be called from another
 // thread than Prepare and Finish if that thread is joined before Finish (the
 // engine's start gate runs on worker 0, joined before RunBenchmark returns).
 struct ServerCpuMeasure {

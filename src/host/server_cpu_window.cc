@@ -19,16 +19,23 @@ ServerCpuWindow ServerCpuWindow::Prepare(const pg::ConnectionParams& params,
     w.unavailable_ = meter.status().message();
     return w;
   }
-  // The probe's backend (and a setup connection closed just before) exit
-  // on their own: give them a moment so that they are not counted as the
-  // children to come back to.
-  auto before = meter->Snapshot();
-  if (!before.ok()) {
-    w.unavailable_ = before.status().message();
-    return w;
+  // The probe's backend, and connections closed just before (a setup
+  // connection, a warm-up run's clients), exit on their own: the children to
+  // come back to after the run are counted once that number has held for
+  // 100 ms (at most 1 s).
+  std::optional<int> live;
+  int steady_polls = 0;
+  for (int i = 0; i < 50 && steady_polls < 5; ++i) {
+    auto snap = meter->Snapshot();
+    if (!snap.ok()) {
+      w.unavailable_ = snap.status().message();
+      return w;
+    }
+    steady_polls = live && *live == snap->live_children ? steady_polls + 1 : 0;
+    live = snap->live_children;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  auto settled = meter->Settle(before->live_children - 1, std::chrono::milliseconds(200));
-  w.live_before_ = settled.ok() ? settled->snapshot.live_children : before->live_children;
+  w.live_before_ = *live;
   w.meter_ = std::move(*meter);
   return w;
 }
