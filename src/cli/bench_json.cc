@@ -22,13 +22,15 @@ std::vector<std::string> RedactedCommandLine(const std::vector<std::string>& arg
 
 nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
-                                 const nlohmann::json& facts) {
+                                 const nlohmann::json& facts,
+                                 const host::ServerCpuMeasure& server_cpu) {
   plan::ResultInputs in;
   in.tool_version = kVersion;
   in.command = "bench";
   in.command_line = RedactedCommandLine(o.argv);
   in.server = server;
   in.cpus = info.cpus;
+  in.server_cpu = server_cpu;
   plan::ResultOptions& ro = in.options;
   ro.clients = o.clients;
   ro.threads = info.threads;

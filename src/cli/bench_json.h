@@ -21,7 +21,8 @@ using ServerInfo = plan::ResultServer;
 // `facts` is the facts module's document (or null when unavailable).
 nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
-                                 const nlohmann::json& facts);
+                                 const nlohmann::json& facts,
+                                 const host::ServerCpuMeasure& server_cpu);
 
 // The command line with any password redacted (conninfo values, URIs); the
 // first element becomes `program` ("pgrig bench").

@@ -195,7 +195,8 @@ double ClientBusyFraction(const RunInfo& info, const engine::RunResult& r) {
 }
 
 std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,
-                              const engine::RunResult& r) {
+                              const engine::RunResult& r,
+                              const host::ServerCpuMeasure& server_cpu) {
   std::string out;
   const stats::IntervalStats& t = r.totals;
   if (r.latency.count() > 0) {
@@ -222,6 +223,16 @@ std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,
             per_txn_us, r.client_user_cpu_s * 1e6 / static_cast<double>(ended),
             r.client_sys_cpu_s * 1e6 / static_cast<double>(ended), busy * 100.0,
             std::min(info.threads, info.cpus), std::min(info.threads, info.cpus) == 1 ? "" : "s");
+  }
+  if (server_cpu.usage && ended > 0) {
+    const double n = static_cast<double>(ended);
+    Appendf(&out, "server CPU per transaction = %.2f us (user %.2f us, system %.2f us)%s\n",
+            server_cpu.usage->Total() * 1e6 / n, server_cpu.usage->user_s * 1e6 / n,
+            server_cpu.usage->sys_s * 1e6 / n,
+            server_cpu.usage->settled ? "" : "; some backends had not exited yet");
+  } else if (!server_cpu.unavailable.empty()) {
+    Appendf(&out, "server CPU per transaction: not measured (%s)\n",
+            server_cpu.unavailable.c_str());
   }
   if (busy >= 0.9) {
     Appendf(&out,

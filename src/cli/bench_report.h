@@ -11,6 +11,7 @@
 
 #include "cli/bench_options.h"
 #include "engine/result.h"
+#include "host/server_cpu.h"
 #include "stats/time_series.h"
 
 namespace pgrig::cli {
@@ -38,9 +39,11 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
 // min(threads, cpus).
 double ClientBusyFraction(const RunInfo& info, const engine::RunResult& r);
 
-// pgrig's lines after pgbench's.
+// pgrig's lines after pgbench's; the server's CPU per transaction beside the
+// client's when measured, else the reason (no line without one).
 std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,
-                              const engine::RunResult& r);
+                              const engine::RunResult& r,
+                              const host::ServerCpuMeasure& server_cpu = {});
 
 // One -P line (with its newline).  elapsed_s is the interval's end since the
 // benchmark start; start_wall_s turns it into Unix time for

@@ -134,6 +134,17 @@ TEST(BenchReportTest, ExtrasShowPercentilesAndCpu) {
   EXPECT_THAT(s, Not(HasSubstr("bottleneck")));
 }
 
+TEST(BenchReportTest, ExtrasShowServerCpuOrWhyNot) {
+  host::ServerCpuMeasure m{.usage = host::ServerCpuUsage{.user_s = 0.03, .sys_s = 0.02},
+                           .unavailable = ""};
+  const std::string s = FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun(), m);
+  EXPECT_THAT(s, HasSubstr("server CPU per transaction = 50.00 us (user 30.00 us, system 20.00 us)\n"));
+  const std::string none = FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun(),
+                                             {.usage = std::nullopt, .unavailable = "remote"});
+  EXPECT_THAT(none, HasSubstr("server CPU per transaction: not measured (remote)\n"));
+  EXPECT_THAT(FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun()), Not(HasSubstr("server CPU")));
+}
+
 TEST(BenchReportTest, WarnsWhenClientIsTheBottleneck) {
   engine::RunResult r = MakeRun();
   r.client_user_cpu_s = 2.0;
@@ -153,7 +164,7 @@ TEST(BenchJsonTest, CarriesSummaryAndRedactsPasswords) {
   BenchOptions o = MakeOptions();
   o.argv = {"bench", "-c", "4", "host=x password=secret"};
   ServerInfo server{.version = "15.18", .version_num = 150018, .target = "x", .embedded = true};
-  const nlohmann::json j = BenchResultToJson(o, MakeInfo(), server, MakeRun(), nullptr);
+  const nlohmann::json j = BenchResultToJson(o, MakeInfo(), server, MakeRun(), nullptr, {});
   EXPECT_EQ(j["schema"], "pgrig.result/1");
   EXPECT_DOUBLE_EQ(j["summary"]["tps"].get<double>(), 500.0);
   EXPECT_DOUBLE_EQ(j["summary"]["latency_ms_avg"].get<double>(), 1.0);
@@ -162,6 +173,26 @@ TEST(BenchJsonTest, CarriesSummaryAndRedactsPasswords) {
   EXPECT_EQ(j["histogram"]["count"], 1000);
   EXPECT_THAT(j.dump(), Not(HasSubstr("secret")));
   EXPECT_EQ(j["command_line"][0], "pgrig bench");
+  EXPECT_TRUE(j["summary"]["server_cpu_us_per_transaction"].is_null());
+  EXPECT_TRUE(j["server_cpu"].is_null());
+  EXPECT_EQ(j["server_cpu_unavailable"], "");
+}
+
+TEST(BenchJsonTest, ServerCpuBesideTheClients) {
+  ServerInfo server{.version = "15.18", .version_num = 150018, .target = "x", .embedded = true};
+  host::ServerCpuMeasure m{
+      .usage = host::ServerCpuUsage{.user_s = 0.03, .sys_s = 0.02, .settled = false},
+      .unavailable = ""};
+  const nlohmann::json j = BenchResultToJson(MakeOptions(), MakeInfo(), server, MakeRun(), nullptr, m);
+  EXPECT_DOUBLE_EQ(j["summary"]["server_cpu_us_per_transaction"].get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(j["server_cpu"]["cpu_s"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["server_cpu"]["cpu_user_s"].get<double>(), 0.03);
+  EXPECT_EQ(j["server_cpu"]["settled"], false);
+  EXPECT_TRUE(j["server_cpu_unavailable"].is_null());
+  const nlohmann::json none = BenchResultToJson(MakeOptions(), MakeInfo(), server, MakeRun(),
+                                                nullptr, {.usage = std::nullopt, .unavailable = "remote"});
+  EXPECT_TRUE(none["summary"]["server_cpu_us_per_transaction"].is_null());
+  EXPECT_EQ(none["server_cpu_unavailable"], "remote");
 }
 
 }  // namespace

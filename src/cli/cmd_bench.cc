@@ -30,6 +30,7 @@
 #include "fleet/client_mode.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
+#include "host/server_cpu.h"
 #include "pg/connection.h"
 #include "script/prng.h"
 #include "script/script.h"
@@ -355,10 +356,18 @@ int RunBench(int argc, char** argv) {
   g_interrupted.store(false);
   cfg.stop_requested = &g_interrupted;
   // Clients mode: ready once every connection is open, the window from "go".
-  if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0') {
-    const int timeout_s = std::atoi(gate);
-    cfg.start_gate = [timeout_s] { return WaitForFleetGo(timeout_s); };
-  }
+  std::optional<int> fleet_gate_s;
+  if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0')
+    fleet_gate_s = std::atoi(gate);
+  // The server's CPU over the window: the first snapshot once every client
+  // is connected (after the fleet's "go" in clients mode), the last after
+  // the run's backends have been reaped (host/server_cpu.h).
+  host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(target->params);
+  cfg.start_gate = [fleet_gate_s, &server_cpu]() -> Status {
+    if (fleet_gate_s) PGRIG_RETURN_IF_ERROR(WaitForFleetGo(*fleet_gate_s));
+    server_cpu.Start();
+    return Status();
+  };
   struct sigaction sa {};
   struct sigaction old_sa {};
   sa.sa_handler = OnSigint;
@@ -373,8 +382,9 @@ int RunBench(int argc, char** argv) {
     return kExitBadInvocation;
   }
   const engine::RunResult& r = *run;
+  const host::ServerCpuMeasure server_measure = server_cpu.Finish();
   std::fputs(FormatPgbenchSummary(o, info, r).c_str(), stdout);
-  std::fputs(FormatPgrigExtras(o, info, r).c_str(), stdout);
+  std::fputs(FormatPgrigExtras(o, info, r, server_measure).c_str(), stdout);
   std::fflush(stdout);
 
   int exit_code = kExitOk;
@@ -389,7 +399,7 @@ int RunBench(int argc, char** argv) {
   }
 
   if (!o.json_path.empty()) {
-    const nlohmann::json doc = BenchResultToJson(o, info, server, r, facts);
+    const nlohmann::json doc = BenchResultToJson(o, info, server, r, facts, server_measure);
     Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");
     if (!w.ok()) {
       PrintErr(BenchError("could not write results to \"" + o.json_path + "\": " + w.message()));

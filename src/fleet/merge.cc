@@ -305,7 +305,12 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
            {"transactions", processed},
            {"failed_transactions", failed},
            {"duration_s", duration},
-           {"client_cpu_us_per_transaction", per_txn(cpu_user + cpu_sys)}};
+           {"client_cpu_us_per_transaction", per_txn(cpu_user + cpu_sys)},
+           {"server_cpu_us_per_transaction", nullptr}};
+  // Each client measured the server's CPU over its own window (if the server
+  // was on its machine at all): no sum of those is the fleet's figure.
+  out["server_cpu"] = nullptr;
+  out["server_cpu_unavailable"] = "not measured for the merged results of several client hosts";
   out["durations"] = json{{"benchmark_s", duration},
                           {"initial_connection_ms", conn_ms},
                           {"connection_total_ms", conn_total_ms}};

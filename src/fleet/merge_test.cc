@@ -111,6 +111,10 @@ TEST(FleetMerge, HistogramsAddCountsAndTpsSumCpuKeptPerHost) {
   EXPECT_EQ(d["client"]["hosts"][1]["label"], "b");
   EXPECT_DOUBLE_EQ(d["client"]["hosts"][1]["cpu_user_s"].get<double>(), 4.0);
   EXPECT_EQ(d["fleet"]["hosts"][0]["transactions"], 3000);
+  // No server CPU figure for the sum of several clients' windows.
+  EXPECT_TRUE(d["summary"]["server_cpu_us_per_transaction"].is_null());
+  EXPECT_TRUE(d["server_cpu"].is_null());
+  EXPECT_TRUE(d["server_cpu_unavailable"].is_string());
 }
 
 TEST(FleetMerge, AFailedHostMakesThePartialResultExplicit) {

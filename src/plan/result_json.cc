@@ -150,6 +150,19 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
     if (lag.is_null()) lag = json{{"avg", 0.0}, {"max", 0.0}};
   }
 
+  json server_cpu = nullptr;
+  json server_cpu_per_txn = nullptr;
+  if (in.server_cpu.usage) {
+    const host::ServerCpuUsage& u = *in.server_cpu.usage;
+    const json per_txn = ended > 0 ? json(u.Total() * 1e6 / static_cast<double>(ended)) : json(nullptr);
+    server_cpu = {{"cpu_user_s", u.user_s},
+                  {"cpu_system_s", u.sys_s},
+                  {"cpu_s", u.Total()},
+                  {"cpu_us_per_transaction", per_txn},
+                  {"settled", u.settled}};
+    server_cpu_per_txn = per_txn;
+  }
+
   json doc{
       {"schema", kResultSchema},
       {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", in.command}}},
@@ -194,7 +207,8 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
         {"transactions", t.transactions},
         {"failed_transactions", t.failures()},
         {"duration_s", duration_s},
-        {"client_cpu_us_per_transaction", r.ClientCpuUsPerTransaction()}}},
+        {"client_cpu_us_per_transaction", r.ClientCpuUsPerTransaction()},
+        {"server_cpu_us_per_transaction", server_cpu_per_txn}}},
       {"durations",
        {{"benchmark_s", duration_s},
         {"initial_connection_ms", Ms(r.conn_elapsed_ns)},
@@ -226,6 +240,9 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
                : r.ring_threads == r.threads ? "io_uring"
                                              : "mixed"},
         {"lean_protocol_connections", r.lean_connections}}},
+      {"server_cpu", server_cpu},
+      {"server_cpu_unavailable",
+       in.server_cpu.usage ? json(nullptr) : json(in.server_cpu.unavailable)},
       {"scripts", scripts},
       {"series", {{"interval_s", interval_s}, {"intervals", series_items}}},
       {"facts", facts},

@@ -19,6 +19,7 @@
 
 #include "common/status.h"
 #include "engine/result.h"
+#include "host/server_cpu.h"
 #include "script/script.h"
 #include "stats/histogram.h"
 
@@ -67,6 +68,10 @@ struct ResultInputs {
   std::vector<ResultScript> scripts;
   ResultServer server;
   int cpus = 1;  // online CPUs of this machine
+  // The server's CPU over the run (host/server_cpu.h): "server_cpu" and
+  // "summary.server_cpu_us_per_transaction", or null and the reason in
+  // "server_cpu_unavailable".
+  host::ServerCpuMeasure server_cpu{.usage = std::nullopt, .unavailable = "not measured"};
 };
 
 // Busy fraction of the client's threads: CPU seconds over duration x

@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "engine/engine.h"
+#include "host/server_cpu.h"
 #include "micro/lio_json.h"
 #include "micro/lio_load.h"
 #include "micro/lio_run.h"
@@ -605,8 +606,15 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
     } else {
       run["notes"].push_back("no observation: " + started.status().message());
     }
+    // After the observer's connection is open, so that the children to come
+    // back to include it (its queries' CPU is in the figure).
+    host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
     const int duration = DurationSeconds(o_.plan.duration_s);
     engine::EngineConfig cfg = Config(cell_index, duration);
+    cfg.start_gate = [&server_cpu]() -> Status {
+      server_cpu.Start();
+      return Status();
+    };
     cfg.progress_s = 1;
     cfg.on_progress = [&](const stats::IntervalStats& s, double len_s, double /*elapsed_s*/) {
       SuiteProgress p = base;
@@ -618,6 +626,7 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
     auto r = engine::RunBenchmark(cfg);
     Observation obs;
     if (observer) obs = observer->Stop();
+    const host::ServerCpuMeasure server_measure = server_cpu.Finish();
     if (!r.ok()) {
       error = r.status().message();
     } else if (r->stop_reason == engine::StopReason::kInterrupted) {
@@ -629,6 +638,7 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       in.command_line = o_.command_line;
       in.server = o_.server;
       in.cpus = o_.cpus;
+      in.server_cpu = server_measure;
       in.scripts = workloads_[static_cast<size_t>(cell.workload)].result_scripts;
       ResultOptions& ro = in.options;
       ro.clients = cfg.clients;

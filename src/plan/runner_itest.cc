@@ -165,6 +165,9 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
     EXPECT_GT(res["summary"]["tps"].get<double>(), 0);
     EXPECT_EQ(res["histogram"]["count"], res["summary"]["transactions"]);
     EXPECT_FALSE(res["series"]["intervals"].empty());
+    // The embedded cluster is local: its CPU over the window is measured.
+    EXPECT_TRUE(res["server_cpu_unavailable"].is_null()) << res["server_cpu_unavailable"];
+    EXPECT_GT(res["summary"]["server_cpu_us_per_transaction"].get<double>(), 0);
     EXPECT_TRUE(run["observation"]["host"].is_array());
     EXPECT_TRUE(run["bottleneck"]["kind"].is_string());
     EXPECT_EQ(run["warmup_s"], 1);

@@ -98,6 +98,7 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     stats::Histogram merged;
     bool any_histogram = false;
     std::vector<double> client_cpu, server_cpu;
+    int server_measured = 0, server_estimated = 0;
     std::map<std::string, int> bottleneck_votes;
     for (const Run& r : c.runs) {
       if (!r.ok || !(r.tps > 0)) {
@@ -116,7 +117,13 @@ Result<SuiteStats> Analyze(const Suite& suite) {
         any_histogram = true;
       }
       if (r.client_cpu_us_per_transaction) client_cpu.push_back(*r.client_cpu_us_per_transaction);
-      if (auto server = ServerCpuUsPerTransaction(r)) server_cpu.push_back(*server);
+      if (r.server_cpu_us_per_transaction) {
+        server_cpu.push_back(*r.server_cpu_us_per_transaction);
+        ++server_measured;
+      } else if (auto server = ServerCpuUsPerTransaction(r)) {
+        server_cpu.push_back(*server);
+        ++server_estimated;
+      }
       cs.client_saturated = cs.client_saturated || r.client_saturated ||
                             std::any_of(r.observation.warnings.begin(),
                                         r.observation.warnings.end(), [](const std::string& w) {
@@ -145,6 +152,10 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     }
     cs.client_cpu_us_per_transaction = Median(client_cpu);
     cs.server_cpu_us_per_transaction = Median(server_cpu);
+    cs.server_cpu_source = server_measured > 0 && server_estimated > 0 ? "mixed"
+                           : server_measured > 0                      ? "measured"
+                           : server_estimated > 0                     ? "estimated"
+                                                                      : "";
     cs.cpu_user = MeanOf(c.runs, &Observation::cpu_user);
     cs.cpu_system = MeanOf(c.runs, &Observation::cpu_system);
     cs.cpu_iowait = MeanOf(c.runs, &Observation::cpu_iowait);

@@ -57,9 +57,12 @@ struct CellStats {
   std::vector<std::vector<double>> run_latency_ms;
 
   std::optional<double> client_cpu_us_per_transaction;  // median over runs
-  // Median over runs of (busy host CPU - client CPU) / transactions, when the
-  // server ran on the observed host.
+  // Median over runs of the server's CPU per transaction: measured from /proc
+  // where the run recorded it, else estimated as (busy host CPU - client
+  // CPU) / transactions when the server ran on the observed host.
   std::optional<double> server_cpu_us_per_transaction;
+  // Which: "measured", "estimated" (host minus client), "mixed"; "" when none.
+  std::string server_cpu_source;
   bool client_saturated = false;    // in any run
   std::optional<double> steal_max;  // highest run-average steal fraction
   // CPU split averaged over runs (fractions of the machine).

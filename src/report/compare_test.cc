@@ -65,7 +65,7 @@ TEST(ReaderTest, ReadsASingleBenchResultAsOneCell) {
   const std::string doc = R"({"schema": "pgrig.result/1", "complete": true, "started_at": "t",
     "options": {"clients": 4, "threads": 2, "query_mode": "prepared", "scale": 10},
     "scripts": [{"spec": "select-only"}],
-    "summary": {"tps": 4776.07, "duration_s": 3.0},
+    "summary": {"tps": 4776.07, "duration_s": 3.0, "server_cpu_us_per_transaction": 61.5},
     "client": {"cpu_us_per_transaction": 27.35, "bottleneck": false},
     "series": {"interval_s": 1.0, "intervals": [{"end_s": 1.0, "tps": 3031.0}]},
     "facts": {"schema": "pgrig.facts/1", "host": {}, "server": {"version_num": 150018}}})";
@@ -74,6 +74,7 @@ TEST(ReaderTest, ReadsASingleBenchResultAsOneCell) {
   ASSERT_EQ(s->cells.size(), 1u);
   EXPECT_EQ(s->cells[0].id, "select-only/prepared/default/c4/j2");
   EXPECT_EQ(s->cells[0].runs[0].tps, 4776.07);
+  EXPECT_EQ(s->cells[0].runs[0].server_cpu_us_per_transaction, 61.5);
   EXPECT_EQ(s->label, "r");
   EXPECT_EQ(s->pg_major, 15);
 }
@@ -140,7 +141,24 @@ TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
   ASSERT_TRUE(c.server_cpu_us_per_transaction.has_value());
   const double txn = static_cast<double>(*s.cells[0].runs[0].transactions);
   EXPECT_GT(*c.server_cpu_us_per_transaction, 32e6 / (txn * 1.3) - 30);
+  EXPECT_EQ(c.server_cpu_source, "estimated");
   EXPECT_EQ(BestCell(*a, WorkloadKind::kReadOnly), &a->cells[1]);
+}
+
+TEST(AnalysisTest, MeasuredServerCpuWinsOverTheHostEstimate) {
+  FixtureSuite f{.label = "a", .usd_per_hour = 2.0, .cells = StandardCells(20000, 4000, 6000)};
+  Suite s = Read(f);
+  ASSERT_EQ(s.cells[0].runs.size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    s.cells[0].runs[i].server_cpu_us_per_transaction = 40.0 + static_cast<double>(i);
+  // Cell 1: one run measured, the others estimated.
+  s.cells[1].runs[0].server_cpu_us_per_transaction = 1.0;
+  auto a = Analyze(s);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a->cells[0].server_cpu_us_per_transaction.has_value());
+  EXPECT_DOUBLE_EQ(*a->cells[0].server_cpu_us_per_transaction, 41.0);  // median of 40, 41, 42
+  EXPECT_EQ(a->cells[0].server_cpu_source, "measured");
+  EXPECT_EQ(a->cells[1].server_cpu_source, "mixed");
 }
 
 TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {

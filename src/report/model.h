@@ -65,6 +65,9 @@ struct Run {
   std::optional<stats::HistogramData> histogram;  // latency, ns
   std::optional<double> client_cpu_us_per_transaction;
   std::optional<double> client_cpu_s;   // user + system over the window
+  // The server's, measured from /proc (summary.server_cpu_us_per_transaction;
+  // null when the server was not provably local).
+  std::optional<double> server_cpu_us_per_transaction;
   std::optional<int64_t> transactions;  // successful
   bool client_saturated = false;        // client.bottleneck in pgrig.result/1
   // Throughput per interval (series.intervals), for the over-time chart.

@@ -141,6 +141,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   if (auto u = Number(r, {"client", "cpu_user_s"})) {
     run.client_cpu_s = *u + Number(r, {"client", "cpu_system_s"}).value_or(0);
   }
+  run.server_cpu_us_per_transaction = Number(r, {"summary", "server_cpu_us_per_transaction"});
   run.transactions = Integer(r, {"transactions", "processed"});
   run.client_saturated = Bool(r, {"client", "bottleneck"}, false);
   run.series_interval_s = Number(r, {"series", "interval_s"}).value_or(1);

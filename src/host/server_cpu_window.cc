@@ -1,0 +1,70 @@
+// ServerCpuWindow (host/server_cpu.h).
+#include <filesystem>
+#include <thread>
+
+#include "host/server_cpu.h"
+
+namespace pgrig::host {
+
+ServerCpuWindow ServerCpuWindow::Prepare(const pg::ConnectionParams& params,
+                                         const ServerCpuOptions& options) {
+  ServerCpuWindow w;
+  auto pm = LocateLocalPostmaster(params, options);
+  if (!pm.ok()) {
+    w.unavailable_ = pm.status().message();
+    return w;
+  }
+  auto meter = ServerCpuMeter::ForProcess(*pm, options);
+  if (!meter.ok()) {
+    w.unavailable_ = meter.status().message();
+    return w;
+  }
+  // The probe's backend, and connections closed just before (a setup
+  // connection, a warm-up run's clients), exit on their own: the children to
+  // come back to after the run are counted once that number has held for
+  // 100 ms (at most 1 s).
+  std::optional<int> live;
+  int steady_polls = 0;
+  for (int i = 0; i < 50 && steady_polls < 5; ++i) {
+    auto snap = meter->Snapshot();
+    if (!snap.ok()) {
+      w.unavailable_ = snap.status().message();
+      return w;
+    }
+    steady_polls = live && *live == snap->live_children ? steady_polls + 1 : 0;
+    live = snap->live_children;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  w.live_before_ = *live;
+  w.meter_ = std::move(*meter);
+  return w;
+}
+
+void ServerCpuWindow::Start() {
+  if (!meter_) return;
+  auto s = meter_->Snapshot();
+  if (s.ok()) {
+    start_ = *s;
+  } else {
+    unavailable_ = s.status().message();
+  }
+}
+
+ServerCpuMeasure ServerCpuWindow::Finish(std::chrono::milliseconds settle) {
+  ServerCpuMeasure m;
+  if (!meter_ || !start_) {
+    m.unavailable = unavailable_.empty() ? "the window's start was not measured" : unavailable_;
+    return m;
+  }
+  auto end = meter_->Settle(live_before_, settle);
+  if (!end.ok()) {
+    m.unavailable = end.status().message();
+    return m;
+  }
+  m.usage = ServerCpuUsage{.user_s = end->snapshot.user_s - start_->user_s,
+                           .sys_s = end->snapshot.sys_s - start_->sys_s,
+                           .settled = end->settled};
+  return m;
+}
+
+}  // namespace pgrig::host
