@@ -138,11 +138,13 @@ TEST(BenchReportTest, ExtrasShowServerCpuOrWhyNot) {
   host::ServerCpuMeasure m{.usage = host::ServerCpuUsage{.user_s = 0.03, .sys_s = 0.02},
                            .unavailable = ""};
   const std::string s = FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun(), m);
-  EXPECT_THAT(s, HasSubstr("server CPU per transaction = 50.00 us (user 30.00 us, system 20.00 us)\n"));
+  EXPECT_THAT(
+      s, HasSubstr("server CPU per transaction = 50.00 us (user 30.00 us, system 20.00 us)\n"));
   const std::string none = FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun(),
                                              {.usage = std::nullopt, .unavailable = "remote"});
   EXPECT_THAT(none, HasSubstr("server CPU per transaction: not measured (remote)\n"));
-  EXPECT_THAT(FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun()), Not(HasSubstr("server CPU")));
+  EXPECT_THAT(FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun()),
+              Not(HasSubstr("server CPU")));
 }
 
 TEST(BenchReportTest, WarnsWhenClientIsTheBottleneck) {
@@ -183,14 +185,16 @@ TEST(BenchJsonTest, ServerCpuBesideTheClients) {
   host::ServerCpuMeasure m{
       .usage = host::ServerCpuUsage{.user_s = 0.03, .sys_s = 0.02, .settled = false},
       .unavailable = ""};
-  const nlohmann::json j = BenchResultToJson(MakeOptions(), MakeInfo(), server, MakeRun(), nullptr, m);
+  const nlohmann::json j =
+      BenchResultToJson(MakeOptions(), MakeInfo(), server, MakeRun(), nullptr, m);
   EXPECT_DOUBLE_EQ(j["summary"]["server_cpu_us_per_transaction"].get<double>(), 50.0);
   EXPECT_DOUBLE_EQ(j["server_cpu"]["cpu_s"].get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(j["server_cpu"]["cpu_user_s"].get<double>(), 0.03);
   EXPECT_EQ(j["server_cpu"]["settled"], false);
   EXPECT_TRUE(j["server_cpu_unavailable"].is_null());
-  const nlohmann::json none = BenchResultToJson(MakeOptions(), MakeInfo(), server, MakeRun(),
-                                                nullptr, {.usage = std::nullopt, .unavailable = "remote"});
+  const nlohmann::json none =
+      BenchResultToJson(MakeOptions(), MakeInfo(), server, MakeRun(), nullptr,
+                        {.usage = std::nullopt, .unavailable = "remote"});
   EXPECT_TRUE(none["summary"]["server_cpu_us_per_transaction"].is_null());
   EXPECT_EQ(none["server_cpu_unavailable"], "remote");
 }

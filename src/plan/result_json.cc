@@ -154,7 +154,8 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
   json server_cpu_per_txn = nullptr;
   if (in.server_cpu.usage) {
     const host::ServerCpuUsage& u = *in.server_cpu.usage;
-    const json per_txn = ended > 0 ? json(u.Total() * 1e6 / static_cast<double>(ended)) : json(nullptr);
+    const json per_txn =
+        ended > 0 ? json(u.Total() * 1e6 / static_cast<double>(ended)) : json(nullptr);
     server_cpu = {{"cpu_user_s", u.user_s},
                   {"cpu_system_s", u.sys_s},
                   {"cpu_s", u.Total()},

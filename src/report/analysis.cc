@@ -153,9 +153,9 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     cs.client_cpu_us_per_transaction = Median(client_cpu);
     cs.server_cpu_us_per_transaction = Median(server_cpu);
     cs.server_cpu_source = server_measured > 0 && server_estimated > 0 ? "mixed"
-                           : server_measured > 0                      ? "measured"
-                           : server_estimated > 0                     ? "estimated"
-                                                                      : "";
+                           : server_measured > 0                       ? "measured"
+                           : server_estimated > 0                      ? "estimated"
+                                                                       : "";
     cs.cpu_user = MeanOf(c.runs, &Observation::cpu_user);
     cs.cpu_system = MeanOf(c.runs, &Observation::cpu_system);
     cs.cpu_iowait = MeanOf(c.runs, &Observation::cpu_iowait);

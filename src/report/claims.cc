@@ -91,8 +91,8 @@ Result<ClaimCheck> RatioClaim(ClaimCheck out, const std::string& x, const std::s
   out.basis = fmt::format(
       "{} ratio {} / {} in cell {} (where {} peaks), ratio of geometric means over "
       "{} and {} iterations, Welch t 95% interval on the log scale",
-      best_a->metric, a->suite->label, b->suite->label, best_a->id, a->suite->label, best_a->tps.size(),
-      best_b->tps.size());
+      best_a->metric, a->suite->label, b->suite->label, best_a->id, a->suite->label,
+      best_a->tps.size(), best_b->tps.size());
   if (!out.interval)
     out.basis += "; not decidable: an interval needs at least 2 iterations on each side";
   return out;

@@ -2,9 +2,9 @@
 // compare` know about a suite, read from `pgrig.suite/1` (a `pgrig run`
 // results directory) or, for a single run, from `pgrig.result/1` (`pgrig
 // bench --json`) or `pgrig.lio/1` (`pgrig lio run --json`; one lio cell), or
-// from `pgrig.fsync/1` (`pgrig fsync --json`; no cells, only Suite::fsync).  docs/results-format.md defines both documents; reader.cc
-// is the only code that knows their key names, so the rest of the module (and
-// every renderer) depends on these structs only.
+// from `pgrig.fsync/1` (`pgrig fsync --json`; no cells, only Suite::fsync).  docs/results-format.md
+// defines both documents; reader.cc is the only code that knows their key names, so the rest of the
+// module (and every renderer) depends on these structs only.
 //
 // A Suite is a set of Cells (one point of the plan's matrix: workload ×
 // protocol × settings variant × clients × threads), each measured by one or
@@ -64,7 +64,7 @@ struct Run {
   double duration_s = 0;
   std::optional<stats::HistogramData> histogram;  // latency, ns
   std::optional<double> client_cpu_us_per_transaction;
-  std::optional<double> client_cpu_s;   // user + system over the window
+  std::optional<double> client_cpu_s;  // user + system over the window
   // The server's, measured from /proc (summary.server_cpu_us_per_transaction;
   // null when the server was not provably local).
   std::optional<double> server_cpu_us_per_transaction;

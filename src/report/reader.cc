@@ -325,11 +325,11 @@ Suite StandaloneSuite(const Json& doc, const std::string& source, const char* sc
 // different shapes as different plans.
 Result<Suite> FromLio(const Json& doc, const std::string& source) {
   Suite s = StandaloneSuite(doc, source, kLioSchema);
-  s.plan_name = fmt::format(
-      "pgrig lio run: {} tables of {} blocks, work unit {}, {}% updates, {} driver",
-      String(doc, {"options", "tables"}), String(doc, {"options", "blocks_per_table"}),
-      String(doc, {"options", "work_unit"}), String(doc, {"options", "update_pct"}),
-      String(doc, {"options", "driver"}));
+  s.plan_name =
+      fmt::format("pgrig lio run: {} tables of {} blocks, work unit {}, {}% updates, {} driver",
+                  String(doc, {"options", "tables"}), String(doc, {"options", "blocks_per_table"}),
+                  String(doc, {"options", "work_unit"}), String(doc, {"options", "update_pct"}),
+                  String(doc, {"options", "driver"}));
   Cell c;
   c.workload = "lio";
   c.protocol = "prepared";

@@ -57,8 +57,14 @@ Table CellTable(const SuiteStats& s) {
   t.title = "Cells of " + s.suite->label;
   std::vector<const CellStats*> all;
   for (const CellStats& c : s.cells) all.push_back(&c);
-  t.headers = {"cell",      "runs",   MetricHeader(all) + " median [95% interval]", "min - max",
-               "p50 ms",    "p99 ms", "client CPU us/txn",         "server CPU us/txn",
+  t.headers = {"cell",
+               "runs",
+               MetricHeader(all) + " median [95% interval]",
+               "min - max",
+               "p50 ms",
+               "p99 ms",
+               "client CPU us/txn",
+               "server CPU us/txn",
                "bottleneck"};
   t.right = {false, true, true, true, true, true, true, true, false};
   const bool priced = s.suite->usd_per_hour.has_value();
@@ -246,15 +252,10 @@ Table ComparisonTable(const Comparison& c, size_t index) {
   std::vector<const CellStats*> shown;
   for (const CellComparison& cc : c.cells[index - 1]) shown.push_back(cc.a);
   const std::string metric = MetricHeader(shown);
-  t.headers = {"cell",
-               b + " " + metric,
-               a + " " + metric,
-               metric + " ratio [95% interval]",
-               "verdict",
-               "p50 ratio",
-               "p99 ratio [95% interval]",
-               "txn per USD ratio [95%]",
-               "per dollar"};
+  t.headers = {
+      "cell",      b + " " + metric, a + " " + metric,           metric + " ratio [95% interval]",
+      "verdict",   "p50 ratio",      "p99 ratio [95% interval]", "txn per USD ratio [95%]",
+      "per dollar"};
   t.right = {false, true, true, true, false, true, true, true, false};
   for (const CellComparison& cc : c.cells[index - 1]) {
     std::string p50 = "-", p99 = "-";
