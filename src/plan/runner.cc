@@ -369,6 +369,10 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, st
   const double cpu_s = ProcessCpuSeconds() - cpu0;
   Observation obs;
   if (observer) obs = observer->Stop();
+  if (!r.ok() && Stopping()) {  // Ctrl-C during the sessions' set-up
+    interrupted = true;
+    return;
+  }
   if (!r.ok()) {
     error = r.status().message();
     return;
@@ -582,7 +586,9 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
   // Warm-up: the same cell, discarded.
   if (!lio && error.empty() && o_.plan.warmup_s > 0 && !Stopping()) {
     auto warm = engine::RunBenchmark(Config(cell_index, DurationSeconds(o_.plan.warmup_s)));
-    if (!warm.ok()) {
+    if (!warm.ok() && Stopping()) {
+      interrupted = true;
+    } else if (!warm.ok()) {
       error = "warm-up: " + warm.status().message();
     } else if (warm->stop_reason == engine::StopReason::kInterrupted) {
       interrupted = true;
@@ -627,7 +633,11 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
     Observation obs;
     if (observer) obs = observer->Stop();
     const host::ServerCpuMeasure server_measure = server_cpu.Finish();
-    if (!r.ok()) {
+    // Ctrl-C while the clients connect ends the engine with an error
+    // ("interrupted while connecting"): that run was interrupted, not failed.
+    if (!r.ok() && Stopping()) {
+      interrupted = true;
+    } else if (!r.ok()) {
       error = r.status().message();
     } else if (r->stop_reason == engine::StopReason::kInterrupted) {
       interrupted = true;
