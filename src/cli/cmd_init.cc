@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -336,6 +337,11 @@ int RunInit(int argc, char** argv) {
     std::printf("pgrig init (pgrig) %s\n", kVersion);
     return kExitOk;
   }
+  if (const char* forced = std::getenv(workload::kKeyStrategyEnv); forced && *forced) {
+    auto strategy = workload::ParseKeyStrategy(forced);
+    if (!strategy.ok()) return Fail(kCommand, strategy.status());
+    parsed->options.key_strategy = *strategy;
+  }
   const workload::InitOptions& options = parsed->options;
 
   auto target = ResolveTarget(parsed->connection, /*quiet=*/false);
@@ -362,11 +368,27 @@ int RunInit(int argc, char** argv) {
   for (const std::string& note : report->notes) {
     std::fprintf(stderr, "note: %s\n", note.c_str());
   }
-  if (report->keys_built_during_load) {
-    std::fputs(
-        "note: the primary keys were built while loading; their time is part of "
-        "\"client-side generate\"\n",
-        stderr);
+  if (report->key_strategy) {
+    // One line: which key strategy ran and why (init_key_strategy.h).
+    const workload::KeyStrategyChoice& k = *report->key_strategy;
+    switch (k.strategy) {
+      case workload::KeyStrategy::kDuringLoad:
+        std::fprintf(stderr,
+                     "note: the primary keys were built while loading (%s); their time is part "
+                     "of \"client-side generate\"\n",
+                     k.reason.c_str());
+        break;
+      case workload::KeyStrategy::kAfterEachLoad:
+        std::fprintf(stderr,
+                     "note: the primary keys were built right after each table's load (%s); "
+                     "their time is part of \"client-side generate\"\n",
+                     k.reason.c_str());
+        break;
+      case workload::KeyStrategy::kSeparateStep:
+        std::fprintf(stderr, "note: the primary keys were built in step p, as pgbench does (%s)\n",
+                     k.reason.c_str());
+        break;
+    }
   }
   return kExitOk;
 }
