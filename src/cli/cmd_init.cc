@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -80,11 +81,14 @@ constexpr char kUsage[] =
     "The result is what pgbench -i leaves: same tables, columns, keys, rows and\n"
     "statistics, so pgbench and pgrig bench run against it unchanged.  How it gets\n"
     "there differs: each table or partition is loaded by its own binary COPY ...\n"
-    "FREEZE, up to -j at once; when a later p step wants primary keys, they are added\n"
-    "to the empty tables and kept up to date while loading (step p then takes no\n"
-    "time); step d moves the old tables to a schema pgrig_init_trash_<pid> and drops\n"
-    "it in the background while the load runs (a plain DROP, as pgbench's, when\n"
-    "other objects depend on them).\n"
+    "FREEZE, up to -j at once.  When a later p step wants primary keys, the server\n"
+    "decides when they are built: with wal_level = minimal, unlogged tables or\n"
+    "several partitions loading at once, each table's load transaction sorts its key\n"
+    "right after its COPY; otherwise step p builds them as pgbench does (a note says\n"
+    "which ran and why; PGRIG_INIT_KEYS=during-load|after-each-load|separate-step\n"
+    "forces one).  Step d moves the old tables to a schema pgrig_init_trash_<pid>\n"
+    "and drops it in the background while the load runs (a plain DROP, as\n"
+    "pgbench's, when other objects depend on them).\n"
     "Exit status: 0 done, 1 bad option, cannot connect, or loading failed (nothing\n"
     "half-loaded is left behind).\n";
 
@@ -336,6 +340,11 @@ int RunInit(int argc, char** argv) {
     std::printf("pgrig init (pgrig) %s\n", kVersion);
     return kExitOk;
   }
+  if (const char* forced = std::getenv(workload::kKeyStrategyEnv); forced && *forced) {
+    auto strategy = workload::ParseKeyStrategy(forced);
+    if (!strategy.ok()) return Fail(kCommand, strategy.status());
+    parsed->options.key_strategy = *strategy;
+  }
   const workload::InitOptions& options = parsed->options;
 
   auto target = ResolveTarget(parsed->connection, /*quiet=*/false);
@@ -362,11 +371,27 @@ int RunInit(int argc, char** argv) {
   for (const std::string& note : report->notes) {
     std::fprintf(stderr, "note: %s\n", note.c_str());
   }
-  if (report->keys_built_during_load) {
-    std::fputs(
-        "note: the primary keys were built while loading; their time is part of "
-        "\"client-side generate\"\n",
-        stderr);
+  if (report->key_strategy) {
+    // One line: which key strategy ran and why (init_key_strategy.h).
+    const workload::KeyStrategyChoice& k = *report->key_strategy;
+    switch (k.strategy) {
+      case workload::KeyStrategy::kDuringLoad:
+        std::fprintf(stderr,
+                     "note: the primary keys were built while loading (%s); their time is part "
+                     "of \"client-side generate\"\n",
+                     k.reason.c_str());
+        break;
+      case workload::KeyStrategy::kAfterEachLoad:
+        std::fprintf(stderr,
+                     "note: the primary keys were built right after each table's load (%s); "
+                     "their time is part of \"client-side generate\"\n",
+                     k.reason.c_str());
+        break;
+      case workload::KeyStrategy::kSeparateStep:
+        std::fprintf(stderr, "note: the primary keys were built in step p, as pgbench does (%s)\n",
+                     k.reason.c_str());
+        break;
+    }
   }
   return kExitOk;
 }

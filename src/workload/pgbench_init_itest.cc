@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -159,7 +160,8 @@ void ExpectSame(const Fingerprint& ref, const Fingerprint& ours,
 
 // Returns pgrig init's standard error.
 std::string CompareWithPgbench(const std::string& tag, const std::vector<std::string>& options,
-                               const std::set<std::string>& may_be_empty = {}) {
+                               const std::set<std::string>& may_be_empty = {},
+                               const std::map<std::string, std::string>& env = {}) {
   const std::string ref_db = "itest_init_ref_" + tag;
   const std::string our_db = "itest_init_pgrig_" + tag;
   RecreateDatabase(ref_db);
@@ -169,7 +171,7 @@ std::string CompareWithPgbench(const std::string& tag, const std::vector<std::st
       RunServerTool("pgbench", Concat(Concat({"-i"}, options), Concat(ServerArgs(), {ref_db})));
   EXPECT_EQ(ref.exit_code, 0) << ref.err;
   ProcessResult ours =
-      RunPgrig(Concat(Concat({"init", "-j", "2"}, options), Concat(ServerArgs(), {our_db})));
+      RunPgrig(Concat(Concat({"init", "-j", "2"}, options), Concat(ServerArgs(), {our_db})), env);
   EXPECT_EQ(ours.exit_code, 0) << ours.err;
   EXPECT_THAT(ours.err, HasSubstr("done in "));
   if (ref.exit_code != 0 || ours.exit_code != 0) return ours.err;
@@ -187,17 +189,72 @@ std::string CompareWithPgbench(const std::string& tag, const std::vector<std::st
   return ours.err;
 }
 
+std::string ServerWalLevel() {
+  pg::Connection c = ConnectShared("postgres");
+  auto v = c.QueryValue("show wal_level");
+  return v.ok() ? *v : std::string("?");
+}
+
 TEST(PgbenchInitITest, SameAsPgbenchDefault) {
-  // The default steps key the tables while loading, and say so.
+  // The default steps build the keys the way the server's wal_level calls
+  // for, and say which way and why.
   const std::string err = CompareWithPgbench("plain", {"-s", "3"});
-  EXPECT_THAT(err, HasSubstr("primary keys were built while loading"));
+  EXPECT_THAT(err, HasSubstr("note: the primary keys were built"));
+  EXPECT_THAT(err, HasSubstr("wal_level = " + ServerWalLevel()));
+  if (ServerWalLevel() == "minimal") {
+    EXPECT_THAT(err, HasSubstr("primary keys were built right after each table's load"));
+  } else {
+    EXPECT_THAT(err, HasSubstr("primary keys were built in step p"));
+  }
+}
+
+// Every key strategy, forced, gives pgbench's result on this server, plain
+// and partitioned, and init says which one ran.
+struct ForcedStrategy {
+  const char* name;
+  const char* note;
+};
+constexpr ForcedStrategy kForced[] = {
+    {"during-load", "primary keys were built while loading (forced by PGRIG_INIT_KEYS)"},
+    {"after-each-load",
+     "primary keys were built right after each table's load (forced by PGRIG_INIT_KEYS)"},
+    {"separate-step", "primary keys were built in step p, as pgbench does (forced by "
+                      "PGRIG_INIT_KEYS)"},
+};
+
+TEST(PgbenchInitITest, SameAsPgbenchWithEachKeyStrategy) {
+  for (const ForcedStrategy& f : kForced) {
+    SCOPED_TRACE(f.name);
+    const std::string tag = std::string("k") + std::to_string(&f - kForced);
+    std::string err = CompareWithPgbench(tag, {"-s", "2"}, {}, {{"PGRIG_INIT_KEYS", f.name}});
+    EXPECT_THAT(err, HasSubstr(f.note));
+    err = CompareWithPgbench(tag + "p", {"-s", "2", "--partitions", "3"}, {},
+                             {{"PGRIG_INIT_KEYS", f.name}});
+    EXPECT_THAT(err, HasSubstr(f.note));
+    err = CompareWithPgbench(tag + "h", {"-s", "1", "--partitions=2", "--partition-method=hash"},
+                             {}, {{"PGRIG_INIT_KEYS", f.name}});
+    EXPECT_THAT(err, HasSubstr(f.note));
+  }
+}
+
+TEST(PgbenchInitITest, BadKeyStrategyIsRefusedBeforeConnecting) {
+  const std::string db = "itest_init_badkeys";
+  RecreateDatabase(db);
+  ProcessResult r = RunPgrig(Concat({"init", "-s", "1"}, Concat(ServerArgs(), {db})),
+                             {{"PGRIG_INIT_KEYS", "sometimes"}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("PGRIG_INIT_KEYS=\"sometimes\" is not a key strategy"));
+  EXPECT_THAT(r.err, Not(HasSubstr("dropping")));
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(*c.QueryValue("select count(*) from pg_class where relname like 'pgbench%'"), "0");
+  DropDatabase(db);
 }
 
 TEST(PgbenchInitITest, SameAsPgbenchWithoutKeys) {
   // No p step: no keys, none built early.
   const std::string err =
       CompareWithPgbench("nokeys", {"-s", "2", "-I", "dtgv"}, {"constraints", "indexes"});
-  EXPECT_THAT(err, Not(HasSubstr("primary keys were built while loading")));
+  EXPECT_THAT(err, Not(HasSubstr("note: the primary keys")));
 }
 
 TEST(PgbenchInitITest, SameAsPgbenchKeysBeforeVacuumAndForeignKeys) {

@@ -26,6 +26,7 @@
 
 #include "common/status.h"
 #include "pg/connection.h"
+#include "workload/init_key_strategy.h"
 
 namespace pgrig::workload {
 
@@ -57,6 +58,10 @@ struct InitOptions {
   std::optional<std::string> tablespace;
   std::optional<std::string> index_tablespace;
   int jobs = 0;  // loading connections; 0: the number of cores
+  // When the primary keys are built; nullopt: chosen from the server
+  // (init_key_strategy.h).  Not a pgbench option: cli/ sets it from
+  // PGRIG_INIT_KEYS.
+  std::optional<KeyStrategy> key_strategy;
 
   bool BigintAids() const { return scale >= kBigintScaleThreshold; }
   int64_t AccountRows() const { return kAccountsPerScale * scale; }

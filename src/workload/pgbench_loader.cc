@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "common/clock.h"
@@ -404,14 +405,30 @@ Status PgbenchLoader::Generate(bool client_side) {
   // so that COPY FREEZE applies, all running at once.  The key goes onto
   // the empty table after TRUNCATE: adding an index does not rewrite the
   // table, so FREEZE still applies.
-  const bool keys = client_side && KeysDuringLoad(step_pos_);
+  // How many accounts heaps load at once decides between building each
+  // one's key right after its load and building them all in step p.
+  const int accounts_tables =
+      !Partitioned() || (!client_side && options_.partition_method == PartitionMethod::kHash)
+          ? 1
+          : std::min(jobs_, options_.partitions);
+  std::optional<KeyStrategy> key_mode;
+  if (client_side && KeysDuringLoad(step_pos_)) {
+    PGRIG_ASSIGN_OR_RETURN(KeyStrategyChoice choice, ChooseKeys(*s0, accounts_tables));
+    key_choice_ = choice;
+    if (choice.strategy != KeyStrategy::kSeparateStep) key_mode = choice.strategy;
+  }
+  const bool keys = key_mode.has_value();
+  const bool keys_first = key_mode == KeyStrategy::kDuringLoad;
+  const bool keys_after = key_mode == KeyStrategy::kAfterEachLoad;
   std::vector<Task> tasks;
-  auto load_accounts = [this, client_side, keys](const std::string& table, int64_t first,
-                                                 int64_t last, int hash_partition) -> Task {
-    return [this, client_side, keys, table, first, last, hash_partition](Session& s) -> Status {
+  auto load_accounts = [this, client_side, keys_first, keys_after](
+                           const std::string& table, int64_t first, int64_t last,
+                           int hash_partition) -> Task {
+    return [this, client_side, keys_first, keys_after, table, first, last,
+            hash_partition](Session& s) -> Status {
       PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
       PGRIG_RETURN_IF_ERROR(Exec(s, "truncate table " + table));
-      if (keys) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
+      if (keys_first) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
       if (client_side) {
         PGRIG_RETURN_IF_ERROR(
             StreamAccounts(s, table, /*freeze=*/true, first, last, hash_partition));
@@ -422,6 +439,7 @@ Status PgbenchLoader::Generate(bool client_side) {
         // parent, which routes each row (see below); never reached.
         return Internal("hash partition in server-side generation");
       }
+      if (keys_after) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
       return Exec(s, "commit");
     };
   };
@@ -448,20 +466,22 @@ Status PgbenchLoader::Generate(bool client_side) {
       return Exec(s, "commit");
     });
   }
-  tasks.push_back([this, client_side, keys](Session& s) -> Status {
+  tasks.push_back([this, client_side, keys_first, keys_after](Session& s) -> Status {
     PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
     PGRIG_RETURN_IF_ERROR(
         Exec(s, "truncate table pgbench_branches, pgbench_history, pgbench_tellers"));
-    if (keys) {
+    auto add_keys = [&]() -> Status {
       PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(kBranches, "bid", options_)));
-      PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(kTellers, "tid", options_)));
-    }
+      return Exec(s, PrimaryKeySql(kTellers, "tid", options_));
+    };
+    if (keys_first) PGRIG_RETURN_IF_ERROR(add_keys());
     if (client_side) {
       PGRIG_RETURN_IF_ERROR(CopySmallTables(s, /*freeze=*/true));
     } else {
       PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateBranchesSql(options_)));
       PGRIG_RETURN_IF_ERROR(Exec(s, ServerGenerateTellersSql(options_)));
     }
+    if (keys_after) PGRIG_RETURN_IF_ERROR(add_keys());
     return Exec(s, "commit");
   });
   PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
@@ -492,6 +512,23 @@ bool PgbenchLoader::KeysDuringLoad(size_t pos) const {
     }
   }
   return false;
+}
+
+Result<KeyStrategyChoice> PgbenchLoader::ChooseKeys(Session& s, int accounts_tables) {
+  auto r = s.conn.Exec(
+      "select pg_catalog.current_setting('wal_level'), "
+      "pg_catalog.current_setting('max_parallel_maintenance_workers')");
+  if (!r.ok()) return r.status();
+  ServerKeyTraits server;
+  if (r->rows() == 1) {
+    server.wal_level = std::string(r->Get(0, 0));
+    server.max_parallel_maintenance_workers = std::atoi(std::string(r->Get(0, 1)).c_str());
+  }
+  return ChooseKeyStrategy(
+      server,
+      LoadShape{.unlogged_tables = options_.unlogged_tables,
+                .tables_loaded_at_once = accounts_tables},
+      options_.key_strategy);
 }
 
 Status PgbenchLoader::Vacuum() {
@@ -640,6 +677,7 @@ Result<InitReport> PgbenchLoader::Run(InitObserver* observer) {
     }
     const double secs = SecondsSince(start);
     if (keys_built_) report.keys_built_during_load = true;
+    if (key_choice_) report.key_strategy = key_choice_;
     report.steps.push_back({*step, secs});
     report.total_seconds += secs;
     if (observer_) observer_->OnStepDone(*step, secs);

@@ -8,11 +8,14 @@
 //      TRUNCATE, then a binary COPY ... FREEZE that a thread generates on
 //      the fly, so each heap is written once, already frozen and all-visible.
 //      When a later p step will key the tables this run created (and no
-//      step in between drops, creates or reloads them), the primary key is
-//      added to the empty table inside the load transaction: keys arrive in
-//      ascending order, so maintaining the index row by row (btree's
-//      rightmost-leaf fast path) costs far less than sorting and building
-//      it afterwards, and the p step then only attaches partition indexes;
+//      step in between drops, creates or reloads them), the key strategy
+//      (init_key_strategy.h, chosen from the server's wal_level) may have
+//      the load transaction key the table: on the empty table before COPY
+//      (kDuringLoad: ascending aids make row-by-row maintenance cheap when
+//      nothing is WAL-logged) or right after COPY (kAfterEachLoad: one
+//      sorted build per partition, overlapping the other loads); the p
+//      step then only attaches partition indexes.  kSeparateStep leaves
+//      the keys to step p, as pgbench does;
 //   v  one VACUUM per table/partition (the parent is analyzed after them);
 //   p  one ADD PRIMARY KEY per table/partition (the parent's key then only
 //      attaches the partitions' indexes);
@@ -55,6 +58,7 @@
 
 #include "common/status.h"
 #include "pg/connection.h"
+#include "workload/init_key_strategy.h"
 #include "workload/pgbench_init_options.h"
 
 namespace pgrig::workload {
@@ -85,6 +89,9 @@ struct InitReport {
   double total_seconds = 0;       // sum of the steps, as pgbench reports it
   // The primary keys were built during step g (their time is in g's).
   bool keys_built_during_load = false;
+  // When a g step chose how the keys of a later p step are built: the
+  // choice and why.
+  std::optional<KeyStrategyChoice> key_strategy;
   // Step d's old tables were dropped in the background, overlapping later
   // steps; drop_wait_seconds is how long Run() waited for it at the end
   // (included in "drop tables" and in the total).
@@ -165,9 +172,11 @@ class PgbenchLoader {
     return options_.partitions > 0 && options_.partition_method != PartitionMethod::kNone;
   }
 
-  // Whether the g step at options_.steps[pos] builds the primary keys (see
-  // the file comment).
+  // Whether the g step at options_.steps[pos] decides how a later p step's
+  // keys are built (see the file comment).
   bool KeysDuringLoad(size_t pos) const;
+  // The key strategy for this server and load; asks the server once.
+  Result<KeyStrategyChoice> ChooseKeys(Session& s, int accounts_tables);
 
   InitOptions options_;
   pg::ConnectionParams params_;
@@ -189,6 +198,7 @@ class PgbenchLoader {
   size_t step_pos_ = 0;
   // Set by a g step that built the keys, cleared by the p step it serves.
   bool keys_built_ = false;
+  std::optional<KeyStrategyChoice> key_choice_;
   // The background drop of step d: the schemas it drops, its thread and
   // its outcome (written by the thread, read after join).
   std::vector<std::string> trash_schemas_;

@@ -1,0 +1,72 @@
+#include "workload/init_key_strategy.h"
+
+#include <fmt/format.h>
+
+namespace pgrig::workload {
+
+const char* KeyStrategyName(KeyStrategy s) {
+  switch (s) {
+    case KeyStrategy::kDuringLoad:
+      return "during-load";
+    case KeyStrategy::kAfterEachLoad:
+      return "after-each-load";
+    case KeyStrategy::kSeparateStep:
+      return "separate-step";
+  }
+  return "?";
+}
+
+Result<KeyStrategy> ParseKeyStrategy(std::string_view name) {
+  for (KeyStrategy s :
+       {KeyStrategy::kDuringLoad, KeyStrategy::kAfterEachLoad, KeyStrategy::kSeparateStep}) {
+    if (name == KeyStrategyName(s)) return s;
+  }
+  return InvalidArgument(fmt::format(
+      "{}=\"{}\" is not a key strategy; use during-load, after-each-load or separate-step, "
+      "or unset it to let pgrig choose",
+      kKeyStrategyEnv, name));
+}
+
+KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadShape& load,
+                                    std::optional<KeyStrategy> forced) {
+  if (forced) return {*forced, fmt::format("forced by {}", kKeyStrategyEnv)};
+  // Measured with bench/init_vs_pgbench.sh (docs/performance.md): keeping
+  // the key up to date during COPY (kDuringLoad) was the slowest way at
+  // every wal_level, even where nothing is WAL-logged, so it is never
+  // chosen by itself.
+  //
+  // Where the new tables are not WAL-logged (wal_level = minimal: they are
+  // truncated in the load transaction; or unlogged tables), the key sorted
+  // inside the load transaction is not WAL-logged either, and the heap and
+  // the index are synced by one commit while the heap is still in cache.
+  if (load.unlogged_tables) {
+    return {KeyStrategy::kAfterEachLoad,
+            "unlogged tables: each key is sorted in its table's load transaction, "
+            "without WAL"};
+  }
+  if (server.wal_level == "minimal") {
+    return {KeyStrategy::kAfterEachLoad,
+            "wal_level = minimal: each key is sorted in its table's load transaction, "
+            "without WAL"};
+  }
+  // Every other level (replica, logical, and anything unknown) WAL-logs the
+  // heap and the index.  With several accounts heaps loading at once,
+  // building each one's key as soon as it is loaded overlaps the builds with
+  // the other loads; one large heap is keyed in step p, as pgbench does,
+  // its build free to use the parallel maintenance workers.
+  if (load.tables_loaded_at_once > 1) {
+    return {KeyStrategy::kAfterEachLoad,
+            fmt::format("wal_level = {}, {} partitions loading at once: each key is sorted "
+                        "right after its partition's load, overlapping the others",
+                        server.wal_level, load.tables_loaded_at_once)};
+  }
+  return {KeyStrategy::kSeparateStep,
+          fmt::format("wal_level = {}, one accounts table: its key is sorted after the load{}",
+                      server.wal_level,
+                      server.max_parallel_maintenance_workers > 0
+                          ? fmt::format(" with up to {} parallel maintenance workers",
+                                        server.max_parallel_maintenance_workers)
+                          : std::string())};
+}
+
+}  // namespace pgrig::workload
