@@ -218,8 +218,9 @@ constexpr ForcedStrategy kForced[] = {
     {"during-load", "primary keys were built while loading (forced by PGRIG_INIT_KEYS)"},
     {"after-each-load",
      "primary keys were built right after each table's load (forced by PGRIG_INIT_KEYS)"},
-    {"separate-step", "primary keys were built in step p, as pgbench does (forced by "
-                      "PGRIG_INIT_KEYS)"},
+    {"separate-step",
+     "primary keys were built in step p, as pgbench does (forced by "
+     "PGRIG_INIT_KEYS)"},
 };
 
 TEST(PgbenchInitITest, SameAsPgbenchWithEachKeyStrategy) {
