@@ -195,15 +195,24 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
     EXPECT_LE(sum["latency_ms"]["p50"].get<double>(), sum["latency_ms"]["p99"].get<double>());
     EXPECT_TRUE(sum["bottleneck"]["kind"].is_string());
     EXPECT_TRUE(sum["client_cpu_us_per_transaction"].is_number());
+    // The median of the runs' measured server CPU, which every run has here.
+    ASSERT_TRUE(sum["server_cpu_us_per_transaction"].is_number()) << sum.dump();
+    EXPECT_GT(sum["server_cpu_us_per_transaction"].get<double>(), 0);
   }
 
   auto csv = ReadWholeFile(out + "/runs.csv");
   ASSERT_TRUE(csv.ok());
   EXPECT_EQ(std::count(csv->begin(), csv->end(), '\n'), 5);
   EXPECT_EQ(csv->rfind("run,cell,workload,", 0), 0u);
+  // The last column, the run's measured server CPU: a number on every line.
+  const std::string second_line = csv->substr(csv->find('\n') + 1);
+  const std::string last_field = second_line.substr(0, second_line.find('\n'))
+                                     .substr(second_line.rfind(',', second_line.find('\n')) + 1);
+  EXPECT_GT(std::stod(last_field), 0) << *csv;
   auto md = ReadWholeFile(out + "/summary.md");
   ASSERT_TRUE(md.ok());
   EXPECT_THAT(*md, HasSubstr("| write/simple/default/c2/j1 | 2 |"));
+  EXPECT_THAT(*md, HasSubstr("| client CPU us/txn | server CPU us/txn |"));
   EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
 }
 

@@ -161,7 +161,7 @@ TEST(RunLioSuiteTest, LioCellsAndTheFsyncTestGoIntoTheSuiteAndTheReport) {
 
   auto csv = ReadWholeFile(out + "/runs.csv");
   ASSERT_TRUE(csv.ok());
-  EXPECT_THAT(*csv, HasSubstr(",lio_per_s\n"));
+  EXPECT_THAT(*csv, HasSubstr(",lio_per_s,server_cpu_us_per_transaction\n"));
   auto md = ReadWholeFile(out + "/summary.md");
   ASSERT_TRUE(md.ok());
   EXPECT_THAT(*md, HasSubstr("lio/s"));

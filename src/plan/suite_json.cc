@@ -238,6 +238,7 @@ void UpdateCellSummaries(json& suite) {
     // Client CPU per transaction: the median of the runs' own figures, as
     // for tps (pgrig report computes the same).
     std::vector<double> cpu_us;
+    std::vector<double> server_cpu_us;  // measured from /proc only (host/server_cpu.h)
     int failed = 0;
     std::map<std::string, int> kinds;
     std::map<std::string, std::string> evidence;
@@ -262,6 +263,11 @@ void UpdateCellSummaries(json& suite) {
       if (At(r, "client").is_object() &&
           At(At(r, "client"), "cpu_us_per_transaction").is_number()) {
         cpu_us.push_back(At(At(r, "client"), "cpu_us_per_transaction").get<double>());
+      }
+      if (At(r, "summary").is_object() &&
+          At(At(r, "summary"), "server_cpu_us_per_transaction").is_number()) {
+        server_cpu_us.push_back(
+            At(At(r, "summary"), "server_cpu_us_per_transaction").get<double>());
       }
       const json& b = At(run, "bottleneck");
       if (b.is_object()) {
@@ -306,6 +312,8 @@ void UpdateCellSummaries(json& suite) {
     }
     summary["client_cpu_us_per_transaction"] =
         cpu_us.empty() ? json(nullptr) : json(stats::Summarize(cpu_us).median);
+    summary["server_cpu_us_per_transaction"] =
+        server_cpu_us.empty() ? json(nullptr) : json(stats::Summarize(server_cpu_us).median);
     if (!kinds.empty()) {
       auto best = std::max_element(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
         return a.second < b.second;
@@ -365,7 +373,8 @@ std::string RunsCsv(const json& suite) {
   std::string out =
       "run,cell,workload,protocol,variant,clients,threads,iteration,status,started_at,ended_at,"
       "duration_s,tps,transactions,failed_transactions,latency_ms_avg,latency_ms_p50,"
-      "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error,lio_per_s\n";
+      "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error,lio_per_s,"
+      "server_cpu_us_per_transaction\n";
   std::map<std::string, json> cells;
   for (const json& c : At(suite, "cells")) cells[At(c, "id").get<std::string>()] = c;
   for (const json& run : At(suite, "runs")) {
@@ -398,6 +407,9 @@ std::string RunsCsv(const json& suite) {
         At(run, "bottleneck").is_object() ? Str(At(run, "bottleneck"), "kind") : "",
         Str(run, "error"),
         lio_run ? NumText(Num(At(r, "summary"), "lio_per_s"), 1) : "",
+        txn && At(At(r, "summary"), "server_cpu_us_per_transaction").is_number()
+            ? NumText(Num(At(r, "summary"), "server_cpu_us_per_transaction"), 2)
+            : "",  // not measured (a remote server): empty, never 0
     };
     for (size_t i = 0; i < f.size(); ++i) {
       if (i > 0) out += ',';
@@ -412,10 +424,10 @@ std::string CellTable(const json& suite) {
   const bool priced = At(suite, "price").is_object();
   std::string out =
       "| cell | runs | tps (lio: logical reads/s) median [95% interval] | min-max | p50 ms | p99 "
-      "ms | client CPU us/txn | "
+      "ms | client CPU us/txn | server CPU us/txn | "
       "bottleneck |";
   out += priced ? " txn per USD [95% interval] |\n" : "\n";
-  out += "|---|---|---|---|---|---|---|---|";
+  out += "|---|---|---|---|---|---|---|---|---|";
   out += priced ? "---|\n" : "\n";
   for (const json& c : At(suite, "cells")) {
     const json& s = At(c, "summary");
@@ -441,6 +453,10 @@ std::string CellTable(const json& suite) {
            (lat.is_object() ? NumText(Num(lat, "p99"), 3) : "-") + " | " +
            (At(s, "client_cpu_us_per_transaction").is_number()
                 ? NumText(At(s, "client_cpu_us_per_transaction").get<double>(), 1)
+                : "-") +
+           " | " +
+           (At(s, "server_cpu_us_per_transaction").is_number()
+                ? NumText(At(s, "server_cpu_us_per_transaction").get<double>(), 1)
                 : "-") +
            " | " + (At(s, "bottleneck").is_object() ? Str(At(s, "bottleneck"), "kind") : "-") +
            " |";

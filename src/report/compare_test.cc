@@ -7,6 +7,7 @@
 
 #include "report/claims.h"
 #include "report/reader.h"
+#include "report/tables.h"
 #include "report/test_suites.h"
 
 namespace pgrig::report {
@@ -159,6 +160,13 @@ TEST(AnalysisTest, MeasuredServerCpuWinsOverTheHostEstimate) {
   EXPECT_DOUBLE_EQ(*a->cells[0].server_cpu_us_per_transaction, 41.0);  // median of 40, 41, 42
   EXPECT_EQ(a->cells[0].server_cpu_source, "measured");
   EXPECT_EQ(a->cells[1].server_cpu_source, "mixed");
+  // The cell table marks what is not measured, and says what the mark means.
+  const Table t = CellTable(*a);
+  const size_t server_col = 7;
+  ASSERT_EQ(t.headers[server_col], "server CPU us/txn");
+  EXPECT_EQ(t.rows[0][server_col], "41.0");
+  EXPECT_EQ(t.rows[1][server_col].rfind("~", 0), 0u) << t.rows[1][server_col];
+  EXPECT_THAT(t.note, ::testing::HasSubstr("~: server CPU estimated"));
 }
 
 TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {

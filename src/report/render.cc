@@ -107,6 +107,8 @@ Json CellJson(const CellStats& c) {
           {"latency_ms", lat},
           {"client_cpu_us_per_transaction", OptJson(c.client_cpu_us_per_transaction)},
           {"server_cpu_us_per_transaction", OptJson(c.server_cpu_us_per_transaction)},
+          {"server_cpu_source",
+           c.server_cpu_source.empty() ? Json(nullptr) : Json(c.server_cpu_source)},
           {"client_saturated", c.client_saturated},
           {"steal_fraction_max", OptJson(c.steal_max)},
           {"bottleneck", c.bottleneck.empty() ? Json(nullptr) : Json(c.bottleneck)},
@@ -198,7 +200,8 @@ std::string ReportCsv(const SuiteStats& s) {
                             "transactions_per_usd",
                             "transactions_per_usd_ci95_low",
                             "transactions_per_usd_ci95_high",
-                            "metric"});
+                            "metric",
+                            "server_cpu_source"});
   for (const CellStats& c : s.cells) {
     const bool ok = c.runs_ok > 0;
     out += CsvRow({s.suite->label,
@@ -223,7 +226,8 @@ std::string ReportCsv(const SuiteStats& s) {
                    CsvNum(c.transactions_per_usd),
                    c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->low) : "",
                    c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->high) : "",
-                   c.metric});
+                   c.metric,
+                   c.server_cpu_source});
   }
   return out;
 }

@@ -110,7 +110,7 @@ TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
   EXPECT_THAT(text, Not(HasSubstr("tps median")));
   EXPECT_THAT(text, HasSubstr(" lio/s "));
   const std::string csv = RenderReport({&*st, {}, {}}, Format::kCsv);
-  EXPECT_THAT(csv, HasSubstr(",lio_per_s\n"));
+  EXPECT_THAT(csv, HasSubstr(",lio_per_s,\n"));
   const auto j = nlohmann::json::parse(RenderReport({&*st, {}, {}}, Format::kJson));
   EXPECT_EQ(j["suite"]["schema"], kLioSchema);
   EXPECT_EQ(j["suite"]["cells"][0]["metric"], "lio_per_s");

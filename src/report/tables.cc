@@ -83,7 +83,9 @@ Table CellTable(const SuiteStats& s) {
         c.latency_ms.empty() ? "-" : Num(c.latency_ms[0], 3),
         c.latency_ms.empty() ? "-" : Num(c.latency_ms[3], 3),
         Opt(c.client_cpu_us_per_transaction, 1),
-        Opt(c.server_cpu_us_per_transaction, 1),
+        // "~" marks a figure estimated as host CPU minus the client's.
+        (c.server_cpu_source == "measured" || !c.server_cpu_us_per_transaction ? "" : "~") +
+            Opt(c.server_cpu_us_per_transaction, 1),
         Pretty(c.bottleneck)};
     if (priced) {
       row.push_back(c.transactions_per_usd
@@ -101,6 +103,13 @@ Table CellTable(const SuiteStats& s) {
         "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; "
         "latency from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD "
         "per hour.";
+  }
+  if (std::any_of(s.cells.begin(), s.cells.end(), [](const CellStats& c) {
+        return c.server_cpu_source == "estimated" || c.server_cpu_source == "mixed";
+      })) {
+    t.note += std::string(t.note.empty() ? "" : " ") +
+              "~: server CPU estimated as the host's busy CPU minus the client's (some runs "
+              "have no reading of the server's processes).";
   }
   if (any_lio) {
     t.note += std::string(any_tps ? " " : "") +
