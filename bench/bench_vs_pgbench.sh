@@ -19,7 +19,7 @@
 # (default /usr/lib/postgresql/15/bin/pgbench), FLOOR_BIN (default
 # build/bench/floor), PGRIG_HOME (embedded cluster; it is started and
 # initialised at scale 10 when needed), CLIENTS (8), THREADS (2),
-# MODES ("prepared simple"), SCRIPT_OPT ("-S"), FLOOR_LOOP (uring).
+# MODES ("prepared simple"), SCRIPT_OPT ("-S"; SCRIPT_OPT= for tpcb-like), FLOOR_LOOP (uring).
 set -euo pipefail
 WITH_FLOOR=0
 if [[ ${1:-} == --floor ]]; then WITH_FLOOR=1; shift; fi
@@ -33,7 +33,7 @@ FLOOR_LOOP=${FLOOR_LOOP:-uring}
 CLIENTS=${CLIENTS:-8}
 THREADS=${THREADS:-2}
 MODES=${MODES:-"prepared simple"}
-SCRIPT_OPT=${SCRIPT_OPT:--S}
+SCRIPT_OPT=${SCRIPT_OPT--S}  # set and empty: the built-in tpcb-like script
 export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
 
 if [[ $WITH_FLOOR == 1 ]]; then
@@ -98,7 +98,7 @@ print("pairs=%d duration=%ds clients=%s threads=%s script=%s server CPU: %s" % (
     pairs, duration, clients, threads, script_opt,
     "postmaster %d" % server.pid if server else "n/a (no local cluster at %s)" % data_dir))
 for mode in modes.split():
-    common = [script_opt, "-c", clients, "-j", threads, "-T", str(duration), "-M", mode, "-n",
+    common = script_opt.split() + ["-c", clients, "-j", threads, "-T", str(duration), "-M", mode, "-n",
               "-h", sock, "-U", "postgres", "pgrig"]
     tools = [("pgrig", [pgrig, "bench"] + common), ("pgbench", [pgbench] + common)]
     if with_floor:
