@@ -76,8 +76,7 @@ Table CellTable(const SuiteStats& s) {
     std::string runs = std::to_string(c.runs_ok);
     if (c.runs_failed > 0) runs += fmt::format(" ({} failed)", c.runs_failed);
     std::vector<std::string> row = {
-        c.id,
-        runs,
+        c.id, runs,
         c.runs_ok > 0 ? WithInterval(c.tps_summary.median, c.tps_ci, 1) + MetricSuffix(c) : "-",
         c.runs_ok > 0 ? Num(c.tps_summary.min, 1) + " - " + Num(c.tps_summary.max, 1) : "-",
         c.latency_ms.empty() ? "-" : Num(c.latency_ms[0], 3),
