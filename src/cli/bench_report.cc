@@ -226,10 +226,11 @@ std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,
   }
   if (server_cpu.usage && ended > 0) {
     const double n = static_cast<double>(ended);
-    Appendf(&out, "server CPU per transaction = %.2f us (user %.2f us, system %.2f us)%s\n",
+    Appendf(&out, "server CPU per transaction = %.2f us (user %.2f us, system %.2f us)%s%s\n",
             server_cpu.usage->Total() * 1e6 / n, server_cpu.usage->user_s * 1e6 / n,
             server_cpu.usage->sys_s * 1e6 / n,
-            server_cpu.usage->settled ? "" : "; some backends had not exited yet");
+            server_cpu.usage->settled ? "" : "; some backends had not exited yet",
+            o.connect_per_transaction ? "; with -C that includes starting a backend for each" : "");
   } else if (!server_cpu.unavailable.empty()) {
     Appendf(&out, "server CPU per transaction: not measured (%s)\n",
             server_cpu.unavailable.c_str());

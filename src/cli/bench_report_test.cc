@@ -140,6 +140,11 @@ TEST(BenchReportTest, ExtrasShowServerCpuOrWhyNot) {
   const std::string s = FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun(), m);
   EXPECT_THAT(
       s, HasSubstr("server CPU per transaction = 50.00 us (user 30.00 us, system 20.00 us)\n"));
+  // With -C most of it is starting backends, and the line says so.
+  BenchOptions reconnect = MakeOptions();
+  reconnect.connect_per_transaction = true;
+  EXPECT_THAT(FormatPgrigExtras(reconnect, MakeInfo(), MakeRun(), m),
+              HasSubstr("system 20.00 us); with -C that includes starting a backend for each\n"));
   const std::string none = FormatPgrigExtras(MakeOptions(), MakeInfo(), MakeRun(),
                                              {.usage = std::nullopt, .unavailable = "remote"});
   EXPECT_THAT(none, HasSubstr("server CPU per transaction: not measured (remote)\n"));

@@ -48,14 +48,7 @@ using ::testing::HasSubstr;
 // ---------------------------------------------------------------------------
 // Running both programs.
 
-std::vector<std::string> ConnArgs(const pg::ConnectionParams& p) {
-  std::vector<std::string> a;
-  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
-  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
-  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
-  a.push_back(p.dbname);
-  return a;
-}
+using testing::ConnArgs;
 
 struct Both {
   ProcessResult pgbench;

@@ -53,6 +53,15 @@ pg::ConnectionParams SharedParams(const std::string& dbname) {
   return SharedCluster().Params(dbname);
 }
 
+std::vector<std::string> ConnArgs(const pg::ConnectionParams& p) {
+  std::vector<std::string> a;
+  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
+  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
+  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
+  a.push_back(p.dbname);
+  return a;
+}
+
 pg::Connection ConnectShared(const std::string& dbname) {
   auto c = pg::Connect(SharedParams(dbname));
   if (!c.ok()) {

@@ -27,6 +27,10 @@ cluster::Cluster& SharedCluster();
 pg::ConnectionParams SharedParams(const std::string& dbname = "pgrig");
 pg::Connection ConnectShared(const std::string& dbname = "pgrig");
 
+// `p` as a pgbench-style command line: -h HOST -p PORT -U USER (each only
+// when set), then the database name last.
+std::vector<std::string> ConnArgs(const pg::ConnectionParams& p);
+
 // A fresh empty directory under /tmp that the server account can reach.
 std::string MakeTempHome(const std::string& prefix);
 
