@@ -324,6 +324,29 @@ TEST(PgbenchInitITest, ReinitDropsOldTablesInTheBackgroundAndLeavesNoTrash) {
   DropDatabase(db);
 }
 
+TEST(PgbenchInitITest, EverySessionStartsWritebackEarlyOnlyAtWalLevelMinimal) {
+  // At minimal the load's commit must fsync the heap, so every connection
+  // init opens asks for early writeback; at any other wal_level none does.
+  const std::string db = "itest_init_flush";
+  RecreateDatabase(db);
+  ProcessResult r = RunPgrig(Concat({"init", "-d", "-j", "2", "-s", "2", "--partitions", "2"},
+                                    Concat(ServerArgs(), {db})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t sets = 0;
+  for (size_t at = r.err.find("set backend_flush_after = 256"); at != std::string::npos;
+       at = r.err.find("set backend_flush_after = 256", at + 1)) {
+    ++sets;
+  }
+  if (ServerWalLevel() == "minimal") {
+    EXPECT_EQ(sets, 2u) << r.err;  // -j 2: two load connections
+  } else {
+    EXPECT_EQ(sets, 0u) << r.err;
+  }
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(Rows(c, "select count(*), sum(abalance) from pgbench_accounts"), "200000|0\n");
+  DropDatabase(db);
+}
+
 TEST(PgbenchInitITest, DependentViewBlocksTheDropAsInPgbench) {
   // Step d must not make a dependent object of the user's disappear or
   // dangle: with a view on pgbench_accounts both tools refuse to drop.

@@ -15,7 +15,9 @@
 //      nothing is WAL-logged) or right after COPY (kAfterEachLoad: one
 //      sorted build per partition, overlapping the other loads); the p
 //      step then only attaches partition indexes.  kSeparateStep leaves
-//      the keys to step p, as pgbench does;
+//      the keys to step p, as pgbench does.  At wal_level = minimal every
+//      session sets backend_flush_after, so that the heap's writeback runs
+//      during the load instead of inside the commit's fsync;
 //   v  one VACUUM per table/partition (the parent is analyzed after them);
 //   p  one ADD PRIMARY KEY per table/partition (the parent's key then only
 //      attaches the partitions' indexes);
@@ -155,6 +157,8 @@ class PgbenchLoader {
   // Runs tasks on up to jobs_ connections; returns the first failure.
   Status RunTasks(const std::vector<Task>& tasks);
   Result<Session*> SessionFor(int index);
+  // SET backend_flush_after on a session (see the .cc); never fails the run.
+  Status FlushHeapWritesEarly(Session& s);
   Status Exec(Session& s, const std::string& sql);
   Status Rollback(Session& s);
   Result<bool> ForeignKeysExist(Session& s);
@@ -205,6 +209,8 @@ class PgbenchLoader {
   std::thread drop_thread_;
   Status drop_status_;
   int server_version_ = 0;
+  // wal_level = minimal: every session starts writeback early (FlushHeapWritesEarly).
+  bool flush_heap_writes_ = false;
 };
 
 }  // namespace pgrig::workload
