@@ -8,6 +8,10 @@
 # dirty buffers, prints every wall time, then the median of the per-pair
 # ratios (pgrig / pgbench; below 1.0 means pgrig is faster) with their range,
 # and the key strategy pgrig chose (its "note: the primary keys ..." line).
+# Before the pairs of each configuration, --warmup runs (default 1) of each
+# tool are made and not counted: on a throwaway cluster the first load
+# creates the WAL segment files that later loads recycle, and whichever tool
+# ran first paid for that (session 6 saw it as the one slow pair per series).
 # --strategies also runs pgrig with each forced key strategy
 # (PGRIG_INIT_KEYS), each in the same pairs as the automatic choice.
 #
@@ -20,7 +24,7 @@
 # root; it is stopped and removed on exit, whatever happens.
 #
 # Usage: bench/init_vs_pgbench.sh [--wal-levels "minimal replica"] [--scales "10 50"]
-#          [--layouts "plain partitioned"] [--partitions 8] [--pairs 3]
+#          [--layouts "plain partitioned"] [--partitions 8] [--pairs 3] [--warmup 1]
 #          [--strategies "auto"]   (or e.g. "auto during-load after-each-load separate-step")
 #          [--pgrig PATH] [--extra "pgbench -i options for both"]
 set -euo pipefail
@@ -30,6 +34,7 @@ scales="10 50"
 layouts="plain partitioned"
 partitions=8
 pairs=3
+warmup=1
 strategies="auto"
 extra=""
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -41,14 +46,17 @@ while [[ $# -gt 0 ]]; do
     --layouts) layouts="$2"; shift 2 ;;
     --partitions) partitions="$2"; shift 2 ;;
     --pairs) pairs="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
     --strategies) strategies="$2"; shift 2 ;;
     --pgrig) pgrig="$2"; shift 2 ;;
     --extra) extra="$2"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "init_vs_pgbench.sh: unknown argument $1 (try --help)" >&2; exit 1 ;;
   esac
 done
 [[ -x "$pgrig" ]] || { echo "init_vs_pgbench.sh: no pgrig executable at $pgrig (build first, or --pgrig PATH)" >&2; exit 1; }
+[[ "$pairs" =~ ^[1-9][0-9]*$ ]] || { echo "init_vs_pgbench.sh: --pairs takes a whole number of at least 1, not $pairs" >&2; exit 1; }
+[[ "$warmup" =~ ^[0-9]+$ ]] || { echo "init_vs_pgbench.sh: --warmup takes a whole number (0 for none), not $warmup" >&2; exit 1; }
 for l in $layouts; do
   [[ "$l" == plain || "$l" == partitioned ]] || { echo "init_vs_pgbench.sh: --layouts takes plain and/or partitioned, not $l" >&2; exit 1; }
 done
@@ -132,7 +140,7 @@ range() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR == 1 { lo = $1 } { hi =
 cores=$(nproc)
 echo "# pgrig init vs pgbench -i — $(date -u +%Y-%m-%dT%H:%M:%SZ), pgrig $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "# machine: $cores cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r), $(systemd-detect-virt 2>/dev/null || echo 'virt ?'), $(. /etc/os-release && echo "$PRETTY_NAME"), $("$pgbench" --version)"
-echo "# options for both: -q ${extra}; pgrig's -j: default (cores); pairs alternate which runs first"
+echo "# options for both: -q ${extra}; pgrig's -j: default (cores); pairs alternate which runs first; ${warmup} uncounted warm-up run(s) of each before every configuration"
 echo
 
 for level in $wal_levels; do
@@ -156,6 +164,12 @@ for level in $wal_levels; do
       echo "## wal_level $level, scale $s, ${lopts:-not partitioned} (${pairs} interleaved pairs)"
       declare -A ratios=() times=()
       b_all=""; chose=""
+      for _ in $(seq 1 "$warmup"); do
+        # shellcheck disable=SC2086
+        timed "$pgbench" -i -q -s "$s" $lopts $extra "${server_args[@]}" bench_pgbench >/dev/null
+        # shellcheck disable=SC2086
+        timed "PGRIG_INIT_KEYS=" "$pgrig" init -q -s "$s" $lopts $extra "${server_args[@]}" bench_pgrig >/dev/null
+      done
       for i in $(seq 1 "$pairs"); do
         line=""
         run_pgbench() {
