@@ -312,7 +312,9 @@ Json CompareJson(const CompareInput& in) {
          {"read_write_tps", d.read_write ? Json(d.read_write->tps_summary.median) : Json(nullptr)},
          {"read_only_transactions_per_usd", OptJson(d.read_only_per_usd)},
          {"read_write_transactions_per_usd", OptJson(d.read_write_per_usd)},
-         {"p99_ms", OptJson(d.p99_ms)}});
+         {"p99_ms", OptJson(d.p99_ms)},
+         {"lio_cell", d.best_lio ? Json(d.best_lio->id) : Json(nullptr)},
+         {"lio_per_s", d.best_lio ? Json(d.best_lio->tps_summary.median) : Json(nullptr)}});
   }
   return {{"schema", "pgrig.compare/1"}, {"mismatches", MismatchesJson(c.mismatches)},
           {"decision", decision},        {"suites", suites},

@@ -117,6 +117,9 @@ TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
   EXPECT_TRUE(j["suite"]["fsync"].is_null());
   const std::string html = RenderReport({&*st, {}, {}}, Format::kHtml);
   EXPECT_THAT(html, HasSubstr("lio/s median"));
+  // Charts, but no transactions per USD for logical reads.
+  EXPECT_THAT(html, HasSubstr("<h2>Charts</h2>"));
+  EXPECT_THAT(html, Not(HasSubstr("data-chart=\"price-performance\"")));
 }
 
 TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
@@ -131,7 +134,13 @@ TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
   const auto j = nlohmann::json::parse(RenderReport({&*st, {}, {}}, Format::kJson));
   EXPECT_EQ(j["suite"]["fsync"]["tests"].size(), s.fsync->tests.size());
   EXPECT_TRUE(j["suite"]["cells"].empty());
-  EXPECT_THAT(RenderReport({&*st, {}, {}}, Format::kHtml), HasSubstr("WAL flushes of"));
+  // No cells: no charts at all, rather than empty frames asking for a
+  // price or saying "no data".
+  const std::string html = RenderReport({&*st, {}, {}}, Format::kHtml);
+  EXPECT_THAT(html, HasSubstr("WAL flushes of"));
+  EXPECT_THAT(html, Not(HasSubstr("<h2>Charts</h2>")));
+  EXPECT_THAT(html, Not(HasSubstr("Price/performance")));
+  EXPECT_THAT(html, Not(HasSubstr("Bottleneck evidence")));
 }
 
 TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
@@ -167,9 +176,23 @@ TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
   EXPECT_FALSE(cc.per_dollar_ratio.has_value());
   const std::string text = RenderComparison({&*c, {}}, Format::kText);
   EXPECT_THAT(text, HasSubstr("lio/s ratio [95% interval]"));
+  // The decision table ranks the lio cells and has no rows of tps.
+  ASSERT_EQ(c->decision.size(), 2u);
+  ASSERT_NE(c->decision[1].best_lio, nullptr);
+  EXPECT_EQ(c->decision[1].best_lio->id, b.cells[0].id);
+  const size_t table = text.find("Decision table");
+  ASSERT_NE(table, std::string::npos);
+  const std::string decision = text.substr(table, text.find("against", table) - table);
+  EXPECT_THAT(decision, HasSubstr("  lio/s "));
+  EXPECT_THAT(decision, HasSubstr("(" + b.cells[0].id + ")"));
+  EXPECT_THAT(decision, Not(HasSubstr("tps")));
+  EXPECT_THAT(decision, Not(HasSubstr("txn per USD")));
   EXPECT_THAT(RenderComparison({&*c, {}}, Format::kCsv), HasSubstr(",lio_per_s\n"));
   const auto j = nlohmann::json::parse(RenderComparison({&*c, {}}, Format::kJson));
   EXPECT_EQ(j["comparisons"][0]["cells"][0]["metric"], "lio_per_s");
+  EXPECT_EQ(j["decision"][1]["lio_cell"], b.cells[0].id);
+  EXPECT_DOUBLE_EQ(j["decision"][1]["lio_per_s"].get<double>(), b.cells[0].runs[0].tps);
+  EXPECT_TRUE(j["decision"][1]["read_only_tps"].is_null());
   // A lio run of another shape is flagged as a different plan.
   Suite other = b;
   other.plan_name = "pgrig lio run: 4 tables of 256 blocks, work unit 255, 0% updates, client";

@@ -236,18 +236,34 @@ Table DecisionTable(const Comparison& c) {
     if (!d.instance_type.empty()) p += " (" + d.instance_type + ")";
     return p;
   });
-  auto tps = [](const CellStats* cs) {
+  auto best = [](const CellStats* cs) {
     return cs ? WithInterval(cs->tps_summary.median, cs->tps_ci, 0) + " (" + cs->id + ")" : "-";
   };
-  add("read-only tps", [&](const DecisionColumn& d) { return tps(d.read_only); });
-  add("read-write tps", [&](const DecisionColumn& d) { return tps(d.read_write); });
-  add("read-only txn per USD", [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
-  add("read-write txn per USD",
-      [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
-  add("p99 ms (read-write)", [](const DecisionColumn& d) { return Opt(d.p99_ms, 3); });
-  t.note =
-      "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / "
-      "USD per hour.";
+  // Rows only for what the suites measured: suites of lio or fsync files
+  // have no transactions to rank, and rows of "-" would read as missing data.
+  const bool any_tps = std::any_of(c.decision.begin(), c.decision.end(), [](const auto& d) {
+    return d.read_only != nullptr || d.read_write != nullptr;
+  });
+  const bool any_lio = std::any_of(c.decision.begin(), c.decision.end(),
+                                   [](const auto& d) { return d.best_lio != nullptr; });
+  if (any_tps) {
+    add("read-only tps", [&](const DecisionColumn& d) { return best(d.read_only); });
+    add("read-write tps", [&](const DecisionColumn& d) { return best(d.read_write); });
+    add("read-only txn per USD",
+        [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
+    add("read-write txn per USD",
+        [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
+    add("p99 ms (read-write)", [](const DecisionColumn& d) { return Opt(d.p99_ms, 3); });
+    t.note =
+        "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / "
+        "USD per hour.";
+  }
+  if (any_lio) {
+    add("lio/s", [&](const DecisionColumn& d) { return best(d.best_lio); });
+    t.note += std::string(t.note.empty() ? "" : " ") +
+              "lio/s: logical reads per second of the best lio cell (highest median), [95% "
+              "interval].";
+  }
   return t;
 }
 
