@@ -19,7 +19,17 @@
 # (default /usr/lib/postgresql/15/bin/pgbench), FLOOR_BIN (default
 # build/bench/floor), PGRIG_HOME (embedded cluster; it is started and
 # initialised at scale 10 when needed), CLIENTS (8), THREADS (2),
-# MODES ("prepared simple"), SCRIPT_OPT ("-S"; SCRIPT_OPT= for tpcb-like), FLOOR_LOOP (uring).
+# MODES ("prepared simple"), SCRIPT_OPT ("-S"; SCRIPT_OPT= for tpcb-like), FLOOR_LOOP (uring),
+# PIN ("CLIENT_CPUS:SERVER_CPUS", e.g. PIN=0:1; unset: no pinning): run each
+# client under taskset on CLIENT_CPUS and move the embedded cluster's
+# processes to SERVER_CPUS for the duration (backends inherit it from the
+# postmaster; every process gets all CPUs back at the end).  This measures
+# the client without the server competing for its core; quote it beside the
+# unpinned figures, never instead of them.  Not with --floor (its peer runs
+# inside the floor's own process).
+#
+# Besides the medians of each tool, the per-pair ratios (pgrig / pgbench in
+# the same round): median and range.
 set -euo pipefail
 WITH_FLOOR=0
 if [[ ${1:-} == --floor ]]; then WITH_FLOOR=1; shift; fi
@@ -34,7 +44,19 @@ CLIENTS=${CLIENTS:-8}
 THREADS=${THREADS:-2}
 MODES=${MODES:-"prepared simple"}
 SCRIPT_OPT=${SCRIPT_OPT--S}  # set and empty: the built-in tpcb-like script
+PIN=${PIN:-}
 export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
+if [[ -n $PIN ]]; then
+  if [[ ! $PIN =~ ^[0-9,-]+:[0-9,-]+$ ]]; then
+    echo "bench_vs_pgbench.sh: PIN takes CLIENT_CPUS:SERVER_CPUS in taskset's list form (e.g. 0:1), not $PIN" >&2
+    exit 1
+  fi
+  if [[ $WITH_FLOOR == 1 ]]; then
+    echo "bench_vs_pgbench.sh: PIN and --floor do not go together (the floor's peer runs in its own process); drop one" >&2
+    exit 1
+  fi
+  command -v taskset >/dev/null || { echo "bench_vs_pgbench.sh: PIN needs taskset (util-linux)" >&2; exit 1; }
+fi
 
 if [[ $WITH_FLOOR == 1 ]]; then
   if [[ $SCRIPT_OPT != -S ]]; then
@@ -54,20 +76,54 @@ if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_bra
 fi
 
 python3 - "$PAIRS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" \
-  "$here/bench" "$PGRIG_HOME/data" "$WITH_FLOOR" "$FLOOR_BIN" "$FLOOR_LOOP" <<'PY'
-import re, resource, statistics, subprocess, sys
+  "$here/bench" "$PGRIG_HOME/data" "$WITH_FLOOR" "$FLOOR_BIN" "$FLOOR_LOOP" "$PIN" <<'PY'
+import os, re, resource, statistics, subprocess, sys
 (pairs, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt,
- bench_dir, data_dir, with_floor, floor_bin, floor_loop) = sys.argv[1:]
+ bench_dir, data_dir, with_floor, floor_bin, floor_loop, pin) = sys.argv[1:]
 pairs, duration, with_floor = int(pairs), int(duration), with_floor == "1"
 sys.path.insert(0, bench_dir)
 import server_cpu
 server = server_cpu.open_or_none(data_dir)
 
+def cpu_list(text):
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+def cluster_pids():
+    """The postmaster and its children (backends fork from it later)."""
+    kids = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout
+    return [server.pid] + [int(p) for p in kids.split()]
+
+client_prefix = []
+if pin:
+    if not server:
+        sys.exit("bench_vs_pgbench.sh: PIN needs the local embedded cluster (none at %s)" % data_dir)
+    client_cpus, server_cpus = pin.split(":")
+    online = os.sched_getaffinity(0)
+    if not (cpu_list(client_cpus) | cpu_list(server_cpus)) <= online:
+        sys.exit("bench_vs_pgbench.sh: PIN=%s names CPUs this process may not use (%s)"
+                 % (pin, sorted(online)))
+    for pid in cluster_pids():
+        os.sched_setaffinity(pid, cpu_list(server_cpus))
+    client_prefix = ["taskset", "-c", client_cpus]
+
+def unpin():
+    if pin:
+        for pid in cluster_pids():
+            try:
+                os.sched_setaffinity(pid, os.sched_getaffinity(0) | set(range(os.cpu_count())))
+            except OSError:
+                pass
+
 def run(name, cmd):
     """(tps, client us/txn, user, sys, server us/txn or None)."""
     snap0 = server.snapshot() if server and name != "floor" else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    out = subprocess.run((client_prefix if name != "floor" else []) + cmd,
+                         capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
@@ -94,37 +150,51 @@ def med(rows, j):
 def fmt(v, spec="%6.2f"):
     return spec % v if v is not None else "   n/a"
 
-print("pairs=%d duration=%ds clients=%s threads=%s script=%s server CPU: %s" % (
+def pair_ratios(a, b, j):
+    rs = sorted(x[j] / y[j] for x, y in zip(a, b) if x[j] and y[j])
+    if not rs:
+        return "n/a"
+    return "%.3f (%.3f-%.3f)" % (statistics.median(rs), rs[0], rs[-1])
+
+print("pairs=%d duration=%ds clients=%s threads=%s script=%s server CPU: %s%s" % (
     pairs, duration, clients, threads, script_opt,
-    "postmaster %d" % server.pid if server else "n/a (no local cluster at %s)" % data_dir))
-for mode in modes.split():
-    common = script_opt.split() + ["-c", clients, "-j", threads, "-T", str(duration), "-M", mode, "-n",
-              "-h", sock, "-U", "postgres", "pgrig"]
-    tools = [("pgrig", [pgrig, "bench"] + common), ("pgbench", [pgbench] + common)]
-    if with_floor:
-        tools.append(("floor", [floor_bin, "-c", clients, "-j", threads, "-T", str(duration),
-                                "-M", mode, "--loop", floor_loop]))
-    res = {name: [] for name, _ in tools}
-    for i in range(pairs):
-        # interleaved; the order rotates so that none always goes first
-        k = i % len(tools)
-        for name, cmd in tools[k:] + tools[:k]:
-            res[name].append(run(name, cmd))
-    m = {k: [med(v, j) for j in range(5)] for k, v in res.items()}
-    print("mode=%s" % mode)
-    for name, _ in tools:
-        x = m[name]
-        print("  %-8s median tps %10.1f  client CPU/txn %6.2f us (user %5.2f, sys %5.2f)  %s CPU/txn %s us"
-              % (name, x[0], x[1], x[2], x[3], "peer  " if name == "floor" else "server", fmt(x[4])))
-        print("           runs: " + ", ".join("%.0f tps/%.2f/%s us" % (r[0], r[1], fmt(r[4], "%.2f").strip())
-                                      for r in res[name]))
-    a, b = m["pgrig"], m["pgbench"]
-    print("  ratio pgrig/pgbench: tps %.3f, client CPU per txn %.3f, server CPU per txn %s"
-          % (a[0] / b[0], a[1] / b[1], fmt(a[4] / b[4] if a[4] and b[4] else None, "%.3f")))
-    if with_floor:
-        f = m["floor"]
-        for name in ("pgrig", "pgbench"):
-            x = m[name]
-            print("  ratio %s/floor: tps %.3f, client CPU per txn %.3f (%.2f us above the floor)"
-                  % (name, x[0] / f[0], x[1] / f[1], x[1] - f[1]))
+    "postmaster %d" % server.pid if server else "n/a (no local cluster at %s)" % data_dir,
+    "; pinned: clients on CPUs %s, server on CPUs %s" % tuple(pin.split(":")) if pin else ""))
+try:
+  for mode in modes.split():
+      common = script_opt.split() + ["-c", clients, "-j", threads, "-T", str(duration), "-M", mode, "-n",
+                "-h", sock, "-U", "postgres", "pgrig"]
+      tools = [("pgrig", [pgrig, "bench"] + common), ("pgbench", [pgbench] + common)]
+      if with_floor:
+          tools.append(("floor", [floor_bin, "-c", clients, "-j", threads, "-T", str(duration),
+                                  "-M", mode, "--loop", floor_loop]))
+      res = {name: [] for name, _ in tools}
+      for i in range(pairs):
+          # interleaved; the order rotates so that none always goes first
+          k = i % len(tools)
+          for name, cmd in tools[k:] + tools[:k]:
+              res[name].append(run(name, cmd))
+      m = {k: [med(v, j) for j in range(5)] for k, v in res.items()}
+      print("mode=%s" % mode)
+      for name, _ in tools:
+          x = m[name]
+          print("  %-8s median tps %10.1f  client CPU/txn %6.2f us (user %5.2f, sys %5.2f)  %s CPU/txn %s us"
+                % (name, x[0], x[1], x[2], x[3], "peer  " if name == "floor" else "server", fmt(x[4])))
+          print("           runs: " + ", ".join("%.0f tps/%.2f/%s us" % (r[0], r[1], fmt(r[4], "%.2f").strip())
+                                        for r in res[name]))
+      a, b = m["pgrig"], m["pgbench"]
+      print("  ratio pgrig/pgbench: tps %.3f, client CPU per txn %.3f, server CPU per txn %s"
+            % (a[0] / b[0], a[1] / b[1], fmt(a[4] / b[4] if a[4] and b[4] else None, "%.3f")))
+      if with_floor:
+          f = m["floor"]
+          for name in ("pgrig", "pgbench"):
+              x = m[name]
+              print("  ratio %s/floor: tps %.3f, client CPU per txn %.3f (%.2f us above the floor)"
+                    % (name, x[0] / f[0], x[1] / f[1], x[1] - f[1]))
+      a_runs, b_runs = res["pgrig"], res["pgbench"]
+      print("  pair ratios pgrig/pgbench, median (range): tps %s, client CPU per txn %s, server CPU per txn %s"
+            % (pair_ratios(a_runs, b_runs, 0), pair_ratios(a_runs, b_runs, 1),
+               pair_ratios(a_runs, b_runs, 4)))
+finally:
+  unpin()
 PY
