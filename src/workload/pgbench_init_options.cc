@@ -85,8 +85,8 @@ const struct option kLongOptions[] = {
 std::string OffendingOption(int opt, int optopt_value, const std::vector<char*>& argv, int index) {
   if (optopt_value > 0 && optopt_value < 256)
     return std::string("-") + static_cast<char>(optopt_value);
-  if (index > 0 && index <= static_cast<int>(argv.size()) && argv[index - 1]) {
-    return argv[index - 1];
+  if (index > 0 && index <= static_cast<int>(argv.size()) && argv[static_cast<size_t>(index - 1)]) {
+    return argv[static_cast<size_t>(index - 1)];
   }
   return std::string(1, static_cast<char>(opt));
 }
@@ -215,7 +215,8 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
       case '?':
         // '?' is both "-?" (pgbench's help) and "unknown option"; glibc
         // leaves optopt stale for a valid "-?", so look at the word itself.
-        if (optind > 0 && optind <= argc && std::strcmp(argv[optind - 1], "-?") == 0) {
+        if (optind > 0 && optind <= argc &&
+            std::strcmp(argv[static_cast<size_t>(optind - 1)], "-?") == 0) {
           out.help = true;
           break;
         }
@@ -236,7 +237,7 @@ Result<InitCommandLine> ParseInitCommandLine(const std::vector<std::string>& arg
   if (out.help || out.version) return out;
 
   PGRIG_RETURN_IF_ERROR(conn.TakeDatabase(argc, argv.data(), &optind));
-  if (optind < argc) return TooManyArguments(argv[optind]);
+  if (optind < argc) return TooManyArguments(argv[static_cast<size_t>(optind)]);
   out.connection = conn.params;
 
   if (benchmarking_option_set) {

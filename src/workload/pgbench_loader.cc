@@ -102,8 +102,9 @@ void PgbenchLoader::Cancel() {
 Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);
-    if (static_cast<int>(sessions_.size()) > index && sessions_[index]) {
-      return sessions_[index].get();
+    const auto at = static_cast<size_t>(index);
+    if (sessions_.size() > at && sessions_[at]) {
+      return sessions_[at].get();
     }
   }
   if (cancelled_) return Aborted("canceled");
@@ -117,8 +118,9 @@ Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
   if (flush_heap_writes_) PGRIG_RETURN_IF_ERROR(FlushHeapWritesEarly(*s));
   Session* raw = s.get();
   std::lock_guard<std::mutex> lock(sessions_mu_);
-  if (static_cast<int>(sessions_.size()) <= index) sessions_.resize(index + 1);
-  sessions_[index] = std::move(s);
+  const auto at = static_cast<size_t>(index);
+  if (sessions_.size() <= at) sessions_.resize(at + 1);
+  sessions_[at] = std::move(s);
   if (cancelled_) {
     char err[256];
     PQcancel(raw->cancel, err, sizeof err);
