@@ -115,7 +115,7 @@ Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
   s->cancel = PQgetCancel(s->conn.raw());
   // NOTICEs ("table ... does not exist, skipping") are noise for a loader.
   PGRIG_RETURN_IF_ERROR(Exec(*s, "set client_min_messages = warning"));
-  if (flush_heap_writes_) PGRIG_RETURN_IF_ERROR(FlushHeapWritesEarly(*s));
+  if (flush_heap_writes_) FlushHeapWritesEarly(*s);
   Session* raw = s.get();
   std::lock_guard<std::mutex> lock(sessions_mu_);
   const auto at = static_cast<size_t>(index);
@@ -128,7 +128,7 @@ Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
   return raw;
 }
 
-Status PgbenchLoader::FlushHeapWritesEarly(Session& s) {
+void PgbenchLoader::FlushHeapWritesEarly(Session& s) {
   // With wal_level = minimal a transaction that creates or truncates a table
   // skips WAL for it and must fsync its files at commit.  Left alone, COPY's
   // ring of buffers leaves the whole heap dirty in the kernel's page cache
@@ -140,7 +140,6 @@ Status PgbenchLoader::FlushHeapWritesEarly(Session& s) {
   // (some platforms accept only 0) loads without it.
   Status ignored = Exec(s, "set backend_flush_after = 256");
   (void)ignored;
-  return Status::Ok();
 }
 
 Status PgbenchLoader::Exec(Session& s, const std::string& sql) {
@@ -676,7 +675,7 @@ Result<InitReport> PgbenchLoader::Run(InitObserver* observer) {
       auto level = (*first)->conn.QueryValue("select pg_catalog.current_setting('wal_level')");
       if (level.ok() && level.value() == "minimal") {
         flush_heap_writes_ = true;
-        PGRIG_RETURN_IF_ERROR(FlushHeapWritesEarly(**first));
+        FlushHeapWritesEarly(**first);
       }
     }
   }
