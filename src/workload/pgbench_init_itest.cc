@@ -12,12 +12,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/fs.h"
 #include "common/strings.h"
 #include "support/test_cluster.h"
 #include "workload/pgbench_schema.h"
@@ -374,6 +376,8 @@ class PgbenchInitReplicaITest : public ::testing::Test {
   }
   void TearDown() override {
     if (cluster_) (void)cluster_->Destroy();
+    // MakeTempHome made <fresh dir>/home; the fresh directory goes too.
+    if (!home_.empty()) (void)RemoveTree(std::filesystem::path(home_).parent_path().string());
   }
   std::vector<std::string> Args(const std::string& db) {
     return testing::ConnArgs(cluster_->Params(db));
