@@ -5,9 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace pgrig::engine {
@@ -82,6 +85,54 @@ TEST_F(RingTest, PollReportsAReadableDescriptorAndWaitTimesOut) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].first, uint64_t{4});
   EXPECT_GT(got[0].second & POLLIN, 0);
+}
+
+// A worker that finishes early drops its ring while another worker may not
+// have made its own yet; the kernel can give the second ring the first one's
+// addresses.  Nothing else orders the two threads here (the flag is
+// relaxed), so under ThreadSanitizer (make test-tsan) this fails unless Ring
+// itself orders the handover.  Elsewhere it checks that both rings work.
+TEST(RingHandoverTest, ARingMadeAfterAnotherThreadDroppedItsOwnIsNotARace) {
+  if (!Ring::Create(16)) GTEST_SKIP() << "io_uring (Linux 6.1 semantics) is not available here";
+  std::atomic<bool> first_done{false};
+  bool first_ok = false;
+  bool second_ok = false;
+  auto use_a_ring = [](bool* ok) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds) != 0) return;
+    {
+      std::unique_ptr<Ring> ring = Ring::Create(16);
+      if (ring) {
+        const char byte = 'x';
+        ring->Send(fds[0], &byte, 1, 8 | 2);
+        ring->PollIn(fds[1], 8 | 1);
+        int polled = 0;
+        for (int i = 0; i < 10 && polled == 0; ++i) {
+          if (!ring->SubmitAndWait(100'000'000)) break;
+          ring->ForEachCompletion([&](uint64_t tag, int res) {
+            if (tag == (8 | 1) && (res & POLLIN) != 0) ++polled;
+          });
+        }
+        *ok = polled == 1;
+      }
+    }
+    close(fds[0]);
+    close(fds[1]);
+  };
+  std::thread first([&] {
+    use_a_ring(&first_ok);
+    first_done.store(true, std::memory_order_relaxed);
+  });
+  std::thread second([&] {
+    for (int i = 0; i < 2000 && !first_done.load(std::memory_order_relaxed); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    use_a_ring(&second_ok);
+  });
+  first.join();
+  second.join();
+  EXPECT_TRUE(first_ok);
+  EXPECT_TRUE(second_ok);
 }
 
 }  // namespace
