@@ -43,7 +43,7 @@ std::string MdEscape(const std::string& s) {
 
 std::string MarkdownTable(const Table& t) {
   std::string out = "## " + t.title + "\n\n";
-  if (t.rows.empty()) return out;
+  if (t.rows.empty()) return t.note.empty() ? out : out + t.note + "\n\n";
   out += "|";
   for (const auto& h : t.headers) out += " " + MdEscape(h) + " |";
   out += "\n|";

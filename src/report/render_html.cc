@@ -351,7 +351,11 @@ std::string Page(const std::string& title, const std::string& body) {
          "<title>" +
          Esc(title) + "</title><style>" + kCss + "</style></head><body>" + body +
          "<p class=\"meta\">Written by pgrig. Every figure was computed by pgrig's stats module "
-         "before rendering; each chart's data is in the table beside it.</p></body></html>\n";
+         "before rendering" +
+         (body.find("<figure class=\"chart\"") != std::string::npos
+              ? "; each chart's data is in the table beside it."
+              : ".") +
+         "</p></body></html>\n";
 }
 
 // ---- chart data: selections of finished figures -------------------------

@@ -146,6 +146,42 @@ TEST(RenderTest, HtmlIsSelfContainedWithChartsAndTables) {
   EXPECT_LT(html.find("id=\"mismatches\""), html.find("data-chart"));
 }
 
+TEST(RenderTest, UnpricedComparisonHasNoPerDollarColumnsAndSaysWhich) {
+  auto p = MakePair(
+      {.label = "base", .usd_per_hour = 0.85, .seed = 3, .cells = StandardCells(20000, 4000, 6000)},
+      {.label = "other", .seed = 4, .cells = StandardCells(27600, 4000, 6000)});
+  const std::string text = RenderComparison({&p->c, {}}, Format::kText);
+  const size_t table = text.find("other against base");
+  ASSERT_NE(table, std::string::npos) << text;
+  const std::string cells = text.substr(table, text.find("Facts that differ", table) - table);
+  EXPECT_THAT(cells, HasSubstr("p99 ratio [95% interval]"));  // latency stays
+  EXPECT_THAT(cells, Not(HasSubstr("txn per USD ratio")));
+  EXPECT_THAT(cells, Not(HasSubstr("per dollar")));
+  EXPECT_THAT(cells, HasSubstr("No per-dollar ratio: other has no price"));
+  EXPECT_THAT(cells, Not(HasSubstr("base has no price")));
+  // Priced on both sides: the columns are there and the note is not.
+  auto priced = StandardPair();
+  const std::string both = RenderComparison({&priced->c, {}}, Format::kText);
+  EXPECT_THAT(both, HasSubstr("txn per USD ratio [95%]"));
+  EXPECT_THAT(both, Not(HasSubstr("No per-dollar ratio")));
+}
+
+TEST(RenderTest, IdenticalFactsAreSaidToBeIdenticalInEveryFormat) {
+  auto p = MakePair({.label = "first", .seed = 3, .cells = StandardCells(20000, 4000, 6000)},
+                    {.label = "second", .seed = 4, .cells = StandardCells(20000, 4000, 6000)});
+  ASSERT_TRUE(p->c.facts_diff[0].empty());
+  for (Format f : {Format::kText, Format::kMarkdown, Format::kHtml}) {
+    const std::string out = RenderComparison({&p->c, {}}, f);
+    const size_t at = out.find("Facts that differ: second and first");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_THAT(out.substr(at), HasSubstr("none: every recorded host and server fact is the same"));
+  }
+  // Different hosts: the differences are listed, and "none" is not said.
+  auto d = StandardPair();
+  ASSERT_FALSE(d->c.facts_diff[0].empty());
+  EXPECT_THAT(RenderComparison({&d->c, {}}, Format::kText), Not(HasSubstr("none: every")));
+}
+
 TEST(RenderTest, ReportHtmlWithoutPriceSaysSo) {
   FixtureSuite f{.label = "solo", .seed = 5, .cells = StandardCells(20000, 4000, 6000)};
   Suite s = *ParseSuiteJson(testing::MakeSuiteJson(f).dump(), "solo/suite.json");

@@ -141,6 +141,9 @@ TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
   EXPECT_THAT(html, Not(HasSubstr("<h2>Charts</h2>")));
   EXPECT_THAT(html, Not(HasSubstr("Price/performance")));
   EXPECT_THAT(html, Not(HasSubstr("Bottleneck evidence")));
+  // nor does the footer speak of charts
+  EXPECT_THAT(html, HasSubstr("before rendering.</p>"));
+  EXPECT_THAT(html, Not(HasSubstr("each chart's data")));
 }
 
 TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
@@ -187,6 +190,14 @@ TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
   EXPECT_THAT(decision, HasSubstr("(" + b.cells[0].id + ")"));
   EXPECT_THAT(decision, Not(HasSubstr("tps")));
   EXPECT_THAT(decision, Not(HasSubstr("txn per USD")));
+  // The cell table has the lio ratio, its verdict and the work units'
+  // latency, and no per-dollar columns, which a lio cell cannot fill.
+  const std::string cells = text.substr(text.find("lio-s1-2 against"));
+  EXPECT_THAT(cells, HasSubstr("verdict"));
+  EXPECT_THAT(cells, HasSubstr("p99 ratio"));
+  EXPECT_THAT(cells, Not(HasSubstr("per dollar")));
+  EXPECT_THAT(cells, Not(HasSubstr("per USD")));
+  EXPECT_THAT(cells, Not(HasSubstr("no price")));
   EXPECT_THAT(RenderComparison({&*c, {}}, Format::kCsv), HasSubstr(",lio_per_s\n"));
   const auto j = nlohmann::json::parse(RenderComparison({&*c, {}}, Format::kJson));
   EXPECT_EQ(j["comparisons"][0]["cells"][0]["metric"], "lio_per_s");

@@ -1,6 +1,7 @@
 #include "report/tables.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -267,6 +268,25 @@ Table DecisionTable(const Comparison& c) {
   return t;
 }
 
+namespace {
+
+// Removes the columns at `cols` (ascending) from headers, alignment and rows.
+void DropColumns(Table* t, const std::vector<size_t>& cols) {
+  for (auto it = cols.rbegin(); it != cols.rend(); ++it) {
+    t->headers.erase(t->headers.begin() + static_cast<std::ptrdiff_t>(*it));
+    t->right.erase(t->right.begin() + static_cast<std::ptrdiff_t>(*it));
+    for (auto& row : t->rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+}
+
+// Whether any row has something other than "-" in column `col`.
+bool AnyFilled(const Table& t, size_t col) {
+  return std::any_of(t.rows.begin(), t.rows.end(),
+                     [col](const std::vector<std::string>& r) { return r[col] != "-"; });
+}
+
+}  // namespace
+
 Table ComparisonTable(const Comparison& c, size_t index) {
   const std::string a = c.suites[index]->suite->label;
   const std::string b = c.suites[0]->suite->label;
@@ -298,10 +318,35 @@ Table ComparisonTable(const Comparison& c, size_t index) {
                       RatioText(cc.per_dollar_ratio, cc.per_dollar_interval),
                       cc.per_dollar_ratio ? SpeedName(cc.per_dollar_speed) : "-"});
   }
+  // Latency and price columns only where some cell has them: a lio cell has
+  // neither, and an unpriced pair has no per-dollar figures.
+  const bool latency = AnyFilled(t, 5) || AnyFilled(t, 6);
+  const bool priced = AnyFilled(t, 7);
+  std::vector<size_t> drop;
+  if (!latency) drop.insert(drop.end(), {5, 6});
+  if (!priced) drop.insert(drop.end(), {7, 8});
+  DropColumns(&t, drop);
   t.note = "ratio: geometric mean of " + a + " / geometric mean of " + b +
            ", Welch t 95% interval on the log scale; \"faster\"/\"slower\" only when the interval "
-           "excludes 1.0. Latency ratios from the merged histograms (interval from per-run "
-           "percentiles).";
+           "excludes 1.0.";
+  if (latency) {
+    t.note += " Latency ratios from the merged histograms (interval from per-run percentiles).";
+  }
+  const bool lio_only = metric == "lio/s";
+  if (!priced && !lio_only) {
+    std::vector<std::string> unpriced;
+    for (const std::string& label : {b, a}) {
+      for (const SuiteStats* s : c.suites) {
+        if (s->suite->label == label && !s->suite->usd_per_hour) unpriced.push_back(label);
+      }
+    }
+    if (!unpriced.empty()) {
+      t.note += fmt::format(
+          " No per-dollar ratio: {} has no price (give --usd-per-hour or "
+          "--instance to `pgrig run` or to this command).",
+          fmt::join(unpriced, " and "));
+    }
+  }
   if (t.rows.empty()) {
     t.note = "no cell of " + a + " matches a cell of " + b +
              " measuring the same quantity: nothing is compared (see the mismatches).";
@@ -323,6 +368,11 @@ Table FactsDiffTable(const Comparison& c, size_t index, size_t max_rows) {
   }
   if (diff.size() > max_rows)
     t.note = fmt::format("{} more differences not shown", diff.size() - max_rows);
+  if (diff.empty()) {
+    t.note =
+        "none: every recorded host and server fact is the same in both, so this compares "
+        "runs, not machines.";
+  }
   return t;
 }
 
