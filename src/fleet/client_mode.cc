@@ -16,6 +16,7 @@
 #include "fleet/line_runner.h"
 #include "fleet/merge.h"
 #include "pg/connection.h"
+#include "plan/bottleneck.h"
 #include "plan/observe.h"
 
 namespace pgrig::fleet {
@@ -319,7 +320,17 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
   for (std::thread& t : threads) t.join();
   reaper.join();
   json observation = nullptr;
-  if (observer) observation = observer->Stop().ToJson();
+  json bottleneck = nullptr;
+  if (observer) {
+    const plan::Observation obs = observer->Stop();
+    observation = obs.ToJson();
+    // The clients ran elsewhere (their CPU is in the merged result, per
+    // host), so nothing is said of them here.  The host's CPU is the
+    // server's only when the server runs on this machine; otherwise this
+    // machine's load would be taken for the server's, and no bottleneck is
+    // named.
+    if (o.server_is_local) bottleneck = plan::Diagnose(obs, plan::ClientUse{}).ToJson();
+  }
   if (!observe_note.empty()) observation = json{{"notes", json::array({observe_note})}};
 
   for (auto& c : clients) {
@@ -379,6 +390,7 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
   mo.command_line = o.command_line;
   mo.facts = facts;
   mo.observation = observation;
+  mo.bottleneck = bottleneck;
   auto merged = MergeClientResults(results, mo);
   if (!merged.ok()) {
     out.partial = true;

@@ -171,10 +171,20 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
   EXPECT_DOUBLE_EQ(m["latency_ms"]["p50"].get<double>(),
                    static_cast<double>(hist->ValueAtPercentile(50)) / 1e6);
 
-  // report reads the merged file.
+  // The server is on this machine: the window's bottleneck is named.
+  ASSERT_TRUE(m["bottleneck"].is_object()) << m["bottleneck"].dump();
+  const std::string kind = m["bottleneck"]["kind"].get<std::string>();
+  EXPECT_FALSE(m["bottleneck"]["evidence"].get<std::string>().empty());
+
+  // report reads the merged file, with the observation's bottleneck.
   ProcessResult rep = pgrig::testing::RunPgrig({"report", merged_file});
   EXPECT_EQ(rep.exit_code, 0) << rep.out << rep.err;
   EXPECT_THAT(rep.out, HasSubstr("select-only")) << rep.out;
+  ProcessResult rj = pgrig::testing::RunPgrig({"report", merged_file, "--format", "json"});
+  ASSERT_EQ(rj.exit_code, 0) << rj.out << rj.err;
+  const json rep_cell = json::parse(rj.out)["suite"]["cells"][0];
+  EXPECT_EQ(rep_cell["bottleneck"], kind) << rep_cell.dump();
+  EXPECT_EQ(rep_cell["bottleneck_evidence"], m["bottleneck"]["evidence"]);
   // And compare reads it next to one host's own result.
   ProcessResult cmp = pgrig::testing::RunPgrig({"compare", merged_file, dir + "/host-load0.json"});
   EXPECT_NE(cmp.exit_code, 1) << cmp.out << cmp.err;

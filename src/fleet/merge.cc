@@ -337,6 +337,7 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
   out["series"] = MergeSeries(docs);
   out["facts"] = options.facts;
   out["observation"] = options.observation;
+  out["bottleneck"] = options.bottleneck;
   out["fleet"] = json{{"mode", "clients"}, {"partial", partial}, {"hosts", fleet_hosts}};
   return out;
 }

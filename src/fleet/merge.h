@@ -39,6 +39,7 @@ struct MergeOptions {
   std::vector<std::string> command_line;  // the fleet command, redacted
   nlohmann::json facts = nullptr;         // the server's facts, taken once by the controller
   nlohmann::json observation = nullptr;   // the controller's observation of the window
+  nlohmann::json bottleneck = nullptr;    // what that observation names as the limit
 };
 
 // InvalidArgument when no host has a document, a document is not

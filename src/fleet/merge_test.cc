@@ -115,6 +115,20 @@ TEST(FleetMerge, HistogramsAddCountsAndTpsSumCpuKeptPerHost) {
   EXPECT_TRUE(d["summary"]["server_cpu_us_per_transaction"].is_null());
   EXPECT_TRUE(d["server_cpu"].is_null());
   EXPECT_TRUE(d["server_cpu_unavailable"].is_string());
+  // Not observed: no observation and no bottleneck, rather than empty ones.
+  EXPECT_TRUE(d["observation"].is_null());
+  EXPECT_TRUE(d["bottleneck"].is_null());
+}
+
+TEST(FleetMerge, TheControllersObservationAndBottleneckAreKept) {
+  std::vector<ClientHostResult> hosts = {Host("a", Doc(3000, 1'000'000, 2.0))};
+  const json observation = {{"host_cpus", 2}, {"server_is_local", true}};
+  const json bottleneck = {{"kind", "server_cpu"}, {"evidence", "host CPU 96% busy"}};
+  auto m =
+      MergeClientResults(hosts, MergeOptions{.observation = observation, .bottleneck = bottleneck});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)["observation"], observation);
+  EXPECT_EQ((*m)["bottleneck"], bottleneck);
 }
 
 TEST(FleetMerge, AFailedHostMakesThePartialResultExplicit) {

@@ -78,6 +78,37 @@ TEST(ReaderTest, ReadsASingleBenchResultAsOneCell) {
   EXPECT_EQ(s->cells[0].runs[0].server_cpu_us_per_transaction, 61.5);
   EXPECT_EQ(s->label, "r");
   EXPECT_EQ(s->pg_major, 15);
+  // A plain bench result has no observation: nothing is made up.
+  EXPECT_EQ(s->cells[0].runs[0].observation.bottleneck, "");
+  EXPECT_FALSE(s->cells[0].runs[0].observation.cpu_user.has_value());
+}
+
+// `pgrig fleet run`'s merged result carries the controller's observation of
+// the window and the bottleneck it names, at the top of the document.
+TEST(ReaderTest, ReadsTheObservationOfAFleetsMergedResult) {
+  const std::string doc = R"({"schema": "pgrig.result/1", "complete": true, "started_at": "t",
+    "options": {"clients": 4, "threads": 2, "query_mode": "simple", "scale": 10},
+    "scripts": [{"spec": "select-only"}],
+    "summary": {"tps": 9000.5, "duration_s": 3.0},
+    "observation": {"host_cpus": 2, "server_is_local": true,
+                    "host_mean": {"duration_s": 3.0, "cpu_user_pct": 70, "cpu_system_pct": 25}},
+    "bottleneck": {"kind": "server_cpu", "evidence": "host CPU 95% busy",
+                   "warnings": ["steal 12%"]},
+    "fleet": {"mode": "clients", "partial": false}})";
+  auto s = ParseSuiteJson(doc, "/tmp/merged.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->cells.size(), 1u);
+  const report::Run& run = s->cells[0].runs[0];
+  EXPECT_EQ(run.observation.bottleneck, "server_cpu");
+  EXPECT_EQ(run.observation.bottleneck_evidence, "host CPU 95% busy");
+  ASSERT_EQ(run.observation.warnings.size(), 1u);
+  EXPECT_EQ(run.observation.warnings[0], "steal 12%");
+  EXPECT_DOUBLE_EQ(*run.observation.cpu_user, 0.70);
+  EXPECT_EQ(run.observation.host_cpus, 2);
+  auto st = Analyze(*s);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->cells[0].bottleneck, "server_cpu");
+  EXPECT_EQ(st->cells[0].bottleneck_evidence, "host CPU 95% busy");
 }
 
 TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {

@@ -119,6 +119,24 @@ Observation ReadObservation(const Json& o) {
   return ob;
 }
 
+// What was observed around one run, kept beside it: "observation" and
+// "bottleneck" ({"kind", "evidence", "warnings"}), in a suite's run or at
+// the top of a fleet's merged pgrig.result/1.  Absent keys leave `run` as is.
+void ReadObservationOf(const Json& holder, Run* run) {
+  if (const Json* o = Find(holder, {"observation"}); o != nullptr && o->is_object()) {
+    run->observation = ReadObservation(*o);
+  }
+  if (const Json* b = Find(holder, {"bottleneck"}); b != nullptr && b->is_object()) {
+    run->observation.bottleneck = String(*b, {"kind"});
+    run->observation.bottleneck_evidence = String(*b, {"evidence"});
+    if (const Json* w = Find(*b, {"warnings"}); w != nullptr && w->is_array()) {
+      for (const Json& x : *w) {
+        if (x.is_string()) run->observation.warnings.push_back(x.get<std::string>());
+      }
+    }
+  }
+}
+
 // The measured part of one pgrig.result/1 document, or of a lio cell's
 // pgrig.lio/1 document (its headline is summary.lio_per_s).
 Result<Run> ReadResultRun(const Json& r, const std::string& where) {
@@ -201,6 +219,7 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   c.threads = static_cast<int>(Integer(doc, {"options", "threads"}).value_or(1));
   c.id = CellId(c);
   PGRIG_ASSIGN_OR_RETURN(Run run, ReadResultRun(doc, source));
+  ReadObservationOf(doc, &run);  // `pgrig fleet run`'s merged result has one
   s.complete = run.ok;
   c.runs.push_back(std::move(run));
   s.cells.push_back(std::move(c));
@@ -224,18 +243,7 @@ Result<Run> ReadSuiteRun(const Json& r, const std::string& where) {
     if (run.error.empty()) run.error = "status \"" + status + "\"";
   }
   run.iteration = static_cast<int>(Integer(r, {"iteration"}).value_or(0));
-  if (const Json* o = Find(r, {"observation"}); o != nullptr && o->is_object()) {
-    run.observation = ReadObservation(*o);
-  }
-  if (const Json* b = Find(r, {"bottleneck"}); b != nullptr && b->is_object()) {
-    run.observation.bottleneck = String(*b, {"kind"});
-    run.observation.bottleneck_evidence = String(*b, {"evidence"});
-    if (const Json* w = Find(*b, {"warnings"}); w != nullptr && w->is_array()) {
-      for (const Json& x : *w) {
-        if (x.is_string()) run.observation.warnings.push_back(x.get<std::string>());
-      }
-    }
-  }
+  ReadObservationOf(r, &run);
   return run;
 }
 
