@@ -5,6 +5,7 @@
 // client, or mode = "clients"): fleet_clients.h.
 // The work is in fleet/; this file parses options and prints.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -86,6 +87,17 @@ int RunCheck(int argc, char** argv) {
   if (!fleet.ok()) return Fail(kCommand, fleet.status().message());
   auto local = fleet::DescribeLocalPgrig(kVersion);
   if (!local.ok()) return Fail(kCommand, local.status().message());
+  // As `fleet run` does: every declared instance must be in the catalog
+  // before any host is contacted.
+  auto catalog = fleet::LoadPriceCatalog(std::filesystem::path(local->exe).parent_path().string());
+  if (!catalog.ok()) return Fail(kCommand, catalog.status().message());
+  for (const fleet::FleetHost& h : fleet->hosts) {
+    if (!h.instance) continue;
+    if (auto found = catalog->FindInstance(*h.instance); !found.ok()) {
+      return Fail(kCommand, fmt::format("{}:{}: host '{}': instance {}: {}", file, h.line, h.label,
+                                        *h.instance, found.status().message()));
+    }
+  }
 
   ControlDir control;
   fleet::SshOptions ssh_options;
@@ -108,13 +120,41 @@ int RunCheck(int argc, char** argv) {
                                                       c.arch.empty() ? "-" : c.arch,
                                                       fleet::HostStateName(c.state), c.message))
                             .c_str());
-    ssh.CloseMaster(c.host->destination);
+  }
+  // Each ready host's facts against its declared instance: a warning, as in
+  // `fleet run`, since the measurement itself would still be right.
+  int instance_warnings = 0;
+  for (const fleet::InstanceFinding& w : fleet::CheckInstances(checks, *catalog, ssh)) {
+    if (w.warning.empty()) continue;
+    ++instance_warnings;
+    std::printf(
+        "%s\n",
+        fleet::RedactLine(fmt::format("[{}] warning: {}", w.host->label, w.warning)).c_str());
+  }
+  for (const fleet::HostCheck& c : checks) ssh.CloseMaster(c.host->destination);
+  // The hooks make and remove machines: a check does not run them.
+  std::vector<std::string> hooked;
+  if (fleet->provision || fleet->teardown) hooked.push_back("the fleet");
+  for (const fleet::FleetHost& h : fleet->hosts) {
+    if (h.provision || h.teardown) hooked.push_back(h.label);
+  }
+  if (!hooked.empty()) {
+    std::printf(
+        "hooks of %s not run: a check makes and removes no machines; a host that a provision "
+        "hook creates can only be checked by `pgrig fleet run`, after its hook\n",
+        fmt::format("{}", fmt::join(hooked, ", ")).c_str());  // labels, not secrets
   }
   if (not_ready > 0) {
     std::fprintf(stderr, "pgrig fleet: %d of %zu hosts not ready\n", not_ready, checks.size());
     return kExitBadInvocation;
   }
-  std::printf("all %zu hosts ready (pgrig %s)\n", checks.size(), local->version.c_str());
+  std::string tail;
+  if (instance_warnings > 0) {
+    tail = fmt::format("; {} instance warning{}", instance_warnings,
+                       instance_warnings == 1 ? "" : "s");
+  }
+  std::printf("all %zu hosts ready (pgrig %s)%s\n", checks.size(), local->version.c_str(),
+              tail.c_str());
   return kExitOk;
 }
 

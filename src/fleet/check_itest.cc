@@ -104,6 +104,58 @@ TEST(FleetCheck, UnknownHostKeyAndDeadHostAreReportedOthersGoOn) {
               ::testing::Not(HasSubstr(h.hosts()[0].address + " ")));
 }
 
+// A check compares a host's facts with its declared instance, as a run does,
+// and runs no hook: provisioning would make (and bill) machines.
+TEST(FleetCheck, InstancesAreCheckedAndHooksAreNotRun) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(2);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  const std::string exe = pgrig::testing::PgrigExe();
+  std::string f = ReadWholeFile(FleetFile(h, {exe, exe})).value();
+  const std::string marks = h.dir() + "/hook-ran";
+  const std::string hook = "{ command = [\"touch\", \"" + marks + "\"] }";
+  // The fleet's hooks go in [fleet]; box0 declares a Graviton (this machine
+  // is not one) and has hooks of its own.
+  const std::string fleet_hooks = "provision = " + hook + "\nteardown = " + hook + "\n";
+  f.insert(f.find("\n[[host]]"), "\n" + fleet_hooks);
+  const std::string box0 = "label = \"box0\"\n";
+  f.insert(f.find(box0) + box0.size(),
+           "instance = \"r8g.large\"\nprovision = " + hook + "\nteardown = " + hook + "\n");
+  f.erase(f.find("usd_per_hour = 0.1\n"), 19);  // box0's: the instance gives the price
+  const std::string file = h.dir() + "/fleet-instances.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", file});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(LineFor(r.out, "box0"), HasSubstr("ready")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("[box0] warning: declares instance r8g.large")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("architecture x86_64, not arm64")) << r.out;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("[box1] warning"))) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("hooks of the fleet, box0 not run")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("all 2 hosts ready (pgrig ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("; 1 instance warning\n")) << r.out;
+  struct stat st;
+  EXPECT_NE(::stat(marks.c_str(), &st), 0) << "a hook ran";
+}
+
+TEST(FleetCheck, AnInstanceNotInTheCatalogIsRefusedBeforeAnyConnection) {
+  char tmpl[] = "/tmp/pgrig-fleet-bad-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string path = std::string(tmpl) + "/f.toml";
+  // The host's address is never contacted: the refusal comes first.
+  ASSERT_TRUE(WriteFileAtomically(path,
+                                  "[fleet]\nplan = \"quick\"\n[[host]]\nlabel = \"box\"\n"
+                                  "ssh = \"nowhere.invalid\"\nrole = \"sut\"\n"
+                                  "instance = \"x9.nosuch\"\n")
+                  .ok());
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", path});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr(path + ":3: host 'box': instance x9.nosuch")) << r.err;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("box "))) << r.out;
+  (void)RemoveTree(tmpl);
+}
+
 TEST(FleetCheck, BadFleetFileIsRefusedBeforeAnyConnection) {
   char tmpl[] = "/tmp/pgrig-fleet-bad-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
