@@ -468,6 +468,12 @@ std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string&
       series.push_back(std::move(sr));
     }
   }
+  // A run without a per-second series (a lio window, a result written
+  // without one) has nothing to draw: no frame rather than "no data".
+  if (std::none_of(series.begin(), series.end(),
+                   [](const Series& sr) { return !sr.points.empty(); })) {
+    return "";
+  }
   ChartSpec spec{"throughput-over-time",
                  "Throughput over time per run: " + workload +
                      " (dashed lines: checkpoints the server counted; other dips are stalls)",
@@ -532,11 +538,17 @@ std::string BottleneckChart(const std::vector<Labeled>& suites) {
         note +=
             fmt::format("{}{} {}", i == 0 ? "; waits: " : ", ", waits[i].second, waits[i].first);
       }
-      rows.push_back({(suites.size() > 1 ? s.label + " " : "") + c.id,
-                      {c.cpu_user, c.cpu_system, c.cpu_iowait, c.cpu_steal, c.cpu_idle},
-                      note});
+      const std::vector<std::optional<double>> parts = {c.cpu_user, c.cpu_system, c.cpu_iowait,
+                                                        c.cpu_steal, c.cpu_idle};
+      // A cell whose host was not observed and which names no bottleneck
+      // has no evidence to show.
+      const bool observed =
+          std::any_of(parts.begin(), parts.end(), [](const auto& v) { return v.has_value(); });
+      if (!observed && c.bottleneck.empty() && c.wait_events.empty()) continue;
+      rows.push_back({(suites.size() > 1 ? s.label + " " : "") + c.id, parts, note});
     }
   }
+  if (rows.empty()) return "";  // nothing was observed: no empty frame
   return StackChart("bottleneck", "Bottleneck evidence per cell: host CPU split (mean over runs)",
                     {"user", "system", "iowait", "steal", "idle"}, rows);
 }

@@ -164,6 +164,11 @@ TEST(RenderTest, UnpricedComparisonHasNoPerDollarColumnsAndSaysWhich) {
   const std::string both = RenderComparison({&priced->c, {}}, Format::kText);
   EXPECT_THAT(both, HasSubstr("txn per USD ratio [95%]"));
   EXPECT_THAT(both, Not(HasSubstr("No per-dollar ratio")));
+  // Neither priced: said once, of both.
+  auto none = MakePair({.label = "base", .seed = 3, .cells = StandardCells(20000, 4000, 6000)},
+                       {.label = "other", .seed = 4, .cells = StandardCells(27600, 4000, 6000)});
+  EXPECT_THAT(RenderComparison({&none->c, {}}, Format::kText),
+              HasSubstr("No per-dollar ratio: neither base nor other has a price"));
 }
 
 TEST(RenderTest, IdenticalFactsAreSaidToBeIdenticalInEveryFormat) {

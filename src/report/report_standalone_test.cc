@@ -198,6 +198,14 @@ TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
   EXPECT_THAT(cells, Not(HasSubstr("per dollar")));
   EXPECT_THAT(cells, Not(HasSubstr("per USD")));
   EXPECT_THAT(cells, Not(HasSubstr("no price")));
+  // The page draws what a lio file has (lio/s, latency) and leaves out the
+  // frames it has nothing for: no per-second series, no host observation.
+  const std::string html = RenderComparison({&*c, {}}, Format::kHtml);
+  EXPECT_THAT(html, HasSubstr("data-chart=\"throughput-vs-clients\""));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"latency-percentiles\""));
+  EXPECT_THAT(html, Not(HasSubstr("data-chart=\"throughput-over-time\"")));
+  EXPECT_THAT(html, Not(HasSubstr("data-chart=\"bottleneck\"")));
+  EXPECT_THAT(html, Not(HasSubstr("no data")));
   EXPECT_THAT(RenderComparison({&*c, {}}, Format::kCsv), HasSubstr(",lio_per_s\n"));
   const auto j = nlohmann::json::parse(RenderComparison({&*c, {}}, Format::kJson));
   EXPECT_EQ(j["comparisons"][0]["cells"][0]["metric"], "lio_per_s");

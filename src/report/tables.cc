@@ -1,7 +1,6 @@
 #include "report/tables.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -335,16 +334,13 @@ Table ComparisonTable(const Comparison& c, size_t index) {
   const bool lio_only = metric == "lio/s";
   if (!priced && !lio_only) {
     std::vector<std::string> unpriced;
-    for (const std::string& label : {b, a}) {
-      for (const SuiteStats* s : c.suites) {
-        if (s->suite->label == label && !s->suite->usd_per_hour) unpriced.push_back(label);
-      }
-    }
+    if (!c.suites[0]->suite->usd_per_hour) unpriced.push_back(b);
+    if (!c.suites[index]->suite->usd_per_hour) unpriced.push_back(a);
     if (!unpriced.empty()) {
-      t.note += fmt::format(
-          " No per-dollar ratio: {} has no price (give --usd-per-hour or "
-          "--instance to `pgrig run` or to this command).",
-          fmt::join(unpriced, " and "));
+      const std::string who = unpriced.size() == 1 ? unpriced[0] + " has no price"
+                                                   : "neither " + b + " nor " + a + " has a price";
+      t.note += " No per-dollar ratio: " + who +
+                " (give --usd-per-hour or --instance to `pgrig run` or to this command).";
     }
   }
   if (t.rows.empty()) {
