@@ -317,8 +317,9 @@ Table ComparisonTable(const Comparison& c, size_t index) {
                       RatioText(cc.per_dollar_ratio, cc.per_dollar_interval),
                       cc.per_dollar_ratio ? SpeedName(cc.per_dollar_speed) : "-"});
   }
-  // Latency and price columns only where some cell has them: a lio cell has
-  // neither, and an unpriced pair has no per-dollar figures.
+  // Latency and per-dollar columns only where some row fills them: no row
+  // has a per-dollar ratio when a side has no price or every cell is a lio
+  // cell, and no row has latency when no run kept a histogram.
   const bool latency = AnyFilled(t, 5) || AnyFilled(t, 6);
   const bool priced = AnyFilled(t, 7);
   std::vector<size_t> drop;
@@ -366,8 +367,8 @@ Table FactsDiffTable(const Comparison& c, size_t index, size_t max_rows) {
     t.note = fmt::format("{} more differences not shown", diff.size() - max_rows);
   if (diff.empty()) {
     t.note =
-        "none: every recorded host and server fact is the same in both, so this compares "
-        "runs, not machines.";
+        "none: the host and server facts are the same in both (volatile ones, such as available "
+        "memory, are not compared): one machine, or machines alike in every recorded respect.";
   }
   return t;
 }
