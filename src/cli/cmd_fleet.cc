@@ -142,7 +142,7 @@ int RunCheck(int argc, char** argv) {
     std::printf(
         "hooks of %s not run: a check makes and removes no machines; a host that a provision "
         "hook creates can only be checked by `pgrig fleet run`, after its hook\n",
-        fmt::format("{}", fmt::join(hooked, ", ")).c_str());  // labels, not secrets
+        fmt::format("{}", fmt::join(hooked, ", ")).c_str());
   }
   if (not_ready > 0) {
     std::fprintf(stderr, "pgrig fleet: %d of %zu hosts not ready\n", not_ready, checks.size());
