@@ -91,12 +91,8 @@ int RunCheck(int argc, char** argv) {
   // before any host is contacted.
   auto catalog = fleet::LoadPriceCatalog(std::filesystem::path(local->exe).parent_path().string());
   if (!catalog.ok()) return Fail(kCommand, catalog.status().message());
-  for (const fleet::FleetHost& h : fleet->hosts) {
-    if (!h.instance) continue;
-    if (auto found = catalog->FindInstance(*h.instance); !found.ok()) {
-      return Fail(kCommand, fmt::format("{}:{}: host '{}': instance {}: {}", file, h.line, h.label,
-                                        *h.instance, found.status().message()));
-    }
+  if (Status st = fleet::CheckDeclaredInstances(*fleet, *catalog, file); !st.ok()) {
+    return Fail(kCommand, st.message());
   }
 
   ControlDir control;
@@ -254,14 +250,7 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
   PGRIG_ASSIGN_OR_RETURN(std::string plan_text, ReadWholeFile(where->path));
   // Every declared instance must be in the catalog (its facts are compared later).
   PGRIG_ASSIGN_OR_RETURN(s.catalog, fleet::LoadPriceCatalog(search.exe_dir));
-  for (const fleet::FleetHost& h : s.fleet.hosts) {
-    if (!h.instance) continue;
-    auto found = s.catalog.FindInstance(*h.instance);
-    if (!found.ok()) {
-      return InvalidArgument(fmt::format("{}:{}: host '{}': instance {}: {}", file, h.line, h.label,
-                                         *h.instance, found.status().message()));
-    }
-  }
+  PGRIG_RETURN_IF_ERROR(fleet::CheckDeclaredInstances(s.fleet, s.catalog, file));
   if (s.resuming) {
     PGRIG_RETURN_IF_ERROR(fleet::CheckResumable(s.manifest, fleet_text, plan_text));
     // Results come back to <results>/<run id>: the run directory must be there.

@@ -142,7 +142,8 @@ bool ProviderMatches(std::string_view entry_provider, std::string_view wanted) {
   return wanted.empty() || ToLower(entry_provider) == ToLower(wanted);
 }
 
-std::string NotFoundMessage(const Catalog& catalog, std::string_view spec) {
+std::string NotFoundMessage(const Catalog& catalog, std::string_view spec,
+                            const LookupOptions& opts) {
   std::string msg =
       fmt::format("unknown instance type \"{}\" in the price catalog ({})", spec,
                   catalog.files().empty() ? "no catalog loaded" : Join(catalog.files(), ", "));
@@ -153,9 +154,9 @@ std::string NotFoundMessage(const Catalog& catalog, std::string_view spec) {
                      [&](const std::string& c) { return ToLower(c) == ToLower(Trim(spec)); }),
       close.end());
   if (!close.empty()) msg += fmt::format("; did you mean {}?", Join(close, ", "));
-  msg +=
-      " List entries with \"pgrig cost --list PATTERN\", add yours with --catalog FILE, or "
-      "give the price with --usd-per-hour.";
+  msg += " List entries with \"pgrig cost --list PATTERN\", ";
+  msg += opts.hint.empty() ? "add yours with --catalog FILE, or give the price with --usd-per-hour."
+                           : opts.hint;
   return msg;
 }
 
@@ -229,7 +230,7 @@ Result<InstancePrice> Catalog::FindInstance(std::string_view spec,
               opts.provider, providers.empty() ? "none" : Join(providers, ", ")));
         }
       }
-      return NotFound(NotFoundMessage(*this, trimmed));
+      return NotFound(NotFoundMessage(*this, trimmed, opts));
     }
     PGRIG_ASSIGN_OR_RETURN(const InstancePrice* one,
                            PickOne(hits, trimmed, opts, [](const InstancePrice& e) {
@@ -254,7 +255,7 @@ Result<InstancePrice> Catalog::FindInstance(std::string_view spec,
       hits.push_back(&s);
     }
   }
-  if (hits.empty()) return NotFound(NotFoundMessage(*this, parts[0]));
+  if (hits.empty()) return NotFound(NotFoundMessage(*this, parts[0], opts));
   PGRIG_ASSIGN_OR_RETURN(const FlexShapePrice* shape,
                          PickOne(hits, parts[0], opts, [](const FlexShapePrice& e) {
                            return e.provider + " " + e.region;

@@ -94,6 +94,10 @@ struct MergeStats {
 struct LookupOptions {
   std::string region;    // empty: any
   std::string provider;  // empty: any
+  // What the caller can do about an unknown instance, ending the refusal;
+  // empty: the command line's ("add yours with --catalog FILE, or give the
+  // price with --usd-per-hour").
+  std::string hint;
 };
 
 class Catalog {

@@ -343,6 +343,13 @@ TEST(CatalogTest, UnknownInstanceSuggestsClosestNames) {
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(r.status().message(), HasSubstr("did you mean r8g.16xlarge"));
   EXPECT_THAT(r.status().message(), HasSubstr("--list"));
+  EXPECT_THAT(r.status().message(), HasSubstr("add yours with --catalog FILE"));
+  // A caller without those options (a fleet file) gives its own way out.
+  auto fleet = c.FindInstance("r8g.16xlarg", {.hint = "or write usd_per_hour."});
+  ASSERT_FALSE(fleet.ok());
+  EXPECT_THAT(fleet.status().message(), HasSubstr("did you mean r8g.16xlarge"));
+  EXPECT_THAT(fleet.status().message(), ::testing::EndsWith("or write usd_per_hour."));
+  EXPECT_THAT(fleet.status().message(), Not(HasSubstr("--catalog")));
 
   // One transposition away: r8g.16xlarge is closest.
   std::vector<std::string> s = c.Suggest("r8g.16xlrage");

@@ -152,6 +152,9 @@ TEST(FleetCheck, AnInstanceNotInTheCatalogIsRefusedBeforeAnyConnection) {
   ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", path});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr(path + ":3: host 'box': instance x9.nosuch")) << r.err;
+  // What a fleet file can do about it, not a command line's options.
+  EXPECT_THAT(r.err, HasSubstr("give the host usd_per_hour = PRICE instead of instance")) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("--catalog"))) << r.err;
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("box "))) << r.out;
   (void)RemoveTree(tmpl);
 }

@@ -91,6 +91,23 @@ Result<cost::Catalog> LoadPriceCatalog(const std::string& exe_dir) {
   return catalog;
 }
 
+Status CheckDeclaredInstances(const Fleet& fleet, const cost::Catalog& catalog,
+                              const std::string& file) {
+  // A fleet file has no --catalog or --usd-per-hour: say what it does have.
+  cost::LookupOptions opts;
+  opts.hint =
+      "or give the host usd_per_hour = PRICE instead of instance, or point PGRIG_DATA_DIR at a "
+      "directory whose prices.toml has it.";
+  for (const FleetHost& h : fleet.hosts) {
+    if (!h.instance) continue;
+    if (auto found = catalog.FindInstance(*h.instance, opts); !found.ok()) {
+      return InvalidArgument(fmt::format("{}:{}: host '{}': instance {}: {}", file, h.line, h.label,
+                                         *h.instance, found.status().message()));
+    }
+  }
+  return Status::Ok();
+}
+
 std::vector<InstanceFinding> CheckInstances(const std::vector<HostCheck>& checks,
                                             const cost::Catalog& catalog, const SshTransport& ssh) {
   std::vector<InstanceFinding> findings(checks.size());

@@ -49,6 +49,13 @@ std::vector<std::string> Disagreements(const cost::InstancePrice& entry, const H
 // else the compiled-in one).
 Result<cost::Catalog> LoadPriceCatalog(const std::string& exe_dir);
 
+// InvalidArgument naming the fleet file's line when a host declares an
+// `instance` that `catalog` does not have (`file` is the fleet file, for the
+// message).  Checked before any host is contacted, by `fleet check` and
+// `fleet run`.
+Status CheckDeclaredInstances(const Fleet& fleet, const cost::Catalog& catalog,
+                              const std::string& file);
+
 struct InstanceFinding {
   const FleetHost* host = nullptr;
   std::string warning;  // empty: agrees (or nothing to check)
