@@ -200,6 +200,16 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
     }
     h->usd_per_hour = v;
   }
+  if (h->role == HostRole::kClient && (h->instance || h->usd_per_hour)) {
+    // Accepting it would let a price sit in the file that no result carries.
+    const char* key = h->instance ? "instance" : "usd_per_hour";
+    return r.Error(LineOf(*t.get(key)),
+                   fmt::format("'{}' in {}: a client host is a load generator and is not priced "
+                               "(only role = \"sut\" hosts are); remove it. A clients-mode "
+                               "result is priced when compared: pgrig compare ... "
+                               "--usd-per-hour <the server's price per hour>",
+                               key, where));
+  }
   PGRIG_ASSIGN_OR_RETURN(auto pgrig, r.String(t, "pgrig", where));
   if (pgrig) h->pgrig = *pgrig;
   PGRIG_ASSIGN_OR_RETURN(auto install_dir, r.String(t, "install_dir", where));

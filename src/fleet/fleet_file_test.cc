@@ -192,6 +192,15 @@ INSTANTIATE_TEST_SUITE_P(
             "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\ninstance = \"m7g.large\"\nusd_per_hour "
             "= 1\n",
             "both 'instance' and 'usd_per_hour'"},
+        Bad{"price_on_client",
+            "[fleet]\nserver = \"host=db\"\nbench = [\"-T\", \"5\"]\n[[host]]\nssh = \"a\"\nrole = "
+            "\"client\"\ninstance = \"m7g.large\"\n",
+            "bad.toml:7: 'instance' in [[host]] 'a': a client host is a load generator and is "
+            "not priced"},
+        Bad{"price_on_client_in_compare",
+            "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"s\"\n[[host]]\nssh = \"c\"\nusd_per_hour "
+            "= 0.5\nrole = \"client\"\n",
+            "bad.toml:7: 'usd_per_hour' in [[host]] 'c': a client host"},
         Bad{"price_negative", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nusd_per_hour = -1\n",
             "bad.toml:5: 'usd_per_hour' in [[host]] 'a' must be above 0"},
         Bad{"timeout", "[fleet]\nplan = \"q\"\nconnect_timeout = 0\n[[host]]\nssh = \"a\"\n",
