@@ -262,7 +262,10 @@ DecisionColumn DecisionFor(const SuiteStats& s) {
   if (d.read_write) d.read_write_per_usd = d.read_write->transactions_per_usd;
   if (d.read_only) d.read_only_per_usd = d.read_only->transactions_per_usd;
   const CellStats* p99_from = d.read_write ? d.read_write : d.read_only;
-  if (p99_from && !p99_from->latency_ms.empty()) d.p99_ms = p99_from->latency_ms[3];
+  if (p99_from && !p99_from->latency_ms.empty()) {
+    d.p99_ms = p99_from->latency_ms[3];
+    d.p99_cell = p99_from;
+  }
   for (const CellStats& c : s.cells) {
     if (c.metric != "lio_per_s" || c.runs_ok == 0) continue;
     if (!d.best_lio || c.tps_summary.median > d.best_lio->tps_summary.median) d.best_lio = &c;

@@ -90,7 +90,8 @@ struct DecisionColumn {
   const CellStats* read_write = nullptr;  // best read-write cell
   std::optional<double> read_write_per_usd;
   std::optional<double> read_only_per_usd;
-  std::optional<double> p99_ms;         // of the best read-write cell (else read-only)
+  std::optional<double> p99_ms;         // of p99_cell
+  const CellStats* p99_cell = nullptr;  // the best read-write cell, else the best read-only one
   const CellStats* best_lio = nullptr;  // the lio cell with the highest median, if any
 };
 

@@ -313,6 +313,7 @@ Json CompareJson(const CompareInput& in) {
          {"read_only_transactions_per_usd", OptJson(d.read_only_per_usd)},
          {"read_write_transactions_per_usd", OptJson(d.read_write_per_usd)},
          {"p99_ms", OptJson(d.p99_ms)},
+         {"p99_cell", d.p99_cell ? Json(d.p99_cell->id) : Json(nullptr)},
          {"lio_cell", d.best_lio ? Json(d.best_lio->id) : Json(nullptr)},
          {"lio_per_s", d.best_lio ? Json(d.best_lio->tps_summary.median) : Json(nullptr)}});
   }

@@ -87,6 +87,32 @@ TEST(RenderTest, TextComparisonPutsMismatchesFirstAndUsesTheVerdicts) {
   EXPECT_THAT(text, HasSubstr("no significant difference"));
 }
 
+// The decision table's p99 is the best read-write cell's, else the best
+// read-only one's, and it names the cell it comes from in every format.
+TEST(RenderTest, DecisionP99NamesItsCell) {
+  auto both = StandardPair();
+  const std::string text = RenderComparison({&both->c, {}}, Format::kText);
+  const size_t row = text.find("p99 ms");
+  ASSERT_NE(row, std::string::npos) << text;
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  EXPECT_THAT(line, HasSubstr("(tpcb-like/")) << line;
+  EXPECT_THAT(line, Not(HasSubstr("select-only"))) << line;
+
+  auto read_only = MakePair(
+      {.label = "base", .cells = {{"select-only", 2, 2, 20000}, {"select-only", 4, 2, 26000}}},
+      {.label = "other", .cells = {{"select-only", 2, 2, 21000}, {"select-only", 4, 2, 27000}}});
+  const std::string ro = RenderComparison({&read_only->c, {}}, Format::kText);
+  const size_t at = ro.find("p99 ms");
+  ASSERT_NE(at, std::string::npos) << ro;
+  const std::string ro_line = ro.substr(at, ro.find('\n', at) - at);
+  EXPECT_THAT(ro_line, HasSubstr("(select-only/simple/default/c4/j2)")) << ro_line;
+  EXPECT_THAT(ro, Not(HasSubstr("p99 ms (read-write)")));
+  const auto j = nlohmann::json::parse(RenderComparison({&read_only->c, {}}, Format::kJson));
+  EXPECT_EQ(j["decision"][0]["read_write_cell"], nullptr);
+  EXPECT_EQ(j["decision"][0]["p99_cell"], "select-only/simple/default/c4/j2");
+  EXPECT_DOUBLE_EQ(j["decision"][0]["p99_ms"].get<double>(), *read_only->c.decision[0].p99_ms);
+}
+
 TEST(RenderTest, CsvAndJsonCarryTheComputedFigures) {
   auto p = StandardPair();
   const std::string csv = RenderComparison({&p->c, {}}, Format::kCsv);

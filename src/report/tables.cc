@@ -253,10 +253,14 @@ Table DecisionTable(const Comparison& c) {
         [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
     add("read-write txn per USD",
         [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
-    add("p99 ms (read-write)", [](const DecisionColumn& d) { return Opt(d.p99_ms, 3); });
+    // The read-write cell's when there is one, else the read-only one's: the
+    // value names its cell, as the tps rows do.
+    add("p99 ms", [](const DecisionColumn& d) {
+      return d.p99_cell ? Opt(d.p99_ms, 3) + " (" + d.p99_cell->id + ")" : "-";
+    });
     t.note =
         "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / "
-        "USD per hour.";
+        "USD per hour; p99: of the best read-write cell, else of the best read-only one.";
   }
   if (any_lio) {
     add("lio/s", [&](const DecisionColumn& d) { return best(d.best_lio); });
