@@ -164,7 +164,7 @@ TEST(RunLioSuiteTest, LioCellsAndTheFsyncTestGoIntoTheSuiteAndTheReport) {
   EXPECT_THAT(*csv, HasSubstr(",lio_per_s,server_cpu_us_per_transaction\n"));
   auto md = ReadWholeFile(out + "/summary.md");
   ASSERT_TRUE(md.ok());
-  EXPECT_THAT(*md, HasSubstr("lio/s"));
+  EXPECT_THAT(*md, HasSubstr("| tps or lio/s median [95% interval] |"));
   EXPECT_THAT(*md, HasSubstr("## WAL flushes"));
 
   // The report module reads the suite as written.

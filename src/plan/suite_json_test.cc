@@ -128,6 +128,9 @@ TEST(SuiteJsonTest, PricedCellsGetTransactionsPerDollarWithInterval) {
   EXPECT_GT(pd["transactions_per_usd_ci95"][1].get<double>(),
             pd["transactions_per_usd"].get<double>());
   EXPECT_THAT(CellTable(suite), HasSubstr("txn per USD"));
+  // Transactions only: the heading says tps and nothing of lio.
+  EXPECT_THAT(CellTable(suite), HasSubstr("| runs | tps median [95% interval] |"));
+  EXPECT_THAT(CellTable(suite), Not(HasSubstr("lio")));
 }
 
 TEST(PlanSearchTest, FindsShippedPlansByNameAndFilesByPath) {
