@@ -111,6 +111,14 @@ TEST(RenderTest, DecisionP99NamesItsCell) {
   EXPECT_EQ(j["decision"][0]["read_write_cell"], nullptr);
   EXPECT_EQ(j["decision"][0]["p99_cell"], "select-only/simple/default/c4/j2");
   EXPECT_DOUBLE_EQ(j["decision"][0]["p99_ms"].get<double>(), *read_only->c.decision[0].p99_ms);
+  // Unpriced: the report's cell table has no per-dollar column, and its note
+  // does not explain one.
+  const std::string report = RenderReport({&read_only->sa, {}, {}}, Format::kText);
+  EXPECT_THAT(report, HasSubstr("latency from the merged histograms of the cell's runs."));
+  EXPECT_THAT(report, Not(HasSubstr("USD"))) << report;
+  auto priced = StandardPair();
+  EXPECT_THAT(RenderReport({&priced->sa, {}, {}}, Format::kText),
+              HasSubstr("; txn per USD = tps x 3,600 / USD per hour."));
 }
 
 TEST(RenderTest, CsvAndJsonCarryTheComputedFigures) {

@@ -100,8 +100,8 @@ Table CellTable(const SuiteStats& s) {
   if (any_tps || !any_lio) {
     t.note =
         "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; "
-        "latency from the merged histograms of the cell's runs; txn per USD = tps x 3,600 / USD "
-        "per hour.";
+        "latency from the merged histograms of the cell's runs";
+    t.note += priced ? "; txn per USD = tps x 3,600 / USD per hour." : ".";
   }
   if (std::any_of(s.cells.begin(), s.cells.end(), [](const CellStats& c) {
         return c.server_cpu_source == "estimated" || c.server_cpu_source == "mixed";
