@@ -107,6 +107,10 @@ TEST(RenderTest, DecisionP99NamesItsCell) {
   const std::string ro_line = ro.substr(at, ro.find('\n', at) - at);
   EXPECT_THAT(ro_line, HasSubstr("(select-only/simple/default/c4/j2)")) << ro_line;
   EXPECT_THAT(ro, Not(HasSubstr("p99 ms (read-write)")));
+  // Neither side has a price: no per-dollar rows, the price row says so.
+  EXPECT_THAT(ro, Not(HasSubstr("txn per USD")));
+  EXPECT_THAT(ro, HasSubstr("price USD/hour"));
+  EXPECT_THAT(RenderComparison({&both->c, {}}, Format::kText), HasSubstr("read-only txn per USD"));
   const auto j = nlohmann::json::parse(RenderComparison({&read_only->c, {}}, Format::kJson));
   EXPECT_EQ(j["decision"][0]["read_write_cell"], nullptr);
   EXPECT_EQ(j["decision"][0]["p99_cell"], "select-only/simple/default/c4/j2");

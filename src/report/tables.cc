@@ -249,18 +249,24 @@ Table DecisionTable(const Comparison& c) {
   if (any_tps) {
     add("read-only tps", [&](const DecisionColumn& d) { return best(d.read_only); });
     add("read-write tps", [&](const DecisionColumn& d) { return best(d.read_write); });
-    add("read-only txn per USD",
-        [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
-    add("read-write txn per USD",
-        [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
+    // Per-dollar rows only when some machine has a price (the price row
+    // above shows which do not).
+    const bool any_price = std::any_of(c.decision.begin(), c.decision.end(),
+                                       [](const auto& d) { return d.usd_per_hour.has_value(); });
+    if (any_price) {
+      add("read-only txn per USD",
+          [](const DecisionColumn& d) { return Opt(d.read_only_per_usd, 0); });
+      add("read-write txn per USD",
+          [](const DecisionColumn& d) { return Opt(d.read_write_per_usd, 0); });
+    }
     // The read-write cell's when there is one, else the read-only one's: the
     // value names its cell, as the tps rows do.
     add("p99 ms", [](const DecisionColumn& d) {
       return d.p99_cell ? Opt(d.p99_ms, 3) + " (" + d.p99_cell->id + ")" : "-";
     });
-    t.note =
-        "tps: the best cell of each kind (highest median), [95% interval]; per USD: tps x 3,600 / "
-        "USD per hour; p99: of the best read-write cell, else of the best read-only one.";
+    t.note = std::string("tps: the best cell of each kind (highest median), [95% interval]; ") +
+             (any_price ? "per USD: tps x 3,600 / USD per hour; " : "") +
+             "p99: of the best read-write cell, else of the best read-only one.";
   }
   if (any_lio) {
     add("lio/s", [&](const DecisionColumn& d) { return best(d.best_lio); });
