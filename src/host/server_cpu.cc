@@ -129,7 +129,7 @@ Result<ServerCpuMeter::Settled> ServerCpuMeter::Settle(int live_before,
     if (snap.live_children <= live_before) return Settled{.snapshot = snap, .settled = true};
     if (std::chrono::steady_clock::now() >= deadline)
       return Settled{.snapshot = snap, .settled = false};
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 

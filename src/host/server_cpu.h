@@ -96,7 +96,7 @@ class ServerCpuMeter {
   Result<ServerCpuSnapshot> Snapshot() const;
 
   // Snapshots until at most `live_before` children are alive or `timeout`
-  // has passed (polling every 20 ms); `settled` in the result says which.
+  // has passed (polling every 5 ms); `settled` in the result says which.
   struct Settled {
     ServerCpuSnapshot snapshot;
     bool settled = false;

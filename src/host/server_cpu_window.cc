@@ -22,10 +22,13 @@ ServerCpuWindow ServerCpuWindow::Prepare(const pg::ConnectionParams& params,
   // The probe's backend, and connections closed just before (a setup
   // connection, a warm-up run's clients), exit on their own: the children to
   // come back to after the run are counted once that number has held for
-  // 100 ms (at most 1 s).
+  // 20 ms (at most 1 s).  A backend exits within a millisecond or two of
+  // its client's goodbye; one slower than that is still measured, as a live
+  // child, for all but the tail of its exit.  Every `pgrig bench` waits here
+  // once, so the wait is kept short.
   std::optional<int> live;
   int steady_polls = 0;
-  for (int i = 0; i < 50 && steady_polls < 5; ++i) {
+  for (int i = 0; i < 200 && steady_polls < 4; ++i) {
     auto snap = meter->Snapshot();
     if (!snap.ok()) {
       w.unavailable_ = snap.status().message();
@@ -33,7 +36,7 @@ ServerCpuWindow ServerCpuWindow::Prepare(const pg::ConnectionParams& params,
     }
     steady_polls = live && *live == snap->live_children ? steady_polls + 1 : 0;
     live = snap->live_children;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   w.live_before_ = *live;
   w.meter_ = std::move(*meter);
