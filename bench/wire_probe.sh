@@ -3,7 +3,8 @@
 # protocol over epoll, raw protocol over io_uring) on the same server with
 # select-only, the same clients, threads and duration, and reports medians
 # of throughput and client CPU per transaction (user+sys from getrusage of
-# the child), each as a ratio to pgbench's.  The experiment behind
+# the child), each as a ratio to pgbench's, then each tool's ratios to the
+# pgbench run of the same round: median (range).  The experiment behind
 # docs/performance.md's "What it would take to halve it".
 #
 # Usage: bench/wire_probe.sh [ROUNDS] [DURATION_S]
@@ -66,4 +67,12 @@ for mode in modes.split():
         m = med[name]
         print("  %-9s median tps %9.1f (x%.3f)  client CPU/txn %6.2f us (x%.3f; user %5.2f, sys %5.2f)"
               % (name, m[0], m[0] / base[0], m[1], m[1] / base[1], m[2], m[3]))
+    # Ratios within a round (each tool against the pgbench run of the same
+    # round), which the machine's drift between rounds does not move.
+    for name, _ in tools[1:]:
+        tps = [a[0] / b[0] for a, b in zip(res[name], res["pgbench"])]
+        cpu = [a[1] / b[1] for a, b in zip(res[name], res["pgbench"])]
+        print("  %-9s round ratios to pgbench: tps %.2f (%.2f-%.2f), client CPU/txn %.2f (%.2f-%.2f)"
+              % (name, statistics.median(tps), min(tps), max(tps),
+                 statistics.median(cpu), min(cpu), max(cpu)))
 PY
