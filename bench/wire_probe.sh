@@ -68,7 +68,8 @@ for mode in modes.split():
         print("  %-9s median tps %9.1f (x%.3f)  client CPU/txn %6.2f us (x%.3f; user %5.2f, sys %5.2f)"
               % (name, m[0], m[0] / base[0], m[1], m[1] / base[1], m[2], m[3]))
     # Ratios within a round (each tool against the pgbench run of the same
-    # round), which the machine's drift between rounds does not move.
+    # round): the machine's drift between rounds moves them less than it
+    # moves the medians.
     for name, _ in tools[1:]:
         tps = [a[0] / b[0] for a, b in zip(res[name], res["pgbench"])]
         cpu = [a[1] / b[1] for a, b in zip(res[name], res["pgbench"])]
