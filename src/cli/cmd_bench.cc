@@ -132,12 +132,6 @@ Status WaitForFleetGo(int timeout_s) {
                      std::to_string(timeout_s) + " s");
 }
 
-std::string ServerVersionText(int v) {
-  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
-         std::to_string(v % 100);
-}
-
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -241,7 +235,7 @@ int RunBench(int argc, char** argv) {
   }
   ServerInfo server;
   server.version_num = con->server_version();
-  server.version = ServerVersionText(server.version_num);
+  server.version = pg::ServerVersionText(server.version_num);
   server.target = target->params.Describe();
   server.embedded = target->embedded;
   // Facts for --json are taken before the run, so that they describe the

@@ -15,7 +15,7 @@ namespace pgrig::cli {
 
 namespace {
 
-constexpr CommandName kCommand{"pgrig cluster"};
+constexpr CommandName kClusterCommand{"pgrig cluster"};
 
 std::string Duration(double s) {
   auto total = static_cast<long>(s);
@@ -54,12 +54,12 @@ int RunCluster(int argc, char** argv) {
   }
 
   auto opened = cluster::Cluster::Open({});
-  if (!opened.ok()) return Fail(kCommand, opened.status());
+  if (!opened.ok()) return Fail(kClusterCommand, opened.status());
   cluster::Cluster& c = *opened;
 
   if (start->parsed()) {
     auto r = StartEmbedded(c, /*quiet=*/false);
-    if (!r.ok()) return Fail(kCommand, r.status());
+    if (!r.ok()) return Fail(kClusterCommand, r.status());
     const char* what = *r == cluster::StartAction::kAlreadyRunning ? "already running"
                        : *r == cluster::StartAction::kStarted      ? "started"
                                                                    : "created and started";
@@ -69,25 +69,25 @@ int RunCluster(int argc, char** argv) {
   }
   if (stop->parsed()) {
     Status s = c.Stop();
-    if (!s.ok()) return Fail(kCommand, s);
+    if (!s.ok()) return Fail(kClusterCommand, s);
     std::printf("embedded cluster stopped (%s)\n", c.home().c_str());
     return kExitOk;
   }
   if (destroy->parsed()) {
     Status s = c.Destroy();
-    if (!s.ok()) return Fail(kCommand, s);
+    if (!s.ok()) return Fail(kClusterCommand, s);
     std::printf("embedded cluster destroyed (%s removed)\n", c.home().c_str());
     return kExitOk;
   }
   if (logs->parsed()) {
     auto t = c.LogTail(lines);
-    if (!t.ok()) return Fail(kCommand, t.status());
+    if (!t.ok()) return Fail(kClusterCommand, t.status());
     std::fwrite(t->data(), 1, t->size(), stdout);
     return kExitOk;
   }
   // status
   auto st = c.GetStatus();
-  if (!st.ok()) return Fail(kCommand, st.status());
+  if (!st.ok()) return Fail(kClusterCommand, st.status());
   if (json) {
     nlohmann::json j = {{"initialized", st->initialized},
                         {"running", st->running},

@@ -20,7 +20,7 @@
 namespace pgrig::cli {
 namespace {
 
-constexpr const char* kFooter =
+constexpr const char* kCompareFooter =
     R"(Each DIR is a `pgrig run` results directory (suite.json) or a JSON file
 from `pgrig run`, `pgrig bench --json`, `pgrig lio run --json` or `pgrig fsync
 --json`; logical reads per second are never divided by transactions per
@@ -43,14 +43,14 @@ Examples:
 
 Exit codes: 0 success, 1 bad invocation or input.  See docs/report.md.)";
 
-constexpr CommandName kCommand{"pgrig compare"};
+constexpr CommandName kCompareCommand{"pgrig compare"};
 
 }  // namespace
 
 int RunCompare(int argc, char** argv) {
   CLI::App app{"Compare benchmark suites: ratios with 95% intervals, mismatches, price.",
                "pgrig compare"};
-  app.footer(kFooter);
+  app.footer(kCompareFooter);
   std::vector<std::string> dirs, claims, prices;
   std::string format_name = "text", out;
   app.add_option("DIRS", dirs, "two or more results directories or JSON files")
@@ -66,26 +66,26 @@ int RunCompare(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto format = report::ParseFormat(format_name);
-  if (!format.ok()) return Fail(kCommand, format.status().message());
+  if (!format.ok()) return Fail(kCompareCommand, format.status().message());
   if (!out.empty()) {
-    if (Status st = CheckWritable(out); !st.ok()) return Fail(kCommand, st.message());
+    if (Status st = CheckWritable(out); !st.ok()) return Fail(kCompareCommand, st.message());
   }
   auto price = ParsePrices(prices, dirs.size());
-  if (!price.ok()) return Fail(kCommand, price.status().message());
+  if (!price.ok()) return Fail(kCompareCommand, price.status().message());
   auto loaded = LoadAndAnalyze(dirs, *price);
-  if (!loaded.ok()) return Fail(kCommand, loaded.status().message());
+  if (!loaded.ok()) return Fail(kCompareCommand, loaded.status().message());
   const auto suites = loaded->Pointers();
   auto comparison = report::Compare(suites);
-  if (!comparison.ok()) return Fail(kCommand, comparison.status().message());
+  if (!comparison.ok()) return Fail(kCompareCommand, comparison.status().message());
   report::CompareInput in;
   in.comparison = &*comparison;
   for (const std::string& c : claims) {
     auto checked = report::CheckClaim(c, suites);
-    if (!checked.ok()) return Fail(kCommand, checked.status().message());
+    if (!checked.ok()) return Fail(kCompareCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
   if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok())
-    return Fail(kCommand, st.message());
+    return Fail(kCompareCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", out.c_str());
   return kExitOk;
 }

@@ -33,7 +33,7 @@ namespace {
 using Json = nlohmann::json;
 using cost::Catalog;
 
-constexpr const char* kFooter = R"(Modes:
+constexpr const char* kCostFooter = R"(Modes:
   TCO:        pgrig cost --instance TYPE [--count N] [--years Y] [--storage-gb G] ...
   per-dollar: pgrig cost --results A.json [B.json ...]
   catalog:    pgrig cost --list [PATTERN]
@@ -85,7 +85,7 @@ Examples:
 Exit codes: 0 success, 1 bad invocation or input.
 See docs/cost.md for the model, units and the catalog format.)";
 
-constexpr CommandName kCommand{"pgrig cost"};
+constexpr CommandName kCostCommand{"pgrig cost"};
 
 // Directory of the running executable, from /proc/self/exe; empty when the
 // link cannot be read (the catalog search then skips those candidates).
@@ -188,7 +188,7 @@ void PrintLines(const std::vector<std::string>& lines) {
   for (const auto& l : lines) std::printf("%s\n", l.c_str());
 }
 
-struct Options {
+struct CostOptions {
   std::vector<std::string> instances;
   std::vector<std::string> usd_per_hour;
   std::vector<std::string> claim_usd_per_hour;
@@ -212,9 +212,9 @@ struct Options {
   std::vector<std::string> tco_only_given;
 };
 
-int RunList(const Options& o) {
+int RunList(const CostOptions& o) {
   auto loaded = LoadCatalog(o.catalogs);
-  if (!loaded.ok()) return Fail(kCommand, loaded.status());
+  if (!loaded.ok()) return Fail(kCostCommand, loaded.status());
   if (o.json) {
     Json j = cost::CatalogListToJson(loaded->catalog, o.list_pattern);
     j["schema"] = "pgrig.cost/1";
@@ -229,42 +229,42 @@ int RunList(const Options& o) {
   return kExitOk;
 }
 
-int RunTco(const Options& o) {
+int RunTco(const CostOptions& o) {
   auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
-  if (!prices.ok()) return Fail(kCommand, prices.status());
+  if (!prices.ok()) return Fail(kCostCommand, prices.status());
   auto claims = ParseNumbers(o.claim_usd_per_hour, "--claim-usd-per-hour");
-  if (!claims.ok()) return Fail(kCommand, claims.status());
+  if (!claims.ok()) return Fail(kCostCommand, claims.status());
   auto claim_totals = ParseNumbers(o.claim_total, "--claim-total");
-  if (!claim_totals.ok()) return Fail(kCommand, claim_totals.status());
+  if (!claim_totals.ok()) return Fail(kCostCommand, claim_totals.status());
 
   // With --instance, the instances are the machines and prices pair with them;
   // without, each --usd-per-hour is a machine.
   const size_t machines = o.instances.empty() ? prices->size() : o.instances.size();
   if (machines == 0) {
     return Fail(
-        kCommand,
+        kCostCommand,
         "nothing to price: give --instance TYPE (or --usd-per-hour X), --results FILE..., or "
         "--list; see pgrig cost --help");
   }
   if (!o.instances.empty()) {
     if (Status s = CheckPairing(prices->size(), machines, "--usd-per-hour", "instance"); !s.ok()) {
-      return Fail(kCommand, s);
+      return Fail(kCostCommand, s);
     }
   }
   if (Status s = CheckPairing(claims->size(), machines, "--claim-usd-per-hour", "machine");
       !s.ok()) {
-    return Fail(kCommand, s);
+    return Fail(kCostCommand, s);
   }
   if (Status s = CheckPairing(claim_totals->size(), machines, "--claim-total", "machine");
       !s.ok()) {
-    return Fail(kCommand, s);
+    return Fail(kCostCommand, s);
   }
 
   cost::TcoInput base;
   {
     std::optional<int64_t> count = ParseInt64(o.count);
     if (!count)
-      return Fail(kCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
+      return Fail(kCostCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
     base.count = *count;
     struct {
       const std::string& text;
@@ -278,13 +278,13 @@ int RunTco(const Options& o) {
                 {o.discount, "--discount", &base.discount_pct}};
     for (auto& n : nums) {
       auto v = ParseNumber(n.text, n.name);
-      if (!v.ok()) return Fail(kCommand, v.status());
+      if (!v.ok()) return Fail(kCostCommand, v.status());
       *n.out = *v;
     }
   }
 
   auto loaded = LoadCatalog(o.catalogs);
-  if (!loaded.ok()) return Fail(kCommand, loaded.status());
+  if (!loaded.ok()) return Fail(kCostCommand, loaded.status());
   const Catalog& catalog = loaded->catalog;
   cost::LookupOptions lookup{o.region, o.provider};
 
@@ -296,13 +296,13 @@ int RunTco(const Options& o) {
     if (i < prices->size()) price = (*prices)[i];
     if (i < o.instances.size() && o.instances[i] != "-") {
       auto e = catalog.FindInstance(o.instances[i], lookup);
-      if (!e.ok()) return Fail(kCommand, e.status());
+      if (!e.ok()) return Fail(kCostCommand, e.status());
       m.instance = *e;
       m.label = e->instance_type;
       in.usd_per_hour = e->usd_per_hour;
       m.price_from = "catalog";
     } else if (!price) {
-      return Fail(kCommand,
+      return Fail(kCostCommand,
                   fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
     } else {
       m.label = fmt::format("machine {} at {} USD/hour", i + 1, cost::FormatPlain(*price));
@@ -320,19 +320,19 @@ int RunTco(const Options& o) {
         if (reg.empty() && ToLower(m.instance->region) != "all") reg = m.instance->region;
       }
       auto sp = catalog.FindStorage(o.storage_type, prov, reg);
-      if (!sp.ok()) return Fail(kCommand, sp.status());
+      if (!sp.ok()) return Fail(kCostCommand, sp.status());
       in.storage = *sp;
       m.storage = *sp;
     }
     auto tco = cost::ComputeTco(in);
-    if (!tco.ok()) return Fail(kCommand, tco.status());
+    if (!tco.ok()) return Fail(kCostCommand, tco.status());
     m.tco = *tco;
     cost::Claim claim;
     if (i < claims->size()) claim.usd_per_hour = (*claims)[i];
     if (i < claim_totals->size()) claim.total_usd = (*claim_totals)[i];
     if (claim.usd_per_hour || claim.total_usd) {
       auto c = cost::CheckClaim(m.tco, claim);
-      if (!c.ok()) return Fail(kCommand, c.status());
+      if (!c.ok()) return Fail(kCostCommand, c.status());
       m.claim = *c;
     }
     results.push_back(std::move(m));
@@ -355,44 +355,44 @@ int RunTco(const Options& o) {
   return kExitOk;
 }
 
-int RunResults(const Options& o) {
+int RunResults(const CostOptions& o) {
   if (!o.tco_only_given.empty()) {
-    return Fail(kCommand, fmt::format("{} only apply to a TCO (--instance without --results)",
-                                      Join(o.tco_only_given, ", ")));
+    return Fail(kCostCommand, fmt::format("{} only apply to a TCO (--instance without --results)",
+                                          Join(o.tco_only_given, ", ")));
   }
   const size_t n = o.results.size();
   if (Status s = CheckPairing(o.instances.size(), n, "--instance", "results file"); !s.ok()) {
-    return Fail(kCommand, s);
+    return Fail(kCostCommand, s);
   }
   if (Status s = CheckPairing(o.usd_per_hour.size(), n, "--usd-per-hour", "results file");
       !s.ok()) {
-    return Fail(kCommand, s);
+    return Fail(kCostCommand, s);
   }
   auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
-  if (!prices.ok()) return Fail(kCommand, prices.status());
+  if (!prices.ok()) return Fail(kCostCommand, prices.status());
 
   auto loaded = LoadCatalog(o.catalogs);
-  if (!loaded.ok()) return Fail(kCommand, loaded.status());
+  if (!loaded.ok()) return Fail(kCostCommand, loaded.status());
   cost::LookupOptions lookup{o.region, o.provider};
 
   cost::PerDollarReport report;
   for (size_t i = 0; i < n; ++i) {
     auto run = cost::LoadResultFile(o.results[i]);
-    if (!run.ok()) return Fail(kCommand, run.status());
+    if (!run.ok()) return Fail(kCostCommand, run.status());
     for (const auto& w : run->warnings)
       std::fprintf(stderr, "pgrig cost: warning: %s\n", w.c_str());
     cost::PriceOverride ov;
     if (i < o.instances.size() && o.instances[i] != "-") ov.instance = o.instances[i];
     if (i < prices->size()) ov.usd_per_hour = (*prices)[i];
     auto priced = cost::PriceRun(std::move(*run), ov, loaded->catalog, lookup);
-    if (!priced.ok()) return Fail(kCommand, priced.status());
+    if (!priced.ok()) return Fail(kCostCommand, priced.status());
     auto figures = cost::ComputePerDollar(priced->run, priced->usd_per_hour);
-    if (!figures.ok()) return Fail(kCommand, figures.status());
+    if (!figures.ok()) return Fail(kCostCommand, figures.status());
     report.rows.push_back({std::move(*priced), *figures});
   }
   for (size_t i = 1; i < report.rows.size(); ++i) {
     auto r = cost::ComparePerDollar(report.rows[0].priced, report.rows[i].priced);
-    if (!r.ok()) return Fail(kCommand, r.status());
+    if (!r.ok()) return Fail(kCostCommand, r.status());
     report.ratios.push_back(*r);
   }
 
@@ -416,9 +416,9 @@ int RunCost(int argc, char** argv) {
       "Prices, total cost of ownership and transactions per dollar, with every price's date and "
       "source.",
       "pgrig cost"};
-  app.footer(kFooter);
+  app.footer(kCostFooter);
   app.get_formatter()->column_width(30);
-  Options o;
+  CostOptions o;
 
   // Descriptions stay short (CLI11 does not wrap); the footer has the rules.
   app.add_option("--instance", o.instances,
@@ -483,7 +483,7 @@ int RunCost(int argc, char** argv) {
       std::printf("%s", app.help().c_str());
       return kExitOk;
     }
-    return Fail(kCommand, fmt::format("{}; see pgrig cost --help", e.what()));
+    return Fail(kCostCommand, fmt::format("{}; see pgrig cost --help", e.what()));
   }
   o.list = app.count("--list") > 0;
   for (const char* name :
@@ -492,14 +492,14 @@ int RunCost(int argc, char** argv) {
     if (app.count(name) > 0) o.tco_only_given.push_back(name);
   }
   if (!app.remaining().empty()) {
-    return Fail(kCommand, fmt::format("unexpected argument \"{}\"; see pgrig cost --help",
-                                      app.remaining().front()));
+    return Fail(kCostCommand, fmt::format("unexpected argument \"{}\"; see pgrig cost --help",
+                                          app.remaining().front()));
   }
 
   if (o.list) {
     if (!o.results.empty() || !o.instances.empty() || !o.usd_per_hour.empty() ||
         !o.tco_only_given.empty()) {
-      return Fail(kCommand, "--list takes only [PATTERN], --catalog and --json");
+      return Fail(kCostCommand, "--list takes only [PATTERN], --catalog and --json");
     }
     return RunList(o);
   }

@@ -23,7 +23,7 @@ namespace pgrig::cli {
 
 namespace {
 
-constexpr CommandName kCommand{"pgrig facts"};
+constexpr CommandName kFactsCommand{"pgrig facts"};
 
 Result<nlohmann::json> LoadFacts(const std::string& path) {
   auto text = ReadWholeFile(path);
@@ -50,15 +50,15 @@ Status WriteOut(const std::string& file, const std::string& text) {
 int RunDiff(const std::string& a_path, const std::string& b_path, bool json,
             const std::string& json_file) {
   auto a = LoadFacts(a_path);
-  if (!a.ok()) return Fail(kCommand, a.status().message());
+  if (!a.ok()) return Fail(kFactsCommand, a.status().message());
   auto b = LoadFacts(b_path);
-  if (!b.ok()) return Fail(kCommand, b.status().message());
+  if (!b.ok()) return Fail(kFactsCommand, b.status().message());
   auto diffs = host::DiffFacts(*a, *b);
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& d : diffs) out.push_back({{"key", d.key}, {"a", d.a}, {"b", d.b}});
     Status s = WriteOut(json_file, out.dump(2) + "\n");
-    return s.ok() ? kExitOk : Fail(kCommand, s.message());
+    return s.ok() ? kExitOk : Fail(kFactsCommand, s.message());
   }
   if (diffs.empty()) {
     std::printf("No differences between %s and %s.\n", a_path.c_str(), b_path.c_str());
@@ -123,8 +123,9 @@ int RunFacts(int argc, char** argv) {
 
   SysFs fs(sysroot);
   if (sysroot != "/" && !fs.Exists("/proc") && !fs.Exists("/sys")) {
-    return Fail(kCommand, "--sysroot " + sysroot +
-                              " has neither proc/ nor sys/; give the directory that holds them");
+    return Fail(
+        kFactsCommand,
+        "--sysroot " + sysroot + " has neither proc/ nor sys/; give the directory that holds them");
   }
   host::HostFacts hf = host::CollectHostFacts(fs, {.storage_path = data_dir});
 
@@ -137,7 +138,7 @@ int RunFacts(int argc, char** argv) {
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
       if (!c.ok()) {
-        return Fail(kCommand,
+        return Fail(kFactsCommand,
                     c.status().message() + "\n(use --no-server to describe the host alone)");
       }
       conn = std::move(c).value();
@@ -162,7 +163,7 @@ int RunFacts(int argc, char** argv) {
   if (json) {
     nlohmann::json doc = host::FactsToJson(hf, sf);
     Status s = WriteOut(json_file, doc.dump(2) + "\n");
-    return s.ok() ? kExitOk : Fail(kCommand, s.message());
+    return s.ok() ? kExitOk : Fail(kFactsCommand, s.message());
   }
   std::string text = host::FormatFacts(hf, sf);
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -24,7 +24,7 @@ namespace pgrig::cli {
 
 namespace {
 
-constexpr CommandName kCommand{"pgrig fsync"};
+constexpr CommandName kFsyncCommand{"pgrig fsync"};
 
 // "8k,16k" or "8192,16384" -> bytes; "1,4" -> counts.
 Result<std::vector<int>> ParseList(const std::string& text, const char* what, bool sizes) {
@@ -94,13 +94,14 @@ int RunFsync(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto s = ParseList(sizes, "--sizes", true);
-  if (!s.ok()) return Fail(kCommand, s.status().message());
+  if (!s.ok()) return Fail(kFsyncCommand, s.status().message());
   o.write_sizes = *s;
   auto w = ParseList(writers, "--writers", false);
-  if (!w.ok()) return Fail(kCommand, w.status().message());
+  if (!w.ok()) return Fail(kFsyncCommand, w.status().message());
   o.writers = *w;
   o.tmpfs = allow_tmpfs ? micro::TmpfsPolicy::kAllow : micro::TmpfsPolicy::kRefuse;
-  if (Status st = CheckJsonDestination(json_file); !st.ok()) return Fail(kCommand, st.message());
+  if (Status st = CheckJsonDestination(json_file); !st.ok())
+    return Fail(kFsyncCommand, st.message());
   {
     // Numbers first, so that a bad option is named before any server is asked.
     micro::FsyncOptions probe = o;
@@ -108,7 +109,7 @@ int RunFsync(int argc, char** argv) {
     probe.tmpfs = micro::TmpfsPolicy::kAllow;
     if (Status st = micro::ValidateFsync(probe);
         !st.ok() && st.code() == StatusCode::kInvalidArgument)
-      return Fail(kCommand, st.message());
+      return Fail(kFsyncCommand, st.message());
   }
 
   // The server: the one named, or the embedded cluster when it is running.
@@ -120,8 +121,8 @@ int RunFsync(int argc, char** argv) {
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
       if (!c.ok())
-        return Fail(kCommand, c.status().message() +
-                                  " (give a PATH with --no-server to test a directory alone)");
+        return Fail(kFsyncCommand, c.status().message() +
+                                       " (give a PATH with --no-server to test a directory alone)");
       conn = std::move(c).value();
       if (ServerIsLocal(*conn)) {
         auto d = conn->QueryValue("SHOW data_directory");
@@ -138,7 +139,7 @@ int RunFsync(int argc, char** argv) {
   }
   if (dir.empty()) {
     if (data_dir.empty()) {
-      return Fail(kCommand,
+      return Fail(kFsyncCommand,
                   params.NamesAServer() && !no_server
                       ? "the server's data directory is not on this machine or not readable "
                         "(SHOW data_directory needs pg_read_all_settings); give a PATH"
@@ -148,7 +149,7 @@ int RunFsync(int argc, char** argv) {
     dir = data_dir;
   }
   o.dir = dir;
-  if (Status st = micro::ValidateFsync(o); !st.ok()) return Fail(kCommand, st.message());
+  if (Status st = micro::ValidateFsync(o); !st.ok()) return Fail(kFsyncCommand, st.message());
 
   micro::FsyncDocContext ctx;
   micro::MicroDocInputs in{.tool_version = kVersion,
@@ -177,7 +178,7 @@ int RunFsync(int argc, char** argv) {
   o.stop_requested = InterruptScope::flag();
   auto r = micro::RunFsync(o);
   // A bad path or value is still the invocation's fault (1); else the run failed (2).
-  if (!r.ok()) return Fail(kCommand, r.status(), ExitStage::kRun);
+  if (!r.ok()) return Fail(kFsyncCommand, r.status(), ExitStage::kRun);
   std::printf("  %-24s %7s %7s %10s %9s %9s %9s\n", "method", "bytes", "writers", "flushes/s",
               "p50 ms", "p99 ms", "max ms");
   for (const auto& t : r->tests) {
@@ -214,7 +215,7 @@ int RunFsync(int argc, char** argv) {
   if (!json_file.empty()) {
     Status st = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())
                                  : WriteFileAtomically(json_file, doc.dump(2) + "\n");
-    if (!st.ok()) return Fail(kCommand, st.message(), kExitRunFailure);
+    if (!st.ok()) return Fail(kFsyncCommand, st.message(), kExitRunFailure);
   }
   return r->interrupted ? kExitRunFailure : kExitOk;
 }

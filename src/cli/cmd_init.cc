@@ -305,7 +305,7 @@ std::string OneLine(std::string s) {
   return out;
 }
 
-constexpr CommandName kCommand{"pgrig init", ErrorStyle::kPgbench};
+constexpr CommandName kInitCommand{"pgrig init", ErrorStyle::kPgbench};
 
 }  // namespace
 
@@ -342,13 +342,13 @@ int RunInit(int argc, char** argv) {
   }
   if (const char* forced = std::getenv(workload::kKeyStrategyEnv); forced && *forced) {
     auto strategy = workload::ParseKeyStrategy(forced);
-    if (!strategy.ok()) return Fail(kCommand, strategy.status());
+    if (!strategy.ok()) return Fail(kInitCommand, strategy.status());
     parsed->options.key_strategy = *strategy;
   }
   const workload::InitOptions& options = parsed->options;
 
   auto target = ResolveTarget(parsed->connection, /*quiet=*/false);
-  if (!target.ok()) return Fail(kCommand, OneLine(target.status().message()));
+  if (!target.ok()) return Fail(kInitCommand, OneLine(target.status().message()));
 
   workload::PgbenchLoader loader(options, target->params);
   Result<workload::InitReport> report = Status(StatusCode::kInternal, "not run");
@@ -358,7 +358,7 @@ int RunInit(int argc, char** argv) {
     report = loader.Run(&observer);
     observer.StopProgress(/*print_final=*/false);
   }
-  if (!report.ok()) return Fail(kCommand, OneLine(report.status().message()));
+  if (!report.ok()) return Fail(kInitCommand, OneLine(report.status().message()));
 
   std::string stats;
   for (const auto& s : report->steps) {

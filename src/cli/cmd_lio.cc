@@ -28,7 +28,7 @@ namespace pgrig::cli {
 
 namespace {
 
-constexpr CommandName kCommand{"pgrig lio"};
+constexpr CommandName kLioCommand{"pgrig lio"};
 
 void Note(const std::string& s) { std::fprintf(stderr, "pgrig lio: %s\n", s.c_str()); }
 
@@ -66,46 +66,46 @@ Status CheckSpace(const std::string& dir, int tables, int64_t blocks) {
 
 int DoInit(pg::ConnectionParams params, int tables, const std::string& scale, bool fit) {
   micro::LioInitOptions o{.tables = tables};
-  if (!scale.empty() && fit) return Fail(kCommand, "give either --scale or --fit, not both");
+  if (!scale.empty() && fit) return Fail(kLioCommand, "give either --scale or --fit, not both");
   if (!scale.empty()) {
     auto b = micro::ParseLioScale(scale);
-    if (!b.ok()) return Fail(kCommand, b.status().message());
+    if (!b.ok()) return Fail(kLioCommand, b.status().message());
     o.blocks_per_table = *b;
   } else {
     o.blocks_per_table = 1;  // chosen from shared_buffers once connected
   }
-  if (Status s = micro::ValidateLioInit(o); !s.ok()) return Fail(kCommand, s.message());
+  if (Status s = micro::ValidateLioInit(o); !s.ok()) return Fail(kLioCommand, s.message());
   if (!scale.empty() && !params.NamesAServer()) {
     auto c = cluster::Cluster::Open({});
     if (c.ok()) {
       if (Status s = CheckSpace(c->data_dir(), tables, o.blocks_per_table); !s.ok()) {
-        return Fail(kCommand, s.message());
+        return Fail(kLioCommand, s.message());
       }
     }
   }
   auto target = ResolveTarget(params, /*quiet=*/false);
-  if (!target.ok()) return Fail(kCommand, target.status().message());
+  if (!target.ok()) return Fail(kLioCommand, target.status().message());
   auto conn = pg::Connect(target->params);
-  if (!conn.ok()) return Fail(kCommand, conn.status().message());
+  if (!conn.ok()) return Fail(kLioCommand, conn.status().message());
   if (fit || scale.empty()) {
     auto sb = micro::SharedBuffersBlocks(*conn);
-    if (!sb.ok()) return Fail(kCommand, sb.status().message());
+    if (!sb.ok()) return Fail(kLioCommand, sb.status().message());
     auto b = micro::FitBlocksPerTable(*sb, tables);
-    if (!b.ok()) return Fail(kCommand, b.status().message());
+    if (!b.ok()) return Fail(kLioCommand, b.status().message());
     o.blocks_per_table = *b;
     Note(fmt::format("--fit: shared_buffers is {} blocks; {} tables of {} blocks use 75% of it",
                      *sb, tables, o.blocks_per_table));
   }
   if (target->embedded && target->cluster) {
     if (Status s = CheckSpace(target->cluster->data_dir(), tables, o.blocks_per_table); !s.ok())
-      return Fail(kCommand, s.message());
+      return Fail(kLioCommand, s.message());
   }
   o.target = target->params;
   o.on_note = Note;
   InterruptScope interrupt;
   o.stop_requested = InterruptScope::flag();
   auto r = micro::InitLio(o);
-  if (!r.ok()) return Fail(kCommand, r.status().message(), kExitRunFailure);
+  if (!r.ok()) return Fail(kLioCommand, r.status().message(), kExitRunFailure);
   for (const auto& t : r->tables) {
     std::printf("%s: %lld blocks (one row per block, checked), index %lld blocks, %.1f s\n",
                 micro::LioQualifiedName(t.table).c_str(), static_cast<long long>(t.blocks),
@@ -181,13 +181,13 @@ void PrintRun(const micro::LioRunOptions& o, const micro::LioRunResult& r,
 
 int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string& json_file,
           std::vector<std::string> command_line) {
-  if (Status s = micro::ValidateLioRun(o); !s.ok()) return Fail(kCommand, s.message());
-  if (Status s = CheckJsonDestination(json_file); !s.ok()) return Fail(kCommand, s.message());
+  if (Status s = micro::ValidateLioRun(o); !s.ok()) return Fail(kLioCommand, s.message());
+  if (Status s = CheckJsonDestination(json_file); !s.ok()) return Fail(kLioCommand, s.message());
   auto target = ResolveTarget(params, /*quiet=*/false);
-  if (!target.ok()) return Fail(kCommand, target.status().message());
+  if (!target.ok()) return Fail(kLioCommand, target.status().message());
   auto conn = pg::Connect(target->params);
-  if (!conn.ok()) return Fail(kCommand, conn.status().message());
-  if (auto t = micro::ReadLioTables(*conn); !t.ok()) return Fail(kCommand, t.status().message());
+  if (!conn.ok()) return Fail(kLioCommand, conn.status().message());
+  if (auto t = micro::ReadLioTables(*conn); !t.ok()) return Fail(kLioCommand, t.status().message());
   nlohmann::json facts = nullptr;
   if (!json_file.empty()) {
     host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
@@ -207,13 +207,13 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   auto r = micro::RunLio(o);
   // The documented rule (cli/exit_status.h): a bad value is 1, any other
   // failure once the run has begun (a lost connection too) is 2.
-  if (!r.ok()) return Fail(kCommand, r.status(), ExitStage::kRun);
+  if (!r.ok()) return Fail(kLioCommand, r.status(), ExitStage::kRun);
   nlohmann::json doc = micro::LioResultToJson(in, o, *r, facts);
   PrintRun(o, *r, doc);
   if (!json_file.empty()) {
     Status s = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())
                                 : WriteFileAtomically(json_file, doc.dump(2) + "\n");
-    if (!s.ok()) return Fail(kCommand, s.message(), kExitRunFailure);
+    if (!s.ok()) return Fail(kLioCommand, s.message(), kExitRunFailure);
   }
   return r->interrupted ? kExitRunFailure : kExitOk;
 }

@@ -21,7 +21,8 @@
 namespace pgrig::cli {
 namespace {
 
-constexpr const char* kFooter = R"(DIR is a `pgrig run` results directory (its suite.json, schema
+constexpr const char* kReportFooter =
+    R"(DIR is a `pgrig run` results directory (its suite.json, schema
 pgrig.suite/1) or a JSON file written by `pgrig run`, `pgrig bench --json`,
 `pgrig lio run --json` (one cell, in logical reads per second) or
 `pgrig fsync --json` (the WAL flush table only).
@@ -48,13 +49,13 @@ Examples:
 Exit codes: 0 success, 1 bad invocation or input, 2 loading into the database failed.
 See docs/report.md.)";
 
-constexpr CommandName kCommand{"pgrig report"};
+constexpr CommandName kReportCommand{"pgrig report"};
 
 }  // namespace
 
 int RunReport(int argc, char** argv) {
   CLI::App app{"Show one benchmark suite: cells, intervals, bottlenecks, price.", "pgrig report"};
-  app.footer(kFooter);
+  app.footer(kReportFooter);
   std::string dir, format_name = "text", out, to_db;
   std::vector<std::string> claims, prices;
   app.add_option("DIR", dir, "results directory or suite/result JSON file")->required();
@@ -70,14 +71,14 @@ int RunReport(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto format = report::ParseFormat(format_name);
-  if (!format.ok()) return Fail(kCommand, format.status().message());
+  if (!format.ok()) return Fail(kReportCommand, format.status().message());
   if (!out.empty()) {
-    if (Status st = CheckWritable(out); !st.ok()) return Fail(kCommand, st.message());
+    if (Status st = CheckWritable(out); !st.ok()) return Fail(kReportCommand, st.message());
   }
   auto price = ParsePrices(prices, 1);
-  if (!price.ok()) return Fail(kCommand, price.status().message());
+  if (!price.ok()) return Fail(kReportCommand, price.status().message());
   auto loaded = LoadAndAnalyze({dir}, *price);
-  if (!loaded.ok()) return Fail(kCommand, loaded.status().message());
+  if (!loaded.ok()) return Fail(kReportCommand, loaded.status().message());
   const report::SuiteStats& stats = *loaded->stats[0];
 
   report::ReportInput in;
@@ -85,20 +86,20 @@ int RunReport(int argc, char** argv) {
   in.warnings = report::SuiteWarnings(stats);
   for (const std::string& c : claims) {
     auto checked = report::CheckClaim(c, {&stats});
-    if (!checked.ok()) return Fail(kCommand, checked.status().message());
+    if (!checked.ok()) return Fail(kReportCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
   if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok())
-    return Fail(kCommand, st.message());
+    return Fail(kReportCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig report: wrote %s\n", out.c_str());
 
   if (!to_db.empty()) {
     pg::ConnectionParams params;
     params.dbname = to_db;
     auto conn = pg::Connect(params);
-    if (!conn.ok()) return Fail(kCommand, conn.status().message(), kExitRunFailure);
+    if (!conn.ok()) return Fail(kReportCommand, conn.status().message(), kExitRunFailure);
     auto done = report::LoadIntoDatabase(*conn, stats);
-    if (!done.ok()) return Fail(kCommand, done.status().message(), kExitRunFailure);
+    if (!done.ok()) return Fail(kReportCommand, done.status().message(), kExitRunFailure);
     std::fprintf(stderr, "pgrig report: %s suite %s in %s: %d cells, %d runs, %d fsync tests\n",
                  done->replaced ? "replaced" : "loaded", stats.suite->suite_id.c_str(),
                  pg::RedactConninfo(to_db).c_str(), done->cells, done->runs, done->fsync_tests);

@@ -33,6 +33,7 @@
 #include "cost/catalog.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
+#include "pg/connection.h"
 #include "plan/plan.h"
 #include "plan/plan_search.h"
 #include "plan/runner.h"
@@ -46,7 +47,7 @@ std::atomic<bool> g_run_interrupted{false};
 
 extern "C" void OnRunSigint(int) { g_run_interrupted.store(true); }
 
-constexpr CommandName kCommand{"pgrig run"};
+constexpr CommandName kRunCommand{"pgrig run"};
 
 std::string ExeDir() {
   std::error_code ec;
@@ -57,21 +58,6 @@ std::string ExeDir() {
 std::string Clock(double s) {
   const int t = static_cast<int>(std::max(0.0, s) + 0.5);
   return fmt::format("{}:{:02d}", t / 60, t % 60);
-}
-
-std::string UtcStamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
-std::string ServerVersionText(int v) {
-  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
-         std::to_string(v % 100);
 }
 
 // Prints progress: one live line on a terminal, plain lines otherwise.
@@ -186,11 +172,12 @@ int RunRun(int argc, char** argv) {
   const std::vector<std::string> command_line = RedactedCommandLine(raw, "pgrig run");
 
   // --- Validate everything before anything happens. ----------------------
-  if (quick && !plan_arg.empty()) return Fail(kCommand, "give either a PLAN or --quick, not both");
+  if (quick && !plan_arg.empty())
+    return Fail(kRunCommand, "give either a PLAN or --quick, not both");
   if (!instance.empty() && usd_per_hour)
-    return Fail(kCommand, "give either --instance or --usd-per-hour, not both");
+    return Fail(kRunCommand, "give either --instance or --usd-per-hour, not both");
   if (!resume_dir.empty() && !out_dir.empty())
-    return Fail(kCommand, "--resume DIR writes into DIR; leave out --out");
+    return Fail(kRunCommand, "--resume DIR writes into DIR; leave out --out");
   plan::PlanSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
     search.data_dir = d;
@@ -201,45 +188,45 @@ int RunRun(int argc, char** argv) {
   if (!resume_dir.empty()) {
     auto text = ReadWholeFile(resume_dir + "/suite.json");
     if (!text.ok())
-      return Fail(kCommand, "--resume " + resume_dir + ": no suite.json there (" +
-                                text.status().message() + ")");
+      return Fail(kRunCommand, "--resume " + resume_dir + ": no suite.json there (" +
+                                   text.status().message() + ")");
     try {
       previous = nlohmann::json::parse(*text);
     } catch (const nlohmann::json::exception& e) {
-      return Fail(kCommand,
+      return Fail(kRunCommand,
                   "--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
     }
     const nlohmann::json& pj = (*previous)["plan"];
     if (!pj.is_object() || !pj["source_text"].is_string()) {
-      return Fail(kCommand, "--resume " + resume_dir + ": suite.json holds no plan");
+      return Fail(kRunCommand, "--resume " + resume_dir + ": suite.json holds no plan");
     }
     const std::string path = pj.value("source_path", "");
     auto parsed =
         plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
     if (!parsed.ok())
-      return Fail(kCommand, "--resume " + resume_dir + ": " + parsed.status().message());
+      return Fail(kRunCommand, "--resume " + resume_dir + ": " + parsed.status().message());
     plan = std::move(parsed).value();
     plan.name = pj.value("name", plan.name);
     plan.source_path = path;
     plan.source_text = pj["source_text"].get<std::string>();
     if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
-      return Fail(kCommand, "--resume " + resume_dir + " continues plan '" + plan.name +
-                                "', not '" + plan_arg + "'");
+      return Fail(kRunCommand, "--resume " + resume_dir + " continues plan '" + plan.name +
+                                   "', not '" + plan_arg + "'");
     }
     out_dir = resume_dir;
     if (label.empty()) label = previous->value("label", plan.name);
   } else {
     const std::string name = !plan_arg.empty() ? plan_arg : quick ? "quick" : "standard";
     auto where = plan::LocatePlan(name, search);
-    if (!where.ok()) return Fail(kCommand, where.status().message());
+    if (!where.ok()) return Fail(kRunCommand, where.status().message());
     auto parsed = plan::ReadPlanFile(where->path);
-    if (!parsed.ok()) return Fail(kCommand, parsed.status().message());
+    if (!parsed.ok()) return Fail(kRunCommand, parsed.status().message());
     plan = std::move(parsed).value();
   }
   if (label.empty()) label = plan.name;
   for (char c : label) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      return Fail(kCommand,
+      return Fail(kRunCommand,
                   "--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
     }
   }
@@ -248,11 +235,11 @@ int RunRun(int argc, char** argv) {
   int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   if (hf.effective_cpus) cpus = std::max(1, static_cast<int>(std::floor(*hf.effective_cpus)));
   auto cells = plan::ExpandPlan(plan, cpus);
-  if (!cells.ok()) return Fail(kCommand, cells.status().message());
-  if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(kCommand, w.message());
+  if (!cells.ok()) return Fail(kRunCommand, cells.status().message());
+  if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
   if (previous) {
     Status ok = plan::CheckResumable(*previous, plan, *cells);
-    if (!ok.ok()) return Fail(kCommand, "--resume " + resume_dir + ": " + ok.message());
+    if (!ok.ok()) return Fail(kRunCommand, "--resume " + resume_dir + ": " + ok.message());
   }
 
   // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
@@ -285,7 +272,7 @@ int RunRun(int argc, char** argv) {
                         found->instance_type, found->provenance.file, found->provenance.line,
                         found->provenance.date, found->provenance.source)};
       } else if (!from_facts) {
-        return Fail(kCommand, "--instance " + instance + ": " + found.status().message());
+        return Fail(kRunCommand, "--instance " + instance + ": " + found.status().message());
       } else {
         price_note = "no price: this machine is " + type +
                      ", which the price catalog does not list (" + found.status().message() +
@@ -294,11 +281,11 @@ int RunRun(int argc, char** argv) {
     }
   }
 
-  if (out_dir.empty()) out_dir = "results/" + label + "-" + UtcStamp();
+  if (out_dir.empty()) out_dir = "results/" + label + "-" + CompactTimestampUtc(WallSeconds());
   if (resume_dir.empty()) {
-    if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(kCommand, s.message());
+    if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(kRunCommand, s.message());
   } else if (access(out_dir.c_str(), W_OK) != 0) {
-    return Fail(kCommand, "--resume " + out_dir + " is not writable");
+    return Fail(kRunCommand, "--resume " + out_dir + " is not writable");
   }
 
   const double estimate = plan::EstimateSuiteSeconds(plan, cells->size());
@@ -327,12 +314,12 @@ int RunRun(int argc, char** argv) {
 
   // --- The server, the facts, the suite. ----------------------------------
   auto target = ResolveTarget(params, quiet);
-  if (!target.ok()) return Fail(kCommand, target.status().message());
+  if (!target.ok()) return Fail(kRunCommand, target.status().message());
   auto con = pg::Connect(target->params);
-  if (!con.ok()) return Fail(kCommand, con.status().message());
+  if (!con.ok()) return Fail(kRunCommand, con.status().message());
   plan::ResultServer server;
   server.version_num = con->server_version();
-  server.version = ServerVersionText(server.version_num);
+  server.version = pg::ServerVersionText(server.version_num);
   server.target = target->params.Describe();
   server.embedded = target->embedded;
   host::ServerFacts sf = ProbeServer(*con, &hf);
@@ -371,7 +358,7 @@ int RunRun(int argc, char** argv) {
   auto outcome = plan::RunSuite(so);
   sigaction(SIGINT, &old_sa, nullptr);
   printer.Clear();
-  if (!outcome.ok()) return Fail(kCommand, outcome.status().message());
+  if (!outcome.ok()) return Fail(kRunCommand, outcome.status().message());
 
   std::printf("\n%s", plan::CellTable(outcome->suite).c_str());
   for (const auto& c : outcome->suite["cells"]) {

@@ -35,7 +35,7 @@ namespace pgrig::cli {
 
 namespace {
 
-constexpr CommandName kCommand{"pgrig tune"};
+constexpr CommandName kTuneCommand{"pgrig tune"};
 
 // Where backups go: beside the embedded cluster's home (like its .lock), so
 // that destroying the embedded cluster never takes other servers' backups.
@@ -99,7 +99,7 @@ class EmbeddedServer : public tune::RestartableServer {
   cluster::Cluster& c_;
 };
 
-struct Options {
+struct TuneOptions {
   std::string profile;
   std::string memory, data_size, storage, arch, page_size;
   std::optional<int> cpus, connections, server_version, smt;
@@ -139,7 +139,7 @@ int RunTune(int argc, char** argv) {
       "tuned, with the benchmark profile unless --profile says otherwise.",
       "pgrig tune"};
   app.set_help_flag("--help", "print this help and exit");
-  Options o;
+  TuneOptions o;
   app.add_option("--profile", o.profile,
                  "oltp, web, mixed, dw, desktop or benchmark (default: oltp; benchmark for the "
                  "embedded cluster)");
@@ -190,72 +190,72 @@ int RunTune(int argc, char** argv) {
 
   // --- everything the user typed is checked before any server is touched ---
   if (o.rollback && (o.apply || o.dry_run))
-    return Fail(kCommand, "--rollback cannot be combined with --apply or --dry-run");
+    return Fail(kTuneCommand, "--rollback cannot be combined with --apply or --dry-run");
   if (o.restart && !o.apply && !o.rollback)
-    return Fail(kCommand, "--restart goes with --apply or --rollback");
+    return Fail(kTuneCommand, "--restart goes with --apply or --rollback");
   if (o.offline && (o.apply || o.rollback || o.dry_run)) {
     return Fail(
-        kCommand,
+        kTuneCommand,
         "--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
   }
   if (o.offline && !o.server_version) {
-    return Fail(kCommand, fmt::format("--offline needs --server-version ({} to {})",
-                                      tune::kMinServerMajor, tune::kMaxServerMajor));
+    return Fail(kTuneCommand, fmt::format("--offline needs --server-version ({} to {})",
+                                          tune::kMinServerMajor, tune::kMaxServerMajor));
   }
   if (o.server_version &&
       (*o.server_version < tune::kMinServerMajor || *o.server_version > tune::kMaxServerMajor)) {
     return Fail(
-        kCommand,
+        kTuneCommand,
         fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
                     *o.server_version, tune::kMinServerMajor, tune::kMaxServerMajor));
   }
   if (!o.offline && o.server_version)
-    return Fail(kCommand, "--server-version goes with --offline (a server reports its own)");
+    return Fail(kTuneCommand, "--server-version goes with --offline (a server reports its own)");
   if (o.restart && !o.offline && o.params.NamesAServer()) {
-    return Fail(kCommand,
+    return Fail(kTuneCommand,
                 "--restart restarts only pgrig's embedded cluster; apply without it and restart "
                 "your server yourself (nothing was changed)");
   }
   auto format = tune::ParseFormat(o.format);
-  if (!format.ok()) return Fail(kCommand, format.status().message());
+  if (!format.ok()) return Fail(kTuneCommand, format.status().message());
   std::optional<tune::Profile> profile;
   if (!o.profile.empty()) {
     auto p = tune::ParseProfile(o.profile);
-    if (!p.ok()) return Fail(kCommand, p.status().message());
+    if (!p.ok()) return Fail(kTuneCommand, p.status().message());
     profile = *p;
   }
   std::optional<uint64_t> memory, data_size;
   if (!o.memory.empty()) {
     auto m = tune::ParseSize(o.memory);
-    if (!m.ok()) return Fail(kCommand, "--memory: " + m.status().message());
+    if (!m.ok()) return Fail(kTuneCommand, "--memory: " + m.status().message());
     if (*m < tune::kMinMemoryBytes) {
       return Fail(
-          kCommand,
+          kTuneCommand,
           fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
                       o.memory));
     }
     if (*m > tune::kMaxMemoryBytes) {
-      return Fail(kCommand,
+      return Fail(kTuneCommand,
                   fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
     }
     memory = *m;
   }
   if (!o.data_size.empty()) {
     auto m = tune::ParseSize(o.data_size);
-    if (!m.ok()) return Fail(kCommand, "--data-size: " + m.status().message());
+    if (!m.ok()) return Fail(kTuneCommand, "--data-size: " + m.status().message());
     data_size = *m;
   }
   std::optional<tune::StorageClass> storage;
   if (!o.storage.empty()) {
     auto s = tune::ParseStorageClass(o.storage);
-    if (!s.ok()) return Fail(kCommand, s.status().message());
+    if (!s.ok()) return Fail(kTuneCommand, s.status().message());
     storage = *s;
   }
   if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096))
-    return Fail(kCommand, fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
+    return Fail(kTuneCommand, fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
   if (o.connections &&
       (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
-    return Fail(kCommand,
+    return Fail(kTuneCommand,
                 fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
                             *o.connections, tune::kMinConnections, tune::kMaxConnections));
   }
@@ -268,27 +268,27 @@ int RunTune(int argc, char** argv) {
   given.data_size = data_size;
   if (!o.arch.empty()) {
     auto a = tune::ParseArch(o.arch);
-    if (!a.ok()) return Fail(kCommand, a.status().message());
+    if (!a.ok()) return Fail(kTuneCommand, a.status().message());
     given.arch = *a;
   }
   if (!o.page_size.empty()) {
     auto ps = tune::ParseSize(o.page_size);
-    if (!ps.ok()) return Fail(kCommand, "--page-size: " + ps.status().message());
+    if (!ps.ok()) return Fail(kTuneCommand, "--page-size: " + ps.status().message());
     given.page_size = *ps;
   }
-  if (Status s = tune::ValidateOverrides(given); !s.ok()) return Fail(kCommand, s.message());
+  if (Status s = tune::ValidateOverrides(given); !s.ok()) return Fail(kTuneCommand, s.message());
   // --offline with --memory or --cpus describes another machine: nothing is
   // read from this one, so both are needed.
   const bool as_given = o.offline && (memory || o.cpus);
   if (as_given && (!memory || !o.cpus)) {
-    return Fail(kCommand,
+    return Fail(kTuneCommand,
                 "--offline with --memory or --cpus describes another machine; give both (and "
                 "--storage, --smt, --arch, --page-size as they apply)");
   }
   tune::Overrides overrides;
   for (const auto& s : o.sets) {
     auto kv = tune::ParseOverride(s);
-    if (!kv.ok()) return Fail(kCommand, kv.status().message());
+    if (!kv.ok()) return Fail(kTuneCommand, kv.status().message());
     overrides.values[kv->first] = kv->second;
   }
   const std::string backup_dir = o.backup_dir.empty() ? DefaultBackupDir() : o.backup_dir;
@@ -300,10 +300,10 @@ int RunTune(int argc, char** argv) {
   bool local = true;
   if (!o.offline) {
     auto t = ResolveTarget(o.params, /*quiet=*/*format == tune::Format::kJson);
-    if (!t.ok()) return Fail(kCommand, t.status().message());
+    if (!t.ok()) return Fail(kTuneCommand, t.status().message());
     target.emplace(std::move(t).value());
     auto c = pg::Connect(target->params);
-    if (!c.ok()) return Fail(kCommand, c.status().message());
+    if (!c.ok()) return Fail(kTuneCommand, c.status().message());
     conn.emplace(std::move(c).value());
     local = ServerIsLocal(*conn);
   }
@@ -316,7 +316,7 @@ int RunTune(int argc, char** argv) {
   if (o.rollback) {
     auto rb = tune::RollbackAndRestart(
         *conn, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
-    if (!rb.ok()) return Fail(kCommand, rb.status().message());
+    if (!rb.ok()) return Fail(kTuneCommand, rb.status().message());
     const tune::RollbackOutcome& done = rb->rolled_back;
     std::printf("Restored the configuration saved at %s (%s).\n", done.restored.created_at.c_str(),
                 done.restored.path.c_str());
@@ -346,7 +346,7 @@ int RunTune(int argc, char** argv) {
     if (conn) sf = ProbeServer(*conn, &hf);
     in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, &notes);
   } else if (!memory || !o.cpus) {
-    return Fail(kCommand,
+    return Fail(kTuneCommand,
                 "the server is on another machine, so this machine's facts do not describe it; "
                 "give --memory and --cpus (and --storage) for the server's machine");
   } else {
@@ -364,11 +364,11 @@ int RunTune(int argc, char** argv) {
   tune::CurrentSettings current;
   if (conn) {
     auto cur = tune::ReadCurrentSettings(*conn);
-    if (!cur.ok()) return Fail(kCommand, cur.status().message());
+    if (!cur.ok()) return Fail(kTuneCommand, cur.status().message());
     current = std::move(cur).value();
   }
   auto report = tune::Recommend(in, *profile, current, overrides);
-  if (!report.ok()) return Fail(kCommand, report.status().message() + " (nothing was changed)");
+  if (!report.ok()) return Fail(kTuneCommand, report.status().message() + " (nothing was changed)");
   if (local && !o.no_probe) ProbeHugePagesInto(&*report, current, runner);
   if (!local) {
     report->huge_pages.notes.push_back(
@@ -384,7 +384,7 @@ int RunTune(int argc, char** argv) {
   if (o.dry_run) {
     Status s = tune::CheckPrivileges(*conn, changes);
     if (s.ok()) s = tune::Validate(changes, current);
-    if (!s.ok()) return Fail(kCommand, s.message());
+    if (!s.ok()) return Fail(kTuneCommand, s.message());
     size_t restart = 0;
     for (auto* c : changes) restart += c->apply == tune::Apply::kRestart;
     std::fprintf(stderr,
@@ -399,7 +399,7 @@ int RunTune(int argc, char** argv) {
   }
   auto flow = tune::ApplyAndRestart(
       *conn, *report, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
-  if (!flow.ok()) return Fail(kCommand, flow.status().message());
+  if (!flow.ok()) return Fail(kTuneCommand, flow.status().message());
   const tune::ApplyOutcome& out = flow->applied;
   std::fprintf(stderr, "pgrig tune: applied %zu settings with ALTER SYSTEM (backup: %s)\n",
                out.applied.size(), out.backup_path.c_str());

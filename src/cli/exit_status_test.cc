@@ -47,13 +47,13 @@ TEST(ExitStatusTest, ErrorLineStyles) {
 
 TEST(ExitStatusTest, FailPrintsOneLineAndReturnsTheCode) {
   constexpr CommandName kCommand{"pgrig lio"};
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const int setup = Fail(kCommand, RuntimeError("query failed"));
   const int run = Fail(kCommand, RuntimeError("query failed"), ExitStage::kRun);
   const int bad = Fail(kCommand, NotFound("no file x"), ExitStage::kRun);
   const int explicit_code = Fail(kCommand, "could not write x.json", kExitRunFailure);
   const int defaulted = Fail(kCommand, "give --scale or --fit");
-  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "pgrig lio: query failed\npgrig lio: query failed\npgrig lio: no file x\n"
             "pgrig lio: could not write x.json\npgrig lio: give --scale or --fit\n");
   EXPECT_EQ(setup, kExitBadInvocation);

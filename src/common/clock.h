@@ -31,6 +31,13 @@ inline double WallSeconds() {
 // "2026-11-29T22:53:39Z"
 std::string IsoTimestampUtc(double wall_seconds);
 
+// "20261129T225339Z": the same instant without separators, for file and
+// directory names (results directories, fleet run ids).
+std::string CompactTimestampUtc(double wall_seconds);
+
+// Nanoseconds as milliseconds (the unit of every latency in the results).
+inline double NsToMs(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
 }  // namespace pgrig
 
 #endif  // PGRIG_COMMON_CLOCK_H_

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/process.h"
 #include "common/status.h"
@@ -31,6 +32,19 @@ TEST(Status, PropagatesTheFirstError) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(), "odd: 3");
   EXPECT_EQ(r.status().WithContext("quartering 6").message(), "quartering 6: odd: 3");
+}
+
+TEST(Clock, UtcTimestampsInBothForms) {
+  // 2026-11-29 22:53:39 UTC, with a fraction that is dropped.
+  EXPECT_EQ(IsoTimestampUtc(1795992819.75), "2026-11-29T22:53:39Z");
+  EXPECT_EQ(CompactTimestampUtc(1795992819.75), "20261129T225339Z");
+  EXPECT_DOUBLE_EQ(NsToMs(1'500'000), 1.5);
+}
+
+TEST(Strings, HexIdentifiers) {
+  EXPECT_EQ(HexId(0x41), "0x41");
+  EXPECT_EQ(HexId(0xd0c), "0xd0c");
+  EXPECT_EQ(HexId(0), "0x0");
 }
 
 TEST(Strings, ParsesWholeNumbersOnly) {

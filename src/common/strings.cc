@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <tuple>
 
@@ -78,6 +79,12 @@ std::optional<double> ParseDouble(std::string_view s) {
   double v = std::strtod(t.c_str(), &end);
   if (end != t.c_str() + t.size() || errno == ERANGE) return std::nullopt;
   return v;
+}
+
+std::string HexId(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 std::string HumanBytes(uint64_t bytes) {

@@ -24,6 +24,9 @@ std::optional<double> ParseDouble(std::string_view s);
 // "1.5 GB", "512 MB", "12 kB" with 1024 steps, as PostgreSQL prints sizes.
 std::string HumanBytes(uint64_t bytes);
 
+// "0x41": an identifier (a CPU implementer or part number) in hex.
+std::string HexId(uint64_t v);
+
 // Quotes a word for a POSIX shell when needed (for printing commands).
 std::string ShellQuote(std::string_view s);
 

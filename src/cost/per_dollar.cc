@@ -15,8 +15,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr double kSecondsPerHour = 3600;
-
 // Follows a dotted path ("summary.tps"); nullptr when any step is missing.
 const Json* Find(const Json& root, std::initializer_list<const char*> path) {
   const Json* cur = &root;

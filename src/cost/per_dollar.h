@@ -72,6 +72,8 @@ struct PricedRun {
 Result<PricedRun> PriceRun(MeasuredRun run, const PriceOverride& override_for_file,
                            const Catalog& catalog, const LookupOptions& lookup);
 
+inline constexpr double kSecondsPerHour = 3600;
+
 struct PerDollar {
   double transactions_per_usd = 0;
   double usd_per_million_transactions = 0;

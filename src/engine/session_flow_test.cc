@@ -29,7 +29,7 @@ using testing::FakeStatement;
 using testing::IoPath;
 using testing::QueryModeName;
 
-bool Contains(std::string_view s, std::string_view part) {
+bool HasPart(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
@@ -64,7 +64,7 @@ constexpr const char* kTxnScript = "BEGIN;\nUPDATE t SET v = v + 1;\nEND;\n";
 
 int64_t CountMessages(const FakeBenchRun& run, std::string_view part) {
   return std::count_if(run.messages.begin(), run.messages.end(),
-                       [part](const std::string& m) { return Contains(m, part); });
+                       [part](const std::string& m) { return HasPart(m, part); });
 }
 
 class SessionFlowTest : public ::testing::TestWithParam<IoPath> {};
@@ -77,7 +77,7 @@ TEST_P(SessionFlowTest, SerializationFailuresRetriedUpToMaxTriesThenFail) {
     Counter updates;
     Counter rollbacks;
     auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
-      if (Contains(st.sql, "UPDATE")) {
+      if (HasPart(st.sql, "UPDATE")) {
         updates.Next(st.connection);
         return FakeReply::Error("40001", "could not serialize access due to concurrent update");
       }
@@ -123,7 +123,7 @@ TEST_P(SessionFlowTest, DeadlocksRetriedThenSucceedOrFail) {
     SCOPED_TRACE(max_tries);
     Counter updates;
     auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
-      if (Contains(st.sql, "UPDATE") && updates.Next(st.connection) % 3 != 2) {
+      if (HasPart(st.sql, "UPDATE") && updates.Next(st.connection) % 3 != 2) {
         return FakeReply::Error("40P01", "deadlock detected");
       }
       return FakeReply::Ok();
@@ -166,7 +166,7 @@ TEST_P(SessionFlowTest, SerializationFailureOutsideABlockRetriesWithoutRollback)
   Counter rollbacks;
   auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
     if (st.sql == "ROLLBACK") rollbacks.Next(st.connection);
-    if (Contains(st.sql, "UPDATE") && updates.Next(st.connection) % 2 == 0) {
+    if (HasPart(st.sql, "UPDATE") && updates.Next(st.connection) % 2 == 0) {
       return FakeReply::Error("40001", "could not serialize access due to concurrent update");
     }
     return FakeReply::Ok();
@@ -190,7 +190,7 @@ TEST_P(SessionFlowTest, UnlimitedTriesRetryUntilTheEndOfTheRun) {
     SCOPED_TRACE(fail_every);
     Counter updates;
     auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
-      if (Contains(st.sql, "UPDATE")) {
+      if (HasPart(st.sql, "UPDATE")) {
         const int64_t n = updates.Next(st.connection);
         if (fail_every == 0 || n % fail_every != fail_every - 1) {
           return FakeReply::Error("40001", "could not serialize access due to concurrent update")
@@ -226,7 +226,7 @@ TEST_P(SessionFlowTest, UnlimitedTriesRetryUntilTheEndOfTheRun) {
 TEST_P(SessionFlowTest, LatencyLimitEndsUnlimitedRetries) {
   Counter updates;
   auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
-    if (Contains(st.sql, "UPDATE")) {
+    if (HasPart(st.sql, "UPDATE")) {
       updates.Next(st.connection);
       return FakeReply::Error("40001", "could not serialize access due to concurrent update")
           .After(std::chrono::milliseconds(20));
@@ -256,8 +256,8 @@ TEST_P(SessionFlowTest, PipelineRetriedAfterSerializationFailure) {
   Counter updates;
   Counter ends;
   auto fb = testing::StartFakeBackend([&](const FakeStatement& st) {
-    if (Contains(st.sql, "END")) ends.Next(st.connection);
-    if (Contains(st.sql, "UPDATE") && updates.Next(st.connection) % 2 == 0) {
+    if (HasPart(st.sql, "END")) ends.Next(st.connection);
+    if (HasPart(st.sql, "UPDATE") && updates.Next(st.connection) % 2 == 0) {
       return FakeReply::Error("40001", "could not serialize access due to concurrent update");
     }
     return FakeReply::Ok();

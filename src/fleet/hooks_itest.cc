@@ -31,16 +31,6 @@ constexpr const char* kScriptPlan =
     "duration_s = 1\nwarmup_s = 0\niterations = 2\n"
     "\n[[workload]]\nname = \"one\"\nfile = \"sql/one.sql\"\nwrites = false\n";
 
-struct Clusters {
-  std::vector<std::string> homes;
-  ~Clusters() {
-    for (const std::string& h : homes) {
-      pgrig::testing::RunPgrig({"cluster", "destroy"}, {{"PGRIG_HOME", h}});
-      (void)RemoveTree(h.substr(0, h.rfind('/')));
-    }
-  }
-};
-
 std::vector<std::string> Lines(const std::string& path) {
   std::vector<std::string> out;
   auto text = ReadWholeFile(path);
@@ -89,7 +79,7 @@ TEST(FleetHooks, OrderTeardownAfterFailureInstanceWarningScriptsAndResume) {
   auto hosts = NetnsHosts::Start(2);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   const NetnsHosts& h = **hosts;
-  Clusters clusters;
+  pgrig::testing::TempClusters clusters;
   ASSERT_TRUE(MakeDirs(h.dir() + "/plans/sql").ok());
   ASSERT_TRUE(WriteFileAtomically(h.dir() + "/plans/sql/one.sql", "SELECT 1;\n").ok());
   ASSERT_TRUE(WriteFileAtomically(h.dir() + "/plans/tiny.toml", kScriptPlan).ok());
@@ -183,7 +173,7 @@ TEST(FleetHooks, CtrlCRunsTeardownsAndResumeContinuesThePartialSuite) {
   auto hosts = NetnsHosts::Start(1);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   const NetnsHosts& h = **hosts;
-  Clusters clusters;
+  pgrig::testing::TempClusters clusters;
   std::string plan = kScriptPlan;
   plan.replace(plan.find("duration_s = 1"), 14, "duration_s = 2");
   plan.replace(plan.find("iterations = 2"), 14, "iterations = 4");

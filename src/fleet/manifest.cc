@@ -5,21 +5,13 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "common/fs.h"
 
 namespace pgrig::fleet {
 namespace {
 
 constexpr char kSchema[] = "pgrig.fleet-run/1";
-
-std::string NowUtc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace
 
@@ -128,7 +120,7 @@ Result<Manifest> ParseManifest(const std::string& text, const std::string& path)
 }
 
 Status WriteManifest(const std::string& run_dir, Manifest& m) {
-  m.updated = NowUtc();
+  m.updated = IsoTimestampUtc(WallSeconds());
   return WriteFileAtomically(run_dir + "/" + kManifestName, ManifestToJson(m));
 }
 

@@ -31,23 +31,12 @@ constexpr const char* kTinyPlan =
     "duration_s = 1\nwarmup_s = 0\niterations = 2\n"
     "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n";
 
-// Destroys the embedded clusters the hosts made, also when the test fails.
-struct Clusters {
-  std::vector<std::string> homes;
-  ~Clusters() {
-    for (const std::string& h : homes) {
-      pgrig::testing::RunPgrig({"cluster", "destroy"}, {{"PGRIG_HOME", h}});
-      (void)RemoveTree(h.substr(0, h.rfind('/')));  // MakeTempHome's directory
-    }
-  }
-};
-
 TEST(FleetRun, CompareModeOnTwoHosts) {
   PGRIG_SKIP_WITHOUT_NETNS();
   auto hosts = NetnsHosts::Start(2);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   const NetnsHosts& h = **hosts;
-  Clusters clusters;
+  pgrig::testing::TempClusters clusters;
   std::string plan = h.dir() + "/tiny.toml";
   ASSERT_TRUE(WriteFileAtomically(plan, kTinyPlan).ok());
   std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
@@ -106,7 +95,7 @@ TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   auto hosts = NetnsHosts::Start(2);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   NetnsHosts& h = **hosts;
-  Clusters clusters;
+  pgrig::testing::TempClusters clusters;
   std::string plan = h.dir() + "/tiny.toml";
   std::string text = kTinyPlan;
   text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
@@ -171,7 +160,7 @@ TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
   auto hosts = NetnsHosts::Start(2);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   NetnsHosts& h = **hosts;
-  Clusters clusters;
+  pgrig::testing::TempClusters clusters;
   std::string plan = h.dir() + "/tiny.toml";
   std::string text = kTinyPlan;
   text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");

@@ -1,9 +1,22 @@
 #include "fleet/ssh.h"
 
+#include <stdlib.h>
+
+#include "common/fs.h"
 #include "common/strings.h"
 #include "pg/connection.h"
 
 namespace pgrig::fleet {
+
+SshControlDir::SshControlDir() {
+  char tmpl[] = "/tmp/pgrig-ssh-XXXXXX";
+  if (::mkdtemp(tmpl) != nullptr) path_ = tmpl;
+}
+
+SshControlDir::~SshControlDir() {
+  if (!path_.empty()) (void)RemoveTree(path_);
+}
+
 namespace {
 
 constexpr int kSshFailure = 255;  // ssh's own errors; anything else is the remote command's

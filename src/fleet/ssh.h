@@ -43,6 +43,22 @@ struct SshOptions {
   std::chrono::seconds control_persist{60};
 };
 
+// A private (0700) directory under /tmp for ssh's multiplexing sockets
+// (SshOptions::control_dir), removed with everything in it when this object
+// goes.  path() is empty when the directory could not be made: then use no
+// multiplexing.
+class SshControlDir {
+ public:
+  SshControlDir();
+  ~SshControlDir();
+  SshControlDir(const SshControlDir&) = delete;
+  SshControlDir& operator=(const SshControlDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 struct RemoteCommand {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // set on the remote side with `env`

@@ -81,12 +81,6 @@ Midr DecodeMidr(uint64_t v) {
 
 std::string CpuDir(int cpu) { return "/sys/devices/system/cpu/cpu" + std::to_string(cpu); }
 
-std::string Hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%x", v);
-  return buf;
-}
-
 void Identify(const SysFs& fs, const std::vector<Block>& blocks, const std::vector<int>& online,
               const DmiStrings& dmi, CpuFacts* cpu, std::vector<std::string>* notes) {
   const Block* first = nullptr;
@@ -159,14 +153,14 @@ void Identify(const SysFs& fs, const std::vector<Block>& blocks, const std::vect
     cpu->arm_part = m.part;
     cpu->arm_variant = m.variant;
     cpu->arm_revision = m.revision;
-    cpu->vendor = ArmImplementerName(m.implementer).value_or("implementer " + Hex(m.implementer));
+    cpu->vendor = ArmImplementerName(m.implementer).value_or("implementer " + HexId(m.implementer));
     if (auto core = IdentifyArmCore(m.implementer, m.part)) {
       cpu->microarchitecture = core->name;
       cpu->isa = core->architecture;
       cpu->identification_confidence = Confidence::kHigh;
     } else {
-      notes->push_back("cpu: Arm core (implementer " + Hex(m.implementer) + ", part " +
-                       Hex(m.part) + ") is not in pgrig's table; core unknown");
+      notes->push_back("cpu: Arm core (implementer " + HexId(m.implementer) + ", part " +
+                       HexId(m.part) + ") is not in pgrig's table; core unknown");
     }
     if (cpu->core_types.size() > 1) {
       notes->push_back("cpu: " + std::to_string(cpu->core_types.size()) +

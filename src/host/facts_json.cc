@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "common/strings.h"
+
 namespace pgrig::host {
 
 namespace {
@@ -13,13 +15,7 @@ json Opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-std::string Hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%x", v);
-  return buf;
-}
-
-json OptHex(const std::optional<uint32_t>& v) { return v ? json(Hex(*v)) : json(nullptr); }
+json OptHex(const std::optional<uint32_t>& v) { return v ? json(HexId(*v)) : json(nullptr); }
 
 // "L1d", "L1i", "L2", "L3" as lscpu names them.
 std::string CacheName(const CacheLevel& c) {
@@ -51,8 +47,8 @@ json CpuJson(const CpuFacts& c) {
     json types = json::array();
     for (const auto& t : c.core_types) {
       auto core = IdentifyArmCore(t.implementer, t.part);
-      types.push_back({{"implementer", Hex(t.implementer)},
-                       {"part", Hex(t.part)},
+      types.push_back({{"implementer", HexId(t.implementer)},
+                       {"part", HexId(t.part)},
                        {"core", core ? json(core->name) : json(nullptr)},
                        {"cpus", t.cpus}});
     }

@@ -10,13 +10,13 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-HostFacts Fixture(const std::string& name) {
+HostFacts FixtureFacts(const std::string& name) {
   SysFs fs(std::string(PGRIG_SOURCE_DIR) + "/tests/data/hosts/" + name);
   return CollectHostFacts(fs, {});
 }
 
 TEST(FactsJsonTest, KeysCarryUnitsAndUnknownsAreNull) {
-  json j = FactsToJson(Fixture("graviton3"), std::nullopt);
+  json j = FactsToJson(FixtureFacts("graviton3"), std::nullopt);
   EXPECT_EQ(j["schema"], kFactsSchema);
   EXPECT_TRUE(j["server"].is_null());
   const json& cpu = j["host"]["cpu"];
@@ -31,7 +31,7 @@ TEST(FactsJsonTest, KeysCarryUnitsAndUnknownsAreNull) {
   EXPECT_EQ(j["host"]["cloud"]["instance_type"], "c7g.4xlarge");
   EXPECT_EQ(j["host"]["os"]["page_size_bytes"], 65536);
 
-  json broken = ToJson(Fixture("broken"));
+  json broken = ToJson(FixtureFacts("broken"));
   EXPECT_TRUE(broken["cpu"]["microarchitecture"].is_null());
   EXPECT_TRUE(broken["memory"]["total_bytes"].is_null());
   EXPECT_TRUE(broken["cloud"].is_null());
@@ -51,8 +51,8 @@ TEST(FactsJsonTest, ServerPartUsesSettingNamesAsKeys) {
 }
 
 TEST(FactsDiffTest, MostRelevantFirst) {
-  json a = FactsToJson(Fixture("graviton2"), std::nullopt);
-  json b = FactsToJson(Fixture("amd-genoa"), std::nullopt);
+  json a = FactsToJson(FixtureFacts("graviton2"), std::nullopt);
+  json b = FactsToJson(FixtureFacts("amd-genoa"), std::nullopt);
   auto d = DiffFacts(a, b);
   ASSERT_GE(d.size(), 5u);
   EXPECT_EQ(d[0].key, "host.cpu.microarchitecture");
@@ -75,12 +75,12 @@ TEST(FactsDiffTest, MostRelevantFirst) {
 }
 
 TEST(FactsDiffTest, IdenticalDocumentsHaveNoDifferences) {
-  json a = FactsToJson(Fixture("intel-sapphire-rapids"), std::nullopt);
+  json a = FactsToJson(FixtureFacts("intel-sapphire-rapids"), std::nullopt);
   EXPECT_TRUE(DiffFacts(a, a).empty());
 }
 
 TEST(FactsDiffTest, ServerSettingsAndVolatileValues) {
-  json a = FactsToJson(Fixture("graviton4"), std::nullopt);
+  json a = FactsToJson(FixtureFacts("graviton4"), std::nullopt);
   json b = a;
   b["host"]["memory"]["available_bytes"] = 1;    // volatile: ignored
   b["host"]["notes"].push_back("another note");  // ignored
@@ -95,7 +95,7 @@ TEST(FactsDiffTest, ServerSettingsAndVolatileValues) {
 }
 
 TEST(FactsDiffTest, ExtractsFactsFromResultsFiles) {
-  json facts = FactsToJson(Fixture("graviton2"), std::nullopt);
+  json facts = FactsToJson(FixtureFacts("graviton2"), std::nullopt);
   json results = {{"schema", "pgrig.suite/1"}, {"facts", facts}};
   auto r = ExtractFacts(results);
   ASSERT_TRUE(r.ok());
@@ -105,11 +105,11 @@ TEST(FactsDiffTest, ExtractsFactsFromResultsFiles) {
 }
 
 TEST(FactsTextTest, SummaryNamesCoreChipAndUnknowns) {
-  std::string t = FormatFacts(Fixture("graviton2"), std::nullopt);
+  std::string t = FormatFacts(FixtureFacts("graviton2"), std::nullopt);
   EXPECT_THAT(t, HasSubstr("Neoverse N1"));
   EXPECT_THAT(t, HasSubstr("AWS Graviton2 [high]"));
   EXPECT_THAT(t, HasSubstr("not connected"));
-  std::string b = FormatFacts(Fixture("broken"), std::nullopt);
+  std::string b = FormatFacts(FixtureFacts("broken"), std::nullopt);
   EXPECT_THAT(b, HasSubstr("unknown"));
   EXPECT_THAT(b, HasSubstr("Notes"));
 }

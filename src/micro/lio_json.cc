@@ -11,8 +11,6 @@ namespace {
 
 json OrNull(double v, bool have) { return have ? json(v) : json(nullptr); }
 
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 }  // namespace
 
 json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& tables, int work_unit) {
@@ -45,8 +43,8 @@ json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& table
       {"counters_over_sessions",
        session_blocks > 0 ? json(static_cast<double>(lio) / session_blocks) : json(nullptr)},
       {"latency_ms_avg", OrNull(w.latency.mean() / 1e6, have_lat)},
-      {"latency_ms_p50", OrNull(Ms(p[0]), have_lat)},
-      {"latency_ms_p99", OrNull(Ms(p[1]), have_lat)},
+      {"latency_ms_p50", OrNull(NsToMs(p[0]), have_lat)},
+      {"latency_ms_p99", OrNull(NsToMs(p[1]), have_lat)},
   };
 }
 

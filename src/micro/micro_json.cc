@@ -2,21 +2,18 @@
 
 #include <vector>
 
-namespace pgrig::micro {
+#include "common/clock.h"
 
-namespace {
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
-}  // namespace
+namespace pgrig::micro {
 
 nlohmann::json LatencyMsJson(const stats::Histogram& h) {
   if (h.count() == 0) return nullptr;
   static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
   const std::vector<int64_t> v = h.ValuesAtPercentiles(kPs);
-  return nlohmann::json{{"avg", h.mean() / 1e6}, {"stddev", h.stddev() / 1e6},
-                        {"min", Ms(h.min())},    {"p50", Ms(v[0])},
-                        {"p90", Ms(v[1])},       {"p95", Ms(v[2])},
-                        {"p99", Ms(v[3])},       {"p99_9", Ms(v[4])},
-                        {"max", Ms(h.max())}};
+  return nlohmann::json{
+      {"avg", h.mean() / 1e6}, {"stddev", h.stddev() / 1e6}, {"min", NsToMs(h.min())},
+      {"p50", NsToMs(v[0])},   {"p90", NsToMs(v[1])},        {"p95", NsToMs(v[2])},
+      {"p99", NsToMs(v[3])},   {"p99_9", NsToMs(v[4])},      {"max", NsToMs(h.max())}};
 }
 
 nlohmann::json HistogramJson(const stats::Histogram& h) {

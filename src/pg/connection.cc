@@ -284,4 +284,10 @@ std::string QuoteLiteral(std::string_view literal) {
   return out;
 }
 
+std::string ServerVersionText(int v) {
+  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
+         std::to_string(v % 100);
+}
+
 }  // namespace pgrig::pg

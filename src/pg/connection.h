@@ -137,6 +137,10 @@ Result<Connection> Connect(const ConnectionParams& params);
 std::string QuoteIdent(std::string_view ident);
 std::string QuoteLiteral(std::string_view literal);
 
+// server_version_num as PostgreSQL prints it: 150018 -> "15.18",
+// 90624 -> "9.6.24".
+std::string ServerVersionText(int server_version_num);
+
 }  // namespace pgrig::pg
 
 #endif  // PGRIG_PG_CONNECTION_H_

@@ -11,6 +11,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+TEST(ServerVersionText, AsPostgresqlPrintsIt) {
+  EXPECT_EQ(ServerVersionText(150018), "15.18");
+  EXPECT_EQ(ServerVersionText(170000), "17.0");
+  EXPECT_EQ(ServerVersionText(90624), "9.6.24");
+}
+
 TEST(RedactConninfo, MasksKeyValuePasswords) {
   EXPECT_EQ(RedactConninfo("host=db password=s3cret user=bob"),
             "host=db password=******** user=bob");

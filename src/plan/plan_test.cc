@@ -75,10 +75,10 @@ TEST_P(ShippedPlanTest, ParsesAndExpands) {
   EXPECT_GE(plan->iterations, 3);
   Result<std::vector<Cell>> two = ExpandPlan(*plan, 2);
   ASSERT_TRUE(two.ok()) << two.status().message();
-  EXPECT_EQ(two->size(), c.cells_2cpu) << testing::PrintToString(Ids(*two));
+  EXPECT_EQ(two->size(), c.cells_2cpu) << ::testing::PrintToString(Ids(*two));
   Result<std::vector<Cell>> many = ExpandPlan(*plan, 64);
   ASSERT_TRUE(many.ok()) << many.status().message();
-  EXPECT_EQ(many->size(), c.cells_64cpu) << testing::PrintToString(Ids(*many));
+  EXPECT_EQ(many->size(), c.cells_64cpu) << ::testing::PrintToString(Ids(*many));
   for (const Cell& cell : *many) EXPECT_LE(cell.threads, cell.clients) << cell.id;
 }
 
@@ -172,7 +172,7 @@ TEST(ShippedPlans, DocumentedExampleIsTrue) {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   Result<std::vector<Cell>> cells = ExpandPlan(*plan, 4);
   ASSERT_TRUE(cells.ok());
-  ASSERT_EQ(cells->size(), 6u) << testing::PrintToString(Ids(*cells));
+  ASSERT_EQ(cells->size(), 6u) << ::testing::PrintToString(Ids(*cells));
   EXPECT_EQ(cells->front().id, "select-only/prepared/jit-off/c4/j4");
   EXPECT_EQ((*cells)[1].id, "select-only/prepared/jit-off/c16/j4");
   EXPECT_EQ((*cells)[2].id, "select-only/prepared/jit-on/c4/j4");

@@ -11,17 +11,13 @@ namespace {
 
 using nlohmann::json;
 
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 json LatencyJson(const stats::Histogram& h) {
   if (h.count() == 0) return nullptr;
   static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
   const std::vector<int64_t> v = h.ValuesAtPercentiles(kPs);
-  return json{{"avg", h.mean() / 1e6}, {"stddev", h.stddev() / 1e6},
-              {"min", Ms(h.min())},    {"p50", Ms(v[0])},
-              {"p90", Ms(v[1])},       {"p95", Ms(v[2])},
-              {"p99", Ms(v[3])},       {"p99_9", Ms(v[4])},
-              {"max", Ms(h.max())}};
+  return json{{"avg", h.mean() / 1e6}, {"stddev", h.stddev() / 1e6}, {"min", NsToMs(h.min())},
+              {"p50", NsToMs(v[0])},   {"p90", NsToMs(v[1])},        {"p95", NsToMs(v[2])},
+              {"p99", NsToMs(v[3])},   {"p99_9", NsToMs(v[4])},      {"max", NsToMs(h.max())}};
 }
 
 json HistogramJson(const stats::Histogram& h) {
@@ -61,10 +57,10 @@ json IntervalJson(const stats::IntervalStats& s, double t_end_s, double duration
               {"retries", s.retries},
               {"latency_ms_avg", avg / 1e6},
               {"latency_ms_stddev", stddev / 1e6},
-              {"latency_ms_min", s.transactions > 0 ? Ms(s.latency_min_ns) : 0.0},
-              {"latency_ms_max", s.transactions > 0 ? Ms(s.latency_max_ns) : 0.0},
+              {"latency_ms_min", s.transactions > 0 ? NsToMs(s.latency_min_ns) : 0.0},
+              {"latency_ms_max", s.transactions > 0 ? NsToMs(s.latency_max_ns) : 0.0},
               {"lag_ms_avg", lag / 1e6},
-              {"lag_ms_max", s.transactions > 0 ? Ms(s.lag_max_ns) : 0.0}};
+              {"lag_ms_max", s.transactions > 0 ? NsToMs(s.lag_max_ns) : 0.0}};
 }
 
 }  // namespace
@@ -204,7 +200,7 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
        {{"tps", tps},
         {"tps_including_connections", tps_with_conn},
         {"latency_ms_avg", r.latency.count() > 0 ? r.latency.mean() / 1e6 : 0.0},
-        {"latency_ms_p99", r.latency.count() > 0 ? Ms(r.latency.ValueAtPercentile(99)) : 0.0},
+        {"latency_ms_p99", r.latency.count() > 0 ? NsToMs(r.latency.ValueAtPercentile(99)) : 0.0},
         {"transactions", t.transactions},
         {"failed_transactions", t.failures()},
         {"duration_s", duration_s},
@@ -212,8 +208,8 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
         {"server_cpu_us_per_transaction", server_cpu_per_txn}}},
       {"durations",
        {{"benchmark_s", duration_s},
-        {"initial_connection_ms", Ms(r.conn_elapsed_ns)},
-        {"connection_total_ms", Ms(r.conn_total_ns)}}},
+        {"initial_connection_ms", NsToMs(r.conn_elapsed_ns)},
+        {"connection_total_ms", NsToMs(r.conn_total_ns)}}},
       {"transactions",
        {{"processed", t.transactions},
         {"failed", t.failures()},

@@ -66,20 +66,6 @@ json ReadJson(const std::string& path) {
   }
 }
 
-// A fresh database in the shared cluster; returns the arguments naming it.
-std::vector<std::string> FreshDatabase(const std::string& name) {
-  pg::Connection c = testing::ConnectShared();
-  EXPECT_TRUE(c.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").ok());
-  EXPECT_TRUE(c.Exec("CREATE DATABASE " + name).ok());
-  const pg::ConnectionParams p = testing::SharedParams(name);
-  std::vector<std::string> a;
-  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
-  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
-  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
-  a.insert(a.end(), {"-d", name});
-  return a;
-}
-
 std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
   a.insert(a.begin(), "run");
   a.insert(a.end(), more.begin(), more.end());
@@ -127,7 +113,8 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
   const std::string text = TinyPlan(1, 2, "warmup_s = 1\n");
   WriteText(plan, text);
   const std::string out = dir + "/out";
-  ProcessResult r = testing::RunPgrig(Args(FreshDatabase("run_itest_suite"), {plan, "--out", out}));
+  ProcessResult r =
+      testing::RunPgrig(Args(testing::FreshDatabase("run_itest_suite"), {plan, "--out", out}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("scale 1 from plan 'tiny'"));
   EXPECT_THAT(r.err, HasSubstr("loading scale 1"));
@@ -221,7 +208,7 @@ TEST(RunSuiteTest, ResumeAfterSigintRunsOnlyTheMissingRuns) {
   const std::string plan = dir + "/tiny.toml";
   WriteText(plan, TinyPlan(2, 2));
   const std::string out = dir + "/out";
-  const std::vector<std::string> conn = FreshDatabase("run_itest_resume");
+  const std::vector<std::string> conn = testing::FreshDatabase("run_itest_resume");
   pid_t pid = Spawn(Args(conn, {plan, "--out", out}), dir + "/1.out", dir + "/1.err");
   ASSERT_GT(pid, 0);
   // SIGINT once the first run is in suite.json (the second is then running).
@@ -269,7 +256,7 @@ TEST(RunSuiteTest, ResumeAfterSigintRunsOnlyTheMissingRuns) {
 
 TEST(RunSuiteTest, ServerSettingsRestoredAfterAFailedRun) {
   const std::string db = "run_itest_settings";
-  const std::vector<std::string> conn = FreshDatabase(db);
+  const std::vector<std::string> conn = testing::FreshDatabase(db);
   const std::string original = Show(db, "checkpoint_completion_target");
   ASSERT_FALSE(original.empty());
   const std::string wanted = original == "0.7" ? "0.8" : "0.7";

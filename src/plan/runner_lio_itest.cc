@@ -65,26 +65,14 @@ std::string LioPlan(const std::string& fsync_dir) {
   return text;
 }
 
-std::vector<std::string> FreshDatabase(const std::string& db) {
-  pg::Connection c = testing::ConnectShared();
-  EXPECT_TRUE(c.Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)").ok());
-  EXPECT_TRUE(c.Exec("CREATE DATABASE " + db).ok());
-  const pg::ConnectionParams p = testing::SharedParams(db);
-  std::vector<std::string> a;
-  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
-  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
-  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
-  a.insert(a.end(), {"-d", db});
-  return a;
-}
-
-std::vector<std::string> Args(std::vector<std::string> conn, const std::vector<std::string>& more) {
+std::vector<std::string> RunArgs(std::vector<std::string> conn,
+                                 const std::vector<std::string>& more) {
   conn.insert(conn.begin(), "run");
   conn.insert(conn.end(), more.begin(), more.end());
   return conn;
 }
 
-json ReadJson(const std::string& path) {
+json ReadJsonOrNull(const std::string& path) {
   auto t = ReadWholeFile(path);
   if (!t.ok()) return nullptr;
   try {
@@ -101,16 +89,16 @@ TEST(RunLioSuiteTest, LioCellsAndTheFsyncTestGoIntoTheSuiteAndTheReport) {
   fs::create_directories(dir);
   const std::string plan = dir + "/tiny-lio.toml";
   std::ofstream(plan) << LioPlan(disk.path());
-  const std::vector<std::string> conn = FreshDatabase(kDb);
+  const std::vector<std::string> conn = testing::FreshDatabase(kDb);
 
   // --dry-run names the lio cells and starts nothing.
-  ProcessResult dry = testing::RunPgrig(Args(conn, {plan, "--dry-run"}));
+  ProcessResult dry = testing::RunPgrig(RunArgs(conn, {plan, "--dry-run"}));
   ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
   EXPECT_THAT(dry.out, HasSubstr("lio/prepared/default/c1/j1"));
   EXPECT_THAT(dry.out, HasSubstr("lio/prepared/default/c2/j2"));
 
   const std::string out = dir + "/out";
-  ProcessResult r = testing::RunPgrig(Args(conn, {plan, "--out", out}));
+  ProcessResult r = testing::RunPgrig(RunArgs(conn, {plan, "--out", out}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("lio data: making 2 tables of 128 blocks"));
   EXPECT_THAT(r.err, HasSubstr("pgbench's tables are not needed"));
@@ -118,7 +106,7 @@ TEST(RunLioSuiteTest, LioCellsAndTheFsyncTestGoIntoTheSuiteAndTheReport) {
   // The fsync test file is gone.
   EXPECT_TRUE(fs::is_empty(disk.path()));
 
-  const json s = ReadJson(out + "/suite.json");
+  const json s = ReadJsonOrNull(out + "/suite.json");
   ASSERT_TRUE(s.is_object());
   EXPECT_EQ(s["complete"], true);
   EXPECT_TRUE(s["scale"].is_null());
@@ -187,10 +175,10 @@ TEST(RunLioSuiteTest, LioCellsAndTheFsyncTestGoIntoTheSuiteAndTheReport) {
 
   // A second suite reuses the tables (no fsync workload this time).
   std::ofstream(plan) << LioPlan("");
-  ProcessResult again = testing::RunPgrig(Args(conn, {plan, "--out", dir + "/out2"}));
+  ProcessResult again = testing::RunPgrig(RunArgs(conn, {plan, "--out", dir + "/out2"}));
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_THAT(again.err, HasSubstr("already in database " + std::string(kDb) + "; reusing them"));
-  const json s2 = ReadJson(dir + "/out2/suite.json");
+  const json s2 = ReadJsonOrNull(dir + "/out2/suite.json");
   EXPECT_EQ(s2["lio"]["loaded"], false);
   EXPECT_TRUE(s2["fsync"].is_null());
   EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
@@ -203,7 +191,8 @@ TEST(RunLioSuiteTest, FsyncOnTmpfsIsRefusedBeforeAnythingStarts) {
   const std::string plan = dir + "/tmpfs.toml";
   std::ofstream(plan) << LioPlan("/dev/shm");
   const std::string out = dir + "/out";
-  ProcessResult r = testing::RunPgrig(Args(FreshDatabase(kTmpfsDb), {plan, "--out", out}));
+  ProcessResult r =
+      testing::RunPgrig(RunArgs(testing::FreshDatabase(kTmpfsDb), {plan, "--out", out}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("workload 'fsync', 'dir'"));
   EXPECT_THAT(r.err, HasSubstr("memory file system"));

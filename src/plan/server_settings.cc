@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "plan/cell_settings.h"
@@ -109,15 +110,6 @@ Result<Marker> ReadMarker(const std::string& path) {
   } catch (const std::exception& e) {
     return InvalidArgument(fmt::format("{} is not a valid settings marker: {}", path, e.what()));
   }
-}
-
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // One pg_settings row as seen now, with where its value came from.
@@ -386,7 +378,7 @@ Status ServerSettings::WriteMarker() {
   m.server_id = server_id_;
   m.data_directory = backup_.data_directory;
   m.backup_path = backup_.path;
-  m.created_at = UtcNow();
+  m.created_at = IsoTimestampUtc(WallSeconds());
   m.pid = ::getpid();
   m.pid_start = ProcessStartTicks(::getpid()).value_or(0);
   m.originals = originals_;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "cost/per_dollar.h"
 #include "plan/result_json.h"
@@ -42,8 +43,6 @@ const char* VacuumName(VacuumPolicy p) {
   }
   return "write_workloads";
 }
-
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // j[key] on a const json is undefined behaviour when the key is missing (an
 // assertion in debug builds), and a lio run's result lacks the pgbench
@@ -299,14 +298,10 @@ void UpdateCellSummaries(json& suite) {
     if (merged.count() > 0) {
       static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
       const std::vector<int64_t> v = merged.ValuesAtPercentiles(kPs);
-      summary["latency_ms"] = {{"avg", merged.mean() / 1e6},
-                               {"p50", Ms(v[0])},
-                               {"p90", Ms(v[1])},
-                               {"p95", Ms(v[2])},
-                               {"p99", Ms(v[3])},
-                               {"p99_9", Ms(v[4])},
-                               {"max", Ms(merged.max())},
-                               {"transactions", merged.count()}};
+      summary["latency_ms"] = {{"avg", merged.mean() / 1e6},  {"p50", NsToMs(v[0])},
+                               {"p90", NsToMs(v[1])},         {"p95", NsToMs(v[2])},
+                               {"p99", NsToMs(v[3])},         {"p99_9", NsToMs(v[4])},
+                               {"max", NsToMs(merged.max())}, {"transactions", merged.count()}};
     } else {
       summary["latency_ms"] = nullptr;
     }

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cost/per_dollar.h"
+
 namespace pgrig::report {
 namespace {
-
-constexpr double kSecondsPerHour = 3600;
 
 std::optional<double> Median(std::vector<double> v) {
   if (v.empty()) return std::nullopt;
@@ -175,7 +175,7 @@ Result<SuiteStats> Analyze(const Suite& suite) {
       cs.bottleneck_evidence = "the load client was busy >= 90% of its CPU (client.bottleneck)";
     }
     if (!lio && suite.usd_per_hour && cs.runs_ok > 0) {
-      const double k = kSecondsPerHour / *suite.usd_per_hour;
+      const double k = cost::kSecondsPerHour / *suite.usd_per_hour;
       cs.transactions_per_usd = cs.tps_summary.median * k;
       if (cs.tps_ci)
         cs.transactions_per_usd_ci = stats::Interval{cs.tps_ci->low * k, cs.tps_ci->high * k};

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <regex>
 
+#include "cost/per_dollar.h"
+
 namespace pgrig::report {
 namespace {
-
-constexpr double kSecondsPerHour = 3600;
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -122,7 +122,7 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
         fmt::format("{} has no measured cell{}", suite.label, scope.empty() ? "" : " of " + scope);
     return out;
   }
-  const double k = (tps_per_usd_hour ? 1.0 : kSecondsPerHour) / *suite.usd_per_hour;
+  const double k = (tps_per_usd_hour ? 1.0 : cost::kSecondsPerHour) / *suite.usd_per_hour;
   out.measured = best->tps_summary.median * k;
   if (best->tps_ci) out.interval = stats::Interval{best->tps_ci->low * k, best->tps_ci->high * k};
   out.verdict = Judge(out.claimed, out.interval);

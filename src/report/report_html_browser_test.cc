@@ -65,7 +65,7 @@ ProcessResult RunChromium(const std::string& profile, std::vector<std::string> e
   return r.ok() ? *r : ProcessResult{};
 }
 
-size_t Count(const std::string& text, const std::string& what) {
+size_t Occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
   return n;
@@ -140,30 +140,30 @@ TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
   // client count (2 and 4), each with its interval.
   const std::string tvc = Figure(d, "throughput-vs-clients", "select-only");
   ASSERT_FALSE(tvc.empty());
-  EXPECT_EQ(Count(tvc, "<g class=\"series"), 2u);
+  EXPECT_EQ(Occurrences(tvc, "<g class=\"series"), 2u);
   EXPECT_THAT(tvc, HasSubstr("data-series=\"xeon select-only simple/default/j2\""));
   EXPECT_THAT(tvc, HasSubstr("data-series=\"graviton select-only simple/default/j2\""));
-  EXPECT_EQ(Count(tvc, "<circle class=\"point\""), 4u);
-  EXPECT_EQ(Count(tvc, "data-low="), 4u);
+  EXPECT_EQ(Occurrences(tvc, "<circle class=\"point\""), 4u);
+  EXPECT_EQ(Occurrences(tvc, "data-low="), 4u);
   EXPECT_THAT(tvc, HasSubstr(fmt::format("data-x=\"4\" data-y=\"{:.6g}\"",
                                          sa.cells[1].tps_summary.median)));
   // Latency: 5 percentiles per machine on a log axis.
   const std::string lat = Figure(d, "latency-percentiles", "tpcb-like");
-  EXPECT_EQ(Count(lat, "<circle class=\"point\""), 10u);
+  EXPECT_EQ(Occurrences(lat, "<circle class=\"point\""), 10u);
   EXPECT_THAT(lat, HasSubstr("data-x=\"p99.9\""));
   // Throughput over time: 3 runs per machine, 10 seconds each.
   const std::string ot = Figure(d, "throughput-over-time", "simple-update");
-  EXPECT_EQ(Count(ot, "<g class=\"series"), 6u);
-  EXPECT_EQ(Count(ot, "<circle class=\"point\""), 60u);
+  EXPECT_EQ(Occurrences(ot, "<g class=\"series"), 6u);
+  EXPECT_EQ(Occurrences(ot, "<circle class=\"point\""), 60u);
   // Price/performance: both machines, three workload kinds.
   const std::string price = Figure(d, "price-performance", "");
-  EXPECT_EQ(Count(price, "<circle class=\"point\""), 6u);
+  EXPECT_EQ(Occurrences(price, "<circle class=\"point\""), 6u);
   // Bottleneck evidence: 5 CPU shares for 12 cells.
   const std::string bn = Figure(d, "bottleneck", "");
-  EXPECT_EQ(Count(bn, "<g class=\"series"), 5u);
-  EXPECT_EQ(Count(bn, "<rect class=\"point\""), 60u);
+  EXPECT_EQ(Occurrences(bn, "<g class=\"series"), 5u);
+  EXPECT_EQ(Occurrences(bn, "<rect class=\"point\""), 60u);
   // Every chart has its table.
-  EXPECT_EQ(Count(d, "<figure class=\"chart\""), Count(d, "<table class=\"data\">"));
+  EXPECT_EQ(Occurrences(d, "<figure class=\"chart\""), Occurrences(d, "<table class=\"data\">"));
 
   std::filesystem::remove_all(profile);
   const ProcessResult shot = RunChromium(profile, {"--window-size=1280,4000", "--hide-scrollbars",

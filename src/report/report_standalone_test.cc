@@ -24,7 +24,7 @@ using ::testing::Not;
 const std::string kMicro = std::string(PGRIG_SOURCE_DIR) + "/tests/data/micro/";
 const std::string kSuites = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
 
-Suite Load(const std::string& path) {
+Suite LoadStandalone(const std::string& path) {
   auto s = LoadSuite(path);
   EXPECT_TRUE(s.ok()) << s.status().message();
   return s.ok() ? *s : Suite{};
@@ -36,7 +36,7 @@ nlohmann::json Doc(const std::string& path) {
 }
 
 TEST(StandaloneLioTest, ReadsAsOneLioCellWithOneRun) {
-  const Suite s = Load(kMicro + "lio-s1-1.json");
+  const Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
   const nlohmann::json doc = Doc(kMicro + "lio-s1-1.json");
   EXPECT_EQ(s.schema, kLioSchema);
   EXPECT_EQ(s.label, "lio-s1-1");
@@ -78,7 +78,7 @@ TEST(StandaloneLioTest, ALioFileWithoutSessionsOrHeadlineIsRefused) {
 }
 
 TEST(StandaloneFsyncTest, ReadsAsASuiteHoldingOnlyTheFsyncTest) {
-  const Suite s = Load(kMicro + "fsync-1.json");
+  const Suite s = LoadStandalone(kMicro + "fsync-1.json");
   const nlohmann::json doc = Doc(kMicro + "fsync-1.json");
   EXPECT_EQ(s.schema, kFsyncSchema);
   EXPECT_EQ(s.label, "fsync-1");
@@ -102,7 +102,7 @@ TEST(StandaloneFsyncTest, ReadsAsASuiteHoldingOnlyTheFsyncTest) {
 }
 
 TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
-  const Suite s = Load(kMicro + "lio-s1-1.json");
+  const Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
   auto st = Analyze(s);
   ASSERT_TRUE(st.ok());
   const std::string text = RenderReport({&*st, SuiteWarnings(*st), {}}, Format::kText);
@@ -123,7 +123,7 @@ TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
 }
 
 TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
-  const Suite s = Load(kMicro + "fsync-1.json");
+  const Suite s = LoadStandalone(kMicro + "fsync-1.json");
   auto st = Analyze(s);
   ASSERT_TRUE(st.ok());
   const std::string text = RenderReport({&*st, SuiteWarnings(*st), {}}, Format::kText);
@@ -147,7 +147,8 @@ TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
 }
 
 TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
-  const Suite a = Load(kMicro + "fsync-1.json"), b = Load(kMicro + "fsync-2.json");
+  const Suite a = LoadStandalone(kMicro + "fsync-1.json"),
+              b = LoadStandalone(kMicro + "fsync-2.json");
   auto sa = Analyze(a), sb = Analyze(b);
   ASSERT_TRUE(sa.ok() && sb.ok());
   auto c = Compare({&*sa, &*sb});
@@ -165,7 +166,8 @@ TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
 }
 
 TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
-  const Suite a = Load(kMicro + "lio-s1-1.json"), b = Load(kMicro + "lio-s1-2.json");
+  const Suite a = LoadStandalone(kMicro + "lio-s1-1.json"),
+              b = LoadStandalone(kMicro + "lio-s1-2.json");
   auto sa = Analyze(a), sb = Analyze(b);
   ASSERT_TRUE(sa.ok() && sb.ok());
   auto c = Compare({&*sa, &*sb});
@@ -223,7 +225,8 @@ TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
 }
 
 TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
-  const Suite tps = Load(kSuites + "tiny-r1"), lio = Load(kMicro + "lio-s1-1.json");
+  const Suite tps = LoadStandalone(kSuites + "tiny-r1"),
+              lio = LoadStandalone(kMicro + "lio-s1-1.json");
   auto st = Analyze(tps), sl = Analyze(lio);
   ASSERT_TRUE(st.ok() && sl.ok());
   for (const auto& pair :

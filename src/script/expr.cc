@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numbers>
 
 #include "script/pg_format.h"
 
@@ -845,7 +846,6 @@ int64_t Permute(int64_t val, int64_t isize, uint64_t seed) {
 namespace {
 
 constexpr int kMaxFuncArgs = 16;
-constexpr double kPi = 3.14159265358979323846;
 
 class Evaluator {
  public:
@@ -992,7 +992,7 @@ class Evaluator {
         return true;
       }
       case Func::kPi:
-        *out = Value::Double(kPi);
+        *out = Value::Double(std::numbers::pi);
         return true;
       case Func::kAbs:
         if (args[0].is_int()) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <string>
 
 namespace pgrig::script {
@@ -20,8 +21,6 @@ uint64_t SplitMix64(uint64_t* state) {
   v = (v ^ (v >> 27)) * 0x94D049BB133111EBULL;
   return v ^ (v >> 31);
 }
-
-constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace
 
@@ -109,7 +108,7 @@ int64_t RandomGaussian(Prng& rng, int64_t min, int64_t max, double parameter) {
     // Box-Muller, as pg_prng_double_normal(): both uniforms in (0, 1].
     const double u1 = 1.0 - rng.NextDouble();
     const double u2 = 1.0 - rng.NextDouble();
-    stdev = std::sqrt(-2.0 * std::log(u1)) * std::sin(2.0 * kPi * u2);
+    stdev = std::sqrt(-2.0 * std::log(u1)) * std::sin(2.0 * std::numbers::pi * u2);
   } while (stdev < -parameter || stdev >= parameter);
   const double r = (stdev + parameter) / (parameter * 2.0);
   return OffsetLikePgbench(min, static_cast<double>(max - min + 1) * r);

@@ -71,7 +71,7 @@ TEST(PgbenchIntTest, EmptyOrBlankReadsAsZeroAsInPgbench) {
 }
 
 // getopt_long's codes for the options, as the two parsers' tables give them.
-ConnectionArgs Take(const std::vector<std::pair<int, std::string>>& options) {
+ConnectionArgs TakeAll(const std::vector<std::pair<int, std::string>>& options) {
   ConnectionArgs c;
   for (const auto& [opt, arg] : options) EXPECT_TRUE(c.Take(opt, arg.c_str())) << opt;
   return c;
@@ -79,7 +79,7 @@ ConnectionArgs Take(const std::vector<std::pair<int, std::string>>& options) {
 
 TEST(ConnectionArgsTest, TakesOnlyTheConnectionOptionsLastOneWins) {
   ConnectionArgs c =
-      Take({{'h', "/a"}, {'p', "5433"}, {'U', "bob"}, {'h', "/b"}, {kDbLongOption, "x"}});
+      TakeAll({{'h', "/a"}, {'p', "5433"}, {'U', "bob"}, {'h', "/b"}, {kDbLongOption, "x"}});
   EXPECT_EQ(c.params.host, "/b");
   EXPECT_EQ(c.params.port, "5433");
   EXPECT_EQ(c.params.user, "bob");
@@ -115,14 +115,14 @@ TEST(ConnectionArgsTest, FirstOperandIsTheDatabase) {
 TEST(ConnectionArgsTest, DbOptionOrOperandNotBoth) {
   {
     Operands ops({"init"});
-    ConnectionArgs c = Take({{kDbLongOption, "host=/x dbname=y password=z"}});
+    ConnectionArgs c = TakeAll({{kDbLongOption, "host=/x dbname=y password=z"}});
     int optind = 1;
     ASSERT_TRUE(c.TakeDatabase(ops.argc(), ops.argv.data(), &optind).ok());
     EXPECT_EQ(c.params.dbname, "host=/x dbname=y password=z");
   }
   {
     Operands ops({"init", "other"});
-    ConnectionArgs c = Take({{kDbLongOption, "y"}});
+    ConnectionArgs c = TakeAll({{kDbLongOption, "y"}});
     int optind = 1;
     Status s = c.TakeDatabase(ops.argc(), ops.argv.data(), &optind);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -142,7 +142,7 @@ TEST(ConnectionArgsTest, DbOptionOrOperandNotBoth) {
 // environment; an option or a conninfo keyword beats the variable.  libpq
 // resolves the parameters when a connection starts; the host here is a
 // socket directory that does not exist, so nothing is reached.
-class EnvironmentDefaultsTest : public testing::Test {
+class EnvironmentDefaultsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* v : {"PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGHOSTADDR", "PGSERVICE"}) {
@@ -183,7 +183,7 @@ TEST_F(EnvironmentDefaultsTest, VariablesFillWhatTheCommandLineLeavesUnset) {
   setenv("PGPORT", "5999", 1);
   setenv("PGUSER", "envuser", 1);
   setenv("PGDATABASE", "envdb", 1);
-  auto r = Resolved(Take({}));
+  auto r = Resolved(TakeAll({}));
   EXPECT_EQ(r["host"], "/nonexistent-pgrig-env");
   EXPECT_EQ(r["port"], "5999");
   EXPECT_EQ(r["user"], "envuser");
@@ -196,7 +196,7 @@ TEST_F(EnvironmentDefaultsTest, OptionsBeatVariables) {
   setenv("PGUSER", "envuser", 1);
   setenv("PGDATABASE", "envdb", 1);
   Operands ops({"bench", "argdb"});
-  ConnectionArgs c = Take({{'h', "/nonexistent-pgrig-flag"}, {'U', "flaguser"}});
+  ConnectionArgs c = TakeAll({{'h', "/nonexistent-pgrig-flag"}, {'U', "flaguser"}});
   int optind = 1;
   ASSERT_TRUE(c.TakeDatabase(ops.argc(), ops.argv.data(), &optind).ok());
   auto r = Resolved(c);
@@ -209,7 +209,7 @@ TEST_F(EnvironmentDefaultsTest, OptionsBeatVariables) {
 TEST_F(EnvironmentDefaultsTest, ConninfoKeywordsBeatVariables) {
   setenv("PGHOST", "/nonexistent-pgrig-env", 1);
   setenv("PGDATABASE", "envdb", 1);
-  ConnectionArgs c = Take({{kDbLongOption, "host=/nonexistent-pgrig-conninfo dbname=cdb"}});
+  ConnectionArgs c = TakeAll({{kDbLongOption, "host=/nonexistent-pgrig-conninfo dbname=cdb"}});
   Operands ops({"bench"});
   int optind = 1;
   ASSERT_TRUE(c.TakeDatabase(ops.argc(), ops.argv.data(), &optind).ok());

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "common/fs.h"
 #include "common/strings.h"
 
 namespace pgrig::testing {
@@ -77,6 +78,26 @@ std::string MakeTempHome(const std::string& prefix) {
   if (!d) return "";
   ::chmod(d, 0755);
   return std::string(d) + "/home";
+}
+
+std::vector<std::string> FreshDatabase(const std::string& name) {
+  pg::Connection c = ConnectShared();
+  EXPECT_TRUE(c.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").ok());
+  EXPECT_TRUE(c.Exec("CREATE DATABASE " + name).ok());
+  const pg::ConnectionParams p = SharedParams(name);
+  std::vector<std::string> a;
+  if (!p.host.empty()) a.insert(a.end(), {"-h", p.host});
+  if (!p.port.empty()) a.insert(a.end(), {"-p", p.port});
+  if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
+  a.insert(a.end(), {"-d", name});
+  return a;
+}
+
+TempClusters::~TempClusters() {
+  for (const std::string& h : homes) {
+    RunPgrig({"cluster", "destroy"}, {{"PGRIG_HOME", h}});
+    (void)RemoveTree(h.substr(0, h.rfind('/')));  // MakeTempHome's directory
+  }
 }
 
 std::string PgrigExe() { return PGRIG_EXE; }

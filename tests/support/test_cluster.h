@@ -27,12 +27,27 @@ cluster::Cluster& SharedCluster();
 pg::ConnectionParams SharedParams(const std::string& dbname = "pgrig");
 pg::Connection ConnectShared(const std::string& dbname = "pgrig");
 
+// A fresh, empty database `name` in the shared cluster (dropped first if it
+// exists), and the options that name it: -h HOST -p PORT -U USER -d NAME.
+std::vector<std::string> FreshDatabase(const std::string& name);
+
 // `p` as a pgbench-style command line: -h HOST -p PORT -U USER (each only
 // when set), then the database name last.
 std::vector<std::string> ConnArgs(const pg::ConnectionParams& p);
 
 // A fresh empty directory under /tmp that the server account can reach.
 std::string MakeTempHome(const std::string& prefix);
+
+// Embedded clusters that a test made under MakeTempHome() homes (for hosts
+// that run their own): each is destroyed, and its temporary directory
+// removed, when this goes out of scope, also when the test failed.
+struct TempClusters {
+  std::vector<std::string> homes;  // MakeTempHome() values
+  TempClusters() = default;
+  TempClusters(const TempClusters&) = delete;
+  TempClusters& operator=(const TempClusters&) = delete;
+  ~TempClusters();
+};
 
 // The pgrig executable of this build.
 std::string PgrigExe();
