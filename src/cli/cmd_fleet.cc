@@ -23,6 +23,7 @@
 #include "cli/exit_status.h"
 #include "cli/fleet_clients.h"
 #include "cli/version.h"
+#include "common/clock.h"
 #include "common/fs.h"
 #include "fleet/check.h"
 #include "fleet/fleet_file.h"
@@ -37,7 +38,7 @@
 namespace pgrig::cli {
 namespace {
 
-constexpr const char* kFooter =
+constexpr const char* kFleetFooter =
     R"(FLEET.toml names the hosts (ssh destinations as your OpenSSH configuration
 knows them), their roles and prices, and the plan; see docs/fleet.md.
 
@@ -52,28 +53,12 @@ fleet run exit codes: 0 every sut host completed and every hook succeeded,
 runs stop, then the teardown hooks run; Ctrl-C twice: running hooks are
 killed and the teardowns not started yet are skipped (run them by hand).)";
 
-constexpr CommandName kCommand{"pgrig fleet"};
-
-// A private directory for ssh's multiplexing sockets, removed at the end.
-class ControlDir {
- public:
-  ControlDir() {
-    char tmpl[] = "/tmp/pgrig-ssh-XXXXXX";
-    if (::mkdtemp(tmpl) != nullptr) path_ = tmpl;
-  }
-  ~ControlDir() {
-    if (!path_.empty()) (void)RemoveTree(path_);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+constexpr CommandName kFleetCommand{"pgrig fleet"};
 
 int RunCheck(int argc, char** argv) {
   CLI::App app{"Check that every host of a fleet is reachable and runs this pgrig.",
                "pgrig fleet check"};
-  app.footer(kFooter);
+  app.footer(kFleetFooter);
   std::string file;
   bool no_copy = false;
   app.add_option("FLEET", file, "the fleet file (TOML)")->required();
@@ -84,23 +69,23 @@ int RunCheck(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   auto fleet = fleet::ReadFleetFile(file);
-  if (!fleet.ok()) return Fail(kCommand, fleet.status().message());
-  auto local = fleet::DescribeLocalPgrig(kVersion);
-  if (!local.ok()) return Fail(kCommand, local.status().message());
+  if (!fleet.ok()) return Fail(kFleetCommand, fleet.status().message());
+  RealProcessRunner runner;
+  auto local = fleet::DescribeLocalPgrig(kVersion, runner);
+  if (!local.ok()) return Fail(kFleetCommand, local.status().message());
   // As `fleet run` does: every declared instance must be in the catalog
   // before any host is contacted.
   auto catalog = fleet::LoadPriceCatalog(std::filesystem::path(local->exe).parent_path().string());
-  if (!catalog.ok()) return Fail(kCommand, catalog.status().message());
+  if (!catalog.ok()) return Fail(kFleetCommand, catalog.status().message());
   if (Status st = fleet::CheckDeclaredInstances(*fleet, *catalog, file); !st.ok()) {
-    return Fail(kCommand, st.message());
+    return Fail(kFleetCommand, st.message());
   }
 
-  ControlDir control;
+  fleet::SshControlDir control;
   fleet::SshOptions ssh_options;
   ssh_options.config_file = fleet->ssh_config;
   ssh_options.connect_timeout = fleet->connect_timeout;
   ssh_options.control_dir = control.path();
-  RealProcessRunner runner;
   fleet::SshTransport ssh(runner, ssh_options);
   fleet::CheckOptions options;
   options.local = *local;
@@ -175,15 +160,6 @@ void OnSignal(int) {
   }
 }
 
-std::string UtcStamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
 void PrintLine(const std::string& line) {
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
@@ -237,7 +213,7 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
                            file + "`");
   }
   PGRIG_ASSIGN_OR_RETURN(std::string fleet_text, ReadWholeFile(file));
-  PGRIG_ASSIGN_OR_RETURN(s.local, fleet::DescribeLocalPgrig(kVersion));
+  PGRIG_ASSIGN_OR_RETURN(s.local, fleet::DescribeLocalPgrig(kVersion, RealProcessRunner()));
   plan::PlanSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
     search.data_dir = d;
@@ -263,7 +239,7 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
     }
     return s;
   }
-  const std::string run_id = UtcStamp();
+  const std::string run_id = CompactTimestampUtc(WallSeconds());
   s.run_dir = s.fleet.results_dir + "/" + run_id;
   fleet::Manifest& m = s.manifest;
   m.run_id = run_id;
@@ -439,7 +415,7 @@ int RunRunSub(int argc, char** argv) {
       "Run a fleet's plan on each sut host and compare the results; or, with client "
       "hosts, one benchmark from all of them against one server, merged.",
       "pgrig fleet run"};
-  app.footer(kFooter);
+  app.footer(kFleetFooter);
   std::string file, resume;
   bool no_copy = false, sequential = false;
   app.add_option("FLEET", file, "the fleet file (TOML)");
@@ -458,9 +434,9 @@ int RunRunSub(int argc, char** argv) {
   // measurement and cannot be continued).
   if (resume.empty() && !file.empty()) {
     auto fleet = fleet::ReadFleetFile(file);
-    if (!fleet.ok()) return Fail(kCommand, fleet.status().message());
+    if (!fleet.ok()) return Fail(kFleetCommand, fleet.status().message());
     if (fleet->mode == fleet::FleetMode::kClients) {
-      const std::string run_id = UtcStamp();
+      const std::string run_id = CompactTimestampUtc(WallSeconds());
       fleet::LifecycleOptions lo;
       lo.run_id = run_id;
       lo.results_dir = fleet->results_dir + "/" + run_id;
@@ -493,18 +469,18 @@ int RunRunSub(int argc, char** argv) {
   }
   // Everything is validated before any hook, connection or write.
   auto setup = PrepareRun(file, resume);
-  if (!setup.ok()) return Fail(kCommand, setup.status().message());
+  if (!setup.ok()) return Fail(kFleetCommand, setup.status().message());
   RunSetup& s = *setup;
   if (Status st = MakeDirs(s.run_dir, 0755); !st.ok()) {
-    return Fail(kCommand, "results directory " + s.run_dir + ": " + st.message());
+    return Fail(kFleetCommand, "results directory " + s.run_dir + ": " + st.message());
   }
   if (Status st = fleet::WriteManifest(s.run_dir, s.manifest); !st.ok()) {
-    return Fail(kCommand, "fleet run manifest: " + st.message());
+    return Fail(kFleetCommand, "fleet run manifest: " + st.message());
   }
   PrintLine(fmt::format("fleet run {} ({}): results in {}", s.manifest.run_id,
                         s.resuming ? "resumed" : "new", s.run_dir));
 
-  ControlDir control;
+  fleet::SshControlDir control;
   fleet::SshOptions ssh_options;
   ssh_options.config_file = s.fleet.ssh_config;
   ssh_options.connect_timeout = s.fleet.connect_timeout;
@@ -560,10 +536,11 @@ int RunFleet(int argc, char** argv) {
         "Usage:\n  pgrig fleet check FLEET.toml [--no-copy]\n"
         "  pgrig fleet run FLEET.toml [--sequential] [--no-copy]\n"
         "  pgrig fleet run [FLEET.toml] --resume RUN_DIR|RUN_ID\n\n%s\n",
-        kFooter);
+        kFleetFooter);
     return sub.empty() ? kExitBadInvocation : kExitOk;
   }
-  return Fail(kCommand, fmt::format("unknown subcommand \"{}\"; use \"check\" or \"run\"", sub));
+  return Fail(kFleetCommand,
+              fmt::format("unknown subcommand \"{}\"; use \"check\" or \"run\"", sub));
 }
 
 }  // namespace pgrig::cli

@@ -20,29 +20,13 @@
 namespace pgrig::cli {
 namespace {
 
-constexpr CommandName kCommand{"pgrig fleet"};
+constexpr CommandName kFleetClientsCommand{"pgrig fleet"};
 
 // The shared Fail (exit_status.h), after RedactLine: a fleet's messages
 // carry server strings that may hold a password.
 int FailRedacted(const std::string& message, int code = kExitBadInvocation) {
-  return Fail(kCommand, fleet::RedactLine(message), code);
+  return Fail(kFleetClientsCommand, fleet::RedactLine(message), code);
 }
-
-// A private directory for ssh's multiplexing sockets, removed at the end.
-class ControlDir {
- public:
-  ControlDir() {
-    char tmpl[] = "/tmp/pgrig-ssh-XXXXXX";
-    if (::mkdtemp(tmpl) != nullptr) path_ = tmpl;
-  }
-  ~ControlDir() {
-    if (!path_.empty()) (void)RemoveTree(path_);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 void Print(const std::string& line) {
   std::printf("%s\n", fleet::RedactLine(line).c_str());
@@ -64,15 +48,15 @@ int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
                         con.status().message());
   }
   const bool local = ServerIsLocal(*con);
-  auto local_pgrig = fleet::DescribeLocalPgrig(kVersion);
+  RealProcessRunner runner;
+  auto local_pgrig = fleet::DescribeLocalPgrig(kVersion, runner);
   if (!local_pgrig.ok()) return FailRedacted(local_pgrig.status().message());
 
-  ControlDir control;
+  fleet::SshControlDir control;
   fleet::SshOptions ssh_options;
   ssh_options.config_file = fl.ssh_config;
   ssh_options.connect_timeout = fl.connect_timeout;
   ssh_options.control_dir = control.path();
-  RealProcessRunner runner;
   fleet::SshTransport ssh(runner, ssh_options);
   fleet::CheckOptions check_options;
   check_options.local = *local_pgrig;

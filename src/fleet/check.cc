@@ -46,7 +46,20 @@ std::optional<std::string> ParseVersionLine(std::string_view out) {
   return words[1];
 }
 
-Result<LocalPgrig> DescribeLocalPgrig(const std::string& version) {
+std::optional<std::string> ParseSha256Line(std::string_view out) {
+  std::vector<std::string> words = SplitWords(Trim(out));
+  if (words.empty() || words[0].size() != 64) return std::nullopt;
+  for (char ch : words[0]) {
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return std::nullopt;
+  }
+  return words[0];
+}
+
+std::string InstalledCopyPath(const std::string& install_dir, const LocalPgrig& local) {
+  return install_dir + "/pgrig-" + local.version + "-" + local.sha256.substr(0, 16);
+}
+
+Result<LocalPgrig> DescribeLocalPgrig(const std::string& version, const ProcessRunner& runner) {
   LocalPgrig l;
   l.version = version;
   struct utsname u;
@@ -56,8 +69,31 @@ Result<LocalPgrig> DescribeLocalPgrig(const std::string& version) {
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return Internal("cannot find this executable (/proc/self/exe): " + ec.message());
   l.exe = exe.string();
+  auto out = RunAndCapture(runner, ProcessOptions{.argv = {"sha256sum", "--", l.exe},
+                                                  .timeout = std::chrono::seconds(60)});
+  if (!out.ok()) return out.status().WithContext("the SHA-256 of " + l.exe);
+  std::optional<std::string> sha = ParseSha256Line(*out);
+  if (!sha) return Internal("sha256sum printed no hash for " + l.exe + ": " + *out);
+  l.sha256 = *sha;
   return l;
 }
+
+namespace {
+
+// The SHA-256 of the file a host runs as `command` (a path or a name on its
+// PATH); nullopt when it cannot be had (no such file, no sha256sum there).
+std::optional<std::string> RemoteSha256(const FleetHost& host, const SshTransport& ssh,
+                                        const std::string& command, std::chrono::seconds timeout) {
+  auto r =
+      ssh.Run(host.destination,
+              RemoteCommand{
+                  .argv = {"sh", "-c", "p=$(command -v -- \"$0\") && sha256sum -- \"$p\"", command},
+                  .timeout = timeout});
+  if (!r.ok() || !r->success()) return std::nullopt;
+  return ParseSha256Line(r->out);
+}
+
+}  // namespace
 
 HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckOptions& o) {
   HostCheck c;
@@ -76,6 +112,7 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
     c.message = "`uname -m` failed on " + host.destination + ": " + RedactLine(Trim(uname->err));
     return c;
   }
+  const bool same_arch = c.arch == o.local.arch;
 
   // The host's pgrig: run through `sh -c` so a missing one is exit 127, not an ssh error.
   auto version =
@@ -87,27 +124,55 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
     return c;
   }
   if (version->success()) c.found_version = ParseVersionLine(version->out);
-  if (c.found_version == o.local.version) {
-    c.state = HostState::kReady;
-    c.message = "pgrig " + o.local.version + " (" + host.pgrig + ")";
-    return c;
-  }
   std::string what = c.found_version
                          ? "pgrig " + *c.found_version + " (this is " + o.local.version + ")"
                          : "no working pgrig at '" + host.pgrig + "'";
-  if (c.arch != o.local.arch || o.copy == CopyPolicy::kNeverCopy) {
+  if (c.found_version == o.local.version) {
+    // Another architecture's build can only be matched by its version.
+    if (!same_arch) {
+      c.state = HostState::kReady;
+      c.message = "pgrig " + o.local.version + " (" + host.pgrig + ")";
+      return c;
+    }
+    std::optional<std::string> sha = RemoteSha256(host, ssh, host.pgrig, o.command_timeout);
+    if (sha == o.local.sha256) {
+      c.state = HostState::kReady;
+      c.message = "pgrig " + o.local.version + " (" + host.pgrig + "), this build";
+      return c;
+    }
+    what = "pgrig " + o.local.version + " at '" + host.pgrig + "' is another build (sha256 " +
+           (sha ? sha->substr(0, 16) : std::string("unknown")) + ", this one " +
+           o.local.sha256.substr(0, 16) + ")";
+    if (o.copy == CopyPolicy::kNeverCopy) {
+      c.state = HostState::kReady;
+      c.message = what + "; used as it is (--no-copy)";
+      return c;
+    }
+  }
+  if (!same_arch) {
     c.state = HostState::kNeedsInstall;
-    c.message = what +
-                (c.arch != o.local.arch ? "; the host is " + c.arch + ", this machine " +
-                                              o.local.arch + ", so pgrig cannot copy itself"
-                                        : "") +
-                "; " + InstallAdvice(host, c.arch, o.local);
+    c.message = what + "; the host is " + c.arch + ", this machine " + o.local.arch +
+                ", so pgrig cannot copy itself; " + InstallAdvice(host, c.arch, o.local);
+    return c;
+  }
+
+  // A copy of this build already there (an earlier check or run made it).
+  const std::string& dir = host.install_dir;
+  const std::string target = InstalledCopyPath(dir, o.local);
+  if (RemoteSha256(host, ssh, target, o.command_timeout) == o.local.sha256) {
+    c.state = HostState::kReady;
+    c.pgrig = target;
+    c.message = what + "; using this build's copy at " + target;
+    return c;
+  }
+  if (o.copy == CopyPolicy::kNeverCopy) {
+    c.state = HostState::kNeedsInstall;
+    c.message = what + "; no copy of this build at " + target + " (--no-copy); " +
+                InstallAdvice(host, c.arch, o.local);
     return c;
   }
 
   // Copy ourselves: to a temporary name, check it runs, then rename.
-  const std::string& dir = host.install_dir;
-  const std::string target = dir + "/pgrig-" + o.local.version;
   const std::string tmp = target + ".tmp-" + RandomSuffix();
   auto mk = ssh.Run(host.destination,
                     RemoteCommand{.argv = {"mkdir", "-p", dir}, .timeout = o.command_timeout});
@@ -124,21 +189,36 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
     c.message = what + "; copying this pgrig there failed: " + copied.message();
     return c;
   }
-  auto check = ssh.Run(host.destination,
-                       RemoteCommand{.argv = {"sh", "-c",
-                                              "chmod 755 \"$0\" && v=$(\"$0\" --version) && "
-                                              "mv -f \"$0\" \"$1\" && echo \"$v\"",
-                                              tmp, target},
-                                     .timeout = o.command_timeout});
+  // Checked before the rename: it runs, answers with this version, and
+  // arrived whole (the same SHA-256).
+  auto check = ssh.Run(
+      host.destination,
+      RemoteCommand{.argv = {"sh", "-c",
+                             "chmod 755 \"$0\" && v=$(\"$0\" --version) && "
+                             "s=$(sha256sum -- \"$0\") && mv -f \"$0\" \"$1\" && echo \"$v\" && "
+                             "echo \"$s\"",
+                             tmp, target},
+                    .timeout = o.command_timeout});
   std::optional<std::string> now;
-  if (check.ok() && check->success()) now = ParseVersionLine(check->out);
-  if (now != o.local.version) {
+  std::optional<std::string> now_sha;
+  if (check.ok() && check->success()) {
+    std::vector<std::string> lines = Split(std::string(Trim(check->out)), '\n');
+    if (lines.size() == 2) {
+      now = ParseVersionLine(lines[0]);
+      now_sha = ParseSha256Line(lines[1]);
+    }
+  }
+  if (now != o.local.version || now_sha != o.local.sha256) {
     (void)ssh.Run(host.destination,
-                  RemoteCommand{.argv = {"rm", "-f", tmp}, .timeout = o.command_timeout});
+                  RemoteCommand{.argv = {"rm", "-f", tmp, target}, .timeout = o.command_timeout});
     c.state = HostState::kNeedsInstall;
-    c.message = what + "; the copied pgrig does not run there (" +
-                (check.ok() ? RedactLine(Trim(check->err)) : check.status().message()) +
-                "), probably a different C library; " + InstallAdvice(host, c.arch, o.local);
+    c.message = what +
+                (now == o.local.version
+                     ? "; the copied pgrig arrived damaged (its SHA-256 differs from this one's); "
+                     : "; the copied pgrig does not run there (" +
+                           (check.ok() ? RedactLine(Trim(check->err)) : check.status().message()) +
+                           "), probably a different C library; ") +
+                InstallAdvice(host, c.arch, o.local);
     return c;
   }
   c.state = HostState::kCopied;

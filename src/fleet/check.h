@@ -2,15 +2,19 @@
 //
 // For each host, over the SshTransport: reachable (a command runs), its
 // architecture (`uname -m`), and its pgrig (`PGRIG --version`, PGRIG being
-// the host's `pgrig` key).  When pgrig is missing or a different version and
-// the host's architecture is this machine's, this machine's own executable
-// is copied to `<install_dir>/pgrig-<version>` on the host (default
-// install_dir: ~/.pgrig/bin) (to a temporary
-// name, then renamed, so a copy never leaves a half-written binary and hosts
-// that share a home directory do not trip over each other), checked by
-// running it, and used from then on.  Otherwise the result says how to
-// install it.  Hosts are checked in parallel (one thread per host, bounded by
-// the fleet's size); one host's failure never stops the others.
+// the host's `pgrig` key).  A host is ready when that pgrig is this version
+// and, on a host of this machine's architecture, this very build (the same
+// SHA-256 of the executable: a fleet's hosts run identical code), or when a
+// copy of this build is already in its install_dir (default ~/.pgrig/bin),
+// under the content-addressed name `pgrig-<version>-<first 16 hex digits of
+// the SHA-256>`: checked by its hash and reused, never copied again.
+// Otherwise, when the host's architecture is this machine's, this machine's
+// own (stripped) executable is copied there (to a temporary name, then
+// renamed, so a copy never leaves a half-written binary and hosts that share
+// a home directory do not trip over each other), checked by running it, and
+// used from then on.  Otherwise the result says how to install it.  Hosts are
+// checked in parallel (one thread per host, bounded by the fleet's size); one
+// host's failure never stops the others.
 //
 // Nothing here prints: the caller gets one HostCheck per host, in fleet
 // order.  Thread-safe as its transport is.
@@ -20,6 +24,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleet/fleet_file.h"
@@ -31,10 +36,18 @@ struct LocalPgrig {
   std::string version;  // "0.1.0"
   std::string arch;     // `uname -m` of this machine: "x86_64", "aarch64"
   std::string exe;      // this executable (from /proc/self/exe)
+  std::string sha256;   // of exe, 64 lowercase hex digits
 };
 
-// This process's version (given by the caller), architecture and executable.
-Result<LocalPgrig> DescribeLocalPgrig(const std::string& version);
+// This process's version (given by the caller), architecture, executable and
+// its SHA-256 (`sha256sum`, run through runner).
+Result<LocalPgrig> DescribeLocalPgrig(const std::string& version, const ProcessRunner& runner);
+
+// Where a host keeps its copy of this build: "<install_dir>/pgrig-0.1.0-1a2b3c4d5e6f7a8b".
+std::string InstalledCopyPath(const std::string& install_dir, const LocalPgrig& local);
+
+// The SHA-256 in `sha256sum`'s output ("<64 hex>  <file>"); nullopt otherwise.
+std::optional<std::string> ParseSha256Line(std::string_view out);
 
 enum class CopyPolicy { kCopyWhenNeeded, kNeverCopy };
 
@@ -46,7 +59,7 @@ struct CheckOptions {
 };
 
 enum class HostState {
-  kReady,         // pgrig present, same version
+  kReady,         // pgrig present: this build, or (another architecture) this version
   kCopied,        // our binary was copied and now answers with our version
   kNeedsInstall,  // pgrig missing or different, and we could not copy (other architecture, policy)
   kUnreachable,   // ssh failed: the error says why

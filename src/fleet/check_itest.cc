@@ -63,20 +63,83 @@ TEST(FleetCheck, ReadyHostAndCopiedBinary) {
     if (!Trim(l).empty()) files.push_back(std::string(Trim(l)));
   }
   ASSERT_EQ(files.size(), 1u) << listing.out;  // no temporary file left behind
-  EXPECT_THAT(files[0], MatchesRegex("pgrig-[0-9.]+"));
-  auto version = h.Ssh(1, {h.hosts()[1].dir + "/bin/" + files[0], "--version"});
+  // Named by version and content: pgrig-<version>-<16 hex digits of its SHA-256>.
+  EXPECT_THAT(files[0], MatchesRegex("pgrig-[0-9.]+-[0-9a-f]{16}"));
+  const std::string copy = h.hosts()[1].dir + "/bin/" + files[0];
+  auto version = h.Ssh(1, {copy, "--version"});
   EXPECT_TRUE(version.success());
   EXPECT_THAT(version.out, MatchesRegex("pgrig [0-9.]+\n"));
+  auto sums = h.Ssh(1, {"sha256sum", copy, pgrig::testing::PgrigExe()});
+  ASSERT_TRUE(sums.success()) << sums.err;
+  std::vector<std::string> lines = Split(std::string(Trim(sums.out)), '\n');
+  ASSERT_EQ(lines.size(), 2u) << sums.out;
+  const std::string copy_sha = SplitWords(lines[0]).at(0);
+  EXPECT_EQ(copy_sha, SplitWords(lines[1]).at(0)) << "the copy is not this build";
+  EXPECT_EQ(files[0].substr(files[0].size() - 16), copy_sha.substr(0, 16));
   // Nothing was copied to the ready host.
   struct stat st;
   EXPECT_NE(::stat((h.hosts()[0].dir + "/bin").c_str(), &st), 0);
+  struct stat before;
+  ASSERT_EQ(::stat(copy.c_str(), &before), 0);
 
-  // --no-copy: box1's pgrig is still the missing one, so it needs an install.
-  std::string file2 = FleetFile(h, {pgrig::testing::PgrigExe(), h.dir() + "/missing/pgrig"});
-  ProcessResult nc = pgrig::testing::RunPgrig({"fleet", "check", file2, "--no-copy"});
+  // A second check finds the copy by its content and copies nothing, with
+  // --no-copy too.
+  for (const char* extra : {"", "--no-copy"}) {
+    std::vector<std::string> args = {"fleet", "check", file};
+    if (*extra) args.push_back(extra);
+    ProcessResult again = pgrig::testing::RunPgrig(args);
+    EXPECT_EQ(again.exit_code, 0) << extra << again.out << again.err;
+    std::string line = LineFor(again.out, "box1");
+    EXPECT_THAT(line, HasSubstr("ready")) << extra << again.out;
+    EXPECT_THAT(line, HasSubstr("using this build's copy at " + copy)) << again.out;
+    struct stat after;
+    ASSERT_EQ(::stat(copy.c_str(), &after), 0);
+    EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  }
+
+  // --no-copy with nothing at the host's install_dir: it needs an install.
+  const std::string empty_dir = h.dir() + "/empty-install";
+  std::string f3 = ReadWholeFile(file).value();
+  const std::string from = "install_dir = \"" + h.hosts()[1].dir + "/bin\"";
+  ASSERT_NE(f3.find(from), std::string::npos);
+  f3.replace(f3.find(from), from.size(), "install_dir = \"" + empty_dir + "\"");
+  ASSERT_TRUE(WriteFileAtomically(file, f3).ok());
+  ProcessResult nc = pgrig::testing::RunPgrig({"fleet", "check", file, "--no-copy"});
   EXPECT_EQ(nc.exit_code, 1) << nc.out << nc.err;
   EXPECT_THAT(LineFor(nc.out, "box1"), HasSubstr("needs install")) << nc.out;
   EXPECT_THAT(LineFor(nc.out, "box1"), HasSubstr("install pgrig")) << nc.out;
+  EXPECT_NE(::stat(empty_dir.c_str(), &st), 0) << "--no-copy made a directory";
+}
+
+// The same version but other content (a rebuilt binary) on a host of this
+// architecture is not this build: the check copies this one (and with
+// --no-copy uses the host's, saying that it differs).
+TEST(FleetCheck, SameVersionOtherBuildIsReplacedByThisBuild) {
+  PGRIG_SKIP_WITHOUT_NETNS();
+  auto hosts = NetnsHosts::Start(1);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
+  const NetnsHosts& h = **hosts;
+  // This build with one byte more at the end: it runs and says the same version.
+  const std::string other = h.dir() + "/other-pgrig";
+  auto exe = ReadWholeFile(pgrig::testing::PgrigExe());
+  ASSERT_TRUE(exe.ok());
+  ASSERT_TRUE(WriteFileAtomically(other, *exe + "\n").ok());
+  ASSERT_EQ(::chmod(other.c_str(), 0755), 0);
+  std::string file = FleetFile(h, {other});
+
+  ProcessResult nc = pgrig::testing::RunPgrig({"fleet", "check", file, "--no-copy"});
+  EXPECT_EQ(nc.exit_code, 0) << nc.out << nc.err;
+  EXPECT_THAT(LineFor(nc.out, "box0"), HasSubstr("ready")) << nc.out;
+  EXPECT_THAT(LineFor(nc.out, "box0"), HasSubstr("is another build")) << nc.out;
+  EXPECT_THAT(LineFor(nc.out, "box0"), HasSubstr("--no-copy")) << nc.out;
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", file});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string line = LineFor(r.out, "box0");
+  EXPECT_THAT(line, HasSubstr("copied")) << r.out;
+  EXPECT_THAT(line, HasSubstr("is another build")) << r.out;
+  EXPECT_THAT(line, HasSubstr(h.hosts()[0].dir + "/bin/pgrig-")) << r.out;
 }
 
 TEST(FleetCheck, UnknownHostKeyAndDeadHostAreReportedOthersGoOn) {
