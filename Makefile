@@ -1,5 +1,5 @@
 # Entry points for people and CI.  Everything goes through scripts/setup.sh
-# (packages) and CMake (build); see README.md.
+# (packages) and CMake (build); see README.md and docs/testing.md.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
@@ -11,42 +11,108 @@ CMAKE_FLAGS ?=
 # build that `make test` (and so CI) makes; `make test WERROR=OFF` turns it off.
 WERROR ?= OFF
 
-.PHONY: all setup build run test test-unit test-asan test-tsan format-check clean sysroot-arm64 build-arm64 test-arm64 package package-arm64
+# The four builds.  The native one keeps full debug information (it is the
+# one people debug and profile; `pgrig` itself is stripped into pgrig.debug).
+# The test-only builds keep line tables (-g1), which is all that sanitizer
+# reports and backtraces read.
+NATIVE_CMAKE = -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ASAN_CMAKE = -DCMAKE_BUILD_TYPE=Debug -DPGRIG_SANITIZE=address,undefined -DPGRIG_BUILD_BENCH=OFF \
+  -DPGRIG_DEBUG_INFO=lines
+TSAN_CMAKE = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_SANITIZE=thread -DPGRIG_BUILD_BENCH=OFF \
+  -DPGRIG_DEBUG_INFO=lines
+ARM64_CMAKE = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_BUILD_BENCH=OFF -DPGRIG_DEBUG_INFO=lines \
+  -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake -DPGRIG_ARM64_SYSROOT=$(abspath $(ARM64_SYSROOT)) \
+  -DPGRIG_NATIVE_BUILD_DIR=$(abspath $(BUILD))
+configure = cmake -S . -B $(1) -G Ninja $(2) -DPGRIG_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+
+# `make test` runs in stages, each timed against a budget by scripts/stage.sh:
+# a stage that runs past its budget is stopped and fails, saying so, long
+# before CI's 90-minute limit.  Seconds; set for a 2-core machine with an
+# empty compiler cache (measured times and how they were set: docs/testing.md,
+# "Stage budgets").  They add up to 70 minutes.
+BUDGET_SETUP ?= 600
+BUDGET_FORMAT ?= 120
+BUDGET_ARM64_SYSROOT ?= 300
+BUDGET_NATIVE_BUILD ?= 840
+BUDGET_NATIVE_TESTS ?= 600
+BUDGET_ARM64_BUILD ?= 480
+BUDGET_ARM64_TESTS ?= 300
+BUDGET_ASAN_BUILD ?= 480
+BUDGET_ASAN_TESTS ?= 600
+BUDGET_TSAN_BUILD ?= 300
+BUDGET_TSAN_TESTS ?= 300
+STAGE = scripts/stage.sh
+export PGRIG_STAGE_LOG ?= $(abspath $(BUILD))/stages.log
+
+NATIVE_CTEST = cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+ARM64_CTEST = cd $(ARM64_BUILD) && ctest --output-on-failure -j $(JOBS) -L "unit|arm64|package"
+ASAN_CTEST = cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+TSAN_CTEST = cd $(TSAN_BUILD) && \
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tsan.supp)" \
+  ctest --output-on-failure -j $(JOBS) -L tsan
+
+.PHONY: all setup setup-run build build-pgrig run test test-unit test-asan test-tsan format-check clean \
+  sysroot-arm64 build-arm64 test-arm64 package package-arm64 \
+  native-build asan-build tsan-build arm64-build
 
 all: build
 
 setup:
 	@scripts/setup.sh
 
-build: setup
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+# Everything of the native build: pgrig, the tests, the benchmarks.
+build: setup native-build
 
-# The main job: embedded cluster, pgbench data at scale 10, a short benchmark.
-run: build
+# The main job: embedded cluster, pgbench data at scale 10, a short suite.
+# Builds pgrig and nothing else.
+run: setup-run build-pgrig
 	$(BUILD)/pgrig run
 
-# The whole suite: unit, integration and packaging tests; the arm64 build's
-# tests under qemu-user; then everything again under ASan+UBSan; then the
-# engine's tests under ThreadSanitizer.  The arm64 sysroot comes first so
-# that the native run also checks the LSE detection on Debian's arm64
-# postgres.  Every build here has -Werror, and the sources must be as
-# clang-format leaves them (format-check, first: it takes seconds).
+setup-run:
+	@scripts/setup.sh run
+
+build-pgrig:
+	@$(call configure,$(BUILD),$(NATIVE_CMAKE))
+	@cmake --build $(BUILD) -j $(JOBS) --target pgrig
+
+# The whole suite, in timed stages: the packages; the format check (seconds);
+# the arm64 sysroot (so that the native run also checks the LSE detection on
+# Debian's arm64 postgres); the native build and every CTest test (unit,
+# integration on the embedded cluster, packaging, fuzz corpus replays); the
+# arm64 build's tests under qemu-user; everything again under ASan+UBSan;
+# the engine's tests under TSan.  Every build here has -Werror, and the
+# sources must be as clang-format leaves them.  The stage times are printed
+# at the end, whatever happened.
 test: WERROR = ON
-test: format-check build sysroot-arm64
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@$(MAKE) --no-print-directory test-arm64 WERROR=$(WERROR)
-	@$(MAKE) --no-print-directory test-asan WERROR=$(WERROR)
-	@$(MAKE) --no-print-directory test-tsan WERROR=$(WERROR)
+test:
+	@rm -f $(PGRIG_STAGE_LOG); status=0; \
+	{ $(STAGE) setup $(BUDGET_SETUP) scripts/setup.sh && \
+	  $(STAGE) format-check $(BUDGET_FORMAT) scripts/format-check.sh && \
+	  $(STAGE) arm64-sysroot $(BUDGET_ARM64_SYSROOT) scripts/arm64-sysroot.sh $(ARM64_SYSROOT) && \
+	  $(STAGE) native-build $(BUDGET_NATIVE_BUILD) $(MAKE) --no-print-directory native-build WERROR=$(WERROR) && \
+	  $(STAGE) native-tests $(BUDGET_NATIVE_TESTS) sh -c '$(NATIVE_CTEST)' && \
+	  $(STAGE) arm64-build $(BUDGET_ARM64_BUILD) $(MAKE) --no-print-directory arm64-build WERROR=$(WERROR) && \
+	  $(STAGE) arm64-tests $(BUDGET_ARM64_TESTS) sh -c '$(ARM64_CTEST)' && \
+	  $(STAGE) asan-build $(BUDGET_ASAN_BUILD) $(MAKE) --no-print-directory asan-build WERROR=$(WERROR) && \
+	  $(STAGE) asan-tests $(BUDGET_ASAN_TESTS) sh -c '$(ASAN_CTEST)' && \
+	  $(STAGE) tsan-build $(BUDGET_TSAN_BUILD) $(MAKE) --no-print-directory tsan-build WERROR=$(WERROR) && \
+	  $(STAGE) tsan-tests $(BUDGET_TSAN_TESTS) sh -c '$(TSAN_CTEST)'; \
+	} || status=$$?; \
+	$(STAGE) --summary; exit $$status
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 
-test-asan: setup
-	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPGRIG_SANITIZE=address,undefined \
-	  -DPGRIG_BUILD_BENCH=OFF -DPGRIG_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+native-build:
+	@$(call configure,$(BUILD),$(NATIVE_CMAKE))
+	@cmake --build $(BUILD) -j $(JOBS)
+
+asan-build:
+	@$(call configure,$(ASAN_BUILD),$(ASAN_CMAKE))
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+test-asan: setup asan-build
+	$(ASAN_CTEST)
 
 # ThreadSanitizer over the tests labelled "tsan" (PGRIG_TSAN_TESTS in
 # CMakeLists.txt: the engine's, script's and pg's unit tests and the bench and
@@ -55,12 +121,12 @@ test-asan: setup
 # (halt_on_error); tsan.supp lists the known, explained exceptions.  The
 # thousand-client test is left out: its 100 MB RSS bound cannot hold under
 # TSan's shadow memory (266 MB measured), though TSan reports nothing there.
-test-tsan: setup
-	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_SANITIZE=thread \
-	  -DPGRIG_BUILD_BENCH=OFF -DPGRIG_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+tsan-build:
+	@$(call configure,$(TSAN_BUILD),$(TSAN_CMAKE))
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_suite
-	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tsan.supp)" \
-	  ctest --output-on-failure -j $(JOBS) -L tsan
+
+test-tsan: setup tsan-build
+	$(TSAN_CTEST)
 
 # clang-format --dry-run over the tracked C++ files; `make test` runs it.
 # `clang-format -i FILE` fixes a file it names.
@@ -68,24 +134,26 @@ format-check: setup
 	@scripts/format-check.sh
 
 # Arm64: Debian's arm64 libraries unpacked into $(ARM64_SYSROOT) (nothing is
-# installed), a cross build with cmake/toolchain-aarch64.cmake, and its tests
-# run under qemu-user: the unit tests, the comparisons with the native build
-# (label arm64: facts on the fixture trees; init, bench and script values
-# against a server the native pgrig starts) and the arm64 .deb (label package).
+# installed; any path: ARM64_SYSROOT=/elsewhere), a cross build with
+# cmake/toolchain-aarch64.cmake, and its tests run under qemu-user: the unit
+# tests, the comparisons with the native build (label arm64: facts on the
+# fixture trees; init, bench and script values against a server the native
+# pgrig starts) and the arm64 .deb (label package).
 sysroot-arm64: setup
 	@scripts/arm64-sysroot.sh $(ARM64_SYSROOT)
 
-build-arm64: sysroot-arm64
-	@cmake -S . -B $(ARM64_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRIG_BUILD_BENCH=OFF -DPGRIG_WERROR=$(WERROR) \
-	  -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake -DPGRIG_ARM64_SYSROOT=$(abspath $(ARM64_SYSROOT)) \
-	  -DPGRIG_NATIVE_BUILD_DIR=$(abspath $(BUILD)) $(CMAKE_FLAGS) >/dev/null
+arm64-build:
+	@$(call configure,$(ARM64_BUILD),$(ARM64_CMAKE))
 	@cmake --build $(ARM64_BUILD) -j $(JOBS) --target unit_tests
 
-test-arm64: build build-arm64
-	cd $(ARM64_BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|arm64|package'
+build-arm64: sysroot-arm64 arm64-build
 
-# Debian packages: $(BUILD)/pgrig_<version>_amd64.deb and pgrig-pgbench_<version>_amd64.deb
-# (the pgbench -> pgrig link, in /usr/lib/pgrig/bin); package-arm64 makes the arm64 ones.
+test-arm64: build build-arm64
+	$(ARM64_CTEST)
+
+# Debian packages: $(BUILD)/pgrig_<version>_amd64.deb, pgrig-pgbench_<version>_amd64.deb
+# (the pgbench -> pgrig link, in /usr/lib/pgrig/bin) and pgrig-dbg_<version>_amd64.deb
+# (the debug information); package-arm64 makes the arm64 ones.
 package: build
 	cd $(BUILD) && cpack -G DEB
 

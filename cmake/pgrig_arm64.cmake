@@ -1,7 +1,8 @@
 # Arm64 support in the build (included at the end of the top-level CMakeLists.txt).
 #
-# - Target `unit_tests`: pgrig, every unit test binary (*_test) and the fuzz
-#   corpus replays (*_replay, CTest label unit too), not the
+# - Target `unit_tests`: pgrig, every unit test program (<module>_tests,
+#   <module>_tsan_tests) and the fuzz corpus replays (*_replay, CTest label
+#   unit too), not the
 #   integration tests, benchmarks or fuzz targets: what `make test-arm64`
 #   builds in the cross build.
 # - The LSE detection test's input: the arm64 `postgres` of Debian's
@@ -20,28 +21,15 @@ if(CMAKE_CROSSCOMPILING AND PGRIG_ARM64_SYSROOT)
 endif()
 
 if(PGRIG_BUILD_TESTS)
-  function(pgrig_collect_tests dir out)
-    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
-    get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-    set(found "")
-    foreach(t ${targets})
-      if(t MATCHES "_(test|replay)$")
-        list(APPEND found ${t})
-      endif()
-    endforeach()
-    foreach(d ${subdirs})
-      pgrig_collect_tests(${d} sub)
-      list(APPEND found ${sub})
-    endforeach()
-    set(${out} ${found} PARENT_SCOPE)
-  endfunction()
-  pgrig_collect_tests(${PROJECT_SOURCE_DIR} pgrig_unit_test_targets)
-  add_custom_target(unit_tests DEPENDS pgrig ${pgrig_unit_test_targets})
+  get_property(pgrig_unit_test_targets GLOBAL PROPERTY PGRIG_UNIT_TEST_TARGETS)
+  get_property(pgrig_replay_targets GLOBAL PROPERTY PGRIG_FUZZ_REPLAY_TARGETS)
+  add_custom_target(unit_tests DEPENDS pgrig ${pgrig_unit_test_targets} ${pgrig_replay_targets})
 
-  if(TARGET arm_atomics_test)
-    target_compile_definitions(arm_atomics_test PRIVATE PGRIG_ARM64_POSTGRES="${PGRIG_ARM64_POSTGRES}")
+  # arm_atomics_test.cc is part of the host module's unit test program.
+  if(TARGET host_tests)
+    target_compile_definitions(host_tests PRIVATE PGRIG_ARM64_POSTGRES="${PGRIG_ARM64_POSTGRES}")
     if(CMAKE_CROSSCOMPILING)
-      target_compile_definitions(arm_atomics_test PRIVATE PGRIG_ARM64_POSTGRES_REQUIRED=1)
+      target_compile_definitions(host_tests PRIVATE PGRIG_ARM64_POSTGRES_REQUIRED=1)
     endif()
   endif()
 

@@ -1,10 +1,30 @@
 # pgrig_module(NAME DEPS dep... [TEST_DEPS dep...])
 #
 # One static library per module, built from every *.cc in the module's
-# directory except *_test.cc and *_benchmark.cc.  Every *_test.cc becomes a
-# GoogleTest binary (registered with CTest); tests named *_itest.cc are
-# integration tests that need the embedded cluster and get the label
-# "integration"; *_serial_itest.cc ones also run alone (RUN_SERIAL).  Globbing keeps adding a file from touching shared CMake.
+# directory except *_test.cc, *_itest.cc and *_benchmark.cc.  Globbing keeps
+# adding a file from touching shared CMake.
+#
+# Tests: a module's test files become a few GoogleTest programs, not one per
+# file (every program links the module's libraries with their debug
+# information, and every link and every test discovery costs time): files
+# are grouped by what CTest must know of them, and each group is one
+# executable named after the module and the group:
+#
+#   <module>_tests               *_test.cc: unit tests, label "unit"
+#   <module>_itests              *_itest.cc: integration tests on the embedded
+#                                cluster, label "integration"
+#   <module>_serial_itests       *_serial_itest.cc: integration tests that load
+#                                the whole machine, also RUN_SERIAL
+#   <module>_tsan_tests, ...     the same, for files matching PGRIG_TSAN_TESTS
+#                                (labels "unit_tsan", "integration_tsan")
+#
+# With PGRIG_UNITY (top level) every target compiles as a few unity
+# translation units (CMake's UNITY_BUILD), so the heavy headers (JSON, CLI11,
+# fmt, gtest) are parsed and their inline code compiled once per batch rather
+# than once per file.  A file's unnamed namespace is then shared with the
+# other files of its batch: two files of one module (or of one test group)
+# must not define the same file-local name.  Test names (TEST/TEST_F) must be
+# unique within a module's group, as they are within one program.
 #
 # Modules listed in PGRIG_CONVERSION_MODULES (top level) compile their
 # library with -Wconversion and -Wsign-conversion: implicit narrowing and sign
@@ -31,42 +51,62 @@ function(pgrig_module name)
     target_include_directories(pgrig_${name} INTERFACE ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(pgrig_${name} INTERFACE ${ARG_DEPS})
   endif()
-  if(PGRIG_BUILD_TESTS)
-    file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
-    file(GLOB itests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_itest.cc)
-    foreach(t ${tests} ${itests})
-      get_filename_component(tn ${t} NAME_WE)
-      set(tsan "")
-      foreach(pattern ${PGRIG_TSAN_TESTS})
-        if("${name}/${tn}" MATCHES "^${pattern}$")
-          set(tsan _tsan)
-          set_property(GLOBAL APPEND PROPERTY PGRIG_TSAN_TARGETS ${tn})
-          break()
-        endif()
-      endforeach()
-      add_executable(${tn} ${t})
-      target_link_libraries(${tn} PRIVATE pgrig_${name} ${ARG_TEST_DEPS}
-                            GTest::gmock GTest::gtest_main)
-      target_compile_definitions(${tn} PRIVATE
-          PGRIG_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-          PGRIG_BINARY_DIR="${PROJECT_BINARY_DIR}")
-      if(tn MATCHES "_itest$")
-        target_link_libraries(${tn} PRIVATE pgrig_test_support)
-        # Integration tests also run the pgrig executable (see the top level).
-        set_property(GLOBAL APPEND PROPERTY PGRIG_ITESTS ${tn})
-        # *_serial_itest.cc: tests that load the whole machine run alone.
-        if(tn MATCHES "_serial_itest$")
-          set(serial TRUE)
-        else()
-          set(serial FALSE)
-        endif()
-        gtest_discover_tests(${tn} DISCOVERY_TIMEOUT 60
-                             PROPERTIES LABELS "integration${tsan}" TIMEOUT 900
-                             FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial})
-      else()
-        gtest_discover_tests(${tn} DISCOVERY_TIMEOUT 60
-                             PROPERTIES LABELS "unit${tsan}" TIMEOUT 300)
+  if(NOT PGRIG_BUILD_TESTS)
+    return()
+  endif()
+
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc
+       ${CMAKE_CURRENT_SOURCE_DIR}/*_itest.cc)
+  set(groups "")
+  foreach(t ${tests})
+    get_filename_component(tn ${t} NAME_WE)
+    set(tsan "")
+    foreach(pattern ${PGRIG_TSAN_TESTS})
+      if("${name}/${tn}" MATCHES "^${pattern}$")
+        set(tsan tsan_)
+        break()
       endif()
     endforeach()
-  endif()
+    if(tn MATCHES "_serial_itest$")
+      set(kind serial_itests)
+    elseif(tn MATCHES "_itest$")
+      set(kind itests)
+    else()
+      set(kind tests)
+    endif()
+    set(group ${name}_${tsan}${kind})
+    list(APPEND groups ${group})
+    list(APPEND group_sources_${group} ${t})
+  endforeach()
+  list(REMOVE_DUPLICATES groups)
+
+  foreach(g ${groups})
+    add_executable(${g} ${group_sources_${g}})
+    target_link_libraries(${g} PRIVATE pgrig_${name} ${ARG_TEST_DEPS} GTest::gmock
+                          GTest::gtest_main)
+    target_compile_definitions(${g} PRIVATE
+        PGRIG_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+        PGRIG_BINARY_DIR="${PROJECT_BINARY_DIR}")
+    set(tsan "")
+    if(g MATCHES "_tsan_")
+      set(tsan _tsan)
+      set_property(GLOBAL APPEND PROPERTY PGRIG_TSAN_TARGETS ${g})
+    endif()
+    if(g MATCHES "_itests$")
+      target_link_libraries(${g} PRIVATE pgrig_test_support)
+      # Integration tests also run the pgrig executable (see the top level).
+      set_property(GLOBAL APPEND PROPERTY PGRIG_ITESTS ${g})
+      set(serial FALSE)
+      if(g MATCHES "_serial_itests$")
+        set(serial TRUE)
+      endif()
+      gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60
+                           PROPERTIES LABELS "integration${tsan}" TIMEOUT 900
+                           FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial})
+    else()
+      set_property(GLOBAL APPEND PROPERTY PGRIG_UNIT_TEST_TARGETS ${g})
+      gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60
+                           PROPERTIES LABELS "unit${tsan}" TIMEOUT 300)
+    endif()
+  endforeach()
 endfunction()

@@ -11,6 +11,10 @@
 #   share/pgrig/plans/                the shipped plans (when the tree has plans/)
 #   share/doc/pgrig/                  README.md and docs/*.md
 #   lib/pgrig/bin/pgbench -> ../../../bin/pgrig    component "pgbench", not installed by default
+#   lib/debug/usr/bin/pgrig.debug     component "dbg", not installed by default: the
+#                                     debug information src/cli/CMakeLists.txt moves
+#                                     out of the executable; gdb and perf find it through
+#                                     the executable's .gnu_debuglink when the prefix is /usr
 #
 # The pgbench link is kept off PATH on purpose: /usr/bin/pgbench belongs to
 # Debian's postgresql-client-common.  Whoever wants pgrig to answer to
@@ -42,7 +46,15 @@ file(CREATE_LINK "${pgrig_link_up}/pgrig" ${PROJECT_BINARY_DIR}/pgbench-link/pgb
 install(FILES ${PROJECT_BINARY_DIR}/pgbench-link/pgbench DESTINATION ${PGRIG_PGBENCH_LINK_DIR}
         COMPONENT pgbench EXCLUDE_FROM_ALL)
 
-# Debian packages: pgrig_<version>_<arch>.deb and pgrig-pgbench_<version>_<arch>.deb.
+set(pgrig_dbg_component OFF)
+if(CMAKE_OBJCOPY AND NOT PGRIG_SANITIZE)
+  set(pgrig_dbg_component ON)
+  install(FILES $<TARGET_FILE:pgrig>.debug DESTINATION lib/debug/usr/${CMAKE_INSTALL_BINDIR}
+          COMPONENT dbg EXCLUDE_FROM_ALL)
+endif()
+
+# Debian packages: pgrig_<version>_<arch>.deb, pgrig-pgbench_<version>_<arch>.deb
+# and pgrig-dbg_<version>_<arch>.deb (the debug information).
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
   set(pgrig_deb_arch arm64)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
@@ -60,6 +72,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL pgrig pgbench)
+if(pgrig_dbg_component)
+  list(APPEND CPACK_COMPONENTS_ALL dbg)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${pgrig_deb_arch})
 set(CPACK_DEBIAN_PACKAGE_SECTION database)
@@ -75,6 +90,11 @@ set(CPACK_DEBIAN_PGBENCH_PACKAGE_NAME pgrig-pgbench)
 set(CPACK_COMPONENT_PGBENCH_DESCRIPTION
     "pgbench -> pgrig link in /usr/lib/pgrig/bin (put that directory first on PATH)")
 set(CPACK_COMPONENT_PGBENCH_DEPENDS pgrig)
+set(CPACK_DEBIAN_DBG_PACKAGE_NAME pgrig-dbg)
+set(CPACK_DEBIAN_DBG_PACKAGE_SECTION debug)
+set(CPACK_COMPONENT_DBG_DESCRIPTION
+    "debug information for pgrig (/usr/lib/debug/usr/bin/pgrig.debug, found by gdb and perf)")
+set(CPACK_COMPONENT_DBG_DEPENDS pgrig)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 include(CPack)
 

@@ -16,6 +16,11 @@ set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(PGRIG_ARM64_SYSROOT "${CMAKE_CURRENT_LIST_DIR}/../build-arm64-sysroot" CACHE PATH
     "arm64 sysroot made by scripts/arm64-sysroot.sh")
 get_filename_component(PGRIG_ARM64_SYSROOT "${PGRIG_ARM64_SYSROOT}" ABSOLUTE)
+# CMake reads this file again for every try_compile (its compiler checks), in
+# a project of its own where the cache above is not the caller's: hand the
+# sysroot over, or a sysroot given with -DPGRIG_ARM64_SYSROOT would be looked
+# for at the default path there.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES PGRIG_ARM64_SYSROOT)
 if(NOT EXISTS "${PGRIG_ARM64_SYSROOT}/.pgrig-sysroot")
   message(FATAL_ERROR "No arm64 sysroot at ${PGRIG_ARM64_SYSROOT}: run scripts/arm64-sysroot.sh first "
                       "(or give -DPGRIG_ARM64_SYSROOT=DIR)")

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that pgrig's build, tests and benchmarks need,
-# when they are missing.  Idempotent: when everything is there it only checks
+# when they are missing: `scripts/setup.sh run` only those of `make run`
+# (building pgrig and running it), `scripts/setup.sh` (or `all`) everything
+# `make test` uses too.  Idempotent: when everything is there it only checks
 # (well under a second).  Run as root, or as a user with sudo.
 set -euo pipefail
 
-packages=(
-  build-essential cmake ninja-build pkg-config git
+# What `make run` needs (build pgrig, run the embedded cluster), then what
+# `make test` adds.
+run_packages=(
+  build-essential cmake ninja-build pkg-config git ccache
   libpq-dev postgresql-15 postgresql-client-15 postgresql-contrib
-  libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev liburing-dev
+  # CMake configures the test and benchmark programs too (only `make test`
+  # builds them)
   libgtest-dev libgmock-dev libbenchmark-dev
-  sysbench clang clang-format liburing-dev
+)
+test_packages=(
+  sysbench clang clang-format
   chromium
   # arm64: cross compiler, qemu-user (run explicitly as qemu-aarch64-static,
   # no binfmt registration needed), .deb tooling, the archive key that
@@ -17,6 +25,15 @@ packages=(
   g++-aarch64-linux-gnu qemu-user-static dpkg-dev debian-archive-keyring
   openssh-server openssh-client iproute2
 )
+
+case ${1:-all} in
+  run) packages=("${run_packages[@]}") ;;
+  all) packages=("${run_packages[@]}" "${test_packages[@]}") ;;
+  *)
+    echo "usage: scripts/setup.sh [run|all]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

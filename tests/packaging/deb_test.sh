@@ -21,6 +21,8 @@ main=("$scratch"/out/pgrig_*_"$arch".deb)
 link=("$scratch"/out/pgrig-pgbench_*_"$arch".deb)
 ((${#main[@]} == 1)) || fail "expected one pgrig_*_$arch.deb, got: $(ls "$scratch/out")"
 ((${#link[@]} == 1)) || fail "expected one pgrig-pgbench_*_$arch.deb, got: $(ls "$scratch/out")"
+dbg=("$scratch"/out/pgrig-dbg_*_"$arch".deb)
+((${#dbg[@]} == 1)) || fail "expected one pgrig-dbg_*_$arch.deb, got: $(ls "$scratch/out")"
 
 field() { dpkg-deb -f "$1" "$2"; }
 [[ $(field "$main" Architecture) == "$arch" ]] || fail "Architecture is $(field "$main" Architecture)"
@@ -43,6 +45,29 @@ fi
 dpkg-deb -x "$link" "$root"
 [[ -L $root/usr/lib/pgrig/bin/pgbench && $root/usr/lib/pgrig/bin/pgbench -ef $root/usr/bin/pgrig ]] ||
   fail "pgrig-pgbench's /usr/lib/pgrig/bin/pgbench does not lead to /usr/bin/pgrig"
+
+# The executable is stripped and small (fleet copies it to every host); its
+# debug information is in pgrig-dbg, where its .gnu_debuglink leads.
+size=$(stat -c %s "$root/usr/bin/pgrig")
+((size <= 25 * 1024 * 1024)) || fail "/usr/bin/pgrig is $size bytes, over 25 MB"
+if readelf -S "$root/usr/bin/pgrig" | grep -q '\.debug_info'; then
+  fail "/usr/bin/pgrig has debug information (.debug_info)"
+fi
+[[ $(readelf --string-dump=.gnu_debuglink "$root/usr/bin/pgrig" 2>/dev/null) == *pgrig.debug* ]] ||
+  fail "/usr/bin/pgrig has no .gnu_debuglink to pgrig.debug"
+[[ $(field "$dbg" Depends) == *pgrig* ]] || fail "pgrig-dbg does not depend on pgrig: $(field "$dbg" Depends)"
+dpkg-deb -x "$dbg" "$root"
+debug_file=$root/usr/lib/debug/usr/bin/pgrig.debug
+[[ -f $debug_file ]] || fail "$(basename "$dbg") lacks /usr/lib/debug/usr/bin/pgrig.debug"
+readelf -S "$debug_file" | grep -q '\.debug_line' || fail "pgrig.debug has no line table (.debug_line)"
+# The link's CRC-32 (the section's last four bytes) is that of this file; it
+# is gzip's CRC-32, which gzip stores in its trailer (both little-endian here).
+objcopy=objcopy
+[[ $arch == arm64 ]] && objcopy=aarch64-linux-gnu-objcopy
+"$objcopy" --dump-section .gnu_debuglink="$scratch/debuglink" "$root/usr/bin/pgrig" "$scratch/ignored" ||
+  fail "cannot read /usr/bin/pgrig's .gnu_debuglink"
+[[ $(tail -c 4 "$scratch/debuglink" | od -An -tx1) == $(gzip -c "$debug_file" | tail -c 8 | head -c 4 | od -An -tx1) ]] ||
+  fail "/usr/bin/pgrig's .gnu_debuglink CRC does not match pgrig.debug"
 
 # Every library the executable needs comes from a package it declares.  The
 # sonames are mapped to packages through this machine's dpkg database and its
@@ -76,3 +101,4 @@ if grep -q 'prices.toml' <<<"$out"; then
 fi
 echo "ok: $(basename "$main") ($(du -k "$main" | cut -f1) kB, Depends: $depends) runs: $version"
 echo "ok: $(basename "$link")"
+echo "ok: $(basename "$dbg") ($(du -k "$dbg" | cut -f1) kB); /usr/bin/pgrig $((size / 1024)) kB, stripped"
