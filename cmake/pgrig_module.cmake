@@ -26,6 +26,10 @@
 # must not define the same file-local name.  Test names (TEST/TEST_F) must be
 # unique within a module's group, as they are within one program.
 #
+# With PGRIG_DEBUG_INFO=mixed (the default) the test programs' own files are
+# compiled with line tables only (-g1), the libraries with what the build
+# type gives.
+#
 # Modules listed in PGRIG_CONVERSION_MODULES (top level) compile their
 # library with -Wconversion and -Wsign-conversion: implicit narrowing and sign
 # changes must be spelled out with a cast (docs/architecture.md).  Tests
@@ -87,6 +91,10 @@ function(pgrig_module name)
     target_compile_definitions(${g} PRIVATE
         PGRIG_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
         PGRIG_BINARY_DIR="${PROJECT_BINARY_DIR}")
+    if(PGRIG_DEBUG_INFO STREQUAL "mixed")
+      # A test's own code is read only through backtraces: line tables do.
+      target_compile_options(${g} PRIVATE $<$<CONFIG:RelWithDebInfo,Debug>:-g1>)
+    endif()
     set(tsan "")
     if(g MATCHES "_tsan_")
       set(tsan _tsan)
