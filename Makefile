@@ -7,8 +7,9 @@ ARM64_BUILD ?= build-arm64
 ARM64_SYSROOT ?= build-arm64-sysroot
 JOBS ?= $(shell nproc)
 # The native tests spend most of their time waiting on servers, sshd and
-# each other (about 30% CPU at -j2 on 2 cores): twice as many at once.
-TEST_JOBS ?= $(shell expr 2 \* $(JOBS))
+# each other (about 30% CPU at -j2 on 2 cores): twice as many at once, but
+# no more than 4 beyond JOBS (they share one embedded cluster).
+TEST_JOBS ?= $(shell n=$(JOBS); t=$$((2 * n)); [ $$t -gt 4 ] && t=4; [ $$t -lt $$n ] && t=$$n; echo $$t)
 CMAKE_FLAGS ?=
 # -Werror (CMake option PGRIG_WERROR): off for everyday builds, on for every
 # build that `make test` (and so CI) makes; `make test WERROR=OFF` turns it off.
@@ -34,17 +35,17 @@ configure = cmake -S . -B $(1) -G Ninja $(2) -DPGRIG_WERROR=$(WERROR) $(CMAKE_FL
 # before CI's 90-minute limit.  Seconds; set for a 2-core machine with an
 # empty compiler cache (measured times and how they were set: docs/testing.md,
 # "Stage budgets").  They add up to 70 minutes.
-BUDGET_SETUP ?= 600
-BUDGET_FORMAT ?= 120
-BUDGET_ARM64_SYSROOT ?= 300
-BUDGET_NATIVE_BUILD ?= 840
-BUDGET_NATIVE_TESTS ?= 600
-BUDGET_ARM64_BUILD ?= 480
-BUDGET_ARM64_TESTS ?= 300
-BUDGET_ASAN_BUILD ?= 480
-BUDGET_ASAN_TESTS ?= 600
-BUDGET_TSAN_BUILD ?= 300
-BUDGET_TSAN_TESTS ?= 300
+BUDGET_SETUP ?= 480
+BUDGET_FORMAT ?= 60
+BUDGET_ARM64_SYSROOT ?= 180
+BUDGET_NATIVE_BUILD ?= 780
+BUDGET_NATIVE_TESTS ?= 360
+BUDGET_ARM64_BUILD ?= 420
+BUDGET_ARM64_TESTS ?= 180
+BUDGET_ASAN_BUILD ?= 540
+BUDGET_ASAN_TESTS ?= 660
+BUDGET_TSAN_BUILD ?= 360
+BUDGET_TSAN_TESTS ?= 180
 STAGE = scripts/stage.sh
 export PGRIG_STAGE_LOG ?= $(abspath $(BUILD))/stages.log
 
