@@ -5,21 +5,6 @@
 
 namespace pgrig::cli {
 
-std::vector<std::string> RedactedCommandLine(const std::vector<std::string>& argv,
-                                             const std::string& program) {
-  std::vector<std::string> out;
-  out.reserve(argv.size());
-  for (const auto& a : argv) {
-    if (a.find('=') != std::string::npos || a.find("://") != std::string::npos) {
-      out.push_back(pg::RedactConninfo(a));
-    } else {
-      out.push_back(a);
-    }
-  }
-  if (!out.empty()) out[0] = program;
-  return out;
-}
-
 nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,
@@ -27,7 +12,7 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
   plan::ResultInputs in;
   in.tool_version = kVersion;
   in.command = "bench";
-  in.command_line = RedactedCommandLine(o.argv);
+  in.command_line = pg::RedactedCommandLine(o.argv, "pgrig bench");
   in.server = server;
   in.cpus = info.cpus;
   in.server_cpu = server_cpu;

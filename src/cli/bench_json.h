@@ -24,11 +24,6 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const nlohmann::json& facts,
                                  const host::ServerCpuMeasure& server_cpu);
 
-// The command line with any password redacted (conninfo values, URIs); the
-// first element becomes `program` ("pgrig bench").
-std::vector<std::string> RedactedCommandLine(const std::vector<std::string>& argv,
-                                             const std::string& program = "pgrig bench");
-
 }  // namespace pgrig::cli
 
 #endif  // PGRIG_CLI_BENCH_JSON_H_

@@ -270,16 +270,11 @@ Took TakeLoadShapeOption(int c, const char* arg, ParseState* s) {
       o.connect_per_transaction = true;
       return Took::kTaken;
     case 'M':
-      if (std::strcmp(arg, "simple") == 0) {
-        o.mode = script::QueryMode::kSimple;
-      } else if (std::strcmp(arg, "extended") == 0) {
-        o.mode = script::QueryMode::kExtended;
-      } else if (std::strcmp(arg, "prepared") == 0) {
-        o.mode = script::QueryMode::kPrepared;
-      } else {
-        return Refuse(s, std::string("invalid query mode (-M): \"") + arg + "\"");
+      if (std::optional<script::QueryMode> mode = script::ParseQueryMode(arg)) {
+        o.mode = *mode;
+        return Took::kTaken;
       }
-      return Took::kTaken;
+      return Refuse(s, std::string("invalid query mode (-M): \"") + arg + "\"");
     case 'n':
       o.no_vacuum = true;
       return Took::kTaken;

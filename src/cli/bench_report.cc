@@ -40,18 +40,6 @@ double Pct(int64_t part, int64_t whole) {
 
 }  // namespace
 
-const char* QueryModeName(script::QueryMode mode) {
-  switch (mode) {
-    case script::QueryMode::kSimple:
-      return "simple";
-    case script::QueryMode::kExtended:
-      return "extended";
-    case script::QueryMode::kPrepared:
-      return "prepared";
-  }
-  return "simple";
-}
-
 std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
                                  const engine::RunResult& r) {
   std::string out;
@@ -65,7 +53,7 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
   Appendf(&out, "transaction type: %s\n",
           info.scripts.size() == 1 ? info.scripts[0].desc.c_str() : "multiple scripts");
   Appendf(&out, "scaling factor: %d\n", info.scale);
-  Appendf(&out, "query mode: %s\n", QueryModeName(o.mode));
+  Appendf(&out, "query mode: %s\n", script::QueryModeName(o.mode));
   Appendf(&out, "number of clients: %d\n", o.clients);
   Appendf(&out, "number of threads: %d\n", info.threads);
   if (o.max_tries) Appendf(&out, "maximum number of tries: %u\n", o.max_tries);
@@ -188,10 +176,7 @@ std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
 }
 
 double ClientBusyFraction(const RunInfo& info, const engine::RunResult& r) {
-  const double duration_s = static_cast<double>(r.bench_duration_ns) / 1e9;
-  const int usable = std::max(1, std::min(info.threads, info.cpus));
-  if (duration_s <= 0) return 0;
-  return (r.client_user_cpu_s + r.client_sys_cpu_s) / (duration_s * usable);
+  return r.ClientBusyFraction(info.threads, info.cpus);
 }
 
 std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,

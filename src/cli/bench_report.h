@@ -29,8 +29,6 @@ struct RunInfo {
   int cpus = 1;  // online CPUs of this machine
 };
 
-const char* QueryModeName(script::QueryMode mode);  // "simple", "extended", "prepared"
-
 // pgbench's printResults(), line for line.
 std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
                                  const engine::RunResult& r);

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "common/fs.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "cost/catalog.h"
@@ -86,15 +87,6 @@ Exit codes: 0 success, 1 bad invocation or input.
 See docs/cost.md for the model, units and the catalog format.)";
 
 constexpr CommandName kCostCommand{"pgrig cost"};
-
-// Directory of the running executable, from /proc/self/exe; empty when the
-// link cannot be read (the catalog search then skips those candidates).
-std::string ExecutableDir() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  return exe.parent_path().string();
-}
 
 Result<double> ParseNumber(const std::string& text, const std::string& option) {
   std::optional<double> v = cost::ParseDecimal(text);

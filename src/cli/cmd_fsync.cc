@@ -124,7 +124,7 @@ int RunFsync(int argc, char** argv) {
         return Fail(kFsyncCommand, c.status().message() +
                                        " (give a PATH with --no-server to test a directory alone)");
       conn = std::move(c).value();
-      if (ServerIsLocal(*conn)) {
+      if (pg::ServerIsLocal(*conn)) {
         auto d = conn->QueryValue("SHOW data_directory");
         if (d.ok()) data_dir = *d;
       }
@@ -153,12 +153,13 @@ int RunFsync(int argc, char** argv) {
 
   micro::FsyncDocContext ctx;
   micro::MicroDocInputs in{.tool_version = kVersion,
-                           .command_line = MicroCommandLine(argc, argv, "pgrig fsync")};
+                           .command_line = pg::RedactedCommandLine(
+                               std::vector<std::string>(argv, argv + argc), "pgrig fsync")};
   if (conn) {
     auto m = conn->QueryValue("SHOW wal_sync_method");
     if (m.ok()) ctx.server_wal_sync_method = *m;
     in.server_version_num = conn->server_version();
-    in.server_version = MicroServerVersion(in.server_version_num);
+    in.server_version = pg::ServerVersionText(in.server_version_num);
     in.server_target = conn->Describe();
     in.embedded = embedded;
   }

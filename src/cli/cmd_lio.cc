@@ -196,7 +196,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   }
   micro::MicroDocInputs in{.tool_version = kVersion,
                            .command_line = std::move(command_line),
-                           .server_version = MicroServerVersion(conn->server_version()),
+                           .server_version = pg::ServerVersionText(conn->server_version()),
                            .server_version_num = conn->server_version(),
                            .server_target = target->params.Describe(),
                            .embedded = target->embedded};
@@ -280,7 +280,8 @@ int RunLio(int argc, char** argv) {
     const unsigned cpus = std::thread::hardware_concurrency();
     o.max_scaling_sessions = 2 * static_cast<int>(cpus == 0 ? 1 : cpus);
   }
-  return DoRun(run_params, o, json_file, MicroCommandLine(argc, argv, "pgrig lio"));
+  return DoRun(run_params, o, json_file,
+               pg::RedactedCommandLine(std::vector<std::string>(argv, argv + argc), "pgrig lio"));
 }
 
 }  // namespace pgrig::cli

@@ -49,12 +49,6 @@ extern "C" void OnRunSigint(int) { g_run_interrupted.store(true); }
 
 constexpr CommandName kRunCommand{"pgrig run"};
 
-std::string ExeDir() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
-
 std::string Clock(double s) {
   const int t = static_cast<int>(std::max(0.0, s) + 0.5);
   return fmt::format("{}:{:02d}", t / 60, t % 60);
@@ -169,7 +163,7 @@ int RunRun(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
   }
   std::vector<std::string> raw(argv, argv + argc);
-  const std::vector<std::string> command_line = RedactedCommandLine(raw, "pgrig run");
+  const std::vector<std::string> command_line = pg::RedactedCommandLine(raw, "pgrig run");
 
   // --- Validate everything before anything happens. ----------------------
   if (quick && !plan_arg.empty())
@@ -181,7 +175,7 @@ int RunRun(int argc, char** argv) {
   plan::PlanSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
     search.data_dir = d;
-  search.exe_dir = ExeDir();
+  search.exe_dir = ExecutableDir();
 
   std::optional<nlohmann::json> previous;
   plan::Plan plan;

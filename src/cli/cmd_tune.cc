@@ -305,7 +305,7 @@ int RunTune(int argc, char** argv) {
     auto c = pg::Connect(target->params);
     if (!c.ok()) return Fail(kTuneCommand, c.status().message());
     conn.emplace(std::move(c).value());
-    local = ServerIsLocal(*conn);
+    local = pg::ServerIsLocal(*conn);
   }
 
   // --restart is refused above for a named server, so a restart here is

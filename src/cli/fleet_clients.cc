@@ -47,7 +47,7 @@ int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
     return FailRedacted(inv.file + ": server " + pg::RedactConninfo(*fl.server) + ": " +
                         con.status().message());
   }
-  const bool local = ServerIsLocal(*con);
+  const bool local = pg::ServerIsLocal(*con);
   RealProcessRunner runner;
   auto local_pgrig = fleet::DescribeLocalPgrig(kVersion, runner);
   if (!local_pgrig.ok()) return FailRedacted(local_pgrig.status().message());

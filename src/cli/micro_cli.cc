@@ -14,25 +14,6 @@ std::atomic<bool> g_micro_interrupted{false};
 void OnMicroSigint(int) { g_micro_interrupted.store(true); }
 }  // namespace
 
-std::vector<std::string> MicroCommandLine(int argc, char** argv, const std::string& name) {
-  std::vector<std::string> out;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.find('=') != std::string::npos || a.find("://") != std::string::npos) {
-      a = pg::RedactConninfo(a);
-    }
-    out.push_back(std::move(a));
-  }
-  if (!out.empty()) out[0] = name;
-  return out;
-}
-
-std::string MicroServerVersion(int v) {
-  if (v >= 100000) return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
-         std::to_string(v % 100);
-}
-
 Status CheckJsonDestination(const std::string& file) {
   if (file.empty() || file == "-") return Status::Ok();
   std::error_code ec;

@@ -1,6 +1,5 @@
-// Pieces shared by `pgrig lio` and `pgrig fsync`: the redacted command line,
-// the server's version text, checking a --json destination before anything
-// runs, and a SIGINT flag for a clean stop.  The SIGINT flag is the one
+// Pieces shared by `pgrig lio` and `pgrig fsync`: checking a --json
+// destination before anything runs, and a SIGINT flag for a clean stop.  The SIGINT flag is the one
 // process-wide state: installed by the command for the duration of its
 // measurement and restored after it (InterruptScope, RAII).
 #ifndef PGRIG_CLI_MICRO_CLI_H_
@@ -15,12 +14,6 @@
 #include "common/status.h"
 
 namespace pgrig::cli {
-
-// argv with conninfo/URI passwords removed; out[0] becomes `name`.
-std::vector<std::string> MicroCommandLine(int argc, char** argv, const std::string& name);
-
-// "15.18" from 150018; "9.6.24" from 90624.
-std::string MicroServerVersion(int version_num);
 
 // FILE can be written: its directory exists and is writable, and FILE is
 // not a directory.  Creates nothing.  "" and "-" (standard output) are fine.

@@ -28,17 +28,9 @@ host::QueryFn QueryOver(pg::Connection* conn) {
   };
 }
 
-bool ServerIsLocal(pg::Connection& conn) {
-  auto r = conn.Exec("SELECT inet_server_addr()::text");
-  if (!r.ok() || r->rows() != 1) return false;
-  if (r->IsNull(0, 0)) return true;
-  const std::string a(r->Get(0, 0));
-  return a.rfind("127.", 0) == 0 || a.rfind("::1", 0) == 0;
-}
-
 host::ServerFacts ProbeServer(pg::Connection& conn, host::HostFacts* host) {
   RealProcessRunner runner;
-  const bool local = ServerIsLocal(conn);
+  const bool local = pg::ServerIsLocal(conn);
   const bool arm = host->cpu.architecture && *host->cpu.architecture == "aarch64";
   host::ServerFacts sf = host::CollectServerFacts(
       QueryOver(&conn),

@@ -17,10 +17,6 @@ namespace pgrig::cli {
 // A QueryFn that runs each statement on `conn` (which must outlive it).
 host::QueryFn QueryOver(pg::Connection* conn);
 
-// True when the server runs on this machine: reached over a Unix socket
-// (inet_server_addr() is NULL) or over loopback.
-bool ServerIsLocal(pg::Connection& conn);
-
 // The server's facts, with this machine's facts used for "fits in RAM" and
 // build probes when the server is local.  When it is local and `host` (of
 // this machine, sysroot "/") has no storage facts yet, they are filled in

@@ -157,4 +157,10 @@ uint64_t TreeSize(const std::string& path) {
   return total;
 }
 
+std::string ExecutableDir() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
 }  // namespace pgrig

@@ -53,6 +53,10 @@ Status MakeDirs(const std::string& path, mode_t mode = 0755);
 // rm -rf; missing is not an error.
 Status RemoveTree(const std::string& path);
 
+// The directory of the running executable (from /proc/self/exe); empty when
+// the link cannot be read.  Where pgrig looks for the data shipped beside it.
+std::string ExecutableDir();
+
 // Total size in bytes of the regular files below `path`.
 uint64_t TreeSize(const std::string& path);
 

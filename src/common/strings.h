@@ -30,6 +30,10 @@ std::string HexId(uint64_t v);
 // Quotes a word for a POSIX shell when needed (for printing commands).
 std::string ShellQuote(std::string_view s);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+// break, with quotes doubled.
+std::string CsvField(const std::string& s);
+
 // Levenshtein distance (insert, delete, substitute all cost 1).
 size_t EditDistance(std::string_view a, std::string_view b);
 

@@ -9,6 +9,7 @@
 #ifndef PGRIG_ENGINE_RESULT_H_
 #define PGRIG_ENGINE_RESULT_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -85,6 +86,15 @@ struct RunResult {
   double Tps() const;
   // Client CPU (user+sys) per transaction that ended (success or failure), us.
   double ClientCpuUsPerTransaction() const;
+  // The client's CPU (user+sys) over the benchmark as a share of the CPUs it
+  // could keep busy: min(client_threads, cpus), at least 1.  0 when nothing
+  // ran.
+  double ClientBusyFraction(int client_threads, int cpus) const {
+    const double duration_s = static_cast<double>(bench_duration_ns) / 1e9;
+    const int usable = std::max(1, std::min(client_threads, cpus));
+    if (duration_s <= 0) return 0;
+    return (client_user_cpu_s + client_sys_cpu_s) / (duration_s * usable);
+  }
 };
 
 }  // namespace pgrig::engine

@@ -27,7 +27,7 @@ using testing::FakeReply;
 using testing::FakeStatement;
 using testing::IoPath;
 
-using testing::QueryModeName;
+using script::QueryModeName;
 
 bool Contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;

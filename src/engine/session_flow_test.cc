@@ -21,13 +21,13 @@ namespace pgrig::engine {
 namespace {
 
 using script::QueryMode;
+using script::QueryModeName;
 using testing::FakeBackend;
 using testing::FakeBenchOptions;
 using testing::FakeBenchRun;
 using testing::FakeReply;
 using testing::FakeStatement;
 using testing::IoPath;
-using testing::QueryModeName;
 
 bool HasPart(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;

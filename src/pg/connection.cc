@@ -290,4 +290,24 @@ std::string ServerVersionText(int v) {
          std::to_string(v % 100);
 }
 
+bool ServerIsLocal(Connection& conn) {
+  auto r = conn.Exec("SELECT inet_server_addr()::text");
+  if (!r.ok() || r->rows() != 1) return false;
+  if (r->IsNull(0, 0)) return true;
+  const std::string a(r->Get(0, 0));
+  return a.rfind("127.", 0) == 0 || a.rfind("::1", 0) == 0;
+}
+
+std::vector<std::string> RedactedCommandLine(const std::vector<std::string>& argv,
+                                             const std::string& program) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  for (const std::string& a : argv) {
+    const bool conninfo = a.find('=') != std::string::npos || a.find("://") != std::string::npos;
+    out.push_back(conninfo ? RedactConninfo(a) : a);
+  }
+  if (!out.empty()) out[0] = program;
+  return out;
+}
+
 }  // namespace pgrig::pg

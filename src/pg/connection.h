@@ -137,6 +137,16 @@ Result<Connection> Connect(const ConnectionParams& params);
 std::string QuoteIdent(std::string_view ident);
 std::string QuoteLiteral(std::string_view literal);
 
+// True when the server runs on this machine: reached over a Unix socket
+// (inet_server_addr() is NULL) or over loopback.  False when it cannot tell.
+bool ServerIsLocal(Connection& conn);
+
+// A command line as it may be recorded or printed: every argument that looks
+// like a conninfo string or URI has its password redacted, and the first
+// element becomes `program` ("pgrig bench").
+std::vector<std::string> RedactedCommandLine(const std::vector<std::string>& argv,
+                                             const std::string& program);
+
 // server_version_num as PostgreSQL prints it: 150018 -> "15.18",
 // 90624 -> "9.6.24".
 std::string ServerVersionText(int server_version_num);

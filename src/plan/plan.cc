@@ -132,8 +132,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
             cell.protocol = mode;
             cell.clients = static_cast<int>(nc);
             cell.threads = static_cast<int>(nt);
-            cell.id =
-                fmt::format("{}/{}/{}/c{}/j{}", wl.name, QueryModeName(mode), variant_name, nc, nt);
+            cell.id = fmt::format("{}/{}/{}/c{}/j{}", wl.name, script::QueryModeName(mode),
+                                  variant_name, nc, nt);
             if (seen.insert(cell.id).second) cells.push_back(std::move(cell));
           }
         }
@@ -194,18 +194,6 @@ const char* SizeTargetName(SizeTarget t) {
       return "larger_than_ram";
   }
   return "scale";
-}
-
-const char* QueryModeName(script::QueryMode m) {
-  switch (m) {
-    case script::QueryMode::kSimple:
-      return "simple";
-    case script::QueryMode::kExtended:
-      return "extended";
-    case script::QueryMode::kPrepared:
-      return "prepared";
-  }
-  return "simple";
 }
 
 }  // namespace pgrig::plan

@@ -193,8 +193,7 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus);
 std::vector<int> IterationOrder(size_t cell_count, int iteration);
 
 // Names for messages and records.
-const char* SizeTargetName(SizeTarget t);        // "scale", "fits_shared_buffers", ...
-const char* QueryModeName(script::QueryMode m);  // "simple", "extended", "prepared"
+const char* SizeTargetName(SizeTarget t);  // "scale", "fits_shared_buffers", ...
 
 }  // namespace pgrig::plan
 

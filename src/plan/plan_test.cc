@@ -769,9 +769,9 @@ TEST(IterationOrder, RotatesSoEveryCellTakesEveryPosition) {
 }
 
 TEST(Names, ForRecords) {
-  EXPECT_STREQ(QueryModeName(QueryMode::kSimple), "simple");
-  EXPECT_STREQ(QueryModeName(QueryMode::kExtended), "extended");
-  EXPECT_STREQ(QueryModeName(QueryMode::kPrepared), "prepared");
+  EXPECT_STREQ(script::QueryModeName(QueryMode::kSimple), "simple");
+  EXPECT_STREQ(script::QueryModeName(QueryMode::kExtended), "extended");
+  EXPECT_STREQ(script::QueryModeName(QueryMode::kPrepared), "prepared");
   EXPECT_STREQ(SizeTargetName(SizeTarget::kScale), "scale");
   EXPECT_STREQ(SizeTargetName(SizeTarget::kFitsSharedBuffers), "fits_shared_buffers");
   EXPECT_STREQ(SizeTargetName(SizeTarget::kFitsRam), "fits_ram");

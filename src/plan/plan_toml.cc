@@ -252,21 +252,18 @@ class Reader {
     } else {
       items.push_back(n);
     }
-    constexpr std::array<script::QueryMode, 3> kModes = {
-        script::QueryMode::kSimple, script::QueryMode::kExtended, script::QueryMode::kPrepared};
     for (const toml::node* el : items) {
       if (!el->is_string()) {
         return WrongType(*el, key, where, "\"simple\", \"extended\" or \"prepared\" (or a list)");
       }
       const std::string& s = el->as_string()->get();
-      auto it = std::find_if(kModes.begin(), kModes.end(),
-                             [&](script::QueryMode m) { return s == QueryModeName(m); });
-      if (it == kModes.end()) {
+      std::optional<script::QueryMode> mode = script::ParseQueryMode(s);
+      if (!mode) {
         return Error(*el, fmt::format("'{}' in {}: unknown protocol \"{}\"; use \"simple\", "
                                       "\"extended\" or \"prepared\"",
                                       key, where.name, s));
       }
-      out.push_back(*it);
+      out.push_back(*mode);
     }
     return out;
   }

@@ -65,25 +65,6 @@ json IntervalJson(const stats::IntervalStats& s, double t_end_s, double duration
 
 }  // namespace
 
-double ClientBusyFraction(int threads, int cpus, const engine::RunResult& r) {
-  const double duration_s = static_cast<double>(r.bench_duration_ns) / 1e9;
-  const int usable = std::max(1, std::min(threads, cpus));
-  if (duration_s <= 0) return 0;
-  return (r.client_user_cpu_s + r.client_sys_cpu_s) / (duration_s * usable);
-}
-
-const char* ResultQueryModeName(script::QueryMode mode) {
-  switch (mode) {
-    case script::QueryMode::kSimple:
-      return "simple";
-    case script::QueryMode::kExtended:
-      return "extended";
-    case script::QueryMode::kPrepared:
-      return "prepared";
-  }
-  return "simple";
-}
-
 json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const json& facts) {
   const ResultOptions& o = in.options;
   const stats::IntervalStats& t = r.totals;
@@ -184,7 +165,7 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
         {"transactions_per_client",
          o.transactions_per_client ? json(*o.transactions_per_client) : json(nullptr)},
         {"duration_s", o.duration_s ? json(*o.duration_s) : json(nullptr)},
-        {"query_mode", ResultQueryModeName(o.mode)},
+        {"query_mode", script::QueryModeName(o.mode)},
         {"scale", o.scale},
         {"rate_tps", o.rate_tps > 0 ? json(o.rate_tps) : json(nullptr)},
         {"latency_limit_ms", o.latency_limit_us > 0
@@ -230,8 +211,8 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
          ended > 0 ? r.client_user_cpu_s * 1e6 / static_cast<double>(ended) : 0.0},
         {"cpu_system_us_per_transaction",
          ended > 0 ? r.client_sys_cpu_s * 1e6 / static_cast<double>(ended) : 0.0},
-        {"busy_fraction", ClientBusyFraction(o.threads, in.cpus, r)},
-        {"bottleneck", ClientBusyFraction(o.threads, in.cpus, r) >= 0.9},
+        {"busy_fraction", r.ClientBusyFraction(o.threads, in.cpus)},
+        {"bottleneck", r.ClientBusyFraction(o.threads, in.cpus) >= 0.9},
         {"max_rss_bytes", r.client_max_rss_kb * 1024},
         {"io", r.ring_threads == 0           ? "epoll"
                : r.ring_threads == r.threads ? "io_uring"

@@ -74,13 +74,6 @@ struct ResultInputs {
   host::ServerCpuMeasure server_cpu{.usage = std::nullopt, .unavailable = "not measured"};
 };
 
-// Busy fraction of the client's threads: CPU seconds over duration x
-// min(threads, cpus).
-double ClientBusyFraction(int threads, int cpus, const engine::RunResult& r);
-
-// "simple", "extended", "prepared".
-const char* ResultQueryModeName(script::QueryMode mode);
-
 // `facts` is the facts module's document (or null when unavailable).
 nlohmann::json RunResultToJson(const ResultInputs& in, const engine::RunResult& r,
                                const nlohmann::json& facts);

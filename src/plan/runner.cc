@@ -161,7 +161,7 @@ Status Runner::Prepare() {
     cell_settings_.push_back(by_variant[std::to_string(c.variant)]);
     if (!cell_settings_.back().server.empty()) any_server_settings_ = true;
   }
-  local_ = IsLocal(*conn);
+  local_ = pg::ServerIsLocal(*conn);
   database_ = OneValue(*conn, "select current_database()");
   if (local_) data_directory_ = OneValue(*conn, "select current_setting('data_directory', true)");
   if (fsync_ != nullptr) {

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/strings.h"
 #include "cost/per_dollar.h"
 #include "plan/result_json.h"
 #include "stats/distributions.h"
@@ -28,7 +29,7 @@ json CountsJson(const std::vector<CountExpr>& v) {
 
 json ProtocolsJson(const std::vector<script::QueryMode>& v) {
   json a = json::array();
-  for (auto m : v) a.push_back(ResultQueryModeName(m));
+  for (auto m : v) a.push_back(script::QueryModeName(m));
   return a;
 }
 
@@ -62,16 +63,6 @@ std::string Str(const json& j, const char* key) {
 double Num(const json& j, const char* key, double fallback = 0) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return fallback;
   return j[key].get<double>();
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string NumText(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
@@ -192,7 +183,7 @@ json CellToJson(const Plan& plan, const Cell& cell) {
               {"kind", WorkloadKindName(w.kind)},
               {"metric", CellMetric(w.kind)},
               {"writes", w.writes},
-              {"protocol", ResultQueryModeName(cell.protocol)},
+              {"protocol", script::QueryModeName(cell.protocol)},
               {"variant", variant},
               {"clients", cell.clients},
               {"threads", cell.threads}};

@@ -137,14 +137,6 @@ Result<std::optional<int>> ExistingScale(pg::Connection& conn) {
   return std::optional<int>(std::atoi(std::string(c->Get(0, 0)).c_str()));
 }
 
-bool IsLocal(pg::Connection& conn) {
-  auto r = conn.Exec("select inet_server_addr()::text");
-  if (!r.ok()) return false;
-  if (r->IsNull(0, 0)) return true;
-  const std::string a(r->Get(0, 0));
-  return a.rfind("127.", 0) == 0 || a.rfind("::1", 0) == 0;
-}
-
 std::string OneValue(pg::Connection& conn, const char* sql) {
   auto r = conn.Exec(sql);
   if (!r.ok() || r->rows() < 1 || r->IsNull(0, 0)) return "";

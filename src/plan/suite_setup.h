@@ -55,9 +55,6 @@ Result<std::optional<int>> ExistingScale(pg::Connection& conn);
 // plan's, or the server's data directory); tmpfs is refused.
 micro::FsyncOptions FsyncOptionsFor(const FsyncParams& p, const std::string& dir);
 
-// True when the server runs on this machine (Unix socket or loopback).
-bool IsLocal(pg::Connection& conn);
-
 // The first value of a one-row query, "" on error or NULL.
 std::string OneValue(pg::Connection& conn, const char* sql);
 

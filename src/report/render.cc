@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "cost/render.h"
 #include "report/render_html.h"
 #include "report/tables.h"
@@ -56,16 +57,6 @@ std::string MarkdownTable(const Table& t) {
   }
   if (!t.note.empty()) out += "\n" + t.note + "\n";
   return out + "\n";
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string CsvRow(const std::vector<std::string>& f) {

@@ -696,4 +696,23 @@ std::string RenderScript(const Script& script) {
   return out;
 }
 
+const char* QueryModeName(QueryMode mode) {
+  switch (mode) {
+    case QueryMode::kSimple:
+      return "simple";
+    case QueryMode::kExtended:
+      return "extended";
+    case QueryMode::kPrepared:
+      return "prepared";
+  }
+  return "simple";
+}
+
+std::optional<QueryMode> ParseQueryMode(std::string_view name) {
+  for (QueryMode m : {QueryMode::kSimple, QueryMode::kExtended, QueryMode::kPrepared}) {
+    if (name == QueryModeName(m)) return m;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pgrig::script

@@ -20,6 +20,7 @@
 #define PGRIG_SCRIPT_SCRIPT_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,11 @@ namespace pgrig::script {
 
 // pgbench's -M.
 enum class QueryMode { kSimple, kExtended, kPrepared };
+
+// "simple", "extended", "prepared": pgbench's -M values, and a protocol's
+// name in plans, cell ids and results.  ParseQueryMode takes exactly those.
+const char* QueryModeName(QueryMode mode);
+std::optional<QueryMode> ParseQueryMode(std::string_view name);
 
 enum class CommandKind : uint8_t {
   kSql,

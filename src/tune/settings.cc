@@ -397,30 +397,12 @@ bool KnownSetting(std::string_view name, int server_major) {
   return i && i->since <= server_major;
 }
 
-namespace {
-
-size_t Distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
-
 std::optional<std::string> ClosestSetting(std::string_view name, int server_major) {
   std::optional<std::string> best;
   size_t best_d = 0;
   for (const auto& [n, info] : Table()) {
     if (info.since > server_major) continue;
-    size_t d = Distance(name, n);
+    size_t d = EditDistance(name, n);
     if (!best || d < best_d) {
       best = n;
       best_d = d;

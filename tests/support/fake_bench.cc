@@ -42,18 +42,6 @@ FakeBenchRun RunFakeBenchOrFail(const FakeBackend& backend, const FakeBenchOptio
   return std::move(run).value();
 }
 
-const char* QueryModeName(script::QueryMode mode) {
-  switch (mode) {
-    case script::QueryMode::kSimple:
-      return "simple";
-    case script::QueryMode::kExtended:
-      return "extended";
-    case script::QueryMode::kPrepared:
-      return "prepared";
-  }
-  return "unknown";
-}
-
 bool RingAvailable() { return engine::Ring::Create(8) != nullptr; }
 
 Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOptions& options,

@@ -74,7 +74,6 @@ FakeBenchRun RunFakeBenchOrFail(const FakeBackend& backend, const FakeBenchOptio
 
 inline constexpr script::QueryMode kAllQueryModes[] = {
     script::QueryMode::kSimple, script::QueryMode::kExtended, script::QueryMode::kPrepared};
-const char* QueryModeName(script::QueryMode mode);  // "simple", "extended", "prepared"
 
 // True when this kernel lets the engine use io_uring (engine::Ring).
 bool RingAvailable();
