@@ -101,8 +101,7 @@ void GoldenReplaceAll(std::string& text, const std::string& from, const std::str
 //    dump(2) at the top level of the document.
 std::string GoldenNormalise(std::string text) {
   GoldenReplaceAll(text, PGRIG_SOURCE_DIR, "@PGRIG_SOURCE_DIR@");
-  GoldenReplaceAll(text,
-                   std::string("\"name\": \"pgrig\",\n    \"version\": \"") + kVersion + "\"",
+  GoldenReplaceAll(text, std::string("\"name\": \"pgrig\",\n    \"version\": \"") + kVersion + "\"",
                    "\"name\": \"pgrig\",\n    \"version\": \"@PGRIG_VERSION@\"");
   return text;
 }
@@ -150,8 +149,8 @@ void ExpectGolden(const std::string& name, const std::string& output) {
     out << actual;
     out.close();
     ASSERT_TRUE(out.good()) << "could not write " << path;
-    std::printf("PGRIG_UPDATE_GOLDEN=1: wrote %s (%zu bytes) instead of comparing\n",
-                path.c_str(), actual.size());
+    std::printf("PGRIG_UPDATE_GOLDEN=1: wrote %s (%zu bytes) instead of comparing\n", path.c_str(),
+                actual.size());
     return;
   }
   Result<std::string> expected = ReadWholeFile(path);
@@ -181,8 +180,8 @@ constexpr double kGoldenStartWallS = 1764583200.25;
 
 // The latencies the synthetic transactions cycle through: a dozen histogram
 // buckets, two of them above the 10 ms latency limit.
-constexpr int64_t kGoldenLatenciesNs[] = {412'000,   455'000,   498'000,   530'000,
-                                          611'000,   734'000,   905'000,   1'250'000,
+constexpr int64_t kGoldenLatenciesNs[] = {412'000,   455'000,   498'000,    530'000,
+                                          611'000,   734'000,   905'000,    1'250'000,
                                           2'400'000, 4'800'000, 12'500'000, 31'000'000};
 
 // What one pgbench-style run measured: `transactions` attempts spread
@@ -286,10 +285,26 @@ plan::ResultInputs GoldenResultInputs() {
   plan::ResultInputs in;
   in.tool_version = "9.8.7-golden";
   in.command = "bench";
-  in.command_line = {"pgrig bench", "-c",   "4",  "-j",  "2",  "-T",
-                     "3",           "-M",   "prepared",  "-R", "1200", "-L",
-                     "10",          "--max-tries", "3",  "-f",  "/home/bench/custom.sql@1",
-                     "-b",          "tpcb-like@4", "host=db password=xxxxx"};
+  in.command_line = {"pgrig bench",
+                     "-c",
+                     "4",
+                     "-j",
+                     "2",
+                     "-T",
+                     "3",
+                     "-M",
+                     "prepared",
+                     "-R",
+                     "1200",
+                     "-L",
+                     "10",
+                     "--max-tries",
+                     "3",
+                     "-f",
+                     "/home/bench/custom.sql@1",
+                     "-b",
+                     "tpcb-like@4",
+                     "host=db password=xxxxx"};
   plan::ResultOptions& o = in.options;
   o.clients = 4;
   o.threads = 2;
@@ -357,8 +372,8 @@ TEST(ResultsGolden, RunResultDocument) {
                GoldenJsonText(plan::RunResultToJson(
                    GoldenResultInputs(), GoldenRunResult(3000, 100, 1.0), GoldenFacts())));
   ExpectGolden("result-aborted.json",
-               GoldenJsonText(plan::RunResultToJson(GoldenAbortedInputs(),
-                                                    GoldenAbortedRunResult(), nullptr)));
+               GoldenJsonText(plan::RunResultToJson(GoldenAbortedInputs(), GoldenAbortedRunResult(),
+                                                    nullptr)));
 }
 
 TEST(ResultsGolden, BenchResultDocument) {
@@ -501,10 +516,11 @@ TEST(ResultsGolden, LioDocument) {
   r.scaling = {GoldenLioWindow(1, 5.0, 1800, true, false),
                GoldenLioWindow(2, 5.0, 1500, true, false)};
   r.notes = {"lio tables reused: 2 tables of 256 blocks"};
-  const std::vector<std::string> cl = {"pgrig lio run", "--sessions", "1", "--work-unit", "16",
-                                       "--update-pct", "10", "--scaling", "--json", "lio.json"};
-  ExpectGolden("lio.json", GoldenJsonText(micro::LioResultToJson(GoldenMicroInputs(cl), o, r,
-                                                                 GoldenFacts())));
+  const std::vector<std::string> cl = {
+      "pgrig lio run", "--sessions", "1",         "--work-unit", "16",
+      "--update-pct",  "10",         "--scaling", "--json",      "lio.json"};
+  ExpectGolden("lio.json",
+               GoldenJsonText(micro::LioResultToJson(GoldenMicroInputs(cl), o, r, GoldenFacts())));
 
   // Interrupted, a total session count (a plan cell), no updates, no scaling,
   // an old server without exact counters.
@@ -529,8 +545,8 @@ TEST(ResultsGolden, LioDocument) {
                    GoldenMicroInputs({"pgrig lio run", "--sessions", "3"}), o2, r2, nullptr)));
 }
 
-micro::FlushTest GoldenFlushTest(micro::SyncMethod method, micro::DirectIo direct,
-                                 int write_bytes, int writers, int64_t ops, int64_t base_ns) {
+micro::FlushTest GoldenFlushTest(micro::SyncMethod method, micro::DirectIo direct, int write_bytes,
+                                 int writers, int64_t ops, int64_t base_ns) {
   micro::FlushTest t;
   t.method = method;
   t.direct = direct;
@@ -569,13 +585,12 @@ TEST(ResultsGolden, FsyncDocument) {
   r.tests[5].seconds = 0;
   r.notes = {"open_datasync+O_DIRECT: not allowed here"};
   const json facts = GoldenFacts();
-  const micro::FsyncDocContext ctx{.server_wal_sync_method = "fdatasync",
-                                   .storage = facts["host"]["storage"],
-                                   .facts = facts};
-  ExpectGolden("fsync.json",
-               GoldenJsonText(micro::FsyncResultToJson(
-                   GoldenMicroInputs({"pgrig fsync", "--dir", o.dir, "--json", "fsync.json"}), o,
-                   r, ctx)));
+  const micro::FsyncDocContext ctx{
+      .server_wal_sync_method = "fdatasync", .storage = facts["host"]["storage"], .facts = facts};
+  ExpectGolden(
+      "fsync.json",
+      GoldenJsonText(micro::FsyncResultToJson(
+          GoldenMicroInputs({"pgrig fsync", "--dir", o.dir, "--json", "fsync.json"}), o, r, ctx)));
 
   // No server, interrupted, nothing measured: no best method.
   micro::FsyncOptions o2;
@@ -622,8 +637,9 @@ TEST(ResultsGolden, FleetMergedResults) {
   engine::RunResult aborted = GoldenRunResult(900, 120, 0.5);
   aborted.stop_reason = engine::StopReason::kAborted;
   aborted.aborted_clients = 2;
-  aborted.first_abort_message = "client 3 aborted in command 2 (SQL) of script 0; "
-                                "server closed the connection unexpectedly";
+  aborted.first_abort_message =
+      "client 3 aborted in command 2 (SQL) of script 0; "
+      "server closed the connection unexpectedly";
   const json c = plan::RunResultToJson(in, aborted, nullptr);
   Result<json> partial = fleet::MergeClientResults(
       {{.label = "client-a", .file = "clients/client-a.json", .doc = a, .error = ""},
@@ -885,9 +901,8 @@ TEST(ResultsGolden, ReportPricedWithClaims) {
 // `pgrig report FILE` reads them.
 TEST(ResultsGolden, ReportOfStandaloneDocuments) {
   const json facts = GoldenFacts();
-  const std::string result_doc =
-      GoldenJsonText(plan::RunResultToJson(GoldenResultInputs(), GoldenRunResult(3000, 100, 1.0),
-                                           facts));
+  const std::string result_doc = GoldenJsonText(
+      plan::RunResultToJson(GoldenResultInputs(), GoldenRunResult(3000, 100, 1.0), facts));
   micro::LioRunOptions lo;
   lo.work_unit = 16;
   lo.update_pct = 10;
@@ -900,8 +915,8 @@ TEST(ResultsGolden, ReportOfStandaloneDocuments) {
   lr.start_wall_s = kGoldenStartWallS;
   lr.end_wall_s = kGoldenStartWallS + 6;
   lr.main = GoldenLioWindow(2, 5.0, 1500, true, true);
-  const std::string lio_doc = GoldenJsonText(
-      micro::LioResultToJson(GoldenMicroInputs({"pgrig lio run"}), lo, lr, facts));
+  const std::string lio_doc =
+      GoldenJsonText(micro::LioResultToJson(GoldenMicroInputs({"pgrig lio run"}), lo, lr, facts));
   micro::FsyncOptions fo;
   fo.dir = "/srv/wal";
   fo.write_sizes = {8192};
@@ -915,16 +930,16 @@ TEST(ResultsGolden, ReportOfStandaloneDocuments) {
                               1'200'000),
               GoldenFlushTest(micro::SyncMethod::kFdatasync, micro::DirectIo::kOff, 8192, 2, 700,
                               1'400'000),
-              GoldenFlushTest(micro::SyncMethod::kOpenDatasync, micro::DirectIo::kOff, 8192, 1,
-                              430, 1'150'000)};
-  const std::string fsync_doc = GoldenJsonText(micro::FsyncResultToJson(
-      GoldenMicroInputs({"pgrig fsync"}), fo, fr,
-      micro::FsyncDocContext{.server_wal_sync_method = "open_datasync",
-                             .storage = facts["host"]["storage"],
-                             .facts = facts}));
+              GoldenFlushTest(micro::SyncMethod::kOpenDatasync, micro::DirectIo::kOff, 8192, 1, 430,
+                              1'150'000)};
+  const std::string fsync_doc = GoldenJsonText(
+      micro::FsyncResultToJson(GoldenMicroInputs({"pgrig fsync"}), fo, fr,
+                               micro::FsyncDocContext{.server_wal_sync_method = "open_datasync",
+                                                      .storage = facts["host"]["storage"],
+                                                      .facts = facts}));
   const std::vector<report::Format> formats = {report::Format::kText, report::Format::kJson};
-  for (const auto& [name, text] :
-       {std::pair{"result", result_doc}, std::pair{"lio", lio_doc}, std::pair{"fsync", fsync_doc}}) {
+  for (const auto& [name, text] : {std::pair{"result", result_doc}, std::pair{"lio", lio_doc},
+                                   std::pair{"fsync", fsync_doc}}) {
     SCOPED_TRACE(name);
     GoldenAnalysed a;
     ASSERT_NO_FATAL_FAILURE(GoldenAnalyse(text, std::string(name) + ".json", std::nullopt, &a));

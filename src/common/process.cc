@@ -27,116 +27,131 @@ namespace {
   ::_exit(127);
 }
 
-}  // namespace
-
-Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
-  if (o.argv.empty()) return InvalidArgument("no program to run");
-
-  // Build the environment and argv before fork: no allocation in the child.
-  std::map<std::string, std::string> env_map;
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env_map[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& k : o.unset_env) env_map.erase(k);
-  if (o.run_as) {
-    env_map["HOME"] = o.run_as->home;
-    env_map["USER"] = o.run_as->user;
-    env_map["LOGNAME"] = o.run_as->user;
-  }
-  for (const auto& [k, v] : o.env) env_map[k] = v;
-  std::vector<std::string> env_strs;
-  for (const auto& [k, v] : env_map) env_strs.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strs) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = o.argv;
-  std::vector<char*> argv;
-  for (auto& s : argv_copy) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  int in_pipe[2], out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) ||
-      ::pipe2(exec_pipe, O_CLOEXEC)) {
-    return Internal(std::string("pipe: ") + std::strerror(errno));
-  }
-
-  pid_t pid = ::fork();
-  if (pid < 0) return Internal(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::dup2(in_pipe[0], 0);
-    if (!o.inherit_output) {
-      ::dup2(out_pipe[1], 1);
-      ::dup2(err_pipe[1], 2);
+// The child's argv and environment as execvpe takes them, built before fork
+// so that the child allocates nothing.  The pointers point into the strings
+// held here, so an ExecArgs stays where it was built.
+class ExecArgs {
+ public:
+  explicit ExecArgs(const ProcessOptions& o) : argv_strs_(o.argv) {
+    std::map<std::string, std::string> env_map;
+    for (char** e = environ; *e; ++e) {
+      std::string kv(*e);
+      auto eq = kv.find('=');
+      if (eq != std::string::npos) env_map[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    for (const auto& k : o.unset_env) env_map.erase(k);
     if (o.run_as) {
-      if (::setgroups(0, nullptr) != 0) ChildFail(exec_pipe[1], "setgroups");
-      if (::setgid(o.run_as->gid) != 0) ChildFail(exec_pipe[1], "setgid");
-      if (::setuid(o.run_as->uid) != 0) ChildFail(exec_pipe[1], "setuid");
+      env_map["HOME"] = o.run_as->home;
+      env_map["USER"] = o.run_as->user;
+      env_map["LOGNAME"] = o.run_as->user;
     }
-    if (!o.working_dir.empty() && ::chdir(o.working_dir.c_str()) != 0) {
-      ChildFail(exec_pipe[1], "chdir");
-    }
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execvpe(argv[0], argv.data(), envp.data());
-    ChildFail(exec_pipe[1], "exec");
+    for (const auto& [k, v] : o.env) env_map[k] = v;
+    for (const auto& [k, v] : env_map) env_strs_.push_back(k + "=" + v);
+    for (auto& s : env_strs_) envp_.push_back(s.data());
+    envp_.push_back(nullptr);
+    for (auto& s : argv_strs_) argv_.push_back(s.data());
+    argv_.push_back(nullptr);
   }
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  ::close(exec_pipe[1]);
+  ExecArgs(const ExecArgs&) = delete;
+  ExecArgs& operator=(const ExecArgs&) = delete;
 
-  // Did exec succeed?  The pipe closes on exec (EOF) or carries errno.
+  char* const* argv() const { return argv_.data(); }
+  char* const* envp() const { return envp_.data(); }
+
+ private:
+  std::vector<std::string> env_strs_;
+  std::vector<char*> envp_;
+  std::vector<std::string> argv_strs_;
+  std::vector<char*> argv_;
+};
+
+// The child's stdin, stdout and stderr, and the pipe that tells the parent
+// whether exec failed.  [0] reads, [1] writes; in[1] becomes -1 once the
+// parent has closed the child's stdin.
+struct ChildPipes {
+  int in[2];
+  int out[2];
+  int err[2];
+  int exec[2];
+};
+
+// The child, from fork to exec.  It stays in one piece on purpose: after
+// fork in a process that may have other threads only async-signal-safe
+// calls are allowed (no allocation, no locks), and keeping every step from
+// the privilege drop to exec in one short function keeps that reviewable.
+[[noreturn]] void ChildExec(const ProcessOptions& o, const ChildPipes& p, const ExecArgs& args) {
+  ::setpgid(0, 0);
+  ::dup2(p.in[0], 0);
+  if (!o.inherit_output) {
+    ::dup2(p.out[1], 1);
+    ::dup2(p.err[1], 2);
+  }
+  if (o.run_as) {
+    if (::setgroups(0, nullptr) != 0) ChildFail(p.exec[1], "setgroups");
+    if (::setgid(o.run_as->gid) != 0) ChildFail(p.exec[1], "setgid");
+    if (::setuid(o.run_as->uid) != 0) ChildFail(p.exec[1], "setuid");
+  }
+  if (!o.working_dir.empty() && ::chdir(o.working_dir.c_str()) != 0) {
+    ChildFail(p.exec[1], "chdir");
+  }
+  ::signal(SIGPIPE, SIG_DFL);
+  ::execvpe(args.argv()[0], args.argv(), args.envp());
+  ChildFail(p.exec[1], "exec");
+}
+
+// Did exec succeed?  The exec pipe closes on exec (EOF) or carries the
+// child's errno and the step that failed.  On failure the other pipes are
+// closed and the child reaped.
+Status AwaitExec(const ProcessOptions& o, pid_t pid, ChildPipes& p) {
   char ebuf[256];
   ssize_t en;
   do {
-    en = ::read(exec_pipe[0], ebuf, sizeof ebuf);
+    en = ::read(p.exec[0], ebuf, sizeof ebuf);
   } while (en < 0 && errno == EINTR);
-  ::close(exec_pipe[0]);
-  if (en > 0) {
-    int child_errno = 0;
-    std::memcpy(&child_errno, ebuf, sizeof child_errno);
-    std::string what(ebuf + sizeof child_errno, static_cast<size_t>(en) - sizeof child_errno);
-    ::close(in_pipe[1]);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    int st;
-    ::waitpid(pid, &st, 0);
-    StatusCode code = child_errno == ENOENT ? StatusCode::kNotFound
-                      : child_errno == EACCES || child_errno == EPERM
-                          ? StatusCode::kPermissionDenied
-                          : StatusCode::kInternal;
-    return Status(code,
-                  "cannot run " + o.argv[0] + " (" + what + "): " + std::strerror(child_errno));
-  }
+  ::close(p.exec[0]);
+  if (en <= 0) return Status::Ok();
+  int child_errno = 0;
+  std::memcpy(&child_errno, ebuf, sizeof child_errno);
+  std::string what(ebuf + sizeof child_errno, static_cast<size_t>(en) - sizeof child_errno);
+  ::close(p.in[1]);
+  ::close(p.out[0]);
+  ::close(p.err[0]);
+  int st;
+  ::waitpid(pid, &st, 0);
+  StatusCode code = child_errno == ENOENT                           ? StatusCode::kNotFound
+                    : child_errno == EACCES || child_errno == EPERM ? StatusCode::kPermissionDenied
+                                                                    : StatusCode::kInternal;
+  return Status(code, "cannot run " + o.argv[0] + " (" + what + "): " + std::strerror(child_errno));
+}
 
-  ProcessResult r;
+// Feeds o.stdin_data to the child and collects its stdout and stderr into
+// *r until both close, killing the child's process group at the timeout.
+// Closes the parent's ends of the pipes.
+void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult* r) {
   size_t in_off = 0;
   if (o.stdin_data.empty()) {
-    ::close(in_pipe[1]);
-    in_pipe[1] = -1;
+    ::close(p.in[1]);
+    p.in[1] = -1;
   } else {
-    ::fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
+    ::fcntl(p.in[1], F_SETFL, O_NONBLOCK);
   }
   auto deadline = std::chrono::steady_clock::now() + o.timeout;
   bool out_open = true, err_open = true;
-  while (out_open || err_open || in_pipe[1] >= 0) {
+  while (out_open || err_open || p.in[1] >= 0) {
     pollfd fds[3];
     int n = 0;
     int out_i = -1, err_i = -1, in_i = -1;
     if (out_open) {
       out_i = n;
-      fds[n++] = {out_pipe[0], POLLIN, 0};
+      fds[n++] = {p.out[0], POLLIN, 0};
     }
     if (err_open) {
       err_i = n;
-      fds[n++] = {err_pipe[0], POLLIN, 0};
+      fds[n++] = {p.err[0], POLLIN, 0};
     }
-    if (in_pipe[1] >= 0) {
+    if (p.in[1] >= 0) {
       in_i = n;
-      fds[n++] = {in_pipe[1], POLLOUT, 0};
+      fds[n++] = {p.in[1], POLLOUT, 0};
     }
     int wait_ms = -1;
     if (o.timeout.count() > 0) {
@@ -144,7 +159,7 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         ::kill(-pid, SIGKILL);
-        r.timed_out = true;
+        r->timed_out = true;
         break;
       }
       wait_ms = static_cast<int>(left.count());
@@ -154,40 +169,70 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
     if (pr < 0) break;
     char buf[16384];
     if (out_i >= 0 && fds[out_i].revents) {
-      ssize_t k = ::read(out_pipe[0], buf, sizeof buf);
+      ssize_t k = ::read(p.out[0], buf, sizeof buf);
       if (k > 0)
-        r.out.append(buf, static_cast<size_t>(k));
+        r->out.append(buf, static_cast<size_t>(k));
       else if (k == 0 || errno != EINTR)
         out_open = false;
     }
     if (err_i >= 0 && fds[err_i].revents) {
-      ssize_t k = ::read(err_pipe[0], buf, sizeof buf);
+      ssize_t k = ::read(p.err[0], buf, sizeof buf);
       if (k > 0)
-        r.err.append(buf, static_cast<size_t>(k));
+        r->err.append(buf, static_cast<size_t>(k));
       else if (k == 0 || errno != EINTR)
         err_open = false;
     }
     if (in_i >= 0 && fds[in_i].revents) {
-      ssize_t k = ::write(in_pipe[1], o.stdin_data.data() + in_off, o.stdin_data.size() - in_off);
+      ssize_t k = ::write(p.in[1], o.stdin_data.data() + in_off, o.stdin_data.size() - in_off);
       if (k > 0) in_off += static_cast<size_t>(k);
       if (k < 0 && errno != EAGAIN && errno != EINTR) in_off = o.stdin_data.size();
       if (in_off >= o.stdin_data.size()) {
-        ::close(in_pipe[1]);
-        in_pipe[1] = -1;
+        ::close(p.in[1]);
+        p.in[1] = -1;
       }
     }
   }
-  if (in_pipe[1] >= 0) ::close(in_pipe[1]);
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
+  if (p.in[1] >= 0) ::close(p.in[1]);
+  ::close(p.out[0]);
+  ::close(p.err[0]);
+}
+
+// Waits for the child and records how it ended.
+void Reap(pid_t pid, ProcessResult* r) {
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(st)) {
-    r.exit_code = WEXITSTATUS(st);
+    r->exit_code = WEXITSTATUS(st);
   } else if (WIFSIGNALED(st)) {
-    r.signal = WTERMSIG(st);
+    r->signal = WTERMSIG(st);
   }
+}
+
+}  // namespace
+
+Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
+  if (o.argv.empty()) return InvalidArgument("no program to run");
+  const ExecArgs args(o);
+
+  ChildPipes p;
+  if (::pipe2(p.in, O_CLOEXEC) || ::pipe2(p.out, O_CLOEXEC) || ::pipe2(p.err, O_CLOEXEC) ||
+      ::pipe2(p.exec, O_CLOEXEC)) {
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  }
+
+  pid_t pid = ::fork();
+  if (pid < 0) return Internal(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) ChildExec(o, p, args);
+  ::close(p.in[0]);
+  ::close(p.out[1]);
+  ::close(p.err[1]);
+  ::close(p.exec[1]);
+  PGRIG_RETURN_IF_ERROR(AwaitExec(o, pid, p));
+
+  ProcessResult r;
+  PumpOutput(o, pid, p, &r);
+  Reap(pid, &r);
   return r;
 }
 

@@ -168,7 +168,15 @@ class Evaluator {
     return true;
   }
 
-  bool EvalStandard(const Expr& e, Value* out) {
+  // pgbench's evalStandardFunc: every argument is evaluated first, a NULL
+  // argument makes the result NULL (except for IS and debug()), then one
+  // function per family computes the value.
+  //
+  // noinline keeps the code the compiler made of the single function this
+  // was: the families inline here and Eval() stays small.  Without it gcc
+  // puts all of this into Eval(), whose frame every constant and variable
+  // of every expression would then pay for.
+  [[gnu::noinline]] bool EvalStandard(const Expr& e, Value* out) {
     Value args[kMaxFuncArgs];
     const size_t n = e.args.size();
     bool has_null = false;
@@ -193,158 +201,46 @@ class Evaluator {
       case Func::kNe:
       case Func::kLe:
       case Func::kLt:
-        return Arith(e.func, args[0], args[1], out);
+        return EvalArithmetic(e.func, args[0], args[1], out);
       case Func::kBitAnd:
       case Func::kBitOr:
       case Func::kBitXor:
       case Func::kLshift:
-      case Func::kRshift: {
-        int64_t l, r;
-        if (!ToInt(args[0], &l) || !ToInt(args[1], &r)) return false;
-        const uint64_t ul = static_cast<uint64_t>(l), ur = static_cast<uint64_t>(r);
-        int64_t res = 0;
-        switch (e.func) {
-          case Func::kBitAnd:
-            res = static_cast<int64_t>(ul & ur);
-            break;
-          case Func::kBitOr:
-            res = static_cast<int64_t>(ul | ur);
-            break;
-          case Func::kBitXor:
-            res = static_cast<int64_t>(ul ^ ur);
-            break;
-          // Shift counts wrap modulo 64, as the x86/arm64 instructions that
-          // pgbench's C shift compiles to do.
-          case Func::kLshift:
-            res = static_cast<int64_t>(ul << (r & 63));
-            break;
-          default:
-            res = l >> (r & 63);
-            break;
-        }
-        *out = Value::Int(res);
-        return true;
-      }
-      case Func::kNot: {
-        Result<bool> b = CoerceToBool(args[0]);
-        if (!b.ok()) return Fail(b.status());
-        *out = Value::Bool(!*b);
-        return true;
-      }
+      case Func::kRshift:
+        return EvalBitwise(e.func, args, out);
+      case Func::kNot:
+      case Func::kIs:
+        return EvalLogic(e.func, args, out);
       case Func::kPi:
-        *out = Value::Double(std::numbers::pi);
-        return true;
       case Func::kAbs:
-        if (args[0].is_int()) {
-          const int64_t i = args[0].int_value();
-          *out = Value::Int(i < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(i)) : i);
-        } else if (args[0].is_double()) {
-          const double d = args[0].double_value();
-          *out = Value::Double(d < 0.0 ? -d : d);
-        } else {
-          // pgbench reads a boolean as a double here; keep a defined answer.
-          *out = Value::Double(args[0].bool_value() ? 1.0 : 0.0);
-        }
-        return true;
-      case Func::kDebug: {
-        std::string line = "debug(script=" + std::to_string(ctx_.script_index) +
-                           ",command=" + std::to_string(ctx_.command_index + 1) +
-                           "): " + DebugString(args[0]) + "\n";
-        if (ctx_.debug_sink != nullptr) {
-          ctx_.debug_sink->append(line);
-        } else {
-          std::fputs(line.c_str(), stderr);
-        }
-        *out = args[0];
-        return true;
-      }
       case Func::kDouble:
       case Func::kSqrt:
       case Func::kLn:
-      case Func::kExp: {
-        double d;
-        if (!ToDouble(args[0], &d)) return false;
-        if (e.func == Func::kSqrt)
-          d = std::sqrt(d);
-        else if (e.func == Func::kLn)
-          d = std::log(d);
-        else if (e.func == Func::kExp)
-          d = std::exp(d);
-        *out = Value::Double(d);
-        return true;
-      }
-      case Func::kInt: {
-        int64_t i;
-        if (!ToInt(args[0], &i)) return false;
-        *out = Value::Int(i);
-        return true;
-      }
+      case Func::kExp:
+      case Func::kInt:
+      case Func::kPow:
+        return EvalMath(e.func, args, out);
       case Func::kLeast:
-      case Func::kGreatest: {
-        bool have_double = false;
-        for (size_t i = 0; i < n; i++) have_double |= args[i].is_double();
-        const bool least = e.func == Func::kLeast;
-        if (have_double) {
-          double ext;
-          if (!ToDouble(args[0], &ext)) return false;
-          for (size_t i = 1; i < n; i++) {
-            double d;
-            if (!ToDouble(args[i], &d)) return false;
-            ext = least ? (d < ext ? d : ext) : (d > ext ? d : ext);
-          }
-          *out = Value::Double(ext);
-        } else {
-          int64_t ext;
-          if (!ToInt(args[0], &ext)) return false;
-          for (size_t i = 1; i < n; i++) {
-            int64_t v;
-            if (!ToInt(args[i], &v)) return false;
-            ext = least ? (v < ext ? v : ext) : (v > ext ? v : ext);
-          }
-          *out = Value::Int(ext);
-        }
-        return true;
-      }
+      case Func::kGreatest:
+        return EvalMinMax(e.func, args, n, out);
       case Func::kRandom:
       case Func::kRandomExponential:
       case Func::kRandomGaussian:
       case Func::kRandomZipfian:
-        return Random(e.func, args, out);
-      case Func::kPow: {
-        double l, r;
-        if (!ToDouble(args[0], &l) || !ToDouble(args[1], &r)) return false;
-        *out = Value::Double(std::pow(l, r));
-        return true;
-      }
-      case Func::kIs: {
-        const Value& a = args[0];
-        const Value& b = args[1];
-        bool same = a.type() == b.type();
-        if (same && a.is_bool()) same = a.bool_value() == b.bool_value();
-        *out = Value::Bool(same);
-        return true;
-      }
+        return EvalRandom(e.func, args, out);
       case Func::kHashFnv1a:
-      case Func::kHashMurmur2: {
-        int64_t v, seed;
-        if (!ToInt(args[0], &v) || !ToInt(args[1], &seed)) return false;
-        *out = Value::Int(e.func == Func::kHashFnv1a ? HashFnv1a(v, static_cast<uint64_t>(seed))
-                                                     : HashMurmur2(v, static_cast<uint64_t>(seed)));
-        return true;
-      }
-      case Func::kPermute: {
-        int64_t v, size, seed;
-        if (!ToInt(args[0], &v) || !ToInt(args[1], &size) || !ToInt(args[2], &seed)) return false;
-        if (size <= 0) return Fail("permute size parameter must be greater than zero");
-        *out = Value::Int(Permute(v, size, static_cast<uint64_t>(seed)));
-        return true;
-      }
+      case Func::kHashMurmur2:
+      case Func::kPermute:
+        return EvalHash(e.func, args, out);
+      case Func::kDebug:
+        return EvalDebug(args[0], out);
       default:
         return Fail(Internal(std::string("unexpected function ") + FuncName(e.func)));
     }
   }
 
-  bool Arith(Func f, const Value& lv, const Value& rv, Value* out) {
+  // + - * / % and the comparisons = <> <= < (the parser turns > and >= around).
+  bool EvalArithmetic(Func f, const Value& lv, const Value& rv, Value* out) {
     if ((lv.is_double() || rv.is_double()) && f != Func::kMod) {
       double l, r;
       if (!ToDouble(lv, &l) || !ToDouble(rv, &r)) return false;
@@ -422,7 +318,125 @@ class Evaluator {
     }
   }
 
-  bool Random(Func f, const Value* args, Value* out) {
+  // & | # << >>
+  bool EvalBitwise(Func f, const Value* args, Value* out) {
+    int64_t l, r;
+    if (!ToInt(args[0], &l) || !ToInt(args[1], &r)) return false;
+    const uint64_t ul = static_cast<uint64_t>(l), ur = static_cast<uint64_t>(r);
+    int64_t res = 0;
+    switch (f) {
+      case Func::kBitAnd:
+        res = static_cast<int64_t>(ul & ur);
+        break;
+      case Func::kBitOr:
+        res = static_cast<int64_t>(ul | ur);
+        break;
+      case Func::kBitXor:
+        res = static_cast<int64_t>(ul ^ ur);
+        break;
+      // Shift counts wrap modulo 64, as the x86/arm64 instructions that
+      // pgbench's C shift compiles to do.
+      case Func::kLshift:
+        res = static_cast<int64_t>(ul << (r & 63));
+        break;
+      default:
+        res = l >> (r & 63);
+        break;
+    }
+    *out = Value::Int(res);
+    return true;
+  }
+
+  // NOT, and IS (the parser's desugaring of IS [NOT] NULL|TRUE|FALSE).
+  bool EvalLogic(Func f, const Value* args, Value* out) {
+    if (f == Func::kNot) {
+      Result<bool> b = CoerceToBool(args[0]);
+      if (!b.ok()) return Fail(b.status());
+      *out = Value::Bool(!*b);
+      return true;
+    }
+    const Value& a = args[0];
+    const Value& b = args[1];
+    bool same = a.type() == b.type();
+    if (same && a.is_bool()) same = a.bool_value() == b.bool_value();
+    *out = Value::Bool(same);
+    return true;
+  }
+
+  // pi, abs, int, pow, and double, sqrt, ln, exp.
+  bool EvalMath(Func f, const Value* args, Value* out) {
+    switch (f) {
+      case Func::kPi:
+        *out = Value::Double(std::numbers::pi);
+        return true;
+      case Func::kAbs:
+        if (args[0].is_int()) {
+          const int64_t i = args[0].int_value();
+          *out = Value::Int(i < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(i)) : i);
+        } else if (args[0].is_double()) {
+          const double d = args[0].double_value();
+          *out = Value::Double(d < 0.0 ? -d : d);
+        } else {
+          // pgbench reads a boolean as a double here; keep a defined answer.
+          *out = Value::Double(args[0].bool_value() ? 1.0 : 0.0);
+        }
+        return true;
+      case Func::kInt: {
+        int64_t i;
+        if (!ToInt(args[0], &i)) return false;
+        *out = Value::Int(i);
+        return true;
+      }
+      case Func::kPow: {
+        double l, r;
+        if (!ToDouble(args[0], &l) || !ToDouble(args[1], &r)) return false;
+        *out = Value::Double(std::pow(l, r));
+        return true;
+      }
+      default:  // double, sqrt, ln, exp
+        break;
+    }
+    double d;
+    if (!ToDouble(args[0], &d)) return false;
+    if (f == Func::kSqrt)
+      d = std::sqrt(d);
+    else if (f == Func::kLn)
+      d = std::log(d);
+    else if (f == Func::kExp)
+      d = std::exp(d);
+    *out = Value::Double(d);
+    return true;
+  }
+
+  // least(), greatest(): double when any argument is a double, else int.
+  bool EvalMinMax(Func f, const Value* args, size_t n, Value* out) {
+    bool have_double = false;
+    for (size_t i = 0; i < n; i++) have_double |= args[i].is_double();
+    const bool least = f == Func::kLeast;
+    if (have_double) {
+      double ext;
+      if (!ToDouble(args[0], &ext)) return false;
+      for (size_t i = 1; i < n; i++) {
+        double d;
+        if (!ToDouble(args[i], &d)) return false;
+        ext = least ? (d < ext ? d : ext) : (d > ext ? d : ext);
+      }
+      *out = Value::Double(ext);
+    } else {
+      int64_t ext;
+      if (!ToInt(args[0], &ext)) return false;
+      for (size_t i = 1; i < n; i++) {
+        int64_t v;
+        if (!ToInt(args[i], &v)) return false;
+        ext = least ? (v < ext ? v : ext) : (v > ext ? v : ext);
+      }
+      *out = Value::Int(ext);
+    }
+    return true;
+  }
+
+  // random(), random_exponential(), random_gaussian(), random_zipfian().
+  bool EvalRandom(Func f, const Value* args, Value* out) {
     int64_t imin, imax, delta;
     if (!ToInt(args[0], &imin) || !ToInt(args[1], &imax)) return false;
     if (imin > imax) return Fail("empty range given to random");
@@ -457,6 +471,37 @@ class Evaluator {
       }
       *out = Value::Int(RandomExponential(rng, imin, imax, param));
     }
+    return true;
+  }
+
+  // hash_fnv1a(), hash_murmur2() and permute(), the seed made explicit by the
+  // parser.
+  bool EvalHash(Func f, const Value* args, Value* out) {
+    if (f == Func::kPermute) {
+      int64_t v, size, seed;
+      if (!ToInt(args[0], &v) || !ToInt(args[1], &size) || !ToInt(args[2], &seed)) return false;
+      if (size <= 0) return Fail("permute size parameter must be greater than zero");
+      *out = Value::Int(Permute(v, size, static_cast<uint64_t>(seed)));
+      return true;
+    }
+    int64_t v, seed;
+    if (!ToInt(args[0], &v) || !ToInt(args[1], &seed)) return false;
+    *out = Value::Int(f == Func::kHashFnv1a ? HashFnv1a(v, static_cast<uint64_t>(seed))
+                                            : HashMurmur2(v, static_cast<uint64_t>(seed)));
+    return true;
+  }
+
+  // debug(x): prints x in pgbench's form and returns it.
+  bool EvalDebug(const Value& arg, Value* out) {
+    std::string line = "debug(script=" + std::to_string(ctx_.script_index) +
+                       ",command=" + std::to_string(ctx_.command_index + 1) +
+                       "): " + DebugString(arg) + "\n";
+    if (ctx_.debug_sink != nullptr) {
+      ctx_.debug_sink->append(line);
+    } else {
+      std::fputs(line.c_str(), stderr);
+    }
+    *out = arg;
     return true;
   }
 

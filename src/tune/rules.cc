@@ -331,55 +331,55 @@ HugePagesPlan EstimateHugePages(const MemoryBudget& budget, const TuneInputs& in
   return h;
 }
 
-Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
-  PGRIG_RETURN_IF_ERROR(ValidateInputs(in));
-  const ProfileRow& row = Row(profile);
-  const uint64_t mem = in.memory_bytes;
-  const int major = in.server_major;
-  const double hmm = major >= 15 ? 2.0 : 1.0;
-  const bool arm = IsArm(in);
-  const int tpc = std::max(1, in.threads_per_core);
-  const int cores = std::max(1, in.cpus / tpc);
+namespace {
 
-  TunePlan plan;
-  plan.profile = profile;
+// What every step of ComputePlan reads: the inputs, and what follows from
+// them before anything is sized.
+struct PlanContext {
+  const TuneInputs& in;
+  Profile profile;
+  const ProfileRow& row;
+  uint64_t mem;
+  int major;
+  double hmm;  // hash_mem_multiplier's default: 2 from PostgreSQL 15
+  bool arm;
+  int tpc;    // threads per core, at least 1
+  int cores;  // physical cores, at least 1
+};
+
+// The knobs as sized, with what their reasons need to know of how they got
+// there.
+struct Sizing {
   Knobs k;
+  std::string sb_reason;
+  bool wm_clamped = false;    // work_mem hit PostgreSQL's largest value
+  int per_gather_wanted = 0;  // before the budget lowered the parallel workers
+  int maintenance_wanted = 0;
+  std::vector<std::string> fitted;  // the knobs the budget lowered
 
-  // --- sizes before the budget ---
-  k.connections = in.connections    ? *in.connections
-                  : row.connections ? row.connections
-                                    : BenchmarkConnections(mem);
-  k.shared_buffers = std::max<uint64_t>(RoundDown(mem / row.sb_divisor, kMiB), 16 * kMiB);
-  std::string sb_reason =
-      profile == Profile::kDesktop
-          ? "a desktop shares its memory with other programs: 1/16 of memory"
-          : "a quarter of memory caches hot pages; the OS page cache holds the rest";
-  if (const uint64_t cap = PgMax("shared_buffers", major, kMiB); k.shared_buffers > cap) {
-    k.shared_buffers = cap;
-    sb_reason += std::string(kClampNote) + " (2^30 - 1 pages of 8kB)";
+  bool WasFitted(const char* n) const {
+    return std::find(fitted.begin(), fitted.end(), n) != fitted.end();
   }
-  if (in.data_size_bytes && profile != Profile::kDesktop) {
-    uint64_t fit = RoundDown(*in.data_size_bytes + *in.data_size_bytes / 4 + 64 * kMiB, kMiB);
-    fit = std::max<uint64_t>(fit, 128 * kMiB);
-    if (fit < k.shared_buffers) {
-      k.shared_buffers = fit;
-      sb_reason = fmt::format(
-          "the whole database ({}) fits with 25% headroom; a larger pool would stay empty",
-          HumanBytes(*in.data_size_bytes));
-    }
-  }
-  k.maintenance_work_mem =
-      std::clamp<uint64_t>(RoundDown(mem / row.mwm_divisor, kMiB), 16 * kMiB, 8 * kGiB);
-  if (k.maintenance_work_mem > kVacuumDeadTupleCap) k.autovacuum_work_mem = kVacuumDeadTupleCap;
+};
 
-  // Parallel query: PGTune sizes from the CPU count; pgrig counts physical
-  // cores for the per-query figures, so two SMT siblings are not counted as
-  // two cores (on Graviton and most Arm servers every vCPU is a core).
+constexpr char kFitNote[] = " (lowered to keep the worst case within 90% of memory)";
+
+void Propose(TunePlan& plan, std::string name, SettingValue v, std::string reason,
+             std::string rule) {
+  plan.proposals.push_back({std::move(name), std::move(v), std::move(reason), std::move(rule)});
+}
+
+// Parallel query: PGTune sizes from the CPU count; pgrig counts physical
+// cores for the per-query figures, so two SMT siblings are not counted as
+// two cores (on Graviton and most Arm servers every vCPU is a core).
+void SizeWorkers(const PlanContext& c, Sizing& s) {
+  const TuneInputs& in = c.in;
+  Knobs& k = s.k;
   if (in.cpus >= 4) {
     k.max_worker_processes = std::max(8, in.cpus);
     k.max_parallel_workers = in.cpus;
-    int half = (cores + 1) / 2;
-    k.per_gather = profile == Profile::kDw ? half : std::min(half, 4);
+    int half = (c.cores + 1) / 2;
+    k.per_gather = c.profile == Profile::kDw ? half : std::min(half, 4);
     k.maintenance_workers = std::min(half, 4);
   } else {
     k.max_worker_processes = 8;
@@ -389,58 +389,97 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
   }
   k.per_gather = std::min(k.per_gather, k.max_parallel_workers);
   k.maintenance_workers = std::min(k.maintenance_workers, k.max_parallel_workers);
-  const int per_gather_wanted = k.per_gather;
-  const int maintenance_wanted = k.maintenance_workers;
+  s.per_gather_wanted = k.per_gather;
+  s.maintenance_wanted = k.maintenance_workers;
   k.autovacuum_workers = in.cpus >= 32 ? 5 : in.cpus >= 16 ? 4 : 3;
-  if (profile == Profile::kDw || profile == Profile::kMixed) {
-    k.max_locks = mem >= 32 * kGiB ? 512 : mem >= 16 * kGiB ? 256 : mem >= 8 * kGiB ? 128 : 64;
-  }
-  k.minimal_wal = profile == Profile::kDesktop || profile == Profile::kBenchmark;
   // PGTune: about one I/O worker per four vCPUs, never below the default 3
   // nor above PostgreSQL's maximum 32.
-  if (major >= 18) k.io_workers = std::min(32, std::max(3, in.cpus / 4));
+  if (c.major >= 18) k.io_workers = std::min(32, std::max(3, in.cpus / 4));
+}
 
-  bool wm_clamped = false;
+// The sizes before the budget: the profile's fractions of memory, the
+// database size when known, the CPU counts, and PGTune's work_mem.
+Sizing InitialSizing(const PlanContext& c) {
+  const TuneInputs& in = c.in;
+  const ProfileRow& row = c.row;
+  const uint64_t mem = c.mem;
+  Sizing s;
+  Knobs& k = s.k;
+  k.connections = in.connections    ? *in.connections
+                  : row.connections ? row.connections
+                                    : BenchmarkConnections(mem);
+  k.shared_buffers = std::max<uint64_t>(RoundDown(mem / row.sb_divisor, kMiB), 16 * kMiB);
+  s.sb_reason = c.profile == Profile::kDesktop
+                    ? "a desktop shares its memory with other programs: 1/16 of memory"
+                    : "a quarter of memory caches hot pages; the OS page cache holds the rest";
+  if (const uint64_t cap = PgMax("shared_buffers", c.major, kMiB); k.shared_buffers > cap) {
+    k.shared_buffers = cap;
+    s.sb_reason += std::string(kClampNote) + " (2^30 - 1 pages of 8kB)";
+  }
+  if (in.data_size_bytes && c.profile != Profile::kDesktop) {
+    uint64_t fit = RoundDown(*in.data_size_bytes + *in.data_size_bytes / 4 + 64 * kMiB, kMiB);
+    fit = std::max<uint64_t>(fit, 128 * kMiB);
+    if (fit < k.shared_buffers) {
+      k.shared_buffers = fit;
+      s.sb_reason = fmt::format(
+          "the whole database ({}) fits with 25% headroom; a larger pool would stay empty",
+          HumanBytes(*in.data_size_bytes));
+    }
+  }
+  k.maintenance_work_mem =
+      std::clamp<uint64_t>(RoundDown(mem / row.mwm_divisor, kMiB), 16 * kMiB, 8 * kGiB);
+  if (k.maintenance_work_mem > kVacuumDeadTupleCap) k.autovacuum_work_mem = kVacuumDeadTupleCap;
+
+  SizeWorkers(c, s);
+  if (c.profile == Profile::kDw || c.profile == Profile::kMixed) {
+    k.max_locks = mem >= 32 * kGiB ? 512 : mem >= 16 * kGiB ? 256 : mem >= 8 * kGiB ? 128 : 64;
+  }
+  k.minimal_wal = c.profile == Profile::kDesktop || c.profile == Profile::kBenchmark;
+
   // PGTune's work_mem: what is left after shared_buffers, shared by every
   // connection and worker with three allocations each, then a per-profile
   // divisor; at least 4MB.
-  {
-    double left = static_cast<double>(mem - std::min(mem, k.shared_buffers));
-    double wm = left / (static_cast<double>(k.connections + k.max_worker_processes) * 3.0) /
-                static_cast<double>(row.wm_divisor);
-    k.work_mem = std::max<uint64_t>(RoundDown(static_cast<uint64_t>(wm), 64 * kKiB), 4 * kMiB);
-    if (const uint64_t cap = PgMax("work_mem", major, 64 * kKiB); k.work_mem > cap) {
-      k.work_mem = cap;
-      wm_clamped = true;
-    }
+  double left = static_cast<double>(mem - std::min(mem, k.shared_buffers));
+  double wm = left / (static_cast<double>(k.connections + k.max_worker_processes) * 3.0) /
+              static_cast<double>(row.wm_divisor);
+  k.work_mem = std::max<uint64_t>(RoundDown(static_cast<uint64_t>(wm), 64 * kKiB), 4 * kMiB);
+  if (const uint64_t cap = PgMax("work_mem", c.major, 64 * kKiB); k.work_mem > cap) {
+    k.work_mem = cap;
+    s.wm_clamped = true;
   }
+  return s;
+}
 
-  auto build = [&](const Knobs& x) {
-    SettingMap m;
-    m["max_connections"] = SettingValue::Integer(x.connections);
-    m["shared_buffers"] = SettingValue::Bytes(x.shared_buffers);
-    m["wal_buffers"] = SettingValue::Bytes(WalBuffersFor(x.shared_buffers));
-    m["work_mem"] = SettingValue::Bytes(x.work_mem);
-    m["maintenance_work_mem"] = SettingValue::Bytes(x.maintenance_work_mem);
-    if (x.autovacuum_work_mem)
-      m["autovacuum_work_mem"] = SettingValue::Bytes(*x.autovacuum_work_mem);
-    m["max_worker_processes"] = SettingValue::Integer(x.max_worker_processes);
-    m["max_parallel_workers"] = SettingValue::Integer(x.max_parallel_workers);
-    m["max_parallel_workers_per_gather"] = SettingValue::Integer(x.per_gather);
-    m["max_parallel_maintenance_workers"] = SettingValue::Integer(x.maintenance_workers);
-    m["autovacuum_max_workers"] = SettingValue::Integer(x.autovacuum_workers);
-    m["max_locks_per_transaction"] = SettingValue::Integer(x.max_locks);
-    if (x.minimal_wal) m["max_wal_senders"] = SettingValue::Integer(0);
-    if (major >= 18) m["io_workers"] = SettingValue::Integer(x.io_workers);
-    return m;
-  };
+// The settings the knobs stand for, as ComputeBudget reads them.
+SettingMap KnobSettings(const Knobs& x, int major) {
+  SettingMap m;
+  m["max_connections"] = SettingValue::Integer(x.connections);
+  m["shared_buffers"] = SettingValue::Bytes(x.shared_buffers);
+  m["wal_buffers"] = SettingValue::Bytes(WalBuffersFor(x.shared_buffers));
+  m["work_mem"] = SettingValue::Bytes(x.work_mem);
+  m["maintenance_work_mem"] = SettingValue::Bytes(x.maintenance_work_mem);
+  if (x.autovacuum_work_mem) m["autovacuum_work_mem"] = SettingValue::Bytes(*x.autovacuum_work_mem);
+  m["max_worker_processes"] = SettingValue::Integer(x.max_worker_processes);
+  m["max_parallel_workers"] = SettingValue::Integer(x.max_parallel_workers);
+  m["max_parallel_workers_per_gather"] = SettingValue::Integer(x.per_gather);
+  m["max_parallel_maintenance_workers"] = SettingValue::Integer(x.maintenance_workers);
+  m["autovacuum_max_workers"] = SettingValue::Integer(x.autovacuum_workers);
+  m["max_locks_per_transaction"] = SettingValue::Integer(x.max_locks);
+  if (x.minimal_wal) m["max_wal_senders"] = SettingValue::Integer(0);
+  if (major >= 18) m["io_workers"] = SettingValue::Integer(x.io_workers);
+  return m;
+}
 
-  // --- fit the worst case into the budget ---
-  // Give up first what costs least (docs/tune.md): work_mem down to 1MB,
-  // maintenance memory, the extra autovacuum workers, connections (unless
-  // the user fixed them), parallel workers, and shared_buffers last.
-  std::vector<std::string> fitted;
-  MemoryBudget budget = ComputeBudget(build(k), mem, major);
+// Fits the worst case into the budget.  Gives up first what costs least
+// (docs/tune.md): work_mem down to 1MB, maintenance memory, the extra
+// autovacuum workers, connections (unless the user fixed them), parallel
+// workers, and shared_buffers last.
+Status FitBudget(const PlanContext& c, Sizing& s) {
+  const TuneInputs& in = c.in;
+  const uint64_t mem = c.mem;
+  const double hmm = c.hmm;
+  Knobs& k = s.k;
+  MemoryBudget budget = ComputeBudget(KnobSettings(k, c.major), mem, c.major);
   for (int guard = 0; !budget.fits() && guard < 400; ++guard) {
     const uint64_t over = budget.total_bytes - budget.limit_bytes;
     const uint64_t per_wm_byte_count = static_cast<uint64_t>(
@@ -449,37 +488,37 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
       uint64_t cut = (over + per_wm_byte_count - 1) / std::max<uint64_t>(per_wm_byte_count, 1);
       uint64_t target = k.work_mem > cut ? k.work_mem - cut : 0;
       k.work_mem = std::max<uint64_t>(RoundDown(target, 64 * kKiB), 1 * kMiB);
-      fitted.push_back("work_mem");
+      s.fitted.push_back("work_mem");
     } else if (k.maintenance_work_mem > 16 * kMiB) {
       k.maintenance_work_mem =
           std::max<uint64_t>(RoundDown(k.maintenance_work_mem / 2, kMiB), 16 * kMiB);
       if (k.autovacuum_work_mem && *k.autovacuum_work_mem >= k.maintenance_work_mem) {
         k.autovacuum_work_mem.reset();
       }
-      fitted.push_back("maintenance_work_mem");
+      s.fitted.push_back("maintenance_work_mem");
     } else if (k.autovacuum_workers > 3) {
       k.autovacuum_workers = 3;
-      fitted.push_back("autovacuum_max_workers");
+      s.fitted.push_back("autovacuum_max_workers");
     } else if (!in.connections && k.connections > kMinConnections) {
       uint64_t per_conn = kBackendBaseline +
                           static_cast<uint64_t>(static_cast<double>(k.work_mem) * (1.0 + hmm)) +
                           kSharedPerSlot + kSharedPerLockSlot * static_cast<uint64_t>(k.max_locks);
       int cut = static_cast<int>((over + per_conn - 1) / per_conn);
       k.connections = std::max(kMinConnections, k.connections - std::max(cut, 1));
-      fitted.push_back("max_connections");
+      s.fitted.push_back("max_connections");
     } else if (k.max_parallel_workers > 2) {
       k.max_parallel_workers = std::max(2, k.max_parallel_workers / 2);
       k.per_gather = std::min(k.per_gather, k.max_parallel_workers);
       k.maintenance_workers = std::min(k.maintenance_workers, k.max_parallel_workers);
-      fitted.push_back("max_parallel_workers");
+      s.fitted.push_back("max_parallel_workers");
     } else if (k.shared_buffers > 32 * kMiB) {
       k.shared_buffers = std::max<uint64_t>(RoundDown(k.shared_buffers * 3 / 4, kMiB), 32 * kMiB);
-      sb_reason = "lowered to fit the worst-case memory budget on this small machine";
-      fitted.push_back("shared_buffers");
+      s.sb_reason = "lowered to fit the worst-case memory budget on this small machine";
+      s.fitted.push_back("shared_buffers");
     } else {
       break;
     }
-    budget = ComputeBudget(build(k), mem, major);
+    budget = ComputeBudget(KnobSettings(k, c.major), mem, c.major);
   }
   if (!budget.fits()) {
     return ResourceExhausted(fmt::format(
@@ -487,82 +526,97 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
         "1MB; lower --connections or give the server more memory",
         k.connections, HumanBytes(mem), HumanBytes(budget.total_bytes)));
   }
-  auto was_fitted = [&](const char* n) {
-    return std::find(fitted.begin(), fitted.end(), n) != fitted.end();
-  };
-  const std::string fit_note = " (lowered to keep the worst case within 90% of memory)";
+  return Status::Ok();
+}
 
-  // --- proposals ---
-  auto add = [&](std::string name, SettingValue v, std::string reason, std::string rule) {
-    plan.proposals.push_back({std::move(name), std::move(v), std::move(reason), std::move(rule)});
-  };
-
+// max_connections and the memory settings.
+void AddConnectionsAndMemory(const PlanContext& c, const Sizing& s, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  const ProfileRow& row = c.row;
+  const Knobs& k = s.k;
   std::string conn_reason =
       in.connections ? "the number of connections asked for with --connections"
-      : profile == Profile::kBenchmark
+      : c.profile == Profile::kBenchmark
           ? "room for the load generator's clients (up to ~1,000) where memory allows"
           : fmt::format("typical connection count for a {} workload", row.name);
-  if (was_fitted("max_connections")) conn_reason += fit_note;
-  add("max_connections", SettingValue::Integer(k.connections), conn_reason, "connections.profile");
-  add("shared_buffers", SettingValue::Bytes(k.shared_buffers), sb_reason, "memory.shared_buffers");
+  if (s.WasFitted("max_connections")) conn_reason += kFitNote;
+  Propose(plan, "max_connections", SettingValue::Integer(k.connections), conn_reason,
+          "connections.profile");
+  Propose(plan, "shared_buffers", SettingValue::Bytes(k.shared_buffers), s.sb_reason,
+          "memory.shared_buffers");
   {
-    uint64_t ecs = RoundDown(mem * row.ecs_num / row.ecs_den, kMiB);
+    uint64_t ecs = RoundDown(c.mem * row.ecs_num / row.ecs_den, kMiB);
     std::string why =
-        profile == Profile::kDesktop
+        c.profile == Profile::kDesktop
             ? "a quarter of memory is likely to be cache on a shared desktop"
             : "shared_buffers plus the OS page cache: about three quarters of memory can hold data";
-    if (const uint64_t cap = PgMax("effective_cache_size", major, kMiB); ecs > cap) {
+    if (const uint64_t cap = PgMax("effective_cache_size", c.major, kMiB); ecs > cap) {
       ecs = cap;
       why += std::string(kClampNote) + " (2^31 - 1 pages of 8kB)";
     }
-    add("effective_cache_size", SettingValue::Bytes(ecs), why, "memory.effective_cache_size");
+    Propose(plan, "effective_cache_size", SettingValue::Bytes(ecs), why,
+            "memory.effective_cache_size");
   }
-  add("maintenance_work_mem", SettingValue::Bytes(k.maintenance_work_mem),
-      std::string(profile == Profile::kDw
-                      ? "1/8 of memory (DW builds large indexes), at most 8GB"
-                      : "1/16 of memory for VACUUM and CREATE INDEX, at most 8GB") +
-          (was_fitted("maintenance_work_mem") ? fit_note : ""),
-      "memory.maintenance_work_mem");
+  Propose(plan, "maintenance_work_mem", SettingValue::Bytes(k.maintenance_work_mem),
+          std::string(c.profile == Profile::kDw
+                          ? "1/8 of memory (DW builds large indexes), at most 8GB"
+                          : "1/16 of memory for VACUUM and CREATE INDEX, at most 8GB") +
+              (s.WasFitted("maintenance_work_mem") ? kFitNote : ""),
+          "memory.maintenance_work_mem");
   if (k.autovacuum_work_mem) {
-    add("autovacuum_work_mem", SettingValue::Bytes(*k.autovacuum_work_mem),
-        major < 17
-            ? "vacuum cannot use more than 1GB for dead tuples before PostgreSQL 17, so each "
-              "autovacuum worker is capped there instead of at maintenance_work_mem"
-            : "caps each autovacuum worker so several workers cannot each take all of "
-              "maintenance_work_mem",
-        "memory.autovacuum_work_mem");
+    Propose(plan, "autovacuum_work_mem", SettingValue::Bytes(*k.autovacuum_work_mem),
+            c.major < 17
+                ? "vacuum cannot use more than 1GB for dead tuples before PostgreSQL 17, so each "
+                  "autovacuum worker is capped there instead of at maintenance_work_mem"
+                : "caps each autovacuum worker so several workers cannot each take all of "
+                  "maintenance_work_mem",
+            "memory.autovacuum_work_mem");
   }
-  add("work_mem", SettingValue::Bytes(k.work_mem),
-      was_fitted("work_mem")
-          ? "the largest per-sort/hash memory that keeps the worst case within 90% of memory"
-          : fmt::format("(memory - shared_buffers) / ((connections + worker processes) x 3){}, at "
-                        "least 4MB{}",
-                        row.wm_divisor > 1 ? fmt::format(" / {}", row.wm_divisor) : "",
-                        wm_clamped ? std::string(kClampNote) + " (2^31 - 1 kB)" : ""),
-      "memory.work_mem");
-  add("wal_buffers", SettingValue::Bytes(WalBuffersFor(k.shared_buffers)),
-      "3% of shared_buffers, at most one 16MB WAL segment", "wal.wal_buffers");
-  add("min_wal_size", SettingValue::Bytes(row.min_wal),
-      "keeps recycled WAL segments for bursts instead of creating new files", "wal.size_profile");
-  add("max_wal_size", SettingValue::Bytes(row.max_wal),
-      profile == Profile::kBenchmark
-          ? "checkpoints are driven by time, not WAL volume, so they do not fall inside short runs"
-          : "spaces checkpoints out so that fewer full-page images are written",
-      "wal.size_profile");
-  add("checkpoint_completion_target", SettingValue::Real(0.9),
-      "spreads checkpoint writes over 90% of the interval (the default from PostgreSQL 14)",
-      "wal.checkpoint_completion_target");
+  Propose(plan, "work_mem", SettingValue::Bytes(k.work_mem),
+          s.WasFitted("work_mem")
+              ? "the largest per-sort/hash memory that keeps the worst case within 90% of memory"
+              : fmt::format("(memory - shared_buffers) / ((connections + worker processes) x "
+                            "3){}, at least 4MB{}",
+                            row.wm_divisor > 1 ? fmt::format(" / {}", row.wm_divisor) : "",
+                            s.wm_clamped ? std::string(kClampNote) + " (2^31 - 1 kB)" : ""),
+          "memory.work_mem");
+}
+
+// WAL buffers and sizes, and checkpoints.
+void AddWal(const PlanContext& c, const Sizing& s, TunePlan& plan) {
+  const ProfileRow& row = c.row;
+  Propose(plan, "wal_buffers", SettingValue::Bytes(WalBuffersFor(s.k.shared_buffers)),
+          "3% of shared_buffers, at most one 16MB WAL segment", "wal.wal_buffers");
+  Propose(plan, "min_wal_size", SettingValue::Bytes(row.min_wal),
+          "keeps recycled WAL segments for bursts instead of creating new files",
+          "wal.size_profile");
+  Propose(plan, "max_wal_size", SettingValue::Bytes(row.max_wal),
+          c.profile == Profile::kBenchmark
+              ? "checkpoints are driven by time, not WAL volume, so they do not fall inside "
+                "short runs"
+              : "spaces checkpoints out so that fewer full-page images are written",
+          "wal.size_profile");
+  Propose(plan, "checkpoint_completion_target", SettingValue::Real(0.9),
+          "spreads checkpoint writes over 90% of the interval (the default from PostgreSQL 14)",
+          "wal.checkpoint_completion_target");
   if (row.checkpoint_timeout_ms) {
-    add("checkpoint_timeout", SettingValue::Millis(row.checkpoint_timeout_ms),
-        "fewer checkpoints mean fewer full-page images and smoother I/O", "wal.checkpoint_timeout");
+    Propose(plan, "checkpoint_timeout", SettingValue::Millis(row.checkpoint_timeout_ms),
+            "fewer checkpoints mean fewer full-page images and smoother I/O",
+            "wal.checkpoint_timeout");
   }
+}
+
+// What the planner assumes of the storage, and how deep the I/O goes.
+void AddPlannerAndIo(const PlanContext& c, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  const ProfileRow& row = c.row;
   bool rotating = in.storage == StorageClass::kHdd;
   {
     // PGTune: data that fits in memory is read from the page cache, so seeks
     // do not matter even on a hard disk; otherwise a hard disk keeps 4, and
     // so does a data warehouse (a low cost there picks index scans for large
     // retrievals, slower than sequential scans even on flash).
-    const uint64_t cache = mem * row.ecs_num / row.ecs_den;
+    const uint64_t cache = c.mem * row.ecs_num / row.ecs_den;
     const bool fits = in.data_size_bytes && *in.data_size_bytes <= cache;
     double rpc = 1.1;
     std::string why = "random reads on flash or SAN cost little more than sequential ones";
@@ -573,84 +627,92 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
     } else if (rotating) {
       rpc = 4.0;
       why = "seeks on spinning disks cost about four sequential reads";
-    } else if (profile == Profile::kDw) {
+    } else if (c.profile == Profile::kDw) {
       rpc = 4.0;
       why =
           "PostgreSQL's default: on a warehouse larger than memory a low cost picks index scans "
           "for large retrievals, which are slower than sequential scans even on flash "
           "(give --data-size when the data fits in memory)";
     }
-    add("random_page_cost", SettingValue::Real(rpc), why, "planner.random_page_cost");
+    Propose(plan, "random_page_cost", SettingValue::Real(rpc), why, "planner.random_page_cost");
   }
   int eic = in.storage == StorageClass::kHdd   ? 2
             : in.storage == StorageClass::kSsd ? 200
             : in.storage == StorageClass::kSan ? 300
                                                : 1000;
-  add("effective_io_concurrency", SettingValue::Integer(eic),
-      rotating
-          ? "a spinning disk gains little from more than a couple of reads in flight"
-          : fmt::format("{} storage serves many reads in flight", StorageClassName(in.storage)),
-      "io.effective_io_concurrency");
-  add("maintenance_io_concurrency", SettingValue::Integer(std::max(eic, major >= 18 ? 16 : 10)),
-      "maintenance work (VACUUM, recovery prefetch) can use the same I/O depth",
-      "io.maintenance_io_concurrency");
-  add("default_statistics_target", SettingValue::Integer(row.statistics_target),
-      profile == Profile::kDw ? "analytic queries on skewed data need finer statistics"
-                              : "the default suits short queries",
-      "planner.statistics_target");
+  Propose(plan, "effective_io_concurrency", SettingValue::Integer(eic),
+          rotating
+              ? "a spinning disk gains little from more than a couple of reads in flight"
+              : fmt::format("{} storage serves many reads in flight", StorageClassName(in.storage)),
+          "io.effective_io_concurrency");
+  Propose(plan, "maintenance_io_concurrency",
+          SettingValue::Integer(std::max(eic, c.major >= 18 ? 16 : 10)),
+          "maintenance work (VACUUM, recovery prefetch) can use the same I/O depth",
+          "io.maintenance_io_concurrency");
+  Propose(plan, "default_statistics_target", SettingValue::Integer(row.statistics_target),
+          c.profile == Profile::kDw ? "analytic queries on skewed data need finer statistics"
+                                    : "the default suits short queries",
+          "planner.statistics_target");
+}
 
+// Background, parallel, autovacuum and I/O worker processes.
+void AddWorkers(const PlanContext& c, const Sizing& s, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  const Knobs& k = s.k;
   std::string core_note =
       !in.threads_per_core_known
           ? fmt::format(
                 "{} vCPUs counted as cores (threads per core not given; --smt 2 for an "
                 "SMT machine)",
                 in.cpus)
-      : tpc > 1 ? fmt::format("{} vCPUs are {} physical cores with SMT", in.cpus, cores)
-      : arm     ? fmt::format("each of the {} vCPUs is a full core (no SMT{})", in.cpus,
-                          in.cpu_description.empty() ? "" : ", " + in.cpu_description)
-                : fmt::format("{} vCPUs, one thread per core", in.cpus);
+      : c.tpc > 1 ? fmt::format("{} vCPUs are {} physical cores with SMT", in.cpus, c.cores)
+      : c.arm     ? fmt::format("each of the {} vCPUs is a full core (no SMT{})", in.cpus,
+                            in.cpu_description.empty() ? "" : ", " + in.cpu_description)
+                  : fmt::format("{} vCPUs, one thread per core", in.cpus);
   const std::string parallel_fit =
       "; lowered with max_parallel_workers to keep the worst case within 90% of memory";
-  add("max_worker_processes", SettingValue::Integer(k.max_worker_processes),
+  Propose(
+      plan, "max_worker_processes", SettingValue::Integer(k.max_worker_processes),
       "one background worker per vCPU, never fewer than the default 8 (extensions use them too)",
       "parallel.worker_processes");
-  add("max_parallel_workers", SettingValue::Integer(k.max_parallel_workers),
-      was_fitted("max_parallel_workers")
-          ? "fewer parallel workers than vCPUs, to keep the worst case within 90% of memory"
-          : fmt::format("parallel workers up to the vCPU count ({})", in.cpus),
-      "parallel.workers");
-  add("max_parallel_workers_per_gather", SettingValue::Integer(k.per_gather),
-      in.cpus < 2   ? "with one CPU a parallel query only adds overhead"
-      : in.cpus < 4 ? fmt::format("one worker per query with {} vCPUs", in.cpus)
-                    : fmt::format("half the physical cores{}; {}{}",
-                                  profile == Profile::kDw ? "" : ", at most 4", core_note,
-                                  k.per_gather < per_gather_wanted ? parallel_fit : ""),
-      "parallel.per_gather");
-  add("max_parallel_maintenance_workers", SettingValue::Integer(k.maintenance_workers),
-      in.cpus < 2   ? "with one CPU parallel index builds only add overhead"
-      : in.cpus < 4 ? fmt::format("one worker per index build with {} vCPUs", in.cpus)
-                    : fmt::format("half the physical cores, at most 4; {}{}", core_note,
-                                  k.maintenance_workers < maintenance_wanted ? parallel_fit : ""),
-      "parallel.maintenance");
+  Propose(plan, "max_parallel_workers", SettingValue::Integer(k.max_parallel_workers),
+          s.WasFitted("max_parallel_workers")
+              ? "fewer parallel workers than vCPUs, to keep the worst case within 90% of memory"
+              : fmt::format("parallel workers up to the vCPU count ({})", in.cpus),
+          "parallel.workers");
+  Propose(plan, "max_parallel_workers_per_gather", SettingValue::Integer(k.per_gather),
+          in.cpus < 2   ? "with one CPU a parallel query only adds overhead"
+          : in.cpus < 4 ? fmt::format("one worker per query with {} vCPUs", in.cpus)
+                        : fmt::format("half the physical cores{}; {}{}",
+                                      c.profile == Profile::kDw ? "" : ", at most 4", core_note,
+                                      k.per_gather < s.per_gather_wanted ? parallel_fit : ""),
+          "parallel.per_gather");
+  Propose(plan, "max_parallel_maintenance_workers", SettingValue::Integer(k.maintenance_workers),
+          in.cpus < 2 ? "with one CPU parallel index builds only add overhead"
+          : in.cpus < 4
+              ? fmt::format("one worker per index build with {} vCPUs", in.cpus)
+              : fmt::format("half the physical cores, at most 4; {}{}", core_note,
+                            k.maintenance_workers < s.maintenance_wanted ? parallel_fit : ""),
+          "parallel.maintenance");
   if (k.autovacuum_workers != 3) {
-    add("autovacuum_max_workers", SettingValue::Integer(k.autovacuum_workers),
-        fmt::format("{} vCPUs can vacuum more tables at once", in.cpus), "autovacuum.workers");
-  } else if (was_fitted("autovacuum_max_workers")) {
-    add("autovacuum_max_workers", SettingValue::Integer(3),
-        fmt::format("the default: {} vCPUs could vacuum more tables at once, but each worker may "
-                    "take maintenance_work_mem{}",
-                    in.cpus, fit_note),
-        "autovacuum.workers");
+    Propose(plan, "autovacuum_max_workers", SettingValue::Integer(k.autovacuum_workers),
+            fmt::format("{} vCPUs can vacuum more tables at once", in.cpus), "autovacuum.workers");
+  } else if (s.WasFitted("autovacuum_max_workers")) {
+    Propose(plan, "autovacuum_max_workers", SettingValue::Integer(3),
+            fmt::format("the default: {} vCPUs could vacuum more tables at once, but each worker "
+                        "may take maintenance_work_mem{}",
+                        in.cpus, kFitNote),
+            "autovacuum.workers");
   }
-  if (major >= 18) {
+  if (c.major >= 18) {
     // Proposed only when above the default 3 (k.io_workers, sized above).
     const int iow = k.io_workers;
     if (iow > 3) {
-      add("io_workers", SettingValue::Integer(iow),
-          fmt::format("asynchronous reads (io_method = worker) are served by I/O worker "
-                      "processes: one per four vCPUs ({}), at most 32",
-                      in.cpus),
-          "io.io_workers");
+      Propose(plan, "io_workers", SettingValue::Integer(iow),
+              fmt::format("asynchronous reads (io_method = worker) are served by I/O worker "
+                          "processes: one per four vCPUs ({}), at most 32",
+                          in.cpus),
+              "io.io_workers");
     }
     plan.advice.push_back(
         "PostgreSQL 18 reads through asynchronous I/O; pgrig keeps the default io_method = worker, "
@@ -658,58 +720,71 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
         "built with liburing and a kernel that allows io_uring; try it with --set "
         "io_method=io_uring on the server's machine.");
   }
+}
+
+// Lock table and huge pages: sized from the profile and shared_buffers.
+void AddLocksAndHugePages(const PlanContext& c, const Sizing& s, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  const Knobs& k = s.k;
   if (k.max_locks != 64) {
-    add("max_locks_per_transaction", SettingValue::Integer(k.max_locks),
-        "analytic schemas touch many partitions per transaction (half of timescaledb-tune's "
-        "figure for this memory)",
-        "locks.partitions");
+    Propose(plan, "max_locks_per_transaction", SettingValue::Integer(k.max_locks),
+            "analytic schemas touch many partitions per transaction (half of timescaledb-tune's "
+            "figure for this memory)",
+            "locks.partitions");
   }
   if (k.shared_buffers >= 2 * kGiB) {
-    add("huge_pages", SettingValue::Word("try"),
-        "large shared memory maps faster and costs less TLB with huge pages; 'try' still starts "
-        "if none are reserved",
-        "memory.huge_pages");
+    Propose(plan, "huge_pages", SettingValue::Word("try"),
+            "large shared memory maps faster and costs less TLB with huge pages; 'try' still "
+            "starts if none are reserved",
+            "memory.huge_pages");
     bool has_2m = std::find(in.huge_page_sizes.begin(), in.huge_page_sizes.end(), 2 * kMiB) !=
                   in.huge_page_sizes.end();
-    if (major >= 14 && in.base_page_size == 64 * kKiB && in.huge_page_size > 2 * kMiB && has_2m) {
-      add("huge_page_size", SettingValue::Bytes(2 * kMiB),
-          fmt::format("this 64KB-page kernel's default huge page is {}; 2MB (contiguous-PTE) "
-                      "pages waste less of the reservation",
-                      Mem(in.huge_page_size)),
-          "memory.huge_page_size");
+    if (c.major >= 14 && in.base_page_size == 64 * kKiB && in.huge_page_size > 2 * kMiB && has_2m) {
+      Propose(plan, "huge_page_size", SettingValue::Bytes(2 * kMiB),
+              fmt::format("this 64KB-page kernel's default huge page is {}; 2MB (contiguous-PTE) "
+                          "pages waste less of the reservation",
+                          Mem(in.huge_page_size)),
+              "memory.huge_page_size");
     }
   }
+}
+
+// The settings that are a choice rather than a size: jit, wal_compression,
+// wal_level and, for the benchmark profile, synchronous_commit.
+void AddSwitches(const PlanContext& c, const Sizing& s, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  const Profile profile = c.profile;
   if (profile == Profile::kOltp || profile == Profile::kWeb || profile == Profile::kMixed ||
       profile == Profile::kBenchmark) {
-    add("jit", SettingValue::Word("off"),
-        "JIT compilation costs more than it saves on short OLTP queries", "planner.jit");
+    Propose(plan, "jit", SettingValue::Word("off"),
+            "JIT compilation costs more than it saves on short OLTP queries", "planner.jit");
   }
   {
     std::string wc = "on";
-    if (major >= 15) {
+    if (c.major >= 15) {
       const auto& vals = in.wal_compression_values;
       bool lz4 = vals.empty() || std::find(vals.begin(), vals.end(), "lz4") != vals.end();
       wc = lz4 ? "lz4" : "pglz";
     }
-    add("wal_compression", SettingValue::Word(wc),
-        major >= 15 ? "compressing full-page images cuts WAL volume; lz4 is cheap on CPU"
-                    : "compressing full-page images cuts WAL volume",
-        "wal.compression");
+    Propose(plan, "wal_compression", SettingValue::Word(wc),
+            c.major >= 15 ? "compressing full-page images cuts WAL volume; lz4 is cheap on CPU"
+                          : "compressing full-page images cuts WAL volume",
+            "wal.compression");
   }
-  if (k.minimal_wal) {
-    add("wal_level", SettingValue::Word("minimal"),
-        profile == Profile::kBenchmark
-            ? "a throwaway benchmark cluster has no replicas or archive; bulk loads skip WAL"
-            : "a desktop database has no replicas; bulk loads skip WAL",
-        "wal.minimal");
-    add("max_wal_senders", SettingValue::Integer(0), "wal_level = minimal requires no WAL senders",
-        "wal.minimal");
+  if (s.k.minimal_wal) {
+    Propose(plan, "wal_level", SettingValue::Word("minimal"),
+            profile == Profile::kBenchmark
+                ? "a throwaway benchmark cluster has no replicas or archive; bulk loads skip WAL"
+                : "a desktop database has no replicas; bulk loads skip WAL",
+            "wal.minimal");
+    Propose(plan, "max_wal_senders", SettingValue::Integer(0),
+            "wal_level = minimal requires no WAL senders", "wal.minimal");
   }
   if (profile == Profile::kBenchmark) {
-    add("synchronous_commit", SettingValue::Word("off"),
-        "commits return before their WAL is flushed: a crash loses the last moments of "
-        "transactions (never consistency)",
-        "durability.benchmark");
+    Propose(plan, "synchronous_commit", SettingValue::Word("off"),
+            "commits return before their WAL is flushed: a crash loses the last moments of "
+            "transactions (never consistency)",
+            "durability.benchmark");
     plan.trades_durability = true;
     plan.warnings.push_back(
         "BENCHMARK PROFILE TRADES DURABILITY: synchronous_commit = off (a crash can lose "
@@ -717,15 +792,18 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
         "point-in-time recovery).  Use it only for throwaway benchmark clusters.  fsync and "
         "full_page_writes stay on, so a crash never corrupts data and storage costs stay real.");
   }
+}
 
-  // --- advice that is real for this platform ---
-  if (arm && in.arm_atomics == ArmAtomics::kLoadStoreExclusive) {
+// Advice that is real for this platform.
+void AddPlatformAdvice(const PlanContext& c, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  if (c.arm && in.arm_atomics == ArmAtomics::kLoadStoreExclusive) {
     plan.advice.push_back(
         "This postgres binary was built without Arm LSE atomics (only load/store-exclusive "
         "retry loops).  On many-core Arm servers lock-heavy workloads scale worse; use a build "
         "compiled for armv8.1-a or later or with -moutline-atomics.");
   }
-  if (arm && major < 15) {
+  if (c.arm && c.major < 15) {
     plan.advice.push_back(
         "PostgreSQL 15 added an ISB spin-delay for ARM64 spinlocks, which its source notes is "
         "beneficial on high-core-count ARM64 processors; consider PostgreSQL 15 or later on this "
@@ -737,12 +815,16 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
                     "reservation is rounded up to whole {} pages.",
                     Mem(in.huge_page_size), Mem(in.huge_page_size)));
   }
+}
 
-  // --- check what we promise ---
-  SettingMap merged = Overlay(DefaultSettings(major), plan.proposals);
+// Checks what the plan promises (the invariants, on top of the defaults),
+// and fills in its budget and huge page estimate.
+Status CheckPromises(const PlanContext& c, TunePlan& plan) {
+  const TuneInputs& in = c.in;
+  SettingMap merged = Overlay(DefaultSettings(c.major), plan.proposals);
   PGRIG_RETURN_IF_ERROR(
       CheckInvariants(merged).WithContext("pgrig tune produced inconsistent settings (a bug)"));
-  plan.budget = ComputeBudget(merged, mem, major);
+  plan.budget = ComputeBudget(merged, c.mem, c.major);
   plan.huge_pages = EstimateHugePages(plan.budget, in);
   if (auto it = merged.find("huge_page_size"); it != merged.end() && it->second.integer > 0) {
     plan.huge_pages.page_size_bytes = static_cast<uint64_t>(it->second.integer);
@@ -752,6 +834,36 @@ Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
     plan.huge_pages.sysctl =
         HugePagesSysctl(plan.huge_pages.pages, plan.huge_pages.page_size_bytes, in.huge_page_size);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<TunePlan> ComputePlan(const TuneInputs& in, Profile profile) {
+  PGRIG_RETURN_IF_ERROR(ValidateInputs(in));
+  const int tpc = std::max(1, in.threads_per_core);
+  const PlanContext c{.in = in,
+                      .profile = profile,
+                      .row = Row(profile),
+                      .mem = in.memory_bytes,
+                      .major = in.server_major,
+                      .hmm = in.server_major >= 15 ? 2.0 : 1.0,
+                      .arm = IsArm(in),
+                      .tpc = tpc,
+                      .cores = std::max(1, in.cpus / tpc)};
+  Sizing sizing = InitialSizing(c);
+  PGRIG_RETURN_IF_ERROR(FitBudget(c, sizing));
+
+  TunePlan plan;
+  plan.profile = profile;
+  AddConnectionsAndMemory(c, sizing, plan);
+  AddWal(c, sizing, plan);
+  AddPlannerAndIo(c, plan);
+  AddWorkers(c, sizing, plan);
+  AddLocksAndHugePages(c, sizing, plan);
+  AddSwitches(c, sizing, plan);
+  AddPlatformAdvice(c, plan);
+  PGRIG_RETURN_IF_ERROR(CheckPromises(c, plan));
   return plan;
 }
 

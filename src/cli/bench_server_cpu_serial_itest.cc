@@ -1,5 +1,8 @@
 // The server's CPU per transaction in `pgrig bench` against the shared
 // embedded cluster (issue 16, point 3), and the postmaster it is read from.
+// Serial: the meter reads the postmaster's whole process tree, so another
+// test's backends coming and going on the shared cluster would keep the
+// closing snapshot from settling and add their CPU to the window.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
