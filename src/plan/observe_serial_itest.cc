@@ -1,6 +1,9 @@
 // The Observer against the real embedded cluster: server counters move while
 // a small load runs, wait events of blocked and sleeping backends are seen,
-// failures of the monitoring connection become notes.
+// failures of the monitoring connection become notes.  Serial: the Observer
+// reads the whole server (every backend's activity and wait events), so
+// other tests' work on the shared cluster would slow its queries past the
+// 1 s Stop() bound (seen under ctest -j4 and under ASan).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
