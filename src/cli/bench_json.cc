@@ -5,6 +5,9 @@
 
 namespace pgrig::cli {
 
+using workload::BenchOptions;
+using workload::ScriptSpec;
+
 nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_options.h"
 #include "cli/bench_report.h"
 #include "engine/result.h"
 #include "plan/result_json.h"
+#include "workload/bench_options.h"
 
 namespace pgrig::cli {
 
@@ -19,7 +19,7 @@ using plan::kResultSchema;
 using ServerInfo = plan::ResultServer;
 
 // `facts` is the facts module's document (or null when unavailable).
-nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
+nlohmann::json BenchResultToJson(const workload::BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,
                                  const host::ServerCpuMeasure& server_cpu);

@@ -10,6 +10,8 @@
 
 namespace pgrig::cli {
 
+using workload::BenchOptions;
+
 namespace {
 
 // printf into a std::string, with PostgreSQL's snprintf spelling of

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_options.h"
 #include "engine/result.h"
 #include "host/server_cpu.h"
 #include "stats/time_series.h"
+#include "workload/bench_options.h"
 
 namespace pgrig::cli {
 
@@ -30,7 +30,7 @@ struct RunInfo {
 };
 
 // pgbench's printResults(), line for line.
-std::string FormatPgbenchSummary(const BenchOptions& o, const RunInfo& info,
+std::string FormatPgbenchSummary(const workload::BenchOptions& o, const RunInfo& info,
                                  const engine::RunResult& r);
 
 // Busy fraction of the client's threads: CPU seconds over duration x
@@ -39,14 +39,14 @@ double ClientBusyFraction(const RunInfo& info, const engine::RunResult& r);
 
 // pgrig's lines after pgbench's; the server's CPU per transaction beside the
 // client's when measured, else the reason (no line without one).
-std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,
+std::string FormatPgrigExtras(const workload::BenchOptions& o, const RunInfo& info,
                               const engine::RunResult& r,
                               const host::ServerCpuMeasure& server_cpu = {});
 
 // One -P line (with its newline).  elapsed_s is the interval's end since the
 // benchmark start; start_wall_s turns it into Unix time for
 // --progress-timestamp.
-std::string FormatProgress(const BenchOptions& o, const stats::IntervalStats& interval,
+std::string FormatProgress(const workload::BenchOptions& o, const stats::IntervalStats& interval,
                            double duration_s, double elapsed_s, double start_wall_s);
 
 }  // namespace pgrig::cli

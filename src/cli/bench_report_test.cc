@@ -6,6 +6,8 @@
 #include "cli/bench_json.h"
 
 namespace pgrig::cli {
+
+using workload::BenchOptions;
 namespace {
 
 using ::testing::HasSubstr;

@@ -18,7 +18,6 @@
 #include <optional>
 
 #include "cli/bench_json.h"
-#include "cli/bench_options.h"
 #include "cli/bench_report.h"
 #include "cli/commands.h"
 #include "cli/server_probe.h"
@@ -35,8 +34,16 @@
 #include "script/prng.h"
 #include "script/script.h"
 #include "script/variables.h"
+#include "workload/bench_options.h"
 
 namespace pgrig::cli {
+
+using workload::BenchError;
+using workload::BenchOptions;
+using workload::BenchParse;
+using workload::kBenchProgram;
+using workload::ParseBenchArgs;
+using workload::ScriptSpec;
 
 namespace {
 
@@ -298,7 +305,7 @@ int RunBench(int argc, char** argv) {
   RunInfo info;
   info.scale = scale;
   info.threads = std::min(o.threads, o.clients);
-  info.cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  info.cpus = host::UsableCpus();
   for (const auto& s : *scripts) {
     ScriptInfo si{.desc = s.desc, .weight = s.weight, .command_lines = {}};
     for (const auto& c : s.commands) si.command_lines.push_back(c.first_line);
@@ -332,11 +339,7 @@ int RunBench(int argc, char** argv) {
   cfg.log.pid = static_cast<int>(getpid());
   cfg.log.failures_detailed = o.failures_detailed;
   cfg.debug = o.debug > 0;
-  // Tuning knob for measurements (bench/bench_vs_pgbench.sh), not an option.
-  if (const char* y = std::getenv("PGRIG_ENGINE_YIELD")) cfg.yield_rounds = std::atoi(y);
-  // The same for the transaction path: libpq's instead of pgrig's own.
-  if (const char* l = std::getenv("PGRIG_ENGINE_LIBPQ")) cfg.lean_wire = std::string_view(l) != "1";
-  if (const char* u = std::getenv("PGRIG_ENGINE_URING")) cfg.io_uring = std::string_view(u) != "0";
+  engine::ApplyEnvironmentKnobs(cfg);  // knobs for measurements (bench/*.sh), not options
   const double approx_start_wall = WallSeconds();
   cfg.on_progress = [&o, approx_start_wall](const stats::IntervalStats& s, double duration_s,
                                             double elapsed_s) {

@@ -67,26 +67,31 @@ int RunCompare(int argc, char** argv) {
   }
   auto format = report::ParseFormat(format_name);
   if (!format.ok()) return Fail(kCompareCommand, format.status().message());
-  if (!out.empty()) {
-    if (Status st = CheckWritable(out); !st.ok()) return Fail(kCompareCommand, st.message());
+  return CompareSuites(CompareRequest{
+      .dirs = dirs, .claims = claims, .prices = prices, .format = *format, .out = out});
+}
+
+int CompareSuites(const CompareRequest& r) {
+  if (!r.out.empty()) {
+    if (Status st = CheckWritable(r.out); !st.ok()) return Fail(kCompareCommand, st.message());
   }
-  auto price = ParsePrices(prices, dirs.size());
+  auto price = ParsePrices(r.prices, r.dirs.size());
   if (!price.ok()) return Fail(kCompareCommand, price.status().message());
-  auto loaded = LoadAndAnalyze(dirs, *price);
+  auto loaded = LoadAndAnalyze(r.dirs, *price);
   if (!loaded.ok()) return Fail(kCompareCommand, loaded.status().message());
   const auto suites = loaded->Pointers();
   auto comparison = report::Compare(suites);
   if (!comparison.ok()) return Fail(kCompareCommand, comparison.status().message());
   report::CompareInput in;
   in.comparison = &*comparison;
-  for (const std::string& c : claims) {
+  for (const std::string& c : r.claims) {
     auto checked = report::CheckClaim(c, suites);
     if (!checked.ok()) return Fail(kCompareCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
-  if (Status st = Emit(out, report::RenderComparison(in, *format)); !st.ok())
+  if (Status st = Emit(r.out, report::RenderComparison(in, r.format)); !st.ok())
     return Fail(kCompareCommand, st.message());
-  if (!out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", out.c_str());
+  if (!r.out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", r.out.c_str());
   return kExitOk;
 }
 

@@ -132,45 +132,28 @@ struct LoadedCatalog {
   std::vector<std::string> lines;  // for text output
 };
 
-// Loads the shipped catalog (a file on the search path, else the one
-// compiled in) and the overlays.
+// cost::LoadCatalog with what it read, for the text and the JSON.
 Result<LoadedCatalog> LoadCatalog(const std::vector<std::string>& overlays) {
+  PGRIG_ASSIGN_OR_RETURN(
+      cost::LoadedCatalog loaded,
+      cost::LoadCatalog(cost::CatalogSearchFromEnvironment(ExecutableDir()), overlays));
   LoadedCatalog out;
-  cost::CatalogSearch search;
-  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') {
-    search.data_dir = d;
-  }
-  search.exe_dir = ExecutableDir();
+  out.catalog = std::move(loaded.catalog);
   Json files = Json::array();
-  auto located = cost::LocateCatalog(search);
-  if (located.ok()) {
-    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.MergeFile(located->path));
-    out.lines.push_back(fmt::format("Price catalog: {} (found as {}; {} entries)", located->path,
-                                    located->how, st.added));
-    files.push_back(Json{{"path", located->path},
-                         {"found_as", located->how},
-                         {"added", st.added},
-                         {"replaced", st.replaced}});
-  } else if (search.data_dir) {
-    // A PGRIG_DATA_DIR that points nowhere is always an error: the user
-    // asked for a specific catalog.
-    return located.status();
-  } else {
-    // No file on the search path: the catalog compiled into this binary.
-    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.Merge(cost::ShippedCatalogText(),
-                                                                  cost::kShippedCatalogName));
-    out.lines.push_back(fmt::format("Price catalog: built into pgrig ({} entries)", st.added));
-    files.push_back(Json{{"path", cost::kShippedCatalogName},
-                         {"found_as", "built in"},
-                         {"added", st.added},
-                         {"replaced", st.replaced}});
-  }
-  for (const auto& path : overlays) {
-    PGRIG_ASSIGN_OR_RETURN(cost::MergeStats st, out.catalog.MergeFile(path));
-    out.lines.push_back(fmt::format("Catalog overlay: {} ({} entries replaced, {} added)", path,
-                                    st.replaced, st.added));
-    files.push_back(Json{
-        {"path", path}, {"found_as", "--catalog"}, {"added", st.added}, {"replaced", st.replaced}});
+  for (const cost::CatalogSource& src : loaded.sources) {
+    if (src.found_as == "--catalog") {
+      out.lines.push_back(fmt::format("Catalog overlay: {} ({} entries replaced, {} added)",
+                                      src.path, src.replaced, src.added));
+    } else if (src.path == cost::kShippedCatalogName) {
+      out.lines.push_back(fmt::format("Price catalog: built into pgrig ({} entries)", src.added));
+    } else {
+      out.lines.push_back(fmt::format("Price catalog: {} (found as {}; {} entries)", src.path,
+                                      src.found_as, src.added));
+    }
+    files.push_back(Json{{"path", src.path},
+                         {"found_as", src.found_as},
+                         {"added", src.added},
+                         {"replaced", src.replaced}});
   }
   out.info = Json{{"files", files}};
   return out;

@@ -22,9 +22,11 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/fleet_clients.h"
+#include "cli/report_output.h"
 #include "cli/version.h"
 #include "common/clock.h"
 #include "common/fs.h"
+#include "cost/catalog.h"
 #include "fleet/check.h"
 #include "fleet/fleet_file.h"
 #include "fleet/hooks.h"
@@ -75,9 +77,10 @@ int RunCheck(int argc, char** argv) {
   if (!local.ok()) return Fail(kFleetCommand, local.status().message());
   // As `fleet run` does: every declared instance must be in the catalog
   // before any host is contacted.
-  auto catalog = fleet::LoadPriceCatalog(std::filesystem::path(local->exe).parent_path().string());
+  auto catalog = cost::LoadCatalog(
+      cost::CatalogSearchFromEnvironment(std::filesystem::path(local->exe).parent_path().string()));
   if (!catalog.ok()) return Fail(kFleetCommand, catalog.status().message());
-  if (Status st = fleet::CheckDeclaredInstances(*fleet, *catalog, file); !st.ok()) {
+  if (Status st = fleet::CheckDeclaredInstances(*fleet, catalog->catalog, file); !st.ok()) {
     return Fail(kFleetCommand, st.message());
   }
 
@@ -105,7 +108,7 @@ int RunCheck(int argc, char** argv) {
   // Each ready host's facts against its declared instance: a warning, as in
   // `fleet run`, since the measurement itself would still be right.
   int instance_warnings = 0;
-  for (const fleet::InstanceFinding& w : fleet::CheckInstances(checks, *catalog, ssh)) {
+  for (const fleet::InstanceFinding& w : fleet::CheckInstances(checks, catalog->catalog, ssh)) {
     if (w.warning.empty()) continue;
     ++instance_warnings;
     std::printf(
@@ -225,7 +228,9 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
   PGRIG_ASSIGN_OR_RETURN(s.plan_files, fleet::PlanScriptFiles(parsed));
   PGRIG_ASSIGN_OR_RETURN(std::string plan_text, ReadWholeFile(where->path));
   // Every declared instance must be in the catalog (its facts are compared later).
-  PGRIG_ASSIGN_OR_RETURN(s.catalog, fleet::LoadPriceCatalog(search.exe_dir));
+  PGRIG_ASSIGN_OR_RETURN(cost::LoadedCatalog loaded,
+                         cost::LoadCatalog(cost::CatalogSearchFromEnvironment(search.exe_dir)));
+  s.catalog = std::move(loaded.catalog);
   PGRIG_RETURN_IF_ERROR(fleet::CheckDeclaredInstances(s.fleet, s.catalog, file));
   if (s.resuming) {
     PGRIG_RETURN_IF_ERROR(fleet::CheckResumable(s.manifest, fleet_text, plan_text));
@@ -241,41 +246,8 @@ Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
   }
   const std::string run_id = CompactTimestampUtc(WallSeconds());
   s.run_dir = s.fleet.results_dir + "/" + run_id;
-  fleet::Manifest& m = s.manifest;
-  m.run_id = run_id;
-  m.fleet_file = std::filesystem::absolute(file).lexically_normal().string();
-  m.fleet_hash = fleet::ContentHash(fleet_text);
-  m.plan = std::filesystem::absolute(where->path).lexically_normal().string();
-  m.plan_hash = fleet::ContentHash(plan_text);
-  m.mode = fleet::FleetModeName(s.fleet.mode);
-  for (const fleet::FleetHost& h : s.fleet.hosts) {
-    m.hosts.push_back(fleet::ManifestHost{
-        .label = h.label,
-        .destination = h.destination,
-        .outcome = h.role == fleet::HostRole::kSut ? fleet::ManifestOutcome::kPending
-                                                   : fleet::ManifestOutcome::kSkipped,
-        .results = "",
-        .remote_results = "",
-        .message = h.role == fleet::HostRole::kSut ? "" : "not a sut host"});
-  }
+  s.manifest = fleet::NewManifest(s.fleet, run_id, file, fleet_text, where->path, plan_text);
   return s;
-}
-
-// What a finished host run means for the manifest.
-void RecordHostRun(const fleet::HostRun& r, fleet::ManifestHost& mh) {
-  mh.results = r.local_results;
-  mh.remote_results = r.remote_results;
-  mh.message = fleet::RedactLine(r.message);
-  if (r.outcome == fleet::HostOutcome::kCompleted) {
-    mh.outcome = fleet::ManifestOutcome::kCompleted;
-  } else if (r.outcome == fleet::HostOutcome::kFailed) {
-    mh.outcome = !r.local_results.empty() &&
-                         std::filesystem::is_regular_file(r.local_results + "/suite.json")
-                     ? fleet::ManifestOutcome::kPartial
-                     : fleet::ManifestOutcome::kFailed;
-  } else {
-    mh.outcome = fleet::ManifestOutcome::kPending;  // skipped this time: still to do
-  }
 }
 
 // Inside the hooks: check the hosts to run, compare their facts with their
@@ -323,7 +295,7 @@ void CheckAndRun(RunSetup& s, const fleet::SshTransport& ssh, bool sequential,
   options.abort = &g_abort;
   options.on_line = PrintLine;
   options.on_host_done = [&](const fleet::HostRun& r) {  // serialised by RunCompare
-    if (fleet::ManifestHost* mh = s.manifest.Find(r.host->label)) RecordHostRun(r, *mh);
+    if (fleet::ManifestHost* mh = s.manifest.Find(r.host->label)) fleet::RecordHostRun(r, *mh);
     if (Status w = fleet::WriteManifest(s.run_dir, s.manifest); !w.ok()) {
       PrintLine("warning: cannot update the run's manifest: " + w.message());
     }
@@ -392,12 +364,7 @@ int FinishRun(RunSetup& s, const fleet::LifecycleReport& hooks) {
   if (dirs.size() >= 2) {
     std::printf("\n");
     std::fflush(stdout);
-    std::vector<std::string> args = {"compare"};
-    args.insert(args.end(), dirs.begin(), dirs.end());
-    std::vector<char*> cargv;
-    for (std::string& a : args) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    int crc = RunCompare(static_cast<int>(args.size()), cargv.data());
+    const int crc = CompareSuites(CompareRequest{.dirs = dirs});
     if (crc != kExitOk && rc == kExitOk) rc = crc;
   } else {
     std::printf("fewer than two hosts completed: nothing to compare\n");

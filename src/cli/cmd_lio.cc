@@ -277,8 +277,7 @@ int RunLio(int argc, char** argv) {
   o.driver = driver == "server" ? micro::LioDriver::kServer : micro::LioDriver::kClient;
   if (scaling) {
     o.scaling = micro::LioScaling::kOn;
-    const unsigned cpus = std::thread::hardware_concurrency();
-    o.max_scaling_sessions = 2 * static_cast<int>(cpus == 0 ? 1 : cpus);
+    o.max_scaling_sessions = 2 * host::UsableCpus();
   }
   return DoRun(run_params, o, json_file,
                pg::RedactedCommandLine(std::vector<std::string>(argv, argv + argc), "pgrig lio"));

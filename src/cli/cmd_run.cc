@@ -38,6 +38,7 @@
 #include "plan/plan_search.h"
 #include "plan/runner.h"
 #include "plan/suite_json.h"
+#include "plan/suite_setup.h"
 
 namespace pgrig::cli {
 
@@ -226,8 +227,7 @@ int RunRun(int argc, char** argv) {
   }
 
   host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
-  int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  if (hf.effective_cpus) cpus = std::max(1, static_cast<int>(std::floor(*hf.effective_cpus)));
+  const int cpus = host::UsableCpus(hf);
   auto cells = plan::ExpandPlan(plan, cpus);
   if (!cells.ok()) return Fail(kRunCommand, cells.status().message());
   if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
@@ -237,43 +237,13 @@ int RunRun(int argc, char** argv) {
   }
 
   // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
-  std::optional<plan::PriceSpec> price;
-  std::string price_note;
-  if (usd_per_hour) {
-    price = plan::PriceSpec{*usd_per_hour, "", "--usd-per-hour"};
-  } else {
-    std::string type = instance;
-    const bool from_facts = type.empty();
-    if (from_facts && hf.virtualization.cloud && !hf.virtualization.cloud->instance_type.empty()) {
-      type = hf.virtualization.cloud->instance_type;
-    }
-    if (!type.empty()) {
-      cost::CatalogSearch cs;
-      cs.data_dir = search.data_dir;
-      cs.exe_dir = search.exe_dir;
-      cost::Catalog catalog;
-      auto located = cost::LocateCatalog(cs);
-      Status loaded = located.ok() ? catalog.MergeFile(located->path).status() : located.status();
-      Result<cost::InstancePrice> found =
-          loaded.ok()
-              ? catalog.FindInstance(type, cost::LookupOptions{.region = region, .provider = ""})
-              : Result<cost::InstancePrice>(loaded);
-      if (found.ok()) {
-        price = plan::PriceSpec{
-            found->usd_per_hour, found->instance_type,
-            fmt::format("{} {} {} in the price catalog ({}:{}, {}, {})",
-                        from_facts ? "this machine's" : "--instance", found->provider,
-                        found->instance_type, found->provenance.file, found->provenance.line,
-                        found->provenance.date, found->provenance.source)};
-      } else if (!from_facts) {
-        return Fail(kRunCommand, "--instance " + instance + ": " + found.status().message());
-      } else {
-        price_note = "no price: this machine is " + type +
-                     ", which the price catalog does not list (" + found.status().message() +
-                     "); use --usd-per-hour";
-      }
-    }
-  }
+  const std::string detected_instance =
+      hf.virtualization.cloud ? hf.virtualization.cloud->instance_type : "";
+  auto priced = plan::ChoosePrice(usd_per_hour, instance, detected_instance, region,
+                                  cost::CatalogSearch{search.data_dir, search.exe_dir});
+  if (!priced.ok()) return Fail(kRunCommand, priced.status().message());
+  std::optional<plan::PriceSpec> price = priced->price;
+  const std::string price_note = priced->note;
 
   if (out_dir.empty()) out_dir = "results/" + label + "-" + CompactTimestampUtc(WallSeconds());
   if (resume_dir.empty()) {

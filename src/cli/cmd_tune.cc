@@ -228,16 +228,6 @@ int RunTune(int argc, char** argv) {
   if (!o.memory.empty()) {
     auto m = tune::ParseSize(o.memory);
     if (!m.ok()) return Fail(kTuneCommand, "--memory: " + m.status().message());
-    if (*m < tune::kMinMemoryBytes) {
-      return Fail(
-          kTuneCommand,
-          fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
-                      o.memory));
-    }
-    if (*m > tune::kMaxMemoryBytes) {
-      return Fail(kTuneCommand,
-                  fmt::format("--memory {} is too large: pgrig tunes for at most 64TB", o.memory));
-    }
     memory = *m;
   }
   if (!o.data_size.empty()) {
@@ -250,14 +240,6 @@ int RunTune(int argc, char** argv) {
     auto s = tune::ParseStorageClass(o.storage);
     if (!s.ok()) return Fail(kTuneCommand, s.status().message());
     storage = *s;
-  }
-  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096))
-    return Fail(kTuneCommand, fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
-  if (o.connections &&
-      (*o.connections < tune::kMinConnections || *o.connections > tune::kMaxConnections)) {
-    return Fail(kTuneCommand,
-                fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
-                            *o.connections, tune::kMinConnections, tune::kMaxConnections));
   }
   tune::InputOverrides given;
   given.memory = memory;

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/bench_options.h"
 #include "cli/commands.h"
 #include "cli/version.h"
+#include "workload/bench_options.h"
 
 namespace {
 
@@ -71,7 +71,7 @@ std::string_view ProgramName(const char* argv0) {
 
 // pgrig as pgbench: the same arguments, to init (-i) or bench.
 int RunAsPgbench(int argc, char** argv) {
-  const bool init = pgrig::cli::IsPgbenchInitMode(argc, argv);
+  const bool init = pgrig::workload::IsPgbenchInitMode(argc, argv);
   std::vector<char*> args(argv, argv + argc);
   std::string name = init ? "init" : "bench";
   args[0] = name.data();

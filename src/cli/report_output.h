@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "report/analysis.h"
 #include "report/model.h"
+#include "report/render.h"
 
 namespace pgrig::cli {
 
@@ -36,6 +37,19 @@ Status CheckWritable(const std::string& path);
 
 // Writes `text` to `path` atomically, or to stdout when path is empty.
 Status Emit(const std::string& path, const std::string& text);
+
+// What `pgrig compare` does once its command line is read, for it and for
+// `fleet run` (which compares the hosts' suites): loads the suites, compares
+// them, checks the claims and emits the rendering; prints its own error
+// line and returns the exit code.
+struct CompareRequest {
+  std::vector<std::string> dirs;    // two or more results directories or files
+  std::vector<std::string> claims;  // --claim
+  std::vector<std::string> prices;  // --usd-per-hour, one per suite or none
+  report::Format format = report::Format::kText;
+  std::string out;  // empty: standard output
+};
+int CompareSuites(const CompareRequest& request);
 
 }  // namespace pgrig::cli
 

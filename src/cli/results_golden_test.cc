@@ -44,7 +44,6 @@
 #include <vector>
 
 #include "cli/bench_json.h"
-#include "cli/bench_options.h"
 #include "cli/bench_report.h"
 #include "cli/version.h"
 #include "common/fs.h"
@@ -66,8 +65,12 @@
 #include "report/render.h"
 #include "stats/histogram.h"
 #include "stats/time_series.h"
+#include "workload/bench_options.h"
 
 namespace pgrig::cli {
+
+using workload::BenchParse;
+using workload::ParseBenchArgs;
 namespace {
 
 using nlohmann::json;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -383,6 +384,36 @@ Result<CatalogLocation> LocateCatalog(const CatalogSearch& search) {
       "cannot find the price catalog prices.toml (tried: {}); set PGRIG_DATA_DIR to the "
       "directory that holds it, or give one with --catalog FILE",
       tried.empty() ? "nothing: the executable's location is unknown" : Join(tried, ", ")));
+}
+
+CatalogSearch CatalogSearchFromEnvironment(std::string exe_dir) {
+  CatalogSearch search;
+  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') {
+    search.data_dir = d;
+  }
+  search.exe_dir = std::move(exe_dir);
+  return search;
+}
+
+Result<LoadedCatalog> LoadCatalog(const CatalogSearch& search,
+                                  const std::vector<std::string>& overlays) {
+  LoadedCatalog out;
+  auto located = LocateCatalog(search);
+  if (located.ok()) {
+    PGRIG_ASSIGN_OR_RETURN(MergeStats st, out.catalog.MergeFile(located->path));
+    out.sources.push_back({located->path, located->how, st.added, st.replaced});
+  } else if (search.data_dir) {
+    return located.status();
+  } else {
+    PGRIG_ASSIGN_OR_RETURN(MergeStats st,
+                           out.catalog.Merge(ShippedCatalogText(), kShippedCatalogName));
+    out.sources.push_back({kShippedCatalogName, "built in", st.added, st.replaced});
+  }
+  for (const auto& path : overlays) {
+    PGRIG_ASSIGN_OR_RETURN(MergeStats st, out.catalog.MergeFile(path));
+    out.sources.push_back({path, "--catalog", st.added, st.replaced});
+  }
+  return out;
 }
 
 }  // namespace pgrig::cost

@@ -168,6 +168,31 @@ inline constexpr char kShippedCatalogName[] = "<built-in data/prices.toml>";
 // paths tried.
 Result<CatalogLocation> LocateCatalog(const CatalogSearch& search);
 
+// The search every command uses: $PGRIG_DATA_DIR when it is set and not
+// empty, and `exe_dir` (common/fs.h's ExecutableDir()).
+CatalogSearch CatalogSearchFromEnvironment(std::string exe_dir);
+
+// One file, or the compiled-in text, that went into a loaded catalog.
+struct CatalogSource {
+  std::string path;      // the file, or kShippedCatalogName
+  std::string found_as;  // LocateCatalog's `how`, "built in" or "--catalog"
+  int added = 0;
+  int replaced = 0;
+};
+
+struct LoadedCatalog {
+  Catalog catalog;
+  std::vector<CatalogSource> sources;  // in the order they were merged
+};
+
+// pgrig's one way to load prices (cost, run, fleet): the shipped catalog
+// (the file LocateCatalog finds, else the text compiled in), then `overlays`
+// in order.  A PGRIG_DATA_DIR that names no catalog is an error, never a
+// silent fall back to the built-in one: the user asked for a specific file.
+// Errors name the file and line.
+Result<LoadedCatalog> LoadCatalog(const CatalogSearch& search,
+                                  const std::vector<std::string>& overlays = {});
+
 }  // namespace pgrig::cost
 
 #endif  // PGRIG_COST_CATALOG_H_

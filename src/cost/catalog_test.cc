@@ -483,6 +483,56 @@ TEST(CatalogTest, ProviderFilterErrorsSayWhatIsThere) {
   EXPECT_THAT(typo.status().message(), HasSubstr("did you mean r8g.large"));
 }
 
+// LoadCatalog, the one loader cost, run and fleet use: the file found, else
+// the built-in text, then the overlays; a wrong PGRIG_DATA_DIR is an error
+// (issue 26: `run` had no built-in fallback, fleet fell back silently).
+TEST_F(LocateCatalogTest, LoadCatalogFileOrBuiltInThenOverlays) {
+  // Nothing on the search path: the compiled-in catalog.
+  auto built_in = LoadCatalog({.exe_dir = root_ + "/repo/build"});
+  ASSERT_TRUE(built_in.ok()) << built_in.status().ToString();
+  ASSERT_EQ(built_in->sources.size(), 1u);
+  EXPECT_EQ(built_in->sources[0].path, kShippedCatalogName);
+  EXPECT_EQ(built_in->sources[0].found_as, "built in");
+  EXPECT_GT(built_in->sources[0].added, 50);
+  EXPECT_TRUE(built_in->catalog.FindInstance("r8g.16xlarge").ok());
+
+  // A file on the search path replaces the built-in one; overlays follow.
+  std::ofstream(root_ + "/repo/data/prices.toml") << kOneInstance;
+  std::ofstream(root_ + "/overlay.toml") << R"([[instance]]
+provider = "aws"
+region = "us-east-1"
+instance_type = "r8g.large"
+usd_per_hour = 0.2
+date = 2026-12-01
+source = "overlay test"
+)";
+  Catalog expected;
+  auto expected_stats = expected.Merge(kOneInstance, "x");
+  ASSERT_TRUE(expected_stats.ok());
+  auto file = LoadCatalog({.exe_dir = root_ + "/repo/build"}, {root_ + "/overlay.toml"});
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  ASSERT_EQ(file->sources.size(), 2u);
+  EXPECT_EQ(file->sources[0].path, root_ + "/repo/data/prices.toml");
+  EXPECT_EQ(file->sources[0].added, expected_stats->added);
+  EXPECT_EQ(file->sources[1].path, root_ + "/overlay.toml");
+  EXPECT_EQ(file->sources[1].found_as, "--catalog");
+  EXPECT_EQ(file->sources[1].replaced, 1);
+  EXPECT_FALSE(file->catalog.FindInstance("r8g.16xlarge").ok());
+  auto price = file->catalog.FindInstance("r8g.large");
+  ASSERT_TRUE(price.ok()) << price.status().ToString();
+  EXPECT_DOUBLE_EQ(price->usd_per_hour, 0.2);
+
+  // A PGRIG_DATA_DIR that names nothing is an error, not the built-in one.
+  auto wrong = LoadCatalog({.data_dir = root_ + "/nowhere", .exe_dir = root_ + "/repo/build"});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(wrong.status().message(), HasSubstr("PGRIG_DATA_DIR is set"));
+  // A broken overlay names its file.
+  std::ofstream(root_ + "/broken.toml") << "[[instance]\n";
+  auto broken = LoadCatalog({.exe_dir = root_ + "/repo/build"}, {root_ + "/broken.toml"});
+  ASSERT_FALSE(broken.ok());
+  EXPECT_THAT(broken.status().message(), HasSubstr(root_ + "/broken.toml"));
+}
+
 // Issue 14, item 10: the compiled-in catalog is data/prices.toml, verbatim.
 TEST(CatalogTest, BuiltInCatalogIsTheShippedFile) {
   std::ifstream f(PGRIG_SOURCE_DIR "/data/prices.toml", std::ios::binary);

@@ -115,6 +115,13 @@ struct EngineConfig {
   const std::atomic<bool>* stop_requested = nullptr;
 };
 
+// The measurement knobs above from the environment, for comparisons
+// (bench/*.sh): PGRIG_ENGINE_YIELD=N sets yield_rounds, PGRIG_ENGINE_LIBPQ=1
+// turns lean_wire off, PGRIG_ENGINE_URING=0 turns io_uring off.  Every
+// caller that builds an EngineConfig applies them (`bench` and `run`'s
+// runner), so a knob means the same in both.
+void ApplyEnvironmentKnobs(EngineConfig& cfg);
+
 }  // namespace pgrig::engine
 
 #endif  // PGRIG_ENGINE_CONFIG_H_

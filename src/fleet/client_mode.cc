@@ -18,6 +18,7 @@
 #include "pg/connection.h"
 #include "plan/bottleneck.h"
 #include "plan/observe.h"
+#include "workload/bench_options.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -26,17 +27,6 @@ using nlohmann::json;
 
 // After the go: the window, plus time for connecting, finishing and writing.
 constexpr std::chrono::seconds kRunSlack{300};
-
-bool StartsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
-
-Result<int> ParseSeconds(const std::string& v) {
-  char* end = nullptr;
-  long n = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || end == nullptr || *end != '\0' || n < 1 || n > 86400) {
-    return InvalidArgument(fmt::format("-T \"{}\" is not a number of seconds from 1 to 86400", v));
-  }
-  return static_cast<int>(n);
-}
 
 // One client host during the run; guarded by Coordinator::mu.
 struct Client {
@@ -152,39 +142,42 @@ void CloseStdin(Client& c) {
 }  // namespace
 
 Result<int> CheckClientBench(const std::vector<std::string>& bench) {
-  std::optional<int> duration;
-  for (size_t i = 0; i < bench.size(); ++i) {
-    const std::string& a = bench[i];
-    const std::string next = i + 1 < bench.size() ? bench[i + 1] : "";
-    if (a == "-T" || a == "--time") {
-      PGRIG_ASSIGN_OR_RETURN(int d, ParseSeconds(next));
-      duration = d;
-      ++i;
-    } else if (StartsWith(a, "--time=")) {
-      PGRIG_ASSIGN_OR_RETURN(int d, ParseSeconds(a.substr(7)));
-      duration = d;
-    } else if (StartsWith(a, "-T")) {
-      PGRIG_ASSIGN_OR_RETURN(int d, ParseSeconds(a.substr(2)));
-      duration = d;
-    } else if (StartsWith(a, "--json") || StartsWith(a, "--db") || StartsWith(a, "--host") ||
-               StartsWith(a, "--port") || StartsWith(a, "--username") || StartsWith(a, "-h") ||
-               StartsWith(a, "-p") || StartsWith(a, "-U")) {
-      return InvalidArgument(
-          fmt::format("\"{}\": the fleet sets the server ('server') and the "
-                      "results file itself; remove it",
-                      a));
-    } else if (StartsWith(a, "-t") || StartsWith(a, "--transactions") || StartsWith(a, "-i") ||
-               StartsWith(a, "--initialize")) {
-      return InvalidArgument(
-          fmt::format("\"{}\": every client runs the same -T window; use "
-                      "-T SECONDS, not -t or -i",
-                      a));
+  // pgbench's own parser reads the arguments, as `pgrig bench` will on each
+  // client, so an option's value is never mistaken for an option.
+  std::vector<std::string> argv = {"bench"};
+  argv.insert(argv.end(), bench.begin(), bench.end());
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  if (workload::IsPgbenchInitMode(static_cast<int>(raw.size()), raw.data())) {
+    return InvalidArgument("-i: every client runs the same -T window; use -T SECONDS, not -i");
+  }
+  const workload::BenchParse parsed = workload::ParseBenchArgsQuietly(bench);
+  if (parsed.action == workload::BenchParse::Action::kExit) {
+    if (parsed.exit_code == 0) {
+      return InvalidArgument("these arguments print something and run no benchmark; remove it");
     }
+    std::string why = parsed.err.substr(0, parsed.err.find('\n'));
+    const std::string prefix = std::string(workload::kBenchProgram) + ": error: ";
+    if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+    return InvalidArgument(why);
   }
-  if (!duration) {
-    return InvalidArgument("no -T SECONDS: every client runs the same timed window");
+  const workload::BenchOptions& o = parsed.options;
+  const pg::ConnectionParams& c = o.conn;
+  if (!o.json_path.empty() || !c.host.empty() || !c.port.empty() || !c.user.empty() ||
+      !c.dbname.empty()) {
+    return InvalidArgument(
+        "the fleet sets the server ('server') and the results file itself; remove -h, -p, -U, "
+        "--db, the database and --json from 'bench'");
   }
-  return *duration;
+  if (o.duration_s <= 0) {
+    return InvalidArgument(
+        "no -T SECONDS: every client runs the same timed window; use -T SECONDS, not -t");
+  }
+  if (o.duration_s > 86400) {
+    return InvalidArgument(
+        fmt::format("-T {} is not a number of seconds from 1 to 86400", o.duration_s));
+  }
+  return o.duration_s;
 }
 
 ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& checks,

@@ -50,10 +50,12 @@ namespace pgrig::fleet {
 inline constexpr const char* kFleetStartGateEnv = "PGRIG_FLEET_START_GATE";
 inline constexpr const char* kFleetReadyLine = "pgrig-fleet-ready";
 
-// The -T seconds of a fleet's `bench` arguments.  InvalidArgument when there
-// is no -T, or the arguments name what the fleet sets itself (the server:
-// --db, -h, -p, -U, a database operand is refused remotely; --json) or a
-// different kind of run (-t, -i).
+// The -T seconds of a fleet's `bench` arguments, read by `pgrig bench`'s own
+// parser (workload/bench_options.h).  InvalidArgument with the parser's
+// message when pgrig bench would refuse them, and when there is no -T (or
+// more than a day), or the arguments name what the fleet sets itself (the
+// server: --db, -h, -p, -U, a database operand; --json) or a different kind
+// of run (-t, -i, --help).
 Result<int> CheckClientBench(const std::vector<std::string>& bench);
 
 struct ClientRunOptions {

@@ -15,6 +15,7 @@
 #include "common/strings.h"
 #include "fleet/netns_hosts.h"
 #include "plan/result_json.h"
+#include "results/histogram_json.h"
 #include "support/test_cluster.h"
 
 namespace pgrig::fleet {
@@ -157,11 +158,11 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
 
   // The merged histogram holds every transaction, and the percentiles are
   // read from it.
-  auto hist = plan::HistogramFromJson(m["histogram"]);
+  auto hist = results::HistogramFromJson(m["histogram"], "test");
   ASSERT_TRUE(hist.ok()) << hist.status().ToString();
   EXPECT_EQ(hist->count(), total);
-  auto ha = plan::HistogramFromJson(a["histogram"]);
-  auto hb = plan::HistogramFromJson(b["histogram"]);
+  auto ha = results::HistogramFromJson(a["histogram"], "test");
+  auto hb = results::HistogramFromJson(b["histogram"], "test");
   ASSERT_TRUE(ha.ok() && hb.ok());
   stats::Histogram sum = *ha;
   sum.Add(*hb);

@@ -124,12 +124,17 @@ TEST(FleetFile, ClientsBenchIsValidatedBeforeAnything) {
     const char* bench;
     const char* expect;
   };
-  for (const Case& c : {Case{"[\"-S\", \"-c\", \"4\"]", "no -T SECONDS"},
-                        Case{"[\"-T\", \"0\"]", "from 1 to 86400"},
-                        Case{"[\"-T\", \"5\", \"-t\", \"10\"]", "not -t"},
-                        Case{"[\"-T5\", \"--json\", \"x.json\"]", "sets the server"},
-                        Case{"[\"-T\", \"5\", \"-h\", \"other\"]", "sets the server"},
-                        Case{"[]", "non-empty array"}, Case{"[\"-T\", 5]", "must be strings"}}) {
+  for (const Case& c :
+       {Case{"[\"-S\", \"-c\", \"4\"]", "no -T SECONDS"},
+        Case{"[\"-T\", \"0\"]", "-T/--time must be in range"},
+        Case{"[\"-T\", \"86401\"]", "from 1 to 86400"},
+        Case{"[\"-T\", \"5\", \"-t\", \"10\"]", "not both"}, Case{"[\"-t\", \"10\"]", "not -t"},
+        Case{"[\"-T\", \"5\", \"-i\"]", "not -i"},
+        Case{"[\"-T\", \"5\", \"--no-such\"]", "unknown option"},
+        Case{"[\"-T\", \"5\", \"mydb\"]", "sets the server"},
+        Case{"[\"-T5\", \"--json\", \"x.json\"]", "sets the server"},
+        Case{"[\"-T\", \"5\", \"-h\", \"other\"]", "sets the server"},
+        Case{"[]", "non-empty array"}, Case{"[\"-T\", 5]", "must be strings"}}) {
     auto f = ParseFleet(std::string(head) + "bench = " + c.bench + "\n" + host, "f.toml");
     ASSERT_FALSE(f.ok()) << c.bench;
     EXPECT_THAT(f.status().message(), ::testing::StartsWith("f.toml:3: ")) << c.bench;
@@ -146,6 +151,10 @@ TEST(FleetFile, ClientsBenchIsValidatedBeforeAnything) {
   ASSERT_TRUE(time_forms.ok());
   EXPECT_EQ(*time_forms, 7);
   EXPECT_EQ(CheckClientBench({"-T12"}).value(), 12);
+  // Read as pgbench reads them (issue 26: a prefix match missed bundled
+  // letters): -T inside a bundle, an option's value that looks like one.
+  EXPECT_EQ(CheckClientBench({"-nST5"}).value(), 5);
+  EXPECT_EQ(CheckClientBench({"-f", "-hot.sql", "-T", "9"}).value(), 9);
 }
 
 struct Bad {

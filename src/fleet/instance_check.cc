@@ -77,20 +77,6 @@ std::vector<std::string> Disagreements(const cost::InstancePrice& entry, const H
   return out;
 }
 
-Result<cost::Catalog> LoadPriceCatalog(const std::string& exe_dir) {
-  cost::CatalogSearch search;
-  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0') {
-    search.data_dir = d;
-  }
-  search.exe_dir = exe_dir;
-  cost::Catalog catalog;
-  auto located = cost::LocateCatalog(search);
-  auto merged = located.ok() ? catalog.MergeFile(located->path)
-                             : catalog.Merge(cost::ShippedCatalogText(), cost::kShippedCatalogName);
-  if (!merged.ok()) return merged.status();
-  return catalog;
-}
-
 Status CheckDeclaredInstances(const Fleet& fleet, const cost::Catalog& catalog,
                               const std::string& file) {
   // A fleet file has no --catalog or --usd-per-hour: say what it does have.

@@ -45,10 +45,6 @@ Result<HostShape> ParseHostShape(std::string_view facts_json);
 // when the host matches the entry as far as its facts tell.
 std::vector<std::string> Disagreements(const cost::InstancePrice& entry, const HostShape& shape);
 
-// The catalog pgrig uses (cost::LocateCatalog from exe_dir / $PGRIG_DATA_DIR,
-// else the compiled-in one).
-Result<cost::Catalog> LoadPriceCatalog(const std::string& exe_dir);
-
 // InvalidArgument naming the fleet file's line when a host declares an
 // `instance` that `catalog` does not have (`file` is the fleet file, for the
 // message).  Checked before any host is contacted, by `fleet check` and

@@ -60,9 +60,9 @@ TEST(InstanceCheck, MatchingHostAndMemoryTolerance) {
 }
 
 TEST(InstanceCheck, ShippedCatalogKnowsGraviton) {
-  auto catalog = LoadPriceCatalog(PGRIG_SOURCE_DIR "/build");
+  auto catalog = cost::LoadCatalog(cost::CatalogSearch{.exe_dir = PGRIG_SOURCE_DIR "/build"});
   ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
-  auto e = catalog->FindInstance("r8g.large");
+  auto e = catalog->catalog.FindInstance("r8g.large");
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_EQ(e->arch, cost::Arch::kArm64);
 }

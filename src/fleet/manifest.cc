@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
@@ -148,6 +149,29 @@ Status CheckResumable(const Manifest& m, std::string_view fleet_text, std::strin
         m.plan, m.run_id, m.plan_hash, ContentHash(plan_text)));
   }
   return Status::Ok();
+}
+
+Manifest NewManifest(const Fleet& fleet, const std::string& run_id, const std::string& fleet_file,
+                     std::string_view fleet_text, const std::string& plan_file,
+                     std::string_view plan_text) {
+  Manifest m;
+  m.run_id = run_id;
+  m.fleet_file = std::filesystem::absolute(fleet_file).lexically_normal().string();
+  m.fleet_hash = ContentHash(fleet_text);
+  m.plan = std::filesystem::absolute(plan_file).lexically_normal().string();
+  m.plan_hash = ContentHash(plan_text);
+  m.mode = FleetModeName(fleet.mode);
+  for (const FleetHost& h : fleet.hosts) {
+    const bool sut = h.role == HostRole::kSut;
+    m.hosts.push_back(
+        ManifestHost{.label = h.label,
+                     .destination = h.destination,
+                     .outcome = sut ? ManifestOutcome::kPending : ManifestOutcome::kSkipped,
+                     .results = "",
+                     .remote_results = "",
+                     .message = sut ? "" : "not a sut host"});
+  }
+  return m;
 }
 
 }  // namespace pgrig::fleet

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "fleet/fleet_file.h"
 
 namespace pgrig::fleet {
 
@@ -64,6 +65,12 @@ Result<Manifest> ParseManifest(const std::string& text, const std::string& path)
 // <run_dir>/fleet-run.json, atomically; `updated` is set to now.
 Status WriteManifest(const std::string& run_dir, Manifest& m);
 Result<Manifest> ReadManifest(const std::string& run_dir);
+
+// A new run's manifest: every sut host of `fleet` pending, the others
+// skipped ("not a sut host"); the two files by absolute path and hash.
+Manifest NewManifest(const Fleet& fleet, const std::string& run_id, const std::string& fleet_file,
+                     std::string_view fleet_text, const std::string& plan_file,
+                     std::string_view plan_text);
 
 // Why `--resume` must refuse, or OK: the fleet file's text (as it is now)
 // must hash to what the manifest recorded, and the plan's too.

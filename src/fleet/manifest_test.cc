@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <filesystem>
+
 #include "common/fs.h"
+#include "fleet/run.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -81,6 +84,58 @@ TEST(Manifest, ResumeRefusesAChangedFleetFileOrPlan) {
   Status plan = CheckResumable(m, "fleet text", "plan text 2");
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(plan.message(), HasSubstr("plan /srv/plan.toml changed"));
+}
+
+// The manifest of a new run and what each host's end makes of its entry
+// (both moved out of cli/cmd_fleet.cc, issue 26).
+TEST(Manifest, NewRunHasSutHostsPendingAndOthersSkipped) {
+  Fleet f;
+  f.mode = FleetMode::kCompare;
+  f.hosts = {FleetHost{.label = "a", .destination = "u@a"},
+             FleetHost{.label = "c", .destination = "c", .role = HostRole::kClient}};
+  const Manifest m = NewManifest(f, "20261203T120000Z", "fleet.toml", "fleet text",
+                                 "/srv/../srv/plan.toml", "plan text");
+  EXPECT_EQ(m.run_id, "20261203T120000Z");
+  EXPECT_TRUE(m.fleet_file.starts_with("/")) << m.fleet_file;
+  EXPECT_TRUE(m.fleet_file.ends_with("/fleet.toml")) << m.fleet_file;
+  EXPECT_EQ(m.plan, "/srv/plan.toml");
+  EXPECT_EQ(m.fleet_hash, ContentHash("fleet text"));
+  EXPECT_EQ(m.plan_hash, ContentHash("plan text"));
+  EXPECT_EQ(m.mode, "compare");
+  ASSERT_EQ(m.hosts.size(), 2u);
+  EXPECT_EQ(m.hosts[0].outcome, ManifestOutcome::kPending);
+  EXPECT_EQ(m.hosts[0].destination, "u@a");
+  EXPECT_EQ(m.hosts[1].outcome, ManifestOutcome::kSkipped);
+  EXPECT_EQ(m.hosts[1].message, "not a sut host");
+  EXPECT_TRUE(CheckResumable(m, "fleet text", "plan text").ok());
+}
+
+TEST(Manifest, HostEndsRecorded) {
+  char tmpl[] = "/tmp/pgrig_manifest_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  ManifestHost entry{.label = "a", .destination = "a"};
+  HostRun run;
+  run.outcome = HostOutcome::kCompleted;
+  run.local_results = dir;
+  run.message = "results in " + dir;
+  RecordHostRun(run, entry);
+  EXPECT_EQ(entry.outcome, ManifestOutcome::kCompleted);
+  EXPECT_EQ(entry.results, dir);
+  // Failed with nothing back, then failed with a suite.json back: partial.
+  run.outcome = HostOutcome::kFailed;
+  run.message = "ssh exited with 255";
+  RecordHostRun(run, entry);
+  EXPECT_EQ(entry.outcome, ManifestOutcome::kFailed);
+  ASSERT_TRUE(WriteFileAtomically(dir + "/suite.json", "{}").ok());
+  RecordHostRun(run, entry);
+  EXPECT_EQ(entry.outcome, ManifestOutcome::kPartial);
+  EXPECT_EQ(entry.message, "ssh exited with 255");
+  // Skipped this time: still to do.
+  run.outcome = HostOutcome::kSkipped;
+  RecordHostRun(run, entry);
+  EXPECT_EQ(entry.outcome, ManifestOutcome::kPending);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Manifest, ContentHashTellsTextsApart) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "plan/result_json.h"
+#include "results/histogram_json.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -177,11 +178,8 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
     if (hj == nullptr) {
       return InvalidArgument(fmt::format("host {}: {} has no histogram", h.label, h.file));
     }
-    auto hist = plan::HistogramFromJson(*hj);
-    if (!hist.ok()) {
-      return InvalidArgument(
-          fmt::format("host {}: {}: {}", h.label, h.file, hist.status().message()));
-    }
+    auto hist = results::HistogramFromJson(*hj, fmt::format("host {}: {}", h.label, h.file));
+    if (!hist.ok()) return hist.status();
     if (!docs.empty()) {
       PGRIG_RETURN_IF_ERROR(CheckSameRun(*docs[0], with_doc[0]->label, d, h.label));
     }
@@ -315,12 +313,12 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
                           {"initial_connection_ms", conn_ms},
                           {"connection_total_ms", conn_total_ms}};
   out["transactions"] = transactions;
-  out["latency_ms"] = plan::LatencyToJson(merged);
+  out["latency_ms"] = results::LatencyMsJson(merged);
   out["lag_ms"] =
       any_lag ? json{{"avg", late_lag_n > 0 ? lag_weighted / static_cast<double>(late_lag_n) : 0.0},
                      {"max", lag_max}}
               : json(nullptr);
-  out["histogram"] = plan::HistogramToJson(merged);
+  out["histogram"] = results::HistogramJson(merged);
   out["client"] = json{{"cpu_user_s", cpu_user},
                        {"cpu_system_s", cpu_sys},
                        {"cpu_us_per_transaction", per_txn(cpu_user + cpu_sys)},

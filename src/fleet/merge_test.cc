@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/result_json.h"
+#include "results/histogram_json.h"
 #include "stats/histogram.h"
 
 namespace pgrig::fleet {
@@ -40,7 +41,7 @@ json Doc(int64_t n, int64_t latency_ns, double cpu_s, bool complete = true) {
         {"scale", 1}}},
       {"summary", {{"tps", static_cast<double>(n) / 10}, {"duration_s", 10.0}}},
       {"transactions", {{"processed", n}, {"failed", 2}, {"retries", 3}, {"skipped", 0}}},
-      {"histogram", plan::HistogramToJson(h)},
+      {"histogram", results::HistogramJson(h)},
       {"client",
        {{"cpu_user_s", cpu_s},
         {"cpu_system_s", cpu_s / 2},
@@ -95,7 +96,7 @@ TEST(FleetMerge, HistogramsAddCountsAndTpsSumCpuKeptPerHost) {
   // Percentiles from the merged histogram: p50 is host a's 1 ms (75% of the
   // values), p90 and p99 host b's 100 ms; averaging the hosts' own p50s would
   // give 50.5 ms.
-  auto merged = plan::HistogramFromJson(d["histogram"]);
+  auto merged = results::HistogramFromJson(d["histogram"], "test");
   ASSERT_TRUE(merged.ok());
   EXPECT_NEAR(d["latency_ms"]["p50"].get<double>(), 1.0, 0.001);
   EXPECT_NEAR(d["latency_ms"]["p90"].get<double>(), 100.0, 0.1);

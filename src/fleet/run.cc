@@ -260,4 +260,24 @@ std::vector<HostRun> RunCompare(const Fleet& fleet, const std::vector<HostCheck>
   return runs;
 }
 
+void RecordHostRun(const HostRun& run, ManifestHost& entry) {
+  entry.results = run.local_results;
+  entry.remote_results = run.remote_results;
+  entry.message = RedactLine(run.message);
+  switch (run.outcome) {
+    case HostOutcome::kCompleted:
+      entry.outcome = ManifestOutcome::kCompleted;
+      break;
+    case HostOutcome::kFailed:
+      entry.outcome = !run.local_results.empty() &&
+                              std::filesystem::is_regular_file(run.local_results + "/suite.json")
+                          ? ManifestOutcome::kPartial
+                          : ManifestOutcome::kFailed;
+      break;
+    case HostOutcome::kSkipped:
+      entry.outcome = ManifestOutcome::kPending;  // skipped this time: still to do
+      break;
+  }
+}
+
 }  // namespace pgrig::fleet

@@ -40,6 +40,7 @@
 
 #include "fleet/check.h"
 #include "fleet/fleet_file.h"
+#include "fleet/manifest.h"
 #include "fleet/ssh.h"
 #include "plan/plan.h"
 
@@ -89,6 +90,11 @@ struct HostRun {
   std::string remote_results;  // <work_dir>/<run id>/results on the host
   std::string message;         // why it failed or was skipped (redacted)
 };
+
+// What a finished host run means for its manifest entry: completed;
+// partial when it failed but a suite.json came back, else failed; pending
+// again when it was skipped this time.  The message is redacted.
+void RecordHostRun(const HostRun& run, ManifestHost& entry);
 
 // `checks` are CheckFleet's results (same order as fleet.hosts); hosts that
 // are not sut, or not ready, are skipped with the reason.

@@ -531,19 +531,36 @@ HostFacts CollectHostFacts(const SysFs& fs, const HostProbeOptions& options) {
   if (!options.storage_path.empty())
     h.storage = CollectStorageFacts(fs, options.storage_path, &h.notes);
 
-  std::optional<double> cpus;
-  if (h.cpu.vcpus) cpus = *h.cpu.vcpus;
-  if (h.cgroup.cpuset_cpus && (!cpus || *h.cgroup.cpuset_cpus < *cpus))
-    cpus = *h.cgroup.cpuset_cpus;
-  if (h.cgroup.cpu_quota_cpus && (!cpus || *h.cgroup.cpu_quota_cpus < *cpus))
-    cpus = *h.cgroup.cpu_quota_cpus;
-  h.effective_cpus = cpus;
+  h.effective_cpus = EffectiveCpus(h.cpu.vcpus, h.cgroup);
   std::optional<uint64_t> mem = h.memory.total_bytes;
   if (h.cgroup.memory_limit_bytes && (!mem || *h.cgroup.memory_limit_bytes < *mem)) {
     mem = h.cgroup.memory_limit_bytes;
   }
   h.effective_memory_bytes = mem;
   return h;
+}
+
+std::optional<double> EffectiveCpus(std::optional<int> vcpus, const CgroupFacts& cgroup) {
+  std::optional<double> cpus;
+  if (vcpus) cpus = *vcpus;
+  if (cgroup.cpuset_cpus && (!cpus || *cgroup.cpuset_cpus < *cpus)) cpus = *cgroup.cpuset_cpus;
+  if (cgroup.cpu_quota_cpus && (!cpus || *cgroup.cpu_quota_cpus < *cpus))
+    cpus = *cgroup.cpu_quota_cpus;
+  return cpus;
+}
+
+int UsableCpus(const HostFacts& h) {
+  if (h.effective_cpus) return std::max(1, static_cast<int>(std::floor(*h.effective_cpus)));
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+int UsableCpus() {
+  std::vector<std::string> notes;
+  const CgroupFacts cgroup = CollectCgroupFacts(SysFs("/"), &notes);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const auto cpus = EffectiveCpus(
+      online > 0 ? std::optional<int>(static_cast<int>(online)) : std::nullopt, cgroup);
+  return cpus ? std::max(1, static_cast<int>(std::floor(*cpus))) : 1;
 }
 
 }  // namespace pgrig::host

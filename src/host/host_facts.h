@@ -189,6 +189,18 @@ struct HostProbeOptions {
 
 HostFacts CollectHostFacts(const SysFs& fs, const HostProbeOptions& options = {});
 
+// What the CPU limits add up to: min(vCPUs, cpuset, quota), as in
+// HostFacts::effective_cpus; nullopt when none of them is known.
+std::optional<double> EffectiveCpus(std::optional<int> vcpus, const CgroupFacts& cgroup);
+
+// pgrig's one CPU count (a plan's `cpus`, bench's client-thread report,
+// tune): effective_cpus rounded down (a quota of 1.5 CPUs gives 1), else
+// the online CPUs; at least 1.
+int UsableCpus(const HostFacts& h);
+// The same for this process now, reading only the online CPUs and the
+// cgroup's limits (cheaper than CollectHostFacts).
+int UsableCpus();
+
 // Pieces of CollectHostFacts, exposed for tests and reuse.  Each appends to
 // `notes` what it could not read.
 CpuFacts CollectCpuFacts(const SysFs& fs, const DmiStrings& dmi, std::vector<std::string>* notes);

@@ -339,6 +339,33 @@ TEST(HostFactsTest, ThisMachineSatisfiesInvariants) {
   EXPECT_LE(*h.effective_memory_bytes, *h.memory.total_bytes);
 }
 
+// One CPU count everywhere (issue 26): the smallest limit, rounded down,
+// at least 1; the online CPUs when no limit is known; and for this process
+// the same count the full facts give.
+TEST(HostFactsTest, UsableCpusIsTheSmallestLimitRoundedDown) {
+  CgroupFacts cg;
+  EXPECT_FALSE(EffectiveCpus(std::nullopt, cg).has_value());
+  EXPECT_EQ(EffectiveCpus(8, cg), 8.0);
+  cg.cpuset_cpus = 4;
+  EXPECT_EQ(EffectiveCpus(8, cg), 4.0);
+  cg.cpu_quota_cpus = 1.5;
+  EXPECT_EQ(EffectiveCpus(8, cg), 1.5);
+  EXPECT_EQ(EffectiveCpus(std::nullopt, cg), 1.5);
+
+  HostFacts h;
+  h.effective_cpus = 1.5;
+  EXPECT_EQ(UsableCpus(h), 1);
+  h.effective_cpus = 0.25;
+  EXPECT_EQ(UsableCpus(h), 1);
+  h.effective_cpus = 6.0;
+  EXPECT_EQ(UsableCpus(h), 6);
+  h.effective_cpus.reset();
+  EXPECT_EQ(UsableCpus(h), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+
+  const HostFacts here = CollectHostFacts(SysFs("/"));
+  EXPECT_EQ(UsableCpus(), UsableCpus(here));
+}
+
 TEST(ParsersTest, CpuList) {
   EXPECT_EQ(ParseCpuList("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
   EXPECT_EQ(ParseCpuList("5"), (std::vector<int>{5}));

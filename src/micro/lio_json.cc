@@ -1,7 +1,7 @@
 #include "micro/lio_json.h"
 
 #include "common/clock.h"
-#include "micro/micro_json.h"
+#include "results/histogram_json.h"
 
 namespace pgrig::micro {
 
@@ -64,7 +64,7 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
                         {"rows", s.rows},
                         {"rows_per_s", PerSecond(s.rows, w.window_s)},
                         {"ranges_per_s", PerSecond(s.ranges, w.window_s)},
-                        {"latency_ms", LatencyMsJson(s.latency)}});
+                        {"latency_ms", results::LatencyMsJson(s.latency)}});
   }
   json scaling = nullptr;
   if (o.scaling == LioScaling::kOn) {
@@ -117,11 +117,11 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
         {"rows", w.rows},
         {"updated_rows", w.updated_rows}}},
       {"per_session", sessions},
-      {"latency_ms", LatencyMsJson(w.latency)},
-      {"histogram", HistogramJson(w.latency)},
-      {"update_latency_ms", LatencyMsJson(w.update_latency)},
+      {"latency_ms", results::LatencyMsJson(w.latency)},
+      {"histogram", results::HistogramJson(w.latency)},
+      {"update_latency_ms", results::LatencyMsJson(w.update_latency)},
       {"update_histogram",
-       w.update_latency.count() > 0 ? HistogramJson(w.update_latency) : json(nullptr)},
+       w.update_latency.count() > 0 ? results::HistogramJson(w.update_latency) : json(nullptr)},
       {"scaling", scaling},
       {"notes", r.notes},
       {"facts", facts},

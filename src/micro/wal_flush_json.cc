@@ -1,7 +1,7 @@
 #include "micro/wal_flush_json.h"
 
 #include "common/clock.h"
-#include "micro/micro_json.h"
+#include "results/histogram_json.h"
 
 namespace pgrig::micro {
 
@@ -22,8 +22,8 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
          {"ops", t.ops},
          {"duration_s", t.seconds},
          {"ops_per_s", t.unavailable ? json(nullptr) : json(t.ops_per_s())},
-         {"latency_ms", LatencyMsJson(t.latency)},
-         {"histogram", t.latency.count() > 0 ? HistogramJson(t.latency) : json(nullptr)}});
+         {"latency_ms", results::LatencyMsJson(t.latency)},
+         {"histogram", t.latency.count() > 0 ? results::HistogramJson(t.latency) : json(nullptr)}});
   }
   const std::optional<SyncMethod> best = BestMethod(r);
   const FlushTest* best_t = best ? HeadlineTest(r, *best) : nullptr;

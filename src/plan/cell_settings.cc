@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "cost/catalog.h"
 #include "plan/setting_value.h"
+#include "tune/apply.h"
 
 namespace pgrig::plan {
 

@@ -14,35 +14,18 @@
 //   superuser-backend, backend -> server: ALTER SYSTEM, reload, and for
 //                                  postmaster ones a restart (embedded only).
 //
-// ServerSettings owns the server side for one suite.  Open() backs up
-// postgresql.auto.conf (tune::TakeBackup) and writes a marker file,
-// <state_dir>/settings-restore-pending.json, before any change; the marker
-// lists the original value of every setting touched so far and is rewritten
-// (atomically) before each new setting is touched.  Apply() moves the server
-// from one cell's settings to the next; RestoreAll() puts every original back
-// (ALTER SYSTEM RESET for names that were not in postgresql.auto.conf, SET to
-// the old entry for those that were), reloads or restarts, verifies each
-// value in pg_settings and removes the marker.  A run killed before that
-// leaves the marker; RecoverInterrupted() (and the next Open() on the same
-// state_dir) restores from it.  A named server is never restarted: a
-// restart-context setting for it is refused before anything changes.
-//
-// Not thread-safe: a ServerSettings holds one connection, used by one thread.
+// The server side (ServerSettings: ALTER SYSTEM, restarts, the restore
+// marker) is in server_settings.h.
 #ifndef PGRIG_PLAN_CELL_SETTINGS_H_
 #define PGRIG_PLAN_CELL_SETTINGS_H_
 
-#include <chrono>
-#include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cluster/cluster.h"
 #include "common/status.h"
 #include "pg/connection.h"
-#include "tune/apply.h"
 #include "tune/recommend.h"
 
 namespace pgrig::plan {
@@ -74,99 +57,6 @@ std::string ConnectionOptions(const std::map<std::string, std::string>& per_conn
 // and every other connection of a cell.
 pg::ConnectionParams WithConnectionSettings(
     pg::ConnectionParams params, const std::map<std::string, std::string>& per_connection);
-
-struct ServerSettingsOptions {
-  std::string state_dir;  // where the backup and a "restore-pending" marker live (the results dir)
-  cluster::Cluster* embedded =
-      nullptr;  // non-null: pgrig may restart this cluster for postmaster settings
-  // A named server is never restarted (restart-context settings on it are an
-  // error whatever this says): pgrig has no way to restart a server it does
-  // not run.  Kept so that a future "restart command" option has a place.
-  bool allow_restart_named = false;
-  // How long to wait for reloaded values to show in pg_settings.
-  std::chrono::milliseconds verify_timeout{10000};
-  // Test seam, as tune::ApplyOptions::fault: called after each step
-  // ("marker", "revert:<name>", "backup", "alter:<name>", "checked",
-  // "reloaded", "restarted"); a non-OK status is a failure at that point.
-  std::function<Status(std::string_view step)> fault;
-};
-
-// The marker file in `state_dir` ("<state_dir>/settings-restore-pending.json").
-std::string MarkerPath(const std::string& state_dir);
-
-// Stops and starts the embedded cluster so that postmaster-context values take
-// effect.  If it will not start, `fallback`'s postgresql.auto.conf (when
-// given) is written back and the cluster started with it; that is still an
-// error (FailedPrecondition when the cluster runs again).  Same job as
-// cli/cmd_tune.cc's own restart, which could call this one.
-Status RestartEmbedded(cluster::Cluster& c, const tune::Backup* fallback);
-
-struct ApplyReport {
-  std::vector<std::string> changed;  // names set to a wanted value or put back to the original
-  bool restarted = false;
-  bool reloaded = false;
-};
-
-// Changes server-level settings for the cells that need them and restores the
-// server's original configuration at the end, after a failure, or on the next
-// Open() that finds a marker left by a crashed run.  Uses tune/apply.h
-// (ALTER SYSTEM, reload, verify, backup) and restarts the embedded cluster
-// when a postmaster-context value changes.
-class ServerSettings {
- public:
-  // Connects to `target`, restores what a marker in state_dir describes (a
-  // crashed run), backs up postgresql.auto.conf and writes the marker.
-  static Result<std::unique_ptr<ServerSettings>> Open(const pg::ConnectionParams& target,
-                                                      const ServerSettingsOptions& options);
-  // Makes exactly `wanted` (server-level) differ from the original state: values
-  // from a previous cell not in `wanted` go back to their original values.
-  // Returns what changed and whether a restart happened.  On a failure after
-  // a change, every original value is restored before the error returns.
-  Result<ApplyReport> Apply(const std::map<std::string, std::string>& wanted);
-  // Restores and verifies the original values (SHOW each); idempotent; removes the marker.
-  Status RestoreAll();
-  ~ServerSettings();  // best-effort RestoreAll() if not yet done
-
-  ServerSettings(const ServerSettings&) = delete;
-  ServerSettings& operator=(const ServerSettings&) = delete;
-
-  // The settings applied now (name -> value as wanted); empty after RestoreAll().
-  const std::map<std::string, std::string>& applied() const { return applied_; }
-  const std::string& backup_path() const { return backup_.path; }
-
-  // What the marker records for one touched setting.
-  struct Original {
-    bool in_auto_conf = false;    // postgresql.auto.conf had an entry for it
-    std::string auto_conf_value;  // that entry's value (when in_auto_conf)
-    std::string setting;          // pg_settings.setting before the change (verification)
-    std::string context;          // pg_settings.context
-    // The value seen was a per-database/role one (pg_settings.source), so the
-    // configuration's own value cannot be verified by SHOW; the restored
-    // postgresql.auto.conf entry is what is checked then.
-    bool hidden = false;
-  };
-
- private:
-  ServerSettings(pg::ConnectionParams target, ServerSettingsOptions options);
-  Status WriteMarker();
-  Status Reconnect();
-  Status RestoreLocked();
-
-  pg::ConnectionParams target_;
-  ServerSettingsOptions options_;
-  pg::Connection conn_;
-  tune::Backup backup_;
-  std::string server_id_;
-  std::map<std::string, Original> originals_;   // every name touched since Open()
-  std::map<std::string, std::string> applied_;  // name -> wanted value, live now
-  bool restored_ = false;
-};
-
-// Restores a marker left in `state_dir` by an interrupted run (used by `run
-// --resume` and at start).  No marker: OK, nothing done.  A marker of another
-// server (system identifier), or of a pgrig process still running, is left
-// alone with an error.
-Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options);
 
 }  // namespace pgrig::plan
 

@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "common/fs.h"
 #include "plan/cell_settings.h"
+#include "plan/server_settings.h"
 #include "support/test_cluster.h"
 
 namespace pgrig::plan {

@@ -4,38 +4,13 @@
 #include <cmath>
 
 #include "common/clock.h"
+#include "results/histogram_json.h"
 
 namespace pgrig::plan {
 
 namespace {
 
 using nlohmann::json;
-
-json LatencyJson(const stats::Histogram& h) {
-  if (h.count() == 0) return nullptr;
-  static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
-  const std::vector<int64_t> v = h.ValuesAtPercentiles(kPs);
-  return json{{"avg", h.mean() / 1e6}, {"stddev", h.stddev() / 1e6}, {"min", NsToMs(h.min())},
-              {"p50", NsToMs(v[0])},   {"p90", NsToMs(v[1])},        {"p95", NsToMs(v[2])},
-              {"p99", NsToMs(v[3])},   {"p99_9", NsToMs(v[4])},      {"max", NsToMs(h.max())}};
-}
-
-json HistogramJson(const stats::Histogram& h) {
-  const stats::HistogramData d = h.Export();
-  json buckets = json::array();
-  for (const auto& b : d.buckets) buckets.push_back(json::array({b.lower_ns, b.upper_ns, b.count}));
-  return json{
-      {"layout", "log-linear, 2048 linear sub-buckets per power of two, values < 4096 ns exact"},
-      {"count", d.count},
-      {"min_ns", d.min_ns},
-      {"max_ns", d.max_ns},
-      {"sum_ns", d.sum_ns},
-      {"sum_squares_ns2", d.sum_squares_ns2},
-      {"saturated_count", d.saturated_count},
-      {"negative_count", d.negative_count},
-      {"bucket_fields", json::array({"lower_ns", "upper_ns", "count"})},
-      {"buckets", buckets}};
-}
 
 json IntervalJson(const stats::IntervalStats& s, double t_end_s, double duration_s) {
   const double n = static_cast<double>(s.transactions);
@@ -123,7 +98,7 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
 
   json lag = nullptr;
   if (o.rate_tps > 0) {
-    lag = LatencyJson(r.lag);
+    lag = results::LatencyMsJson(r.lag);
     if (lag.is_null()) lag = json{{"avg", 0.0}, {"max", 0.0}};
   }
 
@@ -200,9 +175,9 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
         {"retried", t.retried},
         {"retries", t.retries},
         {"above_latency_limit", r.latency_late}}},
-      {"latency_ms", LatencyJson(r.latency)},
+      {"latency_ms", results::LatencyMsJson(r.latency)},
       {"lag_ms", lag},
-      {"histogram", HistogramJson(r.latency)},
+      {"histogram", results::HistogramJson(r.latency)},
       {"client",
        {{"cpu_user_s", r.client_user_cpu_s},
         {"cpu_system_s", r.client_sys_cpu_s},
@@ -226,35 +201,6 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
       {"facts", facts},
   };
   return doc;
-}
-
-json HistogramToJson(const stats::Histogram& h) { return HistogramJson(h); }
-json LatencyToJson(const stats::Histogram& h) { return LatencyJson(h); }
-
-Result<stats::Histogram> HistogramFromJson(const json& h) {
-  if (!h.is_object()) return InvalidArgument("histogram: expected an object");
-  try {
-    stats::HistogramData d;
-    d.count = h.at("count").get<int64_t>();
-    d.min_ns = h.at("min_ns").get<int64_t>();
-    d.max_ns = h.at("max_ns").get<int64_t>();
-    d.saturated_count = h.value("saturated_count", int64_t{0});
-    d.negative_count = h.value("negative_count", int64_t{0});
-    d.sum_ns = h.value("sum_ns", std::string());
-    d.sum_squares_ns2 = h.value("sum_squares_ns2", std::string());
-    for (const auto& b : h.at("buckets")) {
-      if (!b.is_array() || b.size() != 3)
-        return InvalidArgument("histogram: a bucket is not [lower_ns, upper_ns, count]");
-      d.buckets.push_back({.lower_ns = b[0].get<int64_t>(),
-                           .upper_ns = b[1].get<int64_t>(),
-                           .count = b[2].get<int64_t>()});
-    }
-    auto imported = stats::Histogram::Import(d);
-    if (!imported.ok()) return InvalidArgument("histogram: " + imported.status().message());
-    return imported;
-  } catch (const json::exception& e) {
-    return InvalidArgument(std::string("histogram: ") + e.what());
-  }
 }
 
 }  // namespace pgrig::plan

@@ -4,9 +4,9 @@
 // ResultInputs) and `pgrig run` embeds one per run in its suite.json.
 //
 // Keys are snake_case with the unit in the name; passwords never appear (the
-// caller passes a redacted command line and target).  HistogramFromJson reads
-// a document's "histogram" back, so that runs read from a suite.json can be
-// merged.  Pure functions; thread-safe.
+// caller passes a redacted command line and target).  The latency summary
+// and the histogram are results/histogram_json.h's, which also reads them
+// back.  Pure functions; thread-safe.
 #ifndef PGRIG_PLAN_RESULT_JSON_H_
 #define PGRIG_PLAN_RESULT_JSON_H_
 
@@ -77,16 +77,6 @@ struct ResultInputs {
 // `facts` is the facts module's document (or null when unavailable).
 nlohmann::json RunResultToJson(const ResultInputs& in, const engine::RunResult& r,
                                const nlohmann::json& facts);
-
-// The "histogram" and "latency_ms" objects of a result document for `h`
-// ("latency_ms" is null when h is empty); the fleet's merge writes them for
-// histograms added from several documents.
-nlohmann::json HistogramToJson(const stats::Histogram& h);
-nlohmann::json LatencyToJson(const stats::Histogram& h);
-
-// The "histogram" object of a result document back into a Histogram
-// (validated by Histogram::Import).  InvalidArgument naming what is wrong.
-Result<stats::Histogram> HistogramFromJson(const nlohmann::json& histogram);
 
 }  // namespace pgrig::plan
 

@@ -23,6 +23,7 @@
 #include "plan/bottleneck.h"
 #include "plan/cell_settings.h"
 #include "plan/observe.h"
+#include "plan/server_settings.h"
 #include "plan/suite_json.h"
 #include "plan/suite_setup.h"
 #include "script/prng.h"
@@ -487,6 +488,7 @@ engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
   cfg.random_seed = seed.ok() ? *seed : static_cast<uint64_t>(WallSeconds() * 1e6);
   cfg.series_interval_s = 1;
   cfg.stop_requested = o_.stop_requested;
+  engine::ApplyEnvironmentKnobs(cfg);  // as `pgrig bench` does
   return cfg;
 }
 

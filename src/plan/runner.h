@@ -38,6 +38,7 @@
 #include "pg/connection.h"
 #include "plan/plan.h"
 #include "plan/result_json.h"
+#include "plan/suite_setup.h"
 
 namespace pgrig::plan {
 
@@ -45,12 +46,6 @@ enum class OnError { kStop, kContinue };
 
 // The machine's price, chosen by the caller (--usd-per-hour, --instance, or
 // the cloud instance type from the facts).
-struct PriceSpec {
-  double usd_per_hour = 0;
-  std::string instance_type;  // "" when given as a bare price
-  std::string from;  // "--usd-per-hour", "--instance (catalog data/prices.toml:12, 2026-10-01)"
-};
-
 struct SuiteProgress {
   enum class Kind {
     kNote,      // a line for people (scale chosen, data loaded, settings applied)
@@ -113,25 +108,6 @@ struct SuiteOutcome {
 // Fails (nothing measured) when a script, a setting or the data load is
 // refused; a failure during a run is recorded in the suite instead.
 Result<SuiteOutcome> RunSuite(const SuiteOptions& options);
-
-// Rough wall time of the whole suite (runs, warm-ups, between-run actions),
-// without data loading.
-double EstimateSuiteSeconds(const Plan& plan, size_t cell_count);
-
-// The checks RunSuite makes before touching anything, for --dry-run and for
-// the CLI's validation: every workload script can be read and parsed.
-Status CheckWorkloads(const Plan& plan);
-
-// Checks that `dir` can hold a new suite: it does not exist (its parent is a
-// writable directory, or can be created) or is an empty writable directory.
-// Creates nothing.
-Status CheckOutDir(const std::string& dir);
-
-// Whether a previous suite.json can be continued: an incomplete
-// pgrig.suite/1 document made with the same plan text whose cells are
-// `cells` (the matrix depends on the CPU count).
-Status CheckResumable(const nlohmann::json& suite, const Plan& plan,
-                      const std::vector<Cell>& cells);
 
 }  // namespace pgrig::plan
 

@@ -1,6 +1,8 @@
-// ServerSettings and RecoverInterrupted (see cell_settings.h): per-cell
+// ServerSettings and RecoverInterrupted (see server_settings.h): per-cell
 // server settings on top of tune/apply.h, with a marker file that survives a
 // killed run.
+#include "plan/server_settings.h"
+
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
@@ -17,7 +19,6 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/strings.h"
-#include "plan/cell_settings.h"
 #include "plan/setting_value.h"
 
 namespace pgrig::plan {

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "cost/per_dollar.h"
 #include "plan/result_json.h"
+#include "results/histogram_json.h"
 #include "stats/distributions.h"
 #include "stats/histogram.h"
 #include "stats/summary.h"
@@ -244,11 +245,12 @@ void UpdateCellSummaries(json& suite) {
       }
       const json& r = At(run, "result");
       tps.push_back(Num(At(r, "summary"), metric.c_str()));
-      auto h = HistogramFromJson(At(r, "histogram"));
+      auto h = results::HistogramFromJson(At(r, "histogram"),
+                                          "run " + std::to_string(run.value("run", 0)));
       if (h.ok()) {
         merged.Add(*h);
       } else {
-        notes.push_back("run " + std::to_string(run.value("run", 0)) + ": " + h.status().message());
+        notes.push_back(h.status().message());
       }
       if (At(r, "client").is_object() &&
           At(At(r, "client"), "cpu_us_per_transaction").is_number()) {

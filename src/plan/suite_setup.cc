@@ -1,5 +1,6 @@
 #include "plan/suite_setup.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -239,6 +240,38 @@ Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cel
         " in the suite; the CPU count changes 'cores'); resume it where it started");
   }
   return Status::Ok();
+}
+
+Result<PriceChoice> ChoosePrice(std::optional<double> usd_per_hour, const std::string& instance,
+                                const std::string& detected_instance, const std::string& region,
+                                const cost::CatalogSearch& search) {
+  PriceChoice out;
+  if (usd_per_hour) {
+    out.price = PriceSpec{*usd_per_hour, "", "--usd-per-hour"};
+    return out;
+  }
+  const bool from_facts = instance.empty();
+  const std::string& type = from_facts ? detected_instance : instance;
+  if (type.empty()) return out;
+  auto loaded = cost::LoadCatalog(search);
+  Result<cost::InstancePrice> found =
+      loaded.ok() ? loaded->catalog.FindInstance(
+                        type, cost::LookupOptions{.region = region, .provider = ""})
+                  : Result<cost::InstancePrice>(loaded.status());
+  if (found.ok()) {
+    out.price =
+        PriceSpec{found->usd_per_hour, found->instance_type,
+                  fmt::format("{} {} {} in the price catalog ({}:{}, {}, {})",
+                              from_facts ? "this machine's" : "--instance", found->provider,
+                              found->instance_type, found->provenance.file, found->provenance.line,
+                              found->provenance.date, found->provenance.source)};
+  } else if (!from_facts) {
+    return InvalidArgument("--instance " + instance + ": " + found.status().message());
+  } else {
+    out.note = "no price: this machine is " + type + ", which the price catalog does not list (" +
+               found.status().message() + "); use --usd-per-hour";
+  }
+  return out;
 }
 
 }  // namespace pgrig::plan

@@ -1,17 +1,19 @@
 // The pieces of a suite's set-up that need no Runner state: parsing a
 // workload's scripts once for all its runs, choosing the scale (and saying
 // why), finding what data the database already holds, and the checks
-// `pgrig run` makes before anything starts (runner.h declares those).
+// `pgrig run` makes before anything starts.
 // Functions taking a Connection use it from the calling thread only.
 #ifndef PGRIG_PLAN_SUITE_SETUP_H_
 #define PGRIG_PLAN_SUITE_SETUP_H_
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
+#include "cost/catalog.h"
 #include "micro/wal_flush.h"
 #include "pg/connection.h"
 #include "plan/plan.h"
@@ -20,6 +22,45 @@
 #include "script/variables.h"
 
 namespace pgrig::plan {
+
+struct PriceSpec {
+  double usd_per_hour = 0;
+  std::string instance_type;  // "" when given as a bare price
+  std::string from;  // "--usd-per-hour", "--instance (catalog data/prices.toml:12, 2026-10-01)"
+};
+
+struct PriceChoice {
+  std::optional<PriceSpec> price;  // none: the suite has no price
+  std::string note;                // why there is none, for people; may be empty
+};
+
+// The suite's price: `usd_per_hour` as given; else `instance`'s from the
+// price catalog (cost::LoadCatalog with `search`; InvalidArgument naming
+// --instance when the catalog lacks it); else `detected_instance` (this
+// machine's cloud instance type from its facts; a note, not an error, when
+// the catalog lacks it); else none.  `region` narrows the look-up.
+Result<PriceChoice> ChoosePrice(std::optional<double> usd_per_hour, const std::string& instance,
+                                const std::string& detected_instance, const std::string& region,
+                                const cost::CatalogSearch& search);
+
+// Rough wall time of the whole suite (runs, warm-ups, between-run actions),
+// without data loading.
+double EstimateSuiteSeconds(const Plan& plan, size_t cell_count);
+
+// The checks RunSuite makes before touching anything, for --dry-run and for
+// the CLI's validation: every workload script can be read and parsed.
+Status CheckWorkloads(const Plan& plan);
+
+// Checks that `dir` can hold a new suite: it does not exist (its parent is a
+// writable directory, or can be created) or is an empty writable directory.
+// Creates nothing.
+Status CheckOutDir(const std::string& dir);
+
+// Whether a previous suite.json can be continued: an incomplete
+// pgrig.suite/1 document made with the same plan text whose cells are
+// `cells` (the matrix depends on the CPU count).
+Status CheckResumable(const nlohmann::json& suite, const Plan& plan,
+                      const std::vector<Cell>& cells);
 
 // Seconds per run beyond its duration and warm-up: VACUUM, CHECKPOINT,
 // connections, the observer, writing the suite.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
+#include "results/histogram_json.h"
 
 namespace pgrig::report {
 namespace {
@@ -47,36 +48,6 @@ std::string String(const Json& root, std::initializer_list<const char*> path) {
 bool Bool(const Json& root, std::initializer_list<const char*> path, bool fallback) {
   const Json* j = Find(root, path);
   return j != nullptr && j->is_boolean() ? j->get<bool>() : fallback;
-}
-
-Result<stats::HistogramData> ReadHistogram(const Json& h, const std::string& where) {
-  stats::HistogramData d;
-  d.count = h.value("count", int64_t{0});
-  d.min_ns = h.value("min_ns", int64_t{0});
-  d.max_ns = h.value("max_ns", int64_t{0});
-  d.saturated_count = h.value("saturated_count", int64_t{0});
-  d.negative_count = h.value("negative_count", int64_t{0});
-  if (h.contains("sum_ns") && h["sum_ns"].is_string()) d.sum_ns = h["sum_ns"].get<std::string>();
-  if (h.contains("sum_squares_ns2") && h["sum_squares_ns2"].is_string()) {
-    d.sum_squares_ns2 = h["sum_squares_ns2"].get<std::string>();
-  }
-  const Json* buckets = Find(h, {"buckets"});
-  if (buckets == nullptr || !buckets->is_array()) {
-    return InvalidArgument(where +
-                           ": histogram.buckets must be an array of [lower_ns, upper_ns, count]");
-  }
-  for (const Json& b : *buckets) {
-    if (!b.is_array() || b.size() != 3 || !b[0].is_number_integer() || !b[1].is_number_integer() ||
-        !b[2].is_number_integer()) {
-      return InvalidArgument(where + ": histogram bucket " + b.dump() +
-                             " is not [lower_ns, upper_ns, count]");
-    }
-    d.buckets.push_back({b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()});
-  }
-  // Validate now, so that a bad file is refused here and not in a renderer.
-  auto imported = stats::Histogram::Import(d);
-  if (!imported.ok()) return InvalidArgument(where + ": " + imported.status().message());
-  return d;
 }
 
 // The suite's per-run observation (plan/observation.h): host means in
@@ -152,7 +123,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   run.ok = Bool(r, {"complete"}, true);
   if (!run.ok) run.error = String(r, {"abort_message"});
   if (const Json* h = Find(r, {"histogram"}); h != nullptr && h->is_object()) {
-    PGRIG_ASSIGN_OR_RETURN(run.histogram, ReadHistogram(*h, where));
+    PGRIG_ASSIGN_OR_RETURN(run.histogram, results::HistogramDataFromJson(*h, where));
   }
   if (lio) return run;  // no transactions, client CPU or per-second series
   run.client_cpu_us_per_transaction = Number(r, {"client", "cpu_us_per_transaction"});

@@ -100,6 +100,23 @@ Result<std::string> ParseArch(std::string_view text) {
 }
 
 Status ValidateOverrides(const InputOverrides& o) {
+  if (o.memory && *o.memory < kMinMemoryBytes) {
+    return InvalidArgument(
+        fmt::format("--memory {} is below the 256MB pgrig can tune for (nothing was changed)",
+                    SettingValue::Bytes(*o.memory).ToConf()));
+  }
+  if (o.memory && *o.memory > kMaxMemoryBytes) {
+    return InvalidArgument(fmt::format("--memory {} is too large: pgrig tunes for at most 64TB",
+                                       SettingValue::Bytes(*o.memory).ToConf()));
+  }
+  if (o.cpus && (*o.cpus < 1 || *o.cpus > 4096)) {
+    return InvalidArgument(fmt::format("--cpus {} is out of range; give 1 to 4096", *o.cpus));
+  }
+  if (o.connections && (*o.connections < kMinConnections || *o.connections > kMaxConnections)) {
+    return InvalidArgument(
+        fmt::format("--connections {} is out of range; give {} to {} (nothing was changed)",
+                    *o.connections, kMinConnections, kMaxConnections));
+  }
   if (o.threads_per_core && (*o.threads_per_core < 1 || *o.threads_per_core > 8)) {
     return InvalidArgument(fmt::format(
         "--smt {} is out of range; give the threads per core, 1 to 8", *o.threads_per_core));

@@ -38,8 +38,11 @@ struct InputOverrides {
 // "x86_64", "aarch64" (also "arm64"), "ppc64le", "s390x", "riscv64".
 Result<std::string> ParseArch(std::string_view text);
 
-// Checks the options against each other (page sizes the architecture has,
-// --cpus a whole number of cores with --smt).
+// Checks each option's range (--memory 256MB to 64TB, --cpus 1 to 4096,
+// --connections, --smt 1 to 8, --page-size 4kB/16kB/64kB) and the options
+// against each other (page sizes the architecture has, --cpus a whole number
+// of cores with --smt).  Reads nothing; `pgrig tune` calls it before it
+// connects to anything.
 Status ValidateOverrides(const InputOverrides& o);
 
 // Lays the options over `in` and drops the notes they answer (a "give

@@ -161,6 +161,27 @@ TEST(InputsFromFacts, AsGivenReadsNothingFromThisMachine) {
   odd.threads_per_core = 2;
   EXPECT_FALSE(ValidateOverrides(odd).ok());
   EXPECT_FALSE(ParseArch("sparc").ok());
+
+  // Each option's range, before anything is read or connected to.
+  EXPECT_TRUE(ValidateOverrides(InputOverrides{}).ok());
+  InputOverrides small;
+  small.memory = 128 * kMiB;
+  EXPECT_THAT(ValidateOverrides(small).message(), HasSubstr("--memory 128MB is below the 256MB"));
+  small.memory = kMinMemoryBytes;
+  EXPECT_TRUE(ValidateOverrides(small).ok());
+  InputOverrides huge;
+  huge.memory = kMaxMemoryBytes + kGiB;
+  EXPECT_THAT(ValidateOverrides(huge).message(), HasSubstr("at most 64TB"));
+  InputOverrides cpus;
+  cpus.cpus = 0;
+  EXPECT_THAT(ValidateOverrides(cpus).message(), HasSubstr("--cpus 0 is out of range"));
+  cpus.cpus = 4096;
+  EXPECT_TRUE(ValidateOverrides(cpus).ok());
+  InputOverrides conns;
+  conns.connections = kMinConnections - 1;
+  EXPECT_THAT(ValidateOverrides(conns).message(), HasSubstr("--connections 19 is out of range"));
+  conns.connections = kMaxConnections;
+  EXPECT_TRUE(ValidateOverrides(conns).ok());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "cli/bench_options.h"
+#include "workload/bench_options.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-namespace pgrig::cli {
+namespace pgrig::workload {
 namespace {
 
 using ::testing::HasSubstr;
 
-BenchParse Parse(std::vector<std::string> args) {
+BenchParse ParseBench(std::vector<std::string> args) {
   args.insert(args.begin(), "bench");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -19,7 +19,7 @@ BenchParse Parse(std::vector<std::string> args) {
 }
 
 TEST(BenchOptionsTest, DefaultsAreTpcbTenTransactionsOneClient) {
-  BenchParse p = Parse({});
+  BenchParse p = ParseBench({});
   ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   EXPECT_EQ(p.options.clients, 1);
   EXPECT_EQ(p.options.threads, 1);
@@ -30,8 +30,8 @@ TEST(BenchOptionsTest, DefaultsAreTpcbTenTransactionsOneClient) {
 }
 
 TEST(BenchOptionsTest, PgbenchCommandLineParses) {
-  BenchParse p = Parse({"-S", "-c", "8", "-j", "2", "-T", "30", "-M", "prepared", "-P", "5", "-n",
-                        "-h", "/tmp/sock", "-p", "5433", "-U", "bob", "mydb"});
+  BenchParse p = ParseBench({"-S", "-c", "8", "-j", "2", "-T", "30", "-M", "prepared", "-P", "5",
+                             "-n", "-h", "/tmp/sock", "-p", "5433", "-U", "bob", "mydb"});
   ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   const BenchOptions& o = p.options;
   EXPECT_EQ(o.clients, 8);
@@ -50,13 +50,13 @@ TEST(BenchOptionsTest, PgbenchCommandLineParses) {
 }
 
 TEST(BenchOptionsTest, ThreadsCappedAtClients) {
-  BenchParse p = Parse({"-c", "2", "-j", "8"});
+  BenchParse p = ParseBench({"-c", "2", "-j", "8"});
   ASSERT_EQ(p.action, BenchParse::Action::kRun);
   EXPECT_EQ(p.options.threads, 2);
 }
 
 TEST(BenchOptionsTest, BuiltinPrefixAndWeight) {
-  BenchParse p = Parse({"-b", "simple@3", "-b", "sel@2"});
+  BenchParse p = ParseBench({"-b", "simple@3", "-b", "sel@2"});
   ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   ASSERT_EQ(p.options.scripts.size(), 2u);
   EXPECT_EQ(p.options.scripts[0].name, "simple-update");
@@ -66,7 +66,7 @@ TEST(BenchOptionsTest, BuiltinPrefixAndWeight) {
 }
 
 TEST(BenchOptionsTest, BuiltinListExitsZeroOnStderr) {
-  BenchParse p = Parse({"-b", "list"});
+  BenchParse p = ParseBench({"-b", "list"});
   EXPECT_EQ(p.action, BenchParse::Action::kExit);
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_THAT(p.err, HasSubstr("Available builtin scripts:"));
@@ -86,7 +86,7 @@ void PrintTo(const BadCase& c, std::ostream* os) {
 class BenchOptionsErrorTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BenchOptionsErrorTest, ExitsOneWithPgbenchText) {
-  BenchParse p = Parse(GetParam().args);
+  BenchParse p = ParseBench(GetParam().args);
   EXPECT_EQ(p.action, BenchParse::Action::kExit);
   EXPECT_EQ(p.exit_code, 1);
   EXPECT_THAT(p.err, HasSubstr("pgrig bench: error: " + GetParam().message)) << p.err;
@@ -144,7 +144,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{"-i"}, "pgrig bench does not initialize databases; run \"pgrig init\""}));
 
 TEST(BenchOptionsTest, DatabaseNameBeforeOptions) {
-  BenchParse p = Parse({"mydb", "-h", "/tmp/sock", "-U", "bob", "-n", "-t", "1"});
+  BenchParse p = ParseBench({"mydb", "-h", "/tmp/sock", "-U", "bob", "-n", "-t", "1"});
   ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   EXPECT_EQ(p.options.conn.dbname, "mydb");
   EXPECT_EQ(p.options.conn.host, "/tmp/sock");
@@ -153,39 +153,39 @@ TEST(BenchOptionsTest, DatabaseNameBeforeOptions) {
 }
 
 TEST(BenchOptionsTest, InitStepsDetailNamesTheAllowedLetters) {
-  BenchParse p = Parse({"-I", "dtx"});
+  BenchParse p = ParseBench({"-I", "dtx"});
   EXPECT_THAT(p.err, HasSubstr("pgrig bench: detail: Allowed step characters are: \"dtgGvpf\".\n"));
 }
 
 TEST(BenchOptionsTest, UnlimitedTriesAllowedWithDuration) {
-  BenchParse p = Parse({"--max-tries", "0", "-T", "1"});
+  BenchParse p = ParseBench({"--max-tries", "0", "-T", "1"});
   EXPECT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   EXPECT_EQ(p.options.max_tries, 0u);
 }
 
 TEST(BenchOptionsTest, UnknownOptionGivesHint) {
-  BenchParse p = Parse({"--no-such-option"});
+  BenchParse p = ParseBench({"--no-such-option"});
   EXPECT_EQ(p.exit_code, 1);
   EXPECT_THAT(p.err, HasSubstr("Try \"pgrig bench --help\" for more information."));
 }
 
 TEST(BenchOptionsTest, ParsesTwiceInOneProcess) {
-  BenchParse a = Parse({"-c", "3"});
-  BenchParse b = Parse({"-c", "5", "-t", "7"});
+  BenchParse a = ParseBench({"-c", "3"});
+  BenchParse b = ParseBench({"-c", "5", "-t", "7"});
   EXPECT_EQ(a.options.clients, 3);
   EXPECT_EQ(b.options.clients, 5);
   EXPECT_EQ(b.options.transactions, 7);
 }
 
 TEST(BenchOptionsTest, HelpGoesToStdout) {
-  BenchParse p = Parse({"--help"});
+  BenchParse p = ParseBench({"--help"});
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_THAT(p.out, HasSubstr("--json=FILE"));
   EXPECT_TRUE(p.err.empty());
 }
 
 TEST(BenchOptionsTest, JsonAndLatencyLimit) {
-  BenchParse p = Parse({"--json", "/tmp/x.json", "-L", "2.5", "-R", "100"});
+  BenchParse p = ParseBench({"--json", "/tmp/x.json", "-L", "2.5", "-R", "100"});
   ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   EXPECT_EQ(p.options.json_path, "/tmp/x.json");
   EXPECT_EQ(p.options.latency_limit_us, 2500);
@@ -193,9 +193,9 @@ TEST(BenchOptionsTest, JsonAndLatencyLimit) {
 }
 
 }  // namespace
-}  // namespace pgrig::cli
+}  // namespace pgrig::workload
 
-namespace pgrig::cli {
+namespace pgrig::workload {
 namespace {
 
 // pgbench's MAX_SCRIPTS: the 129th -f/-b is refused while parsing, before
@@ -203,29 +203,29 @@ namespace {
 TEST(BenchOptionsDropIn, AtMost128Scripts) {
   std::vector<std::string> args;
   for (int i = 0; i < 128; ++i) args.insert(args.end(), {"-f", "s" + std::to_string(i) + ".sql"});
-  BenchParse ok = Parse(args);
+  BenchParse ok = ParseBench(args);
   EXPECT_EQ(ok.action, BenchParse::Action::kRun) << ok.err;
   EXPECT_EQ(ok.options.scripts.size(), 128u);
   args.insert(args.end(), {"-b", "select-only"});
-  BenchParse too_many = Parse(args);
+  BenchParse too_many = ParseBench(args);
   EXPECT_EQ(too_many.action, BenchParse::Action::kExit);
   EXPECT_EQ(too_many.exit_code, 1);
   EXPECT_EQ(too_many.err, "pgrig bench: error: at most 128 SQL scripts are allowed\n");
   args.back() = "no-such.sql";
   args[args.size() - 2] = "-f";
-  EXPECT_EQ(Parse(args).exit_code, 1);
+  EXPECT_EQ(ParseBench(args).exit_code, 1);
 }
 
 // --db: the database operand as an option (conninfo or URI), as the other
 // commands take it; not together with the operand.
 TEST(BenchOptionsDropIn, DbOptionNamesTheDatabase) {
-  BenchParse p = Parse({"-n", "--db", "host=/tmp/s port=5433 dbname=x", "-t", "1"});
+  BenchParse p = ParseBench({"-n", "--db", "host=/tmp/s port=5433 dbname=x", "-t", "1"});
   ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   EXPECT_EQ(p.options.conn.dbname, "host=/tmp/s port=5433 dbname=x");
-  BenchParse uri = Parse({"--db=postgresql:///y"});
+  BenchParse uri = ParseBench({"--db=postgresql:///y"});
   ASSERT_EQ(uri.action, BenchParse::Action::kRun) << uri.err;
   EXPECT_EQ(uri.options.conn.dbname, "postgresql:///y");
-  BenchParse both = Parse({"--db", "x", "y"});
+  BenchParse both = ParseBench({"--db", "x", "y"});
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_THAT(both.err, HasSubstr("both --db and a database name (\"y\")"));
 }
@@ -268,9 +268,9 @@ TEST(BenchOptionsDropIn, PgbenchInitModeAsGetoptReadsIt) {
   EXPECT_FALSE(init({"--", "-i"}));   // an operand after "--"
   EXPECT_FALSE(init({"-I", "dtg"}));  // -I alone is not -i
   // The parser still works afterwards (getopt's state was reset).
-  BenchParse p = Parse({"-c", "3"});
+  BenchParse p = ParseBench({"-c", "3"});
   EXPECT_EQ(p.options.clients, 3);
 }
 
 }  // namespace
-}  // namespace pgrig::cli
+}  // namespace pgrig::workload

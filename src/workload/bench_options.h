@@ -12,8 +12,8 @@
 // database operand) are read by workload/pgbench_options.h, so both commands
 // accept and refuse them alike.
 // Not thread-safe (getopt_long keeps global state).
-#ifndef PGRIG_CLI_BENCH_OPTIONS_H_
-#define PGRIG_CLI_BENCH_OPTIONS_H_
+#ifndef PGRIG_WORKLOAD_BENCH_OPTIONS_H_
+#define PGRIG_WORKLOAD_BENCH_OPTIONS_H_
 
 #include <cstdint>
 #include <optional>
@@ -24,7 +24,7 @@
 #include "pg/connection.h"
 #include "script/script.h"
 
-namespace pgrig::cli {
+namespace pgrig::workload {
 
 inline constexpr const char* kBenchProgram = "pgrig bench";
 
@@ -80,6 +80,11 @@ struct BenchParse {
 // REQUIRES: argv[0] is the subcommand name ("bench").
 BenchParse ParseBenchArgs(int argc, char** argv);
 
+// The same for arguments held elsewhere (a fleet file's `bench`, without the
+// subcommand name), printing nothing: where getopt_long would complain, the
+// result is an error line in `err` naming the argument.
+BenchParse ParseBenchArgsQuietly(const std::vector<std::string>& args);
+
 // The usage text (--help): pgbench's headings (Initialization options,
 // Options to select what to run, Benchmarking options, Common options).
 std::string BenchUsage();
@@ -94,6 +99,6 @@ bool IsPgbenchInitMode(int argc, char** argv);
 // "pgrig bench: error: <message>\n"
 std::string BenchError(const std::string& message);
 
-}  // namespace pgrig::cli
+}  // namespace pgrig::workload
 
-#endif  // PGRIG_CLI_BENCH_OPTIONS_H_
+#endif  // PGRIG_WORKLOAD_BENCH_OPTIONS_H_

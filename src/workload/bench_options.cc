@@ -1,9 +1,10 @@
-#include "cli/bench_options.h"
+#include "workload/bench_options.h"
 
 #include <getopt.h>
 #include <strings.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -15,9 +16,12 @@
 #include "workload/pgbench_init_options.h"
 #include "workload/pgbench_options.h"
 
-namespace pgrig::cli {
+namespace pgrig::workload {
 
 namespace {
+// Inside a named namespace: pgbench_init_options.cc, compiled in the same
+// unity translation unit, has option tables and enumerators of the same names.
+namespace bench_args {
 
 // Long-only options, numbered as in pgbench where pgbench has them.
 enum LongOnly {
@@ -86,7 +90,7 @@ const option kLongOptions[] = {
     {"max-tries", required_argument, nullptr, kMaxTries},
     {"verbose-errors", no_argument, nullptr, kVerboseErrors},
     {"json", required_argument, nullptr, kJson},
-    {"db", required_argument, nullptr, workload::kDbLongOption},
+    {"db", required_argument, nullptr, kDbLongOption},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -103,7 +107,7 @@ std::string Hint() {
 // What ParseBenchArgs() knows while it reads the options.
 struct ParseState {
   BenchParse p;
-  workload::ConnectionArgs conn;  // -h -p -U --db, then the database operand
+  ConnectionArgs conn;  // -h -p -U --db, then the database operand
   bool initialization_option_set = false;
 };
 
@@ -128,9 +132,9 @@ Took Refuse(ParseState* s, const std::string& message) {
   return Stop(s, 1);
 }
 
-// pgbench's integer option values (workload::ParsePgbenchInt).
+// pgbench's integer option values (ParsePgbenchInt).
 Took TakeInt(ParseState* s, const char* arg, std::string_view name, int min, int max, int* out) {
-  auto v = workload::ParsePgbenchInt(arg, name, min, max);
+  auto v = ParsePgbenchInt(arg, name, min, max);
   if (!v.ok()) return Refuse(s, v.status().message());
   *out = *v;
   return Took::kTaken;
@@ -160,7 +164,7 @@ bool AddBuiltin(ParseState* s, std::string_view name, int weight) {
 // pgbench's checkInitSteps(), run on -I while parsing (workload's check;
 // its second line is pgbench's detail).
 Took TakeInitSteps(const char* steps, ParseState* s) {
-  Status valid = workload::CheckInitSteps(steps);
+  Status valid = CheckInitSteps(steps);
   if (valid.ok()) return Took::kTaken;
   const std::string& m = valid.message();
   const size_t nl = m.find('\n');
@@ -216,7 +220,7 @@ Took TakeInitializationOption(int c, const char* arg, ParseState* s) {
   }
 }
 
-// -h -p -U --db (workload::ConnectionArgs, shared with "pgrig init").
+// -h -p -U --db (ConnectionArgs, shared with "pgrig init").
 Took TakeConnectionOption(int c, const char* arg, ParseState* s) {
   return s->conn.Take(c, arg) ? Took::kTaken : Took::kNotMine;
 }
@@ -427,7 +431,7 @@ Took TakeOperands(int argc, char** args, ParseState* s) {
   if (!db.ok()) return Refuse(s, db.message());
   s->p.options.conn = s->conn.params;
   if (optind < argc) {
-    s->p.err += BenchError(workload::TooManyArguments(args[optind]).message());
+    s->p.err += BenchError(TooManyArguments(args[optind]).message());
     s->p.err += Hint();
     return Stop(s, 1);
   }
@@ -482,6 +486,7 @@ Took CheckCombinations(ParseState* s) {
   return Took::kTaken;
 }
 
+}  // namespace bench_args
 }  // namespace
 
 std::string BenchError(const std::string& message) {
@@ -497,7 +502,8 @@ bool IsPgbenchInitMode(int argc, char** argv) {
   bool init = false;
   int c = 0;
   int optindex = 0;
-  while ((c = getopt_long(argc, args.data(), kShortOptions, kLongOptions, &optindex)) != -1) {
+  while ((c = getopt_long(argc, args.data(), bench_args::kShortOptions, bench_args::kLongOptions,
+                          &optindex)) != -1) {
     if (c == 'i') init = true;
   }
   optind = 0;
@@ -505,7 +511,10 @@ bool IsPgbenchInitMode(int argc, char** argv) {
   return init;
 }
 
-BenchParse ParseBenchArgs(int argc, char** argv) {
+namespace {
+namespace bench_args {
+
+BenchParse Parse(int argc, char** argv, bool quiet) {
   ParseState s;
   for (int i = 0; i < argc; ++i) s.p.options.argv.emplace_back(argv[i]);
 
@@ -515,7 +524,10 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
   args[0] = prog.data();
   args.push_back(nullptr);
   optind = 0;  // GNU: full reinitialisation, so the parser can run twice
-  opterr = 1;
+  opterr = quiet ? 0 : 1;
+  struct ComplaintsBackOn {
+    ~ComplaintsBackOn() { opterr = 1; }
+  } complaints_back_on;
 
   // "--help" and "-V" are honoured only as the first option, like pgbench.
   if (argc > 1) {
@@ -539,6 +551,11 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
     }
     if (took == Took::kStop) return std::move(s.p);
     if (took == Took::kNotMine) {
+      if (quiet) {
+        const int at = std::clamp(optind - 1, 1, argc - 1);
+        Refuse(&s, "unknown option or missing value at \"" + std::string(argv[at]) + "\"");
+        return std::move(s.p);
+      }
       // getopt_long has already complained.
       s.p.err += Hint();
       Stop(&s, 1);
@@ -553,4 +570,19 @@ BenchParse ParseBenchArgs(int argc, char** argv) {
   return std::move(s.p);
 }
 
-}  // namespace pgrig::cli
+}  // namespace bench_args
+}  // namespace
+
+BenchParse ParseBenchArgs(int argc, char** argv) {
+  return bench_args::Parse(argc, argv, /*quiet=*/false);
+}
+
+BenchParse ParseBenchArgsQuietly(const std::vector<std::string>& args) {
+  std::vector<std::string> copy = args;
+  std::string name = "bench";
+  std::vector<char*> argv = {name.data()};
+  for (std::string& a : copy) argv.push_back(a.data());
+  return bench_args::Parse(static_cast<int>(argv.size()), argv.data(), /*quiet=*/true);
+}
+
+}  // namespace pgrig::workload

@@ -1,9 +1,9 @@
 // pgrig bench --help: pgbench's headings and options, with pgrig's notes.
 #include <string>
 
-#include "cli/bench_options.h"
+#include "workload/bench_options.h"
 
-namespace pgrig::cli {
+namespace pgrig::workload {
 
 std::string BenchUsage() {
   return std::string(kBenchProgram) +
@@ -82,4 +82,4 @@ std::string BenchUsage() {
          "Exit status: 0 success, 1 bad invocation or setup, 2 failure during the run.\n";
 }
 
-}  // namespace pgrig::cli
+}  // namespace pgrig::workload
