@@ -11,11 +11,12 @@
 #include "cli/bench_report.h"
 #include "engine/result.h"
 #include "plan/result_json.h"
+#include "results/schemas.h"
 #include "workload/bench_options.h"
 
 namespace pgrig::cli {
 
-using plan::kResultSchema;
+using results::kResultSchema;
 using ServerInfo = plan::ResultServer;
 
 // `facts` is the facts module's document (or null when unavailable).

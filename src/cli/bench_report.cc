@@ -209,7 +209,8 @@ std::string FormatPgrigExtras(const BenchOptions& o, const RunInfo& info,
             "%.0f%% of %d thread%s\n",
             per_txn_us, r.client_user_cpu_s * 1e6 / static_cast<double>(ended),
             r.client_sys_cpu_s * 1e6 / static_cast<double>(ended), busy * 100.0,
-            std::min(info.threads, info.cpus), std::min(info.threads, info.cpus) == 1 ? "" : "s");
+            engine::UsableClientCpus(info.threads, info.cpus),
+            engine::UsableClientCpus(info.threads, info.cpus) == 1 ? "" : "s");
   }
   if (server_cpu.usage && ended > 0) {
     const double n = static_cast<double>(ended);

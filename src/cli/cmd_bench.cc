@@ -54,18 +54,6 @@ extern "C" void OnSigint(int) { g_interrupted.store(true); }
 
 void PrintErr(const std::string& s) { std::fputs(s.c_str(), stderr); }
 
-Result<std::string> ReadScriptFile(const std::string& path) {
-  if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    return text;
-  }
-  auto r = ReadWholeFile(path);
-  if (!r.ok()) {
-    return InvalidArgument("could not open file \"" + path + "\": " + std::strerror(errno));
-  }
-  return r;
-}
-
 // What pgbench prints for a failed statement: the connection's error
 // message as the server sent it (pg::Connection's own status adds
 // " (while running: ...)", which pgbench does not), without the final
@@ -141,14 +129,11 @@ Status WaitForFleetGo(int timeout_s) {
 
 }  // namespace
 
-int RunBench(int argc, char** argv) {
-  BenchParse parsed = ParseBenchArgs(argc, argv);
-  if (!parsed.out.empty()) std::fputs(parsed.out.c_str(), stdout);
-  if (!parsed.err.empty()) PrintErr(parsed.err);
-  if (parsed.action == BenchParse::Action::kExit) return parsed.exit_code;
-  BenchOptions& o = parsed.options;
+namespace {
 
-  // --random-seed, else PGBENCH_RANDOM_SEED, else the time (pgbench's order).
+// --random-seed, else PGBENCH_RANDOM_SEED, else the time (pgbench's order).
+// nullopt after printing pgbench's complaint.
+std::optional<uint64_t> ChooseSeed(const BenchOptions& o) {
   std::optional<std::string> seed_text = o.random_seed;
   if (!seed_text) {
     const char* env = std::getenv("PGBENCH_RANDOM_SEED");
@@ -159,64 +144,34 @@ int RunBench(int argc, char** argv) {
     PrintErr(BenchError("unrecognized random seed option \"" + *seed_text + "\""));
     PrintErr(BenchError(
         "error while setting random seed from PGBENCH_RANDOM_SEED environment variable"));
-    return kExitBadInvocation;
+    return std::nullopt;
   }
   if (seed_text && *seed_text != "time") {
     PrintErr(std::string(kBenchProgram) + ": setting random seed to " + std::to_string(*seed) +
              "\n");
   }
+  return *seed;
+}
 
-  // Scripts.
-  auto names = std::make_shared<script::NameTable>();
-  auto scripts = std::make_shared<std::vector<script::Script>>();
-  for (const ScriptSpec& spec : o.scripts) {
-    std::string text;
-    std::string source;
-    if (spec.kind == ScriptSpec::Kind::kBuiltin) {
-      auto b = script::FindBuiltin(spec.name);
-      if (!b.ok()) {
-        PrintErr(BenchError(b.status().message()));
-        return kExitBadInvocation;
-      }
-      text = std::string((*b)->text);
-      source = std::string((*b)->desc);
-    } else {
-      auto t = ReadScriptFile(spec.name);
-      if (!t.ok()) {
-        PrintErr(BenchError(t.status().message()));
-        return kExitBadInvocation;
-      }
-      text = std::move(t).value();
-      source = spec.name;
-    }
-    auto s = script::ParseScript(text, source, *names);
-    if (!s.ok()) {
-      PrintErr(BenchError(s.status().message()));
-      return kExitBadInvocation;
-    }
-    s->weight = spec.weight;
-    scripts->push_back(std::move(s).value());
+// The scripts and -D variables; nullopt after printing the error.
+std::optional<workload::PreparedScripts> LoadScripts(const BenchOptions& o) {
+  auto prepared = workload::PrepareScripts(o.scripts, o.defines);
+  if (!prepared.ok()) {
+    PrintErr(BenchError(prepared.status().message()));
+    return std::nullopt;
   }
-  // The automatic variables need slots before any Variables exists.
-  for (const char* n : {"client_id", "scale", "default_seed", "random_seed"}) names->Intern(n);
-  for (const auto& [k, v] : o.defines) names->Intern(k);
-  std::shared_ptr<const script::NameTable> frozen_names = names;
-  auto base_vars = std::make_shared<script::Variables>(frozen_names);
-  for (const auto& [k, v] : o.defines) {
-    Status s = base_vars->SetStringByName("option", k, v);
-    if (!s.ok()) {
-      PrintErr(BenchError(s.message()));
-      return kExitBadInvocation;
-    }
-  }
+  return std::move(prepared).value();
+}
 
-  // Output files are checked before anything starts (no cluster, no
-  // connection), so that a run's results cannot be lost at its end.
+// Output files are checked before anything starts (no cluster, no
+// connection), so that a run's results cannot be lost at its end.  False
+// after printing the error.
+bool OutputsCanBeWritten(const BenchOptions& o) {
   if (!o.json_path.empty()) {
     Status w = CheckCanCreate(o.json_path, "the results (--json)");
     if (!w.ok()) {
       PrintErr(BenchError(w.message()));
-      return kExitBadInvocation;
+      return false;
     }
   }
   if (o.log) {
@@ -224,9 +179,86 @@ int RunBench(int argc, char** argv) {
     Status w = CheckCanCreate(prefix + "." + std::to_string(getpid()), "the transaction log (-l)");
     if (!w.ok()) {
       PrintErr(BenchError(w.message()));
-      return kExitBadInvocation;
+      return false;
     }
   }
+  return true;
+}
+
+// What pgbench does on its setup connection before the run: the scale from
+// pgbench_branches when a built-in script runs, then the vacuums (unless
+// -n).  Returns the scale; nullopt after printing the error.
+std::optional<int> PrepareTables(pg::Connection& con, const BenchOptions& o) {
+  int scale = o.scale;
+  if (o.internal_script_used) {
+    auto count = con.Exec("select count(*) from pgbench_branches");
+    if (!count.ok()) {
+      PrintErr(BenchError("could not count number of branches: " +
+                          ServerErrorText(con, count.status())));
+      if (con.last_sqlstate() == "42P01") {
+        PrintErr(std::string(kBenchProgram) +
+                 ": hint: Perhaps you need to do initialization (\"pgrig init\") in database \"" +
+                 std::string(PQdb(con.raw())) + "\".\n");
+      }
+      return std::nullopt;
+    }
+    const std::string v(count->Get(0, 0));
+    scale = std::atoi(v.c_str());
+    if (scale < 0) {
+      PrintErr(BenchError("invalid count(*) from pgbench_branches: \"" + v + "\""));
+      return std::nullopt;
+    }
+    if (o.scale_given) {
+      PrintErr(std::string(kBenchProgram) +
+               ": warning: scale option ignored, using count from pgbench_branches table (" +
+               std::to_string(scale) + ")\n");
+    }
+  }
+  if (!o.no_vacuum) {
+    PrintErr("starting vacuum...");
+    TryExec(con, "vacuum pgbench_branches");
+    TryExec(con, "vacuum pgbench_tellers");
+    TryExec(con, "truncate pgbench_history");
+    PrintErr("end.\n");
+    if (o.vacuum_accounts) {
+      PrintErr("starting vacuum pgbench_accounts...");
+      TryExec(con, "vacuum analyze pgbench_accounts");
+      PrintErr("end.\n");
+    }
+  }
+  return scale;
+}
+
+// The exit code for how the run ended, with pgbench's line for an aborted
+// or interrupted one.
+int ExitCodeOf(const engine::RunResult& r) {
+  if (r.stop_reason == engine::StopReason::kAborted) {
+    PrintErr(BenchError("Run was aborted; the above results are incomplete."));
+    return kExitRunFailure;
+  }
+  if (r.stop_reason == engine::StopReason::kInterrupted) {
+    PrintErr(BenchError("interrupted: the above results cover the " +
+                        std::to_string(static_cast<double>(r.bench_duration_ns) / 1e9) +
+                        " s measured before the interruption"));
+    return kExitRunFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunBench(int argc, char** argv) {
+  BenchParse parsed = ParseBenchArgs(argc, argv);
+  if (!parsed.out.empty()) std::fputs(parsed.out.c_str(), stdout);
+  if (!parsed.err.empty()) PrintErr(parsed.err);
+  if (parsed.action == BenchParse::Action::kExit) return parsed.exit_code;
+  BenchOptions& o = parsed.options;
+
+  const std::optional<uint64_t> seed = ChooseSeed(o);
+  if (!seed) return kExitBadInvocation;
+  const std::optional<workload::PreparedScripts> loaded = LoadScripts(o);
+  if (!loaded) return kExitBadInvocation;
+  if (!OutputsCanBeWritten(o)) return kExitBadInvocation;
 
   // Target and setup connection.
   auto target = ResolveTarget(o.conn, /*quiet=*/false);
@@ -262,84 +294,26 @@ int RunBench(int argc, char** argv) {
                                : " nxacts: " + std::to_string(o.transactions)) +
              " dbName: " + PQdb(con->raw()) + "\n");
   }
-
-  int scale = o.scale;
-  if (o.internal_script_used) {
-    auto count = con->Exec("select count(*) from pgbench_branches");
-    if (!count.ok()) {
-      PrintErr(BenchError("could not count number of branches: " +
-                          ServerErrorText(*con, count.status())));
-      if (con->last_sqlstate() == "42P01") {
-        PrintErr(std::string(kBenchProgram) +
-                 ": hint: Perhaps you need to do initialization (\"pgrig init\") in database \"" +
-                 std::string(PQdb(con->raw())) + "\".\n");
-      }
-      return kExitBadInvocation;
-    }
-    const std::string v(count->Get(0, 0));
-    scale = std::atoi(v.c_str());
-    if (scale < 0) {
-      PrintErr(BenchError("invalid count(*) from pgbench_branches: \"" + v + "\""));
-      return kExitBadInvocation;
-    }
-    if (o.scale_given) {
-      PrintErr(std::string(kBenchProgram) +
-               ": warning: scale option ignored, using count from pgbench_branches table (" +
-               std::to_string(scale) + ")\n");
-    }
-  }
-  if (!o.no_vacuum) {
-    PrintErr("starting vacuum...");
-    TryExec(*con, "vacuum pgbench_branches");
-    TryExec(*con, "vacuum pgbench_tellers");
-    TryExec(*con, "truncate pgbench_history");
-    PrintErr("end.\n");
-    if (o.vacuum_accounts) {
-      PrintErr("starting vacuum pgbench_accounts...");
-      TryExec(*con, "vacuum analyze pgbench_accounts");
-      PrintErr("end.\n");
-    }
-  }
+  const std::optional<int> scale = PrepareTables(*con, o);
+  if (!scale) return kExitBadInvocation;
   *con = pg::Connection();  // close the setup connection before the run
 
   RunInfo info;
-  info.scale = scale;
-  info.threads = std::min(o.threads, o.clients);
+  info.scale = *scale;
+  info.threads = engine::WorkerThreads(o.threads, o.clients);
   info.cpus = host::UsableCpus();
-  for (const auto& s : *scripts) {
-    ScriptInfo si{.desc = s.desc, .weight = s.weight, .command_lines = {}};
-    for (const auto& c : s.commands) si.command_lines.push_back(c.first_line);
+  for (const auto& sc : *loaded->scripts) {
+    ScriptInfo si{.desc = sc.desc, .weight = sc.weight, .command_lines = {}};
+    for (const auto& c : sc.commands) si.command_lines.push_back(c.first_line);
     info.scripts.push_back(std::move(si));
   }
 
-  engine::EngineConfig cfg;
-  cfg.target = target->params;
-  cfg.scripts = scripts;
-  cfg.names = frozen_names;
-  cfg.base_variables = base_vars;
-  cfg.scale = scale;
-  cfg.clients = o.clients;
-  cfg.threads = info.threads;
-  cfg.transactions_per_client = o.duration_s > 0 ? 0 : o.transactions;
-  cfg.duration_s = o.duration_s;
-  cfg.mode = o.mode;
-  cfg.rate_tps = o.rate_tps;
-  cfg.latency_limit_us = o.latency_limit_us;
-  cfg.max_tries = o.max_tries;
-  cfg.connect_per_transaction = o.connect_per_transaction;
-  cfg.report_per_command = o.report_per_command;
-  cfg.verbose_errors = o.verbose_errors;
-  cfg.random_seed = *seed;
-  cfg.progress_s = o.progress_s;
-  cfg.series_interval_s = o.progress_s > 0 ? o.progress_s : 1;
-  cfg.log.enabled = o.log;
-  if (!o.log_prefix.empty()) cfg.log.prefix = o.log_prefix;
-  cfg.log.aggregate_interval_s = o.aggregate_interval_s;
-  cfg.log.sampling_rate = o.sampling_rate;
-  cfg.log.pid = static_cast<int>(getpid());
-  cfg.log.failures_detailed = o.failures_detailed;
-  cfg.debug = o.debug > 0;
-  engine::ApplyEnvironmentKnobs(cfg);  // knobs for measurements (bench/*.sh), not options
+  engine::EngineConfig cfg = workload::EngineConfigFor(o, {.target = target->params,
+                                                           .scripts = loaded->scripts,
+                                                           .names = loaded->names,
+                                                           .base_variables = loaded->base_variables,
+                                                           .scale = *scale,
+                                                           .random_seed = *seed});
   const double approx_start_wall = WallSeconds();
   cfg.on_progress = [&o, approx_start_wall](const stats::IntervalStats& s, double duration_s,
                                             double elapsed_s) {
@@ -384,17 +358,7 @@ int RunBench(int argc, char** argv) {
   std::fputs(FormatPgrigExtras(o, info, r, server_measure).c_str(), stdout);
   std::fflush(stdout);
 
-  int exit_code = kExitOk;
-  if (r.stop_reason == engine::StopReason::kAborted) {
-    PrintErr(BenchError("Run was aborted; the above results are incomplete."));
-    exit_code = kExitRunFailure;
-  } else if (r.stop_reason == engine::StopReason::kInterrupted) {
-    PrintErr(BenchError("interrupted: the above results cover the " +
-                        std::to_string(static_cast<double>(r.bench_duration_ns) / 1e9) +
-                        " s measured before the interruption"));
-    exit_code = kExitRunFailure;
-  }
-
+  int exit_code = ExitCodeOf(r);
   if (!o.json_path.empty()) {
     const nlohmann::json doc = BenchResultToJson(o, info, server, r, facts, server_measure);
     Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");

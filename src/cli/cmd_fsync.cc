@@ -61,6 +61,77 @@ std::string Describe(const nlohmann::json& storage) {
                      get("source"), get("device"), get("model"), rot);
 }
 
+// The server fsync compares with: the one named, or the embedded cluster
+// when it is running.  Nothing is started: fsync only reads the server's
+// settings.  `error` is set when a named server cannot be reached.
+struct FsyncServer {
+  std::optional<pg::Connection> conn;
+  bool embedded = false;
+  std::string data_dir;  // when the server is on this machine and says where
+  std::string error;
+};
+
+FsyncServer FindServer(const pg::ConnectionParams& params, bool no_server) {
+  FsyncServer out;
+  if (no_server) return out;
+  if (params.NamesAServer()) {
+    auto c = pg::Connect(params);
+    if (!c.ok()) {
+      out.error =
+          c.status().message() + " (give a PATH with --no-server to test a directory alone)";
+      return out;
+    }
+    out.conn = std::move(c).value();
+    if (pg::ServerIsLocal(*out.conn)) {
+      auto d = out.conn->QueryValue("SHOW data_directory");
+      if (d.ok()) out.data_dir = *d;
+    }
+  } else if (auto cl = cluster::Cluster::Open({}); cl.ok()) {
+    out.embedded = true;
+    if (std::filesystem::is_directory(cl->data_dir())) out.data_dir = cl->data_dir();
+    if (cl->RunningPid()) {
+      auto c = pg::Connect(cl->Params());
+      if (c.ok()) out.conn = std::move(c).value();
+    }
+  }
+  return out;
+}
+
+// The table of tests and the best method against the server's.
+void PrintFsyncResult(const micro::FsyncResult& r, const nlohmann::json& sum,
+                      const micro::FsyncDocContext& ctx) {
+  std::printf("  %-24s %7s %7s %10s %9s %9s %9s\n", "method", "bytes", "writers", "flushes/s",
+              "p50 ms", "p99 ms", "max ms");
+  for (const auto& t : r.tests) {
+    if (t.unavailable) {
+      std::printf("  %-24s %7d %7d  not available: %s\n", t.Label().c_str(), t.write_bytes,
+                  t.writers, t.unavailable->c_str());
+      continue;
+    }
+    static constexpr double kPs[] = {50, 99};
+    auto v = t.latency.ValuesAtPercentiles(kPs);
+    std::printf("  %-24s %7d %7d %10.0f %9.3f %9.3f %9.3f\n", t.Label().c_str(), t.write_bytes,
+                t.writers, t.ops_per_s(), static_cast<double>(v[0]) / 1e6,
+                static_cast<double>(v[1]) / 1e6, static_cast<double>(t.latency.max()) / 1e6);
+  }
+  if (!sum["best_method"].is_null()) {
+    std::printf("best: %s, %.0f flushes/s (%d bytes, %d writer)",
+                sum["best_method"].get<std::string>().c_str(), sum["best_ops_per_s"].get<double>(),
+                sum["headline_write_bytes"].get<int>(), sum["headline_writers"].get<int>());
+    if (ctx.server_wal_sync_method) {
+      std::printf("; the server uses %s", ctx.server_wal_sync_method->c_str());
+      if (!sum["best_over_server_method"].is_null()) {
+        std::printf(" (%.0f flushes/s; best/current %.2fx)",
+                    sum["server_method_ops_per_s"].get<double>(),
+                    sum["best_over_server_method"].get<double>());
+      }
+    } else {
+      std::printf("; no server reachable to compare its wal_sync_method");
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int RunFsync(int argc, char** argv) {
@@ -112,33 +183,12 @@ int RunFsync(int argc, char** argv) {
       return Fail(kFsyncCommand, st.message());
   }
 
-  // The server: the one named, or the embedded cluster when it is running.
-  // Nothing is started: fsync only reads the server's settings.
-  std::optional<pg::Connection> conn;
-  bool embedded = false;
-  std::string data_dir;
-  if (!no_server) {
-    if (params.NamesAServer()) {
-      auto c = pg::Connect(params);
-      if (!c.ok())
-        return Fail(kFsyncCommand, c.status().message() +
-                                       " (give a PATH with --no-server to test a directory alone)");
-      conn = std::move(c).value();
-      if (pg::ServerIsLocal(*conn)) {
-        auto d = conn->QueryValue("SHOW data_directory");
-        if (d.ok()) data_dir = *d;
-      }
-    } else if (auto cl = cluster::Cluster::Open({}); cl.ok()) {
-      embedded = true;
-      if (std::filesystem::is_directory(cl->data_dir())) data_dir = cl->data_dir();
-      if (cl->RunningPid()) {
-        auto c = pg::Connect(cl->Params());
-        if (c.ok()) conn = std::move(c).value();
-      }
-    }
-  }
+  FsyncServer server = FindServer(params, no_server);
+  if (!server.error.empty()) return Fail(kFsyncCommand, server.error);
+  std::optional<pg::Connection>& conn = server.conn;
+  const bool embedded = server.embedded;
   if (dir.empty()) {
-    if (data_dir.empty()) {
+    if (server.data_dir.empty()) {
       return Fail(kFsyncCommand,
                   params.NamesAServer() && !no_server
                       ? "the server's data directory is not on this machine or not readable "
@@ -146,7 +196,7 @@ int RunFsync(int argc, char** argv) {
                       : "no data directory to test: the embedded cluster does not exist yet; "
                         "give a PATH or run `pgrig cluster start`");
     }
-    dir = data_dir;
+    dir = server.data_dir;
   }
   o.dir = dir;
   if (Status st = micro::ValidateFsync(o); !st.ok()) return Fail(kFsyncCommand, st.message());
@@ -180,38 +230,8 @@ int RunFsync(int argc, char** argv) {
   auto r = micro::RunFsync(o);
   // A bad path or value is still the invocation's fault (1); else the run failed (2).
   if (!r.ok()) return Fail(kFsyncCommand, r.status(), ExitStage::kRun);
-  std::printf("  %-24s %7s %7s %10s %9s %9s %9s\n", "method", "bytes", "writers", "flushes/s",
-              "p50 ms", "p99 ms", "max ms");
-  for (const auto& t : r->tests) {
-    if (t.unavailable) {
-      std::printf("  %-24s %7d %7d  not available: %s\n", t.Label().c_str(), t.write_bytes,
-                  t.writers, t.unavailable->c_str());
-      continue;
-    }
-    static constexpr double kPs[] = {50, 99};
-    auto v = t.latency.ValuesAtPercentiles(kPs);
-    std::printf("  %-24s %7d %7d %10.0f %9.3f %9.3f %9.3f\n", t.Label().c_str(), t.write_bytes,
-                t.writers, t.ops_per_s(), static_cast<double>(v[0]) / 1e6,
-                static_cast<double>(v[1]) / 1e6, static_cast<double>(t.latency.max()) / 1e6);
-  }
   nlohmann::json doc = micro::FsyncResultToJson(in, o, *r, ctx);
-  const auto& sum = doc["summary"];
-  if (!sum["best_method"].is_null()) {
-    std::printf("best: %s, %.0f flushes/s (%d bytes, %d writer)",
-                sum["best_method"].get<std::string>().c_str(), sum["best_ops_per_s"].get<double>(),
-                sum["headline_write_bytes"].get<int>(), sum["headline_writers"].get<int>());
-    if (ctx.server_wal_sync_method) {
-      std::printf("; the server uses %s", ctx.server_wal_sync_method->c_str());
-      if (!sum["best_over_server_method"].is_null()) {
-        std::printf(" (%.0f flushes/s; best/current %.2fx)",
-                    sum["server_method_ops_per_s"].get<double>(),
-                    sum["best_over_server_method"].get<double>());
-      }
-    } else {
-      std::printf("; no server reachable to compare its wal_sync_method");
-    }
-    std::printf("\n");
-  }
+  PrintFsyncResult(*r, doc["summary"], ctx);
   for (const auto& n : r->notes) std::printf("note: %s\n", n.c_str());
   if (!json_file.empty()) {
     Status st = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())

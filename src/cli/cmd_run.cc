@@ -113,18 +113,9 @@ class ProgressPrinter {
 
 }  // namespace
 
-int RunRun(int argc, char** argv) {
-  CLI::App app{
-      "The main job: a planned, repeated, observed benchmark suite.  Without PLAN, the shipped\n"
-      "standard plan (select-only, tpcb-like, simple-update at client counts sized to this\n"
-      "machine, 3 interleaved iterations) on the embedded cluster, or on the server named with\n"
-      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols, "
-      "jit,\n"
-      "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC "
-      "time>/\n"
-      "(suite.json, runs.csv, summary.md; docs/results-format.md).",
-      "pgrig run"};
-  app.set_help_flag("--help", "print this help and exit");
+namespace {
+
+struct RunOptions {
   std::string plan_arg;
   std::string out_dir;
   std::string label;
@@ -137,27 +128,144 @@ int RunRun(int argc, char** argv) {
   std::string on_error = "stop";
   bool quiet = false;
   bool dry_run = false;
-  app.add_option("plan", plan_arg, "a shipped plan's name or a plan file (default: standard)");
-  app.add_option("--out", out_dir, "results directory (default results/<label>-<UTC time>)");
-  app.add_option("--label", label,
+};
+
+void AddRunOptions(CLI::App& app, RunOptions& o) {
+  app.set_help_flag("--help", "print this help and exit");
+  app.add_option("plan", o.plan_arg, "a shipped plan's name or a plan file (default: standard)");
+  app.add_option("--out", o.out_dir, "results directory (default results/<label>-<UTC time>)");
+  app.add_option("--label", o.label,
                  "names the results directory and the suite (default: the plan's name)");
-  app.add_flag("--quick", quick, "the quick plan (about a minute) instead of the standard one");
-  app.add_option("--instance", instance,
+  app.add_flag("--quick", o.quick, "the quick plan (about a minute) instead of the standard one");
+  app.add_option("--instance", o.instance,
                  "price the results as this cloud instance type (price catalog)");
-  app.add_option("--region", region, "catalog region for --instance when the type is in several");
-  app.add_option("--usd-per-hour", usd_per_hour, "price the results at this USD per hour")
+  app.add_option("--region", o.region, "catalog region for --instance when the type is in several");
+  app.add_option("--usd-per-hour", o.usd_per_hour, "price the results at this USD per hour")
       ->check(CLI::PositiveNumber);
-  app.add_option("-h,--host", params.host, "database server host or socket directory");
-  app.add_option("-p,--port", params.port, "database server port");
-  app.add_option("-U,--username", params.user, "database user name");
-  app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
-  app.add_option("--resume", resume_dir,
+  app.add_option("-h,--host", o.params.host, "database server host or socket directory");
+  app.add_option("-p,--port", o.params.port, "database server port");
+  app.add_option("-U,--username", o.params.user, "database user name");
+  app.add_option("-d,--db,--dbname", o.params.dbname, "database name, conninfo string or URI");
+  app.add_option("--resume", o.resume_dir,
                  "continue the interrupted suite in this results directory");
-  app.add_option("--on-error", on_error, "after a failed run: stop (default) or continue")
+  app.add_option("--on-error", o.on_error, "after a failed run: stop (default) or continue")
       ->check(CLI::IsMember({"stop", "continue"}));
-  app.add_flag("-q,--quiet", quiet, "no progress lines");
-  app.add_flag("--dry-run", dry_run,
+  app.add_flag("-q,--quiet", o.quiet, "no progress lines");
+  app.add_flag("--dry-run", o.dry_run,
                "print the cells and the time estimate; run and write nothing");
+}
+
+// The plan to run and where its results go: the suite being resumed, or
+// the named (or default) plan into a new directory.
+struct ChosenSuite {
+  plan::Plan plan;
+  std::optional<nlohmann::json> previous;  // --resume: the suite so far
+  std::string label;
+  std::string out_dir;
+};
+
+Result<ChosenSuite> ChooseSuite(const RunOptions& o, const plan::PlanSearch& search) {
+  if (o.quick && !o.plan_arg.empty()) {
+    return InvalidArgument("give either a PLAN or --quick, not both");
+  }
+  if (!o.instance.empty() && o.usd_per_hour) {
+    return InvalidArgument("give either --instance or --usd-per-hour, not both");
+  }
+  if (!o.resume_dir.empty() && !o.out_dir.empty()) {
+    return InvalidArgument("--resume DIR writes into DIR; leave out --out");
+  }
+  ChosenSuite c;
+  c.label = o.label;
+  c.out_dir = o.out_dir;
+  if (!o.resume_dir.empty()) {
+    auto resumed = plan::ReadResumable(o.resume_dir, o.plan_arg);
+    if (!resumed.ok()) {
+      return InvalidArgument("--resume " + o.resume_dir + ": " + resumed.status().message());
+    }
+    c.plan = std::move(resumed->plan);
+    c.previous = std::move(resumed->suite);
+    if (c.label.empty()) c.label = resumed->label;
+    c.out_dir = o.resume_dir;
+  } else {
+    const std::string name = !o.plan_arg.empty() ? o.plan_arg : o.quick ? "quick" : "standard";
+    PGRIG_ASSIGN_OR_RETURN(plan::PlanLocation where, plan::LocatePlan(name, search));
+    PGRIG_ASSIGN_OR_RETURN(c.plan, plan::ReadPlanFile(where.path));
+  }
+  if (c.label.empty()) c.label = c.plan.name;
+  for (char ch : c.label) {
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) {
+      return InvalidArgument("--label \"" + c.label +
+                             "\": use letters, digits, '-', '_' and '.' only");
+    }
+  }
+  if (c.out_dir.empty())
+    c.out_dir = "results/" + c.label + "-" + CompactTimestampUtc(WallSeconds());
+  return c;
+}
+
+void PrintDryRun(const plan::Plan& plan, const std::vector<plan::Cell>& cells,
+                 const plan::PriceChoice& price, const std::string& out_dir) {
+  for (int it = 0; it < plan.iterations; ++it) {
+    std::printf("iteration %d:", it + 1);
+    for (int ci : plan::IterationOrder(cells.size(), it)) {
+      std::printf(" %s", cells[static_cast<size_t>(ci)].id.c_str());
+    }
+    std::printf("\n");
+  }
+  if (price.price) {
+    std::printf("price: %.4f USD/hour (%s)\n", price.price->usd_per_hour,
+                price.price->from.c_str());
+  }
+  if (!price.note.empty()) std::printf("%s\n", price.note.c_str());
+  std::printf("results would go to %s (dry run: nothing started, nothing written)\n",
+              out_dir.c_str());
+}
+
+// The cell table, the warnings, the totals and how it ended; the exit code.
+int PrintOutcome(const plan::SuiteOutcome& outcome, const std::string& out_dir) {
+  std::printf("\n%s", plan::CellTable(outcome.suite).c_str());
+  for (const auto& c : outcome.suite["cells"]) {
+    const auto& s = c["summary"];
+    if (!s.is_object() || !s["bottleneck"].is_object()) continue;
+    for (const auto& w : s["bottleneck"]["warnings"]) {
+      std::printf("warning: %s: %s\n", c["id"].get<std::string>().c_str(),
+                  w.get<std::string>().c_str());
+    }
+  }
+  for (const auto& w : outcome.warnings) std::printf("warning: %s\n", w.c_str());
+  std::printf("\n%d runs (%d failed) in %s; results in %s (summary.md, runs.csv, suite.json)\n",
+              outcome.runs_ok + outcome.runs_failed, outcome.runs_failed,
+              Clock(outcome.wall_s).c_str(), out_dir.c_str());
+  switch (outcome.end) {
+    case plan::SuiteEnd::kCompleted:
+      return kExitOk;
+    case plan::SuiteEnd::kInterrupted:
+      std::printf("interrupted: the finished runs are kept; continue with: pgrig run --resume %s\n",
+                  out_dir.c_str());
+      return kExitRunFailure;
+    case plan::SuiteEnd::kRunFailed:
+      std::printf("a run failed: see summary.md; continue with: pgrig run --resume %s\n",
+                  out_dir.c_str());
+      return kExitRunFailure;
+  }
+  return kExitRunFailure;
+}
+
+}  // namespace
+
+int RunRun(int argc, char** argv) {
+  CLI::App app{
+      "The main job: a planned, repeated, observed benchmark suite.  Without PLAN, the shipped\n"
+      "standard plan (select-only, tpcb-like, simple-update at client counts sized to this\n"
+      "machine, 3 interleaved iterations) on the embedded cluster, or on the server named with\n"
+      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols, "
+      "jit,\n"
+      "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC "
+      "time>/\n"
+      "(suite.json, runs.csv, summary.md; docs/results-format.md).",
+      "pgrig run"};
+  RunOptions o;
+  AddRunOptions(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -167,86 +275,33 @@ int RunRun(int argc, char** argv) {
   const std::vector<std::string> command_line = pg::RedactedCommandLine(raw, "pgrig run");
 
   // --- Validate everything before anything happens. ----------------------
-  if (quick && !plan_arg.empty())
-    return Fail(kRunCommand, "give either a PLAN or --quick, not both");
-  if (!instance.empty() && usd_per_hour)
-    return Fail(kRunCommand, "give either --instance or --usd-per-hour, not both");
-  if (!resume_dir.empty() && !out_dir.empty())
-    return Fail(kRunCommand, "--resume DIR writes into DIR; leave out --out");
   plan::PlanSearch search;
   if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
     search.data_dir = d;
   search.exe_dir = ExecutableDir();
-
-  std::optional<nlohmann::json> previous;
-  plan::Plan plan;
-  if (!resume_dir.empty()) {
-    auto text = ReadWholeFile(resume_dir + "/suite.json");
-    if (!text.ok())
-      return Fail(kRunCommand, "--resume " + resume_dir + ": no suite.json there (" +
-                                   text.status().message() + ")");
-    try {
-      previous = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::exception& e) {
-      return Fail(kRunCommand,
-                  "--resume " + resume_dir + ": suite.json is not valid JSON: " + e.what());
-    }
-    const nlohmann::json& pj = (*previous)["plan"];
-    if (!pj.is_object() || !pj["source_text"].is_string()) {
-      return Fail(kRunCommand, "--resume " + resume_dir + ": suite.json holds no plan");
-    }
-    const std::string path = pj.value("source_path", "");
-    auto parsed =
-        plan::ParsePlan(pj["source_text"].get<std::string>(), path.empty() ? "suite.json" : path);
-    if (!parsed.ok())
-      return Fail(kRunCommand, "--resume " + resume_dir + ": " + parsed.status().message());
-    plan = std::move(parsed).value();
-    plan.name = pj.value("name", plan.name);
-    plan.source_path = path;
-    plan.source_text = pj["source_text"].get<std::string>();
-    if (!plan_arg.empty() && plan_arg != plan.name && plan_arg != plan.source_path) {
-      return Fail(kRunCommand, "--resume " + resume_dir + " continues plan '" + plan.name +
-                                   "', not '" + plan_arg + "'");
-    }
-    out_dir = resume_dir;
-    if (label.empty()) label = previous->value("label", plan.name);
-  } else {
-    const std::string name = !plan_arg.empty() ? plan_arg : quick ? "quick" : "standard";
-    auto where = plan::LocatePlan(name, search);
-    if (!where.ok()) return Fail(kRunCommand, where.status().message());
-    auto parsed = plan::ReadPlanFile(where->path);
-    if (!parsed.ok()) return Fail(kRunCommand, parsed.status().message());
-    plan = std::move(parsed).value();
-  }
-  if (label.empty()) label = plan.name;
-  for (char c : label) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      return Fail(kRunCommand,
-                  "--label \"" + label + "\": use letters, digits, '-', '_' and '.' only");
-    }
-  }
+  auto chosen = ChooseSuite(o, search);
+  if (!chosen.ok()) return Fail(kRunCommand, chosen.status().message());
+  const plan::Plan& plan = chosen->plan;
+  const std::string& out_dir = chosen->out_dir;
 
   host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
   const int cpus = host::UsableCpus(hf);
   auto cells = plan::ExpandPlan(plan, cpus);
   if (!cells.ok()) return Fail(kRunCommand, cells.status().message());
   if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
-  if (previous) {
-    Status ok = plan::CheckResumable(*previous, plan, *cells);
-    if (!ok.ok()) return Fail(kRunCommand, "--resume " + resume_dir + ": " + ok.message());
+  if (chosen->previous) {
+    Status ok = plan::CheckResumable(*chosen->previous, plan, *cells);
+    if (!ok.ok()) return Fail(kRunCommand, "--resume " + o.resume_dir + ": " + ok.message());
   }
 
   // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
   const std::string detected_instance =
       hf.virtualization.cloud ? hf.virtualization.cloud->instance_type : "";
-  auto priced = plan::ChoosePrice(usd_per_hour, instance, detected_instance, region,
+  auto priced = plan::ChoosePrice(o.usd_per_hour, o.instance, detected_instance, o.region,
                                   cost::CatalogSearch{search.data_dir, search.exe_dir});
   if (!priced.ok()) return Fail(kRunCommand, priced.status().message());
-  std::optional<plan::PriceSpec> price = priced->price;
-  const std::string price_note = priced->note;
 
-  if (out_dir.empty()) out_dir = "results/" + label + "-" + CompactTimestampUtc(WallSeconds());
-  if (resume_dir.empty()) {
+  if (o.resume_dir.empty()) {
     if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(kRunCommand, s.message());
   } else if (access(out_dir.c_str(), W_OK) != 0) {
     return Fail(kRunCommand, "--resume " + out_dir + " is not writable");
@@ -259,25 +314,15 @@ int RunRun(int argc, char** argv) {
       plan.name.c_str(), plan.source_path.empty() ? "" : (" (" + plan.source_path + ")").c_str(),
       cells->size(), plan.iterations, cells->size() * static_cast<size_t>(plan.iterations),
       plan.duration_s, plan.warmup_s, Clock(estimate).c_str(), cpus);
-  if (dry_run) {
-    for (int it = 0; it < plan.iterations; ++it) {
-      std::printf("iteration %d:", it + 1);
-      for (int ci : plan::IterationOrder(cells->size(), it)) {
-        std::printf(" %s", (*cells)[static_cast<size_t>(ci)].id.c_str());
-      }
-      std::printf("\n");
-    }
-    if (price) std::printf("price: %.4f USD/hour (%s)\n", price->usd_per_hour, price->from.c_str());
-    if (!price_note.empty()) std::printf("%s\n", price_note.c_str());
-    std::printf("results would go to %s (dry run: nothing started, nothing written)\n",
-                out_dir.c_str());
+  if (o.dry_run) {
+    PrintDryRun(plan, *cells, *priced, out_dir);
     return kExitOk;
   }
-  if (!price_note.empty() && !quiet) std::fprintf(stderr, "%s\n", price_note.c_str());
+  if (!priced->note.empty() && !o.quiet) std::fprintf(stderr, "%s\n", priced->note.c_str());
   std::fflush(stdout);
 
   // --- The server, the facts, the suite. ----------------------------------
-  auto target = ResolveTarget(params, quiet);
+  auto target = ResolveTarget(o.params, o.quiet);
   if (!target.ok()) return Fail(kRunCommand, target.status().message());
   auto con = pg::Connect(target->params);
   if (!con.ok()) return Fail(kRunCommand, con.status().message());
@@ -288,7 +333,7 @@ int RunRun(int argc, char** argv) {
   server.embedded = target->embedded;
   host::ServerFacts sf = ProbeServer(*con, &hf);
   *con = pg::Connection();
-  if (!quiet) {
+  if (!o.quiet) {
     std::fprintf(stderr, "server: PostgreSQL %s, %s%s\n", server.version.c_str(),
                  server.target.c_str(), server.embedded ? " (embedded cluster)" : "");
   }
@@ -302,14 +347,14 @@ int RunRun(int argc, char** argv) {
   so.embedded = target->cluster ? &*target->cluster : nullptr;
   so.server = server;
   so.out_dir = out_dir;
-  so.label = label;
+  so.label = chosen->label;
   so.tool_version = kVersion;
   so.command_line = command_line;
   so.facts = host::FactsToJson(hf, sf);
-  so.price = price;
-  so.on_error = on_error == "continue" ? plan::OnError::kContinue : plan::OnError::kStop;
-  so.resume = previous;
-  ProgressPrinter printer(quiet);
+  so.price = priced->price;
+  so.on_error = o.on_error == "continue" ? plan::OnError::kContinue : plan::OnError::kStop;
+  so.resume = chosen->previous;
+  ProgressPrinter printer(o.quiet);
   so.on_progress = [&printer](const plan::SuiteProgress& p) { printer(p); };
   g_run_interrupted.store(false);
   so.stop_requested = &g_run_interrupted;
@@ -323,33 +368,7 @@ int RunRun(int argc, char** argv) {
   sigaction(SIGINT, &old_sa, nullptr);
   printer.Clear();
   if (!outcome.ok()) return Fail(kRunCommand, outcome.status().message());
-
-  std::printf("\n%s", plan::CellTable(outcome->suite).c_str());
-  for (const auto& c : outcome->suite["cells"]) {
-    const auto& s = c["summary"];
-    if (!s.is_object() || !s["bottleneck"].is_object()) continue;
-    for (const auto& w : s["bottleneck"]["warnings"]) {
-      std::printf("warning: %s: %s\n", c["id"].get<std::string>().c_str(),
-                  w.get<std::string>().c_str());
-    }
-  }
-  for (const auto& w : outcome->warnings) std::printf("warning: %s\n", w.c_str());
-  std::printf("\n%d runs (%d failed) in %s; results in %s (summary.md, runs.csv, suite.json)\n",
-              outcome->runs_ok + outcome->runs_failed, outcome->runs_failed,
-              Clock(outcome->wall_s).c_str(), out_dir.c_str());
-  switch (outcome->end) {
-    case plan::SuiteEnd::kCompleted:
-      return kExitOk;
-    case plan::SuiteEnd::kInterrupted:
-      std::printf("interrupted: the finished runs are kept; continue with: pgrig run --resume %s\n",
-                  out_dir.c_str());
-      return kExitRunFailure;
-    case plan::SuiteEnd::kRunFailed:
-      std::printf("a run failed: see summary.md; continue with: pgrig run --resume %s\n",
-                  out_dir.c_str());
-      return kExitRunFailure;
-  }
-  return kExitRunFailure;
+  return PrintOutcome(*outcome, out_dir);
 }
 
 }  // namespace pgrig::cli

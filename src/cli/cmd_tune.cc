@@ -131,15 +131,10 @@ Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile) {
       .status();
 }
 
-int RunTune(int argc, char** argv) {
-  CLI::App app{
-      "Recommend PostgreSQL settings for this machine and a workload profile, explain each one,\n"
-      "and apply them safely (validate, back up, ALTER SYSTEM, reload, verify; roll back on any\n"
-      "failure).  With no server named (-h/-p/-U/-d or PG* variables) the embedded cluster is\n"
-      "tuned, with the benchmark profile unless --profile says otherwise.",
-      "pgrig tune"};
+namespace {
+
+void AddTuneOptions(CLI::App& app, TuneOptions& o) {
   app.set_help_flag("--help", "print this help and exit");
-  TuneOptions o;
   app.add_option("--profile", o.profile,
                  "oltp, web, mixed, dw, desktop or benchmark (default: oltp; benchmark for the "
                  "embedded cluster)");
@@ -181,190 +176,153 @@ int RunTune(int argc, char** argv) {
   app.add_option("-U,--username", o.params.user, "database user name");
   app.add_option("-d,--db,--dbname", o.params.dbname, "database name, conninfo string or URI");
   app.add_option("dbname", o.positional_db, "database name (as psql takes it)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
-  if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
+}
 
-  // --- everything the user typed is checked before any server is touched ---
+// The command line read into what the tuner takes, every value and
+// combination checked before any server is touched.
+struct TunePlanOptions {
+  tune::Format format = tune::Format::kTable;
+  std::optional<tune::Profile> profile;
+  tune::InputOverrides given;
+  // --offline with --memory and --cpus: another machine, known only from
+  // the options.
+  bool as_given = false;
+  tune::Overrides overrides;
+  std::string backup_dir;
+};
+
+Status CheckModes(const TuneOptions& o) {
   if (o.rollback && (o.apply || o.dry_run))
-    return Fail(kTuneCommand, "--rollback cannot be combined with --apply or --dry-run");
+    return InvalidArgument("--rollback cannot be combined with --apply or --dry-run");
   if (o.restart && !o.apply && !o.rollback)
-    return Fail(kTuneCommand, "--restart goes with --apply or --rollback");
+    return InvalidArgument("--restart goes with --apply or --rollback");
   if (o.offline && (o.apply || o.rollback || o.dry_run)) {
-    return Fail(
-        kTuneCommand,
+    return InvalidArgument(
         "--offline only prints recommendations; --apply, --dry-run and --rollback need a server");
   }
   if (o.offline && !o.server_version) {
-    return Fail(kTuneCommand, fmt::format("--offline needs --server-version ({} to {})",
-                                          tune::kMinServerMajor, tune::kMaxServerMajor));
+    return InvalidArgument(fmt::format("--offline needs --server-version ({} to {})",
+                                       tune::kMinServerMajor, tune::kMaxServerMajor));
   }
   if (o.server_version &&
       (*o.server_version < tune::kMinServerMajor || *o.server_version > tune::kMaxServerMajor)) {
-    return Fail(
-        kTuneCommand,
+    return InvalidArgument(
         fmt::format("--server-version {} is not supported; pgrig tune knows PostgreSQL {} to {}",
                     *o.server_version, tune::kMinServerMajor, tune::kMaxServerMajor));
   }
   if (!o.offline && o.server_version)
-    return Fail(kTuneCommand, "--server-version goes with --offline (a server reports its own)");
+    return InvalidArgument("--server-version goes with --offline (a server reports its own)");
   if (o.restart && !o.offline && o.params.NamesAServer()) {
-    return Fail(kTuneCommand,
-                "--restart restarts only pgrig's embedded cluster; apply without it and restart "
-                "your server yourself (nothing was changed)");
+    return InvalidArgument(
+        "--restart restarts only pgrig's embedded cluster; apply without it and restart "
+        "your server yourself (nothing was changed)");
   }
-  auto format = tune::ParseFormat(o.format);
-  if (!format.ok()) return Fail(kTuneCommand, format.status().message());
-  std::optional<tune::Profile> profile;
+  return Status::Ok();
+}
+
+Result<TunePlanOptions> CheckTuneOptions(const TuneOptions& o) {
+  PGRIG_RETURN_IF_ERROR(CheckModes(o));
+  TunePlanOptions t;
+  PGRIG_ASSIGN_OR_RETURN(t.format, tune::ParseFormat(o.format));
   if (!o.profile.empty()) {
-    auto p = tune::ParseProfile(o.profile);
-    if (!p.ok()) return Fail(kTuneCommand, p.status().message());
-    profile = *p;
+    PGRIG_ASSIGN_OR_RETURN(t.profile, tune::ParseProfile(o.profile));
   }
-  std::optional<uint64_t> memory, data_size;
-  if (!o.memory.empty()) {
-    auto m = tune::ParseSize(o.memory);
-    if (!m.ok()) return Fail(kTuneCommand, "--memory: " + m.status().message());
-    memory = *m;
-  }
-  if (!o.data_size.empty()) {
-    auto m = tune::ParseSize(o.data_size);
-    if (!m.ok()) return Fail(kTuneCommand, "--data-size: " + m.status().message());
-    data_size = *m;
-  }
-  std::optional<tune::StorageClass> storage;
+  auto size = [](const std::string& text, const char* option) -> Result<std::optional<uint64_t>> {
+    if (text.empty()) return std::optional<uint64_t>();
+    auto v = tune::ParseSize(text);
+    if (!v.ok()) return InvalidArgument(std::string(option) + ": " + v.status().message());
+    return std::optional<uint64_t>(*v);
+  };
+  tune::InputOverrides& given = t.given;
+  PGRIG_ASSIGN_OR_RETURN(given.memory, size(o.memory, "--memory"));
+  PGRIG_ASSIGN_OR_RETURN(given.data_size, size(o.data_size, "--data-size"));
+  PGRIG_ASSIGN_OR_RETURN(given.page_size, size(o.page_size, "--page-size"));
   if (!o.storage.empty()) {
-    auto s = tune::ParseStorageClass(o.storage);
-    if (!s.ok()) return Fail(kTuneCommand, s.status().message());
-    storage = *s;
+    PGRIG_ASSIGN_OR_RETURN(given.storage, tune::ParseStorageClass(o.storage));
   }
-  tune::InputOverrides given;
-  given.memory = memory;
+  if (!o.arch.empty()) {
+    PGRIG_ASSIGN_OR_RETURN(given.arch, tune::ParseArch(o.arch));
+  }
   given.cpus = o.cpus;
-  given.storage = storage;
   given.threads_per_core = o.smt;
   given.connections = o.connections;
-  given.data_size = data_size;
-  if (!o.arch.empty()) {
-    auto a = tune::ParseArch(o.arch);
-    if (!a.ok()) return Fail(kTuneCommand, a.status().message());
-    given.arch = *a;
-  }
-  if (!o.page_size.empty()) {
-    auto ps = tune::ParseSize(o.page_size);
-    if (!ps.ok()) return Fail(kTuneCommand, "--page-size: " + ps.status().message());
-    given.page_size = *ps;
-  }
-  if (Status s = tune::ValidateOverrides(given); !s.ok()) return Fail(kTuneCommand, s.message());
+  PGRIG_RETURN_IF_ERROR(tune::ValidateOverrides(given));
   // --offline with --memory or --cpus describes another machine: nothing is
   // read from this one, so both are needed.
-  const bool as_given = o.offline && (memory || o.cpus);
-  if (as_given && (!memory || !o.cpus)) {
-    return Fail(kTuneCommand,
-                "--offline with --memory or --cpus describes another machine; give both (and "
-                "--storage, --smt, --arch, --page-size as they apply)");
+  t.as_given = o.offline && (given.memory || o.cpus);
+  if (t.as_given && (!given.memory || !o.cpus)) {
+    return InvalidArgument(
+        "--offline with --memory or --cpus describes another machine; give both (and "
+        "--storage, --smt, --arch, --page-size as they apply)");
   }
-  tune::Overrides overrides;
-  for (const auto& s : o.sets) {
-    auto kv = tune::ParseOverride(s);
-    if (!kv.ok()) return Fail(kTuneCommand, kv.status().message());
-    overrides.values[kv->first] = kv->second;
+  for (const auto& set : o.sets) {
+    PGRIG_ASSIGN_OR_RETURN(auto kv, tune::ParseOverride(set));
+    t.overrides.values[kv.first] = kv.second;
   }
-  const std::string backup_dir = o.backup_dir.empty() ? DefaultBackupDir() : o.backup_dir;
-  RealProcessRunner runner;
+  t.backup_dir = o.backup_dir.empty() ? DefaultBackupDir() : o.backup_dir;
+  return t;
+}
 
-  // --- the server ---
-  std::optional<Target> target;
-  std::optional<pg::Connection> conn;
-  bool local = true;
-  if (!o.offline) {
-    auto t = ResolveTarget(o.params, /*quiet=*/*format == tune::Format::kJson);
-    if (!t.ok()) return Fail(kTuneCommand, t.status().message());
-    target.emplace(std::move(t).value());
-    auto c = pg::Connect(target->params);
-    if (!c.ok()) return Fail(kTuneCommand, c.status().message());
-    conn.emplace(std::move(c).value());
-    local = pg::ServerIsLocal(*conn);
+int RollBack(pg::Connection& conn, const std::string& backup_dir,
+             tune::RestartableServer* restart_server) {
+  auto rb = tune::RollbackAndRestart(
+      conn, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
+  if (!rb.ok()) return Fail(kTuneCommand, rb.status().message());
+  const tune::RollbackOutcome& done = rb->rolled_back;
+  std::printf("Restored the configuration saved at %s (%s).\n", done.restored.created_at.c_str(),
+              done.restored.path.c_str());
+  if (rb->restarted) {
+    std::printf("Restarted the embedded cluster.\n");
+  } else if (!done.pending_restart.empty()) {
+    std::printf("Waiting for a restart: %s\n", Join(done.pending_restart, ", ").c_str());
   }
+  return kExitOk;
+}
 
-  // --restart is refused above for a named server, so a restart here is
-  // always of the embedded cluster.
-  std::optional<EmbeddedServer> embedded;
-  if (o.restart && target && target->embedded) embedded.emplace(*target->cluster);
-  tune::RestartableServer* restart_server = embedded ? &*embedded : nullptr;
-  if (o.rollback) {
-    auto rb = tune::RollbackAndRestart(
-        *conn, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
-    if (!rb.ok()) return Fail(kTuneCommand, rb.status().message());
-    const tune::RollbackOutcome& done = rb->rolled_back;
-    std::printf("Restored the configuration saved at %s (%s).\n", done.restored.created_at.c_str(),
-                done.restored.path.c_str());
-    if (rb->restarted) {
-      std::printf("Restarted the embedded cluster.\n");
-    } else if (!done.pending_restart.empty()) {
-      std::printf("Waiting for a restart: %s\n", Join(done.pending_restart, ", ").c_str());
-    }
-    return kExitOk;
-  }
-
-  // --- inputs: facts of this machine, then the user's overrides ---
-  std::vector<std::string> notes;
-  std::string notes_from = "facts";
+// The tuner's inputs: the options alone (another machine), or this
+// machine's facts (and the server's, when connected) with the options laid
+// over them.  `notes` get the tuner's notes, `notes_from` what they are
+// about ("facts" or "assumed").
+Result<tune::TuneInputs> GatherInputs(const TuneOptions& o, const TunePlanOptions& t,
+                                      pg::Connection* conn, bool local,
+                                      std::vector<std::string>* notes, std::string* notes_from) {
   tune::TuneInputs in;
-  std::optional<host::ServerFacts> sf;
-  if (as_given) {
-    in = tune::InputsAsGiven(given, &notes);
-    notes_from = "assumed";
+  *notes_from = "facts";
+  if (t.as_given) {
+    in = tune::InputsAsGiven(t.given, notes);
+    *notes_from = "assumed";
   } else if (local) {
     std::string data_dir;
-    if (conn) {
+    if (conn != nullptr) {
       auto d = conn->QueryValue("SHOW data_directory");
       if (d.ok()) data_dir = *d;
     }
     host::HostFacts hf = host::CollectHostFacts(SysFs("/"), {.storage_path = data_dir});
-    if (conn) sf = ProbeServer(*conn, &hf);
-    in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, &notes);
-  } else if (!memory || !o.cpus) {
-    return Fail(kTuneCommand,
-                "the server is on another machine, so this machine's facts do not describe it; "
-                "give --memory and --cpus (and --storage) for the server's machine");
+    std::optional<host::ServerFacts> sf;
+    if (conn != nullptr) sf = ProbeServer(*conn, &hf);
+    in = tune::InputsFromFacts(hf, sf ? &*sf : nullptr, notes);
+    tune::ApplyOverrides(t.given, &in, notes);
+  } else if (!t.given.memory || !o.cpus) {
+    return InvalidArgument(
+        "the server is on another machine, so this machine's facts do not describe it; "
+        "give --memory and --cpus (and --storage) for the server's machine");
   } else {
     // A remote server: only the options describe its machine.
-    in = tune::InputsAsGiven(given, &notes);
-    notes_from = "assumed";
+    in = tune::InputsAsGiven(t.given, notes);
+    *notes_from = "assumed";
   }
-  // InputsAsGiven already holds the options; facts get them laid over.
-  if (notes_from == "facts") tune::ApplyOverrides(given, &in, &notes);
-  if (conn) in.server_major = conn->server_version() / 10000;
+  if (conn != nullptr) in.server_major = conn->server_version() / 10000;
   if (o.server_version) in.server_major = *o.server_version;
-  if (!profile)
-    profile = target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp;
+  return in;
+}
 
-  tune::CurrentSettings current;
-  if (conn) {
-    auto cur = tune::ReadCurrentSettings(*conn);
-    if (!cur.ok()) return Fail(kTuneCommand, cur.status().message());
-    current = std::move(cur).value();
-  }
-  auto report = tune::Recommend(in, *profile, current, overrides);
-  if (!report.ok()) return Fail(kTuneCommand, report.status().message() + " (nothing was changed)");
-  if (local && !o.no_probe) ProbeHugePagesInto(&*report, current, runner);
-  if (!local) {
-    report->huge_pages.notes.push_back(
-        "the server is remote: run pgrig tune on its machine for the exact figure");
-  }
-  for (const auto& n : notes) report->warnings.push_back(notes_from + ": " + n);
-
-  std::string text = tune::Render(*report, *format, {.show_unchanged = o.all});
-  std::fwrite(text.data(), 1, text.size(), stdout);
-
-  auto changes = report->Changes();
-  if (!o.apply && !o.dry_run) return kExitOk;
+// --dry-run and --apply once the report is printed.
+int ApplyReport(const TuneOptions& o, const TunePlanOptions& t, pg::Connection& conn,
+                const tune::TuneReport& report, const tune::CurrentSettings& current,
+                const Target& target, tune::RestartableServer* restart_server) {
+  auto changes = report.Changes();
   if (o.dry_run) {
-    Status s = tune::CheckPrivileges(*conn, changes);
+    Status s = tune::CheckPrivileges(conn, changes);
     if (s.ok()) s = tune::Validate(changes, current);
     if (!s.ok()) return Fail(kTuneCommand, s.message());
     size_t restart = 0;
@@ -380,7 +338,7 @@ int RunTune(int argc, char** argv) {
     return kExitOk;
   }
   auto flow = tune::ApplyAndRestart(
-      *conn, *report, {.apply = {.backup_dir = backup_dir}, .restart = restart_server});
+      conn, report, {.apply = {.backup_dir = t.backup_dir}, .restart = restart_server});
   if (!flow.ok()) return Fail(kTuneCommand, flow.status().message());
   const tune::ApplyOutcome& out = flow->applied;
   std::fprintf(stderr, "pgrig tune: applied %zu settings with ALTER SYSTEM (backup: %s)\n",
@@ -393,13 +351,87 @@ int RunTune(int argc, char** argv) {
   std::fprintf(stderr, "  waiting for a restart: %s\n", Join(out.pending_restart, ", ").c_str());
   if (!flow->restarted) {
     std::fprintf(stderr, "  restart the server to finish (%s)\n",
-                 target->embedded
+                 target.embedded
                      ? "pgrig tune --apply --restart, or pgrig cluster stop && pgrig cluster start"
                      : "for example pg_ctl restart or systemctl restart postgresql");
     return kExitOk;
   }
   std::fprintf(stderr, "pgrig tune: restarted the embedded cluster; every setting is in effect\n");
   return kExitOk;
+}
+
+}  // namespace
+
+int RunTune(int argc, char** argv) {
+  CLI::App app{
+      "Recommend PostgreSQL settings for this machine and a workload profile, explain each one,\n"
+      "and apply them safely (validate, back up, ALTER SYSTEM, reload, verify; roll back on any\n"
+      "failure).  With no server named (-h/-p/-U/-d or PG* variables) the embedded cluster is\n"
+      "tuned, with the benchmark profile unless --profile says otherwise.",
+      "pgrig tune"};
+  TuneOptions o;
+  AddTuneOptions(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
+  }
+  if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
+
+  // Everything the user typed is checked before any server is touched.
+  auto checked = CheckTuneOptions(o);
+  if (!checked.ok()) return Fail(kTuneCommand, checked.status().message());
+  const TunePlanOptions& t = *checked;
+
+  // --- the server ---
+  std::optional<Target> target;
+  std::optional<pg::Connection> conn;
+  bool local = true;
+  if (!o.offline) {
+    auto resolved = ResolveTarget(o.params, /*quiet=*/t.format == tune::Format::kJson);
+    if (!resolved.ok()) return Fail(kTuneCommand, resolved.status().message());
+    target.emplace(std::move(resolved).value());
+    auto c = pg::Connect(target->params);
+    if (!c.ok()) return Fail(kTuneCommand, c.status().message());
+    conn.emplace(std::move(c).value());
+    local = pg::ServerIsLocal(*conn);
+  }
+
+  // --restart is refused above for a named server, so a restart here is
+  // always of the embedded cluster.
+  std::optional<EmbeddedServer> embedded;
+  if (o.restart && target && target->embedded) embedded.emplace(*target->cluster);
+  tune::RestartableServer* restart_server = embedded ? &*embedded : nullptr;
+  if (o.rollback) return RollBack(*conn, t.backup_dir, restart_server);
+
+  // --- inputs: facts of this machine, then the user's overrides ---
+  std::vector<std::string> notes;
+  std::string notes_from;
+  auto in = GatherInputs(o, t, conn ? &*conn : nullptr, local, &notes, &notes_from);
+  if (!in.ok()) return Fail(kTuneCommand, in.status().message());
+  const tune::Profile profile = t.profile.value_or(
+      target && target->embedded ? tune::Profile::kBenchmark : tune::Profile::kOltp);
+
+  tune::CurrentSettings current;
+  if (conn) {
+    auto cur = tune::ReadCurrentSettings(*conn);
+    if (!cur.ok()) return Fail(kTuneCommand, cur.status().message());
+    current = std::move(cur).value();
+  }
+  auto report = tune::Recommend(*in, profile, current, t.overrides);
+  if (!report.ok()) return Fail(kTuneCommand, report.status().message() + " (nothing was changed)");
+  RealProcessRunner runner;
+  if (local && !o.no_probe) ProbeHugePagesInto(&*report, current, runner);
+  if (!local) {
+    report->huge_pages.notes.push_back(
+        "the server is remote: run pgrig tune on its machine for the exact figure");
+  }
+  for (const auto& n : notes) report->warnings.push_back(notes_from + ": " + n);
+
+  std::string text = tune::Render(*report, t.format, {.show_unchanged = o.all});
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!o.apply && !o.dry_run) return kExitOk;
+  return ApplyReport(o, t, *conn, *report, current, *target, restart_server);
 }
 
 }  // namespace pgrig::cli

@@ -260,15 +260,15 @@ Result<PerDollar> ComputePerDollar(const MeasuredRun& run, double usd_per_hour) 
   return d;
 }
 
-const char* VerdictName(Verdict v) {
+const char* VerdictKey(stats::Verdict v) {
   switch (v) {
-    case Verdict::kHigher:
+    case stats::Verdict::kHigher:
       return "higher";
-    case Verdict::kLower:
+    case stats::Verdict::kLower:
       return "lower";
-    case Verdict::kNoSignificantDifference:
+    case stats::Verdict::kNoSignificantDifference:
       return "no_significant_difference";
-    case Verdict::kUnknown:
+    case stats::Verdict::kInsufficientData:
       return "unknown";
   }
   return "unknown";
@@ -294,20 +294,14 @@ Result<PerDollarRatio> ComparePerDollar(const PricedRun& base, const PricedRun& 
     r.method = fmt::format(
         "ratio of geometric means over {} and {} iterations, Welch t interval on the log scale",
         base.run.tps_samples.size(), other.run.tps_samples.size());
-    if (r.ci95->low > 1) {
-      r.verdict = Verdict::kHigher;
-    } else if (r.ci95->high < 1) {
-      r.verdict = Verdict::kLower;
-    } else {
-      r.verdict = Verdict::kNoSignificantDifference;
-    }
+    r.verdict = stats::VerdictOf(*r.ci95);
   } else {
     r.ratio = other.run.tps / base.run.tps * price_factor;
     const std::string& lacking = base.run.tps_samples.size() < 2 ? base.run.file : other.run.file;
     r.method = fmt::format(
         "point ratio of summary.tps; no interval: {} has fewer than 2 summary.tps_samples",
         lacking);
-    r.verdict = Verdict::kUnknown;
+    r.verdict = stats::Verdict::kInsufficientData;
   }
   return r;
 }

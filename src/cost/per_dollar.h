@@ -26,13 +26,12 @@
 
 #include "common/status.h"
 #include "cost/catalog.h"
+#include "stats/summary.h"
 
 namespace pgrig::cost {
 
-struct Interval {
-  double low = 0;
-  double high = 0;
-};
+// The per-dollar intervals are stats' (low, high) intervals.
+using Interval = stats::Interval;
 
 // What a results file says about throughput and the machine.
 struct MeasuredRun {
@@ -88,13 +87,9 @@ struct PerDollar {
 // REQUIRES (checked): tps > 0 and usd_per_hour > 0.
 Result<PerDollar> ComputePerDollar(const MeasuredRun& run, double usd_per_hour);
 
-enum class Verdict {
-  kHigher,                   // interval entirely above 1
-  kLower,                    // interval entirely below 1
-  kNoSignificantDifference,  // interval spans 1.0
-  kUnknown,                  // no interval: cannot tell
-};
-const char* VerdictName(Verdict v);  // "higher", "lower", "no_significant_difference", "unknown"
+// The verdict's key in JSON: "higher", "lower", "no_significant_difference",
+// or "unknown" (kInsufficientData: no interval, so no verdict).
+const char* VerdictKey(stats::Verdict v);
 
 struct PerDollarRatio {
   // other's transactions per USD / base's transactions per USD.
@@ -103,7 +98,7 @@ struct PerDollarRatio {
   std::optional<double> welch_df;
   bool from_samples = false;  // ratio of geometric means (true) or of summary.tps (false)
   std::string method;         // one line for people
-  Verdict verdict = Verdict::kUnknown;
+  stats::Verdict verdict = stats::Verdict::kInsufficientData;  // no interval: no verdict
 };
 
 // With >= 2 tps samples in both runs: ratio of geometric means of

@@ -223,14 +223,14 @@ TEST(ComparePerDollarTest, SamplesGiveWelchIntervalScaledByPrices) {
   EXPECT_NEAR(r->ci95->low, 3.222732, 1e-5);
   EXPECT_NEAR(r->ci95->high, 4.964730, 1e-5);
   EXPECT_NEAR(*r->welch_df, 4, 1e-9);
-  EXPECT_EQ(r->verdict, Verdict::kHigher);
+  EXPECT_EQ(r->verdict, stats::Verdict::kHigher);
 
   // Same throughput, but the other costs 4x as much: 2 / 4 = 0.5, interval below 1.
   r = ComparePerDollar(Priced("a", 100, 1.0, {100 / 1.1, 100, 110}),
                        Priced("b", 200, 4.0, {200 / 1.1, 200, 220}));
   ASSERT_TRUE(r.ok());
   EXPECT_NEAR(r->ratio, 0.5, 1e-9);
-  EXPECT_EQ(r->verdict, Verdict::kLower);
+  EXPECT_EQ(r->verdict, stats::Verdict::kLower);
 }
 
 TEST(ComparePerDollarTest, OverlappingSamplesAreNoSignificantDifference) {
@@ -239,8 +239,8 @@ TEST(ComparePerDollarTest, OverlappingSamplesAreNoSignificantDifference) {
   ASSERT_TRUE(r.ok());
   EXPECT_LT(r->ci95->low, 1);
   EXPECT_GT(r->ci95->high, 1);
-  EXPECT_EQ(r->verdict, Verdict::kNoSignificantDifference);
-  EXPECT_STREQ(VerdictName(r->verdict), "no_significant_difference");
+  EXPECT_EQ(r->verdict, stats::Verdict::kNoSignificantDifference);
+  EXPECT_STREQ(VerdictKey(r->verdict), "no_significant_difference");
 }
 
 TEST(ComparePerDollarTest, WithoutSamplesPointRatioAndUnknownInterval) {
@@ -252,7 +252,7 @@ TEST(ComparePerDollarTest, WithoutSamplesPointRatioAndUnknownInterval) {
   EXPECT_FALSE(r->from_samples);
   EXPECT_NEAR(r->ratio, 1.0, 1e-12);
   EXPECT_FALSE(r->ci95.has_value());
-  EXPECT_EQ(r->verdict, Verdict::kUnknown);
+  EXPECT_EQ(r->verdict, stats::Verdict::kInsufficientData);
   EXPECT_THAT(r->method, HasSubstr("a.json"));
   EXPECT_THAT(r->method, HasSubstr("no interval"));
 }

@@ -423,16 +423,16 @@ std::string RenderPerDollar(const PerDollarReport& report) {
       const std::string& file = report.rows[i + 1].priced.run.file;
       std::string verdict;
       switch (q.verdict) {
-        case Verdict::kHigher:
+        case stats::Verdict::kHigher:
           verdict = fmt::format("{} buys more transactions per USD", file);
           break;
-        case Verdict::kLower:
+        case stats::Verdict::kLower:
           verdict = fmt::format("{} buys fewer transactions per USD", file);
           break;
-        case Verdict::kNoSignificantDifference:
+        case stats::Verdict::kNoSignificantDifference:
           verdict = "no significant difference (the 95% interval spans 1.0)";
           break;
-        case Verdict::kUnknown:
+        case stats::Verdict::kInsufficientData:
           verdict = "interval unknown: cannot say whether the difference is real";
           break;
       }
@@ -482,7 +482,7 @@ Json PerDollarToJson(const PerDollarReport& report) {
                           {"from_samples", q.from_samples},
                           {"welch_df", OptionalNumber(q.welch_df)},
                           {"method", q.method},
-                          {"verdict", VerdictName(q.verdict)}});
+                          {"verdict", VerdictKey(q.verdict)}});
   }
   return Json{{"runs", runs}, {"ratios", ratios}};
 }

@@ -10,6 +10,7 @@
 #ifndef PGRIG_ENGINE_CONFIG_H_
 #define PGRIG_ENGINE_CONFIG_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -114,6 +115,13 @@ struct EngineConfig {
   // engine lets in-flight transactions finish for a short grace period.
   const std::atomic<bool>* stop_requested = nullptr;
 };
+
+// The worker threads a run of `clients` clients on `threads` threads uses:
+// pgbench's min(threads, clients), at least 1.  The one place this clamp is
+// made: the option parser, the suite runner and the engine call it.
+inline int WorkerThreads(int threads, int clients) {
+  return std::max(1, std::min(threads, clients));
+}
 
 // The measurement knobs above from the environment, for comparisons
 // (bench/*.sh): PGRIG_ENGINE_YIELD=N sets yield_rounds, PGRIG_ENGINE_LIBPQ=1

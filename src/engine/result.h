@@ -47,6 +47,13 @@ enum class StopReason {
 
 const char* StopReasonName(StopReason r);  // "completed", "aborted", "interrupted"
 
+// The CPUs `client_threads` client threads can keep busy on `cpus` CPUs:
+// min(client_threads, cpus), at least 1 (the client's busy share, in bench's
+// report and in Diagnose).
+inline int UsableClientCpus(int client_threads, int cpus) {
+  return std::max(1, std::min(client_threads, cpus));
+}
+
 struct RunResult {
   StopReason stop_reason = StopReason::kCompleted;
   int aborted_clients = 0;
@@ -91,7 +98,7 @@ struct RunResult {
   // ran.
   double ClientBusyFraction(int client_threads, int cpus) const {
     const double duration_s = static_cast<double>(bench_duration_ns) / 1e9;
-    const int usable = std::max(1, std::min(client_threads, cpus));
+    const int usable = UsableClientCpus(client_threads, cpus);
     if (duration_s <= 0) return 0;
     return (client_user_cpu_s + client_sys_cpu_s) / (duration_s * usable);
   }

@@ -61,7 +61,7 @@ Worker::Worker(Shared* shared, int thread_index, std::vector<ClientSeed> clients
   }
   if (config.rate_tps > 0) {
     // pgbench: the rate is split evenly over the threads.
-    const int nthreads = std::min(config.threads, config.clients);
+    const int nthreads = WorkerThreads(config.threads, config.clients);
     w_.throttle_delay_us = 1e6 / config.rate_tps * nthreads;
   }
   sessions_.reserve(clients.size());

@@ -15,9 +15,9 @@
 #include "common/fs.h"
 #include "fleet/line_runner.h"
 #include "fleet/merge.h"
+#include "observe/bottleneck.h"
+#include "observe/observe.h"
 #include "pg/connection.h"
-#include "plan/bottleneck.h"
-#include "plan/observe.h"
 #include "workload/bench_options.h"
 
 namespace pgrig::fleet {
@@ -180,18 +180,15 @@ Result<int> CheckClientBench(const std::vector<std::string>& bench) {
   return o.duration_s;
 }
 
-ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& checks,
-                            const SshTransport& ssh, const ClientRunOptions& o) {
-  ClientModeRun out;
-  out.hosts.resize(fleet.hosts.size());
-  Coordinator co;
-  co.options = &o;
-  auto duration = CheckClientBench(fleet.bench.value_or(std::vector<std::string>{}));
-  if (!duration.ok() || !fleet.server) {
-    out.message = duration.ok() ? "no 'server' in the fleet file" : duration.status().message();
-    return out;
-  }
-  std::vector<std::unique_ptr<Client>> clients;
+namespace {
+
+using Clients = std::vector<std::unique_ptr<Client>>;
+
+// The fleet's client hosts, each ready (checked) to run; the others are
+// marked in `out`.  Empty with out.message set when a client is not ready:
+// a fleet short of a client is not the fleet asked for.
+Clients ClientsToRun(const Fleet& fleet, const std::vector<HostCheck>& checks, ClientModeRun& out) {
+  Clients clients;
   std::string not_ready;
   for (size_t i = 0; i < fleet.hosts.size(); ++i) {
     HostRun& r = out.hosts[i];
@@ -213,139 +210,71 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
     c->check = &checks[i];
     clients.push_back(std::move(c));
   }
-  // Every client or none: a fleet short of a client is not the fleet asked for.
   if (!not_ready.empty()) {
     out.message = "not started: client host(s) " + not_ready + " not ready";
-    return out;
+    clients.clear();
   }
-  json facts = nullptr;
-  if (o.server_facts) facts = o.server_facts();
+  return clients;
+}
 
-  const auto run_timeout = o.ready_timeout + std::chrono::seconds(*duration) + kRunSlack;
-  std::vector<std::thread> threads;
-  for (auto& c : clients) {
-    Client* cp = c.get();
-    threads.emplace_back([&, cp] { RunClient(fleet, ssh, o, run_timeout, *cp, co); });
-  }
-
-  // Wait until every client is ready, one failed, the time is up or Ctrl-C.
+// Waits until every client is ready, one failed, the time is up or Ctrl-C;
+// empty when all are ready, else why not.
+std::string AwaitReady(const Clients& clients, Coordinator& co, const ClientRunOptions& o) {
   const auto deadline = std::chrono::steady_clock::now() + o.ready_timeout;
   std::string refusal;
-  {
-    std::unique_lock<std::mutex> lock(co.mu);
-    while (refusal.empty()) {
-      size_t ready = 0;
+  std::unique_lock<std::mutex> lock(co.mu);
+  while (refusal.empty()) {
+    size_t ready = 0;
+    for (auto& c : clients) {
+      if (c->ready && c->stdin_fd >= 0 && !c->ended) ++ready;
+      if (c->ended) {
+        refusal = c->host->label +
+                  " ended before the start: " + (c->error.empty() ? "it exited" : c->error);
+      }
+    }
+    if (!refusal.empty() || ready == clients.size()) break;
+    if (o.cancel != nullptr && o.cancel->load()) {
+      refusal = "interrupted before the start";
+    } else if (std::chrono::steady_clock::now() >= deadline) {
+      std::string late;
       for (auto& c : clients) {
-        if (c->ready && c->stdin_fd >= 0 && !c->ended) ++ready;
-        if (c->ended) {
-          refusal = c->host->label +
-                    " ended before the start: " + (c->error.empty() ? "it exited" : c->error);
-        }
+        if (!c->ready) late += (late.empty() ? "" : ", ") + c->host->label;
       }
-      if (!refusal.empty() || ready == clients.size()) break;
-      if (o.cancel != nullptr && o.cancel->load()) {
-        refusal = "interrupted before the start";
-      } else if (std::chrono::steady_clock::now() >= deadline) {
-        std::string late;
-        for (auto& c : clients) {
-          if (!c->ready) late += (late.empty() ? "" : ", ") + c->host->label;
-        }
-        refusal = fmt::format("client(s) {} not ready within {} s", late, o.ready_timeout.count());
-      } else {
-        co.cv.wait_for(lock, std::chrono::milliseconds(100));
-      }
-    }
-  }
-
-  std::unique_ptr<plan::Observer> observer;
-  std::string observe_note;
-  if (refusal.empty()) {
-    plan::ObserveOptions oo;
-    oo.server = pg::ConnectionParams{.dbname = *fleet.server, .application_name = "pgrig-observer"};
-    oo.server_is_local = o.server_is_local;
-    auto started = plan::Observer::Start(oo);
-    if (started.ok()) {
-      observer = std::move(started).value();
+      refusal = fmt::format("client(s) {} not ready within {} s", late, o.ready_timeout.count());
     } else {
-      observe_note = started.status().message();
+      co.cv.wait_for(lock, std::chrono::milliseconds(100));
     }
-    std::lock_guard<std::mutex> lock(co.mu);
-    for (auto& c : clients) {
-      if (!WriteToPipe(c->stdin_fd, "go\n")) {
-        c->error = "could not send the start signal";
-      }
-      CloseStdin(*c);
-    }
-    out.started = true;
-  } else {
-    // No client gets "go": each remote bench sees its input end and refuses.
-    std::lock_guard<std::mutex> lock(co.mu);
-    for (auto& c : clients) CloseStdin(*c);
-    out.message = "not started: " + refusal + "; no client started its load";
   }
-  if (!out.started) {
-    co.Say("fleet", out.message);
-  } else {
-    co.Say("fleet",
-           fmt::format("all {} clients ready: go ({} s window)", clients.size(), *duration));
-  }
-  // After a refusal, or on Ctrl-C after the go, give the clients a moment
-  // to stop by themselves, then end their ssh.
-  std::thread reaper([&] {
-    auto stop_at = std::chrono::steady_clock::time_point::max();
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(co.mu);
-        bool all = true;
-        for (auto& c : clients) all = all && c->ended;
-        if (all) return;
-      }
-      const bool cancelled = o.cancel != nullptr && o.cancel->load();
-      if ((!out.started || cancelled) && stop_at == std::chrono::steady_clock::time_point::max()) {
-        stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(out.started ? 2 : 30);
-      }
-      if (std::chrono::steady_clock::now() >= stop_at) {
-        for (auto& c : clients) c->kill = true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  });
-  for (std::thread& t : threads) t.join();
-  reaper.join();
-  json observation = nullptr;
-  json bottleneck = nullptr;
-  if (observer) {
-    const plan::Observation obs = observer->Stop();
-    observation = obs.ToJson();
-    // The clients ran elsewhere (their CPU is in the merged result, per
-    // host), so nothing is said of them here.  The host's CPU is the
-    // server's only when the server runs on this machine; otherwise this
-    // machine's load would be taken for the server's, and no bottleneck is
-    // named.
-    if (o.server_is_local) bottleneck = plan::Diagnose(obs, plan::ClientUse{}).ToJson();
-  }
-  if (!observe_note.empty()) observation = json{{"notes", json::array({observe_note})}};
+  return refusal;
+}
 
-  for (auto& c : clients) {
-    HostRun& r = out.hosts[c->index];
-    r.outcome = c->error.empty() ? HostOutcome::kCompleted : HostOutcome::kFailed;
-    r.message = c->error;
-  }
-  if (!out.started) {
-    for (auto& c : clients) {
-      HostRun& r = out.hosts[c->index];
-      r.outcome = HostOutcome::kFailed;
-      if (r.message.empty()) r.message = "not started";
+// After a refusal, or on Ctrl-C after the go, gives the clients a moment to
+// stop by themselves, then ends their ssh.  Returns when every client ended.
+void ReapClients(const Clients& clients, Coordinator& co, const ClientRunOptions& o, bool started) {
+  auto stop_at = std::chrono::steady_clock::time_point::max();
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(co.mu);
+      bool all = true;
+      for (auto& c : clients) all = all && c->ended;
+      if (all) return;
     }
-    return out;
+    const bool cancelled = o.cancel != nullptr && o.cancel->load();
+    if ((!started || cancelled) && stop_at == std::chrono::steady_clock::time_point::max()) {
+      stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(started ? 2 : 30);
+    }
+    if (std::chrono::steady_clock::now() >= stop_at) {
+      for (auto& c : clients) c->kill = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
 
-  // Copy each result back; a failed client's result is kept when it wrote one.
-  const std::string dir = fleet.results_dir + "/" + o.run_id;
-  if (Status made = MakeDirs(dir, 0755); !made.ok()) {
-    out.message = "results directory " + dir + ": " + made.message();
-    return out;
-  }
+// Copies each client's result back into `dir`; a failed client's result is
+// kept when it wrote one, but its numbers are not summed.
+std::vector<ClientHostResult> CopyResultsBack(const Clients& clients, const std::string& dir,
+                                              const SshTransport& ssh, const ClientRunOptions& o,
+                                              Coordinator& co, ClientModeRun& out) {
   std::vector<ClientHostResult> results;
   for (auto& c : clients) {
     HostRun& r = out.hosts[c->index];
@@ -378,6 +307,107 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
            r.outcome == HostOutcome::kCompleted ? "done: " + r.message : "failed: " + r.message);
     results.push_back(std::move(hr));
   }
+  return results;
+}
+
+}  // namespace
+
+ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& checks,
+                            const SshTransport& ssh, const ClientRunOptions& o) {
+  ClientModeRun out;
+  out.hosts.resize(fleet.hosts.size());
+  Coordinator co;
+  co.options = &o;
+  auto duration = CheckClientBench(fleet.bench.value_or(std::vector<std::string>{}));
+  if (!duration.ok() || !fleet.server) {
+    out.message = duration.ok() ? "no 'server' in the fleet file" : duration.status().message();
+    return out;
+  }
+  Clients clients = ClientsToRun(fleet, checks, out);
+  if (clients.empty()) {
+    if (out.message.empty()) out.message = "not started: no client hosts";
+    return out;
+  }
+  json facts = nullptr;
+  if (o.server_facts) facts = o.server_facts();
+
+  const auto run_timeout = o.ready_timeout + std::chrono::seconds(*duration) + kRunSlack;
+  std::vector<std::thread> threads;
+  for (auto& c : clients) {
+    Client* cp = c.get();
+    threads.emplace_back([&, cp] { RunClient(fleet, ssh, o, run_timeout, *cp, co); });
+  }
+  const std::string refusal = AwaitReady(clients, co, o);
+
+  std::unique_ptr<observe::Observer> observer;
+  std::string observe_note;
+  if (refusal.empty()) {
+    observe::ObserveOptions oo;
+    oo.server = pg::ConnectionParams{.dbname = *fleet.server, .application_name = "pgrig-observer"};
+    oo.server_is_local = o.server_is_local;
+    auto started = observe::Observer::Start(oo);
+    if (started.ok()) {
+      observer = std::move(started).value();
+    } else {
+      observe_note = started.status().message();
+    }
+    std::lock_guard<std::mutex> lock(co.mu);
+    for (auto& c : clients) {
+      if (!WriteToPipe(c->stdin_fd, "go\n")) {
+        c->error = "could not send the start signal";
+      }
+      CloseStdin(*c);
+    }
+    out.started = true;
+  } else {
+    // No client gets "go": each remote bench sees its input end and refuses.
+    std::lock_guard<std::mutex> lock(co.mu);
+    for (auto& c : clients) CloseStdin(*c);
+    out.message = "not started: " + refusal + "; no client started its load";
+  }
+  if (!out.started) {
+    co.Say("fleet", out.message);
+  } else {
+    co.Say("fleet",
+           fmt::format("all {} clients ready: go ({} s window)", clients.size(), *duration));
+  }
+  std::thread reaper([&] { ReapClients(clients, co, o, out.started); });
+  for (std::thread& t : threads) t.join();
+  reaper.join();
+  json observation = nullptr;
+  json bottleneck = nullptr;
+  if (observer) {
+    const observe::Observation obs = observer->Stop();
+    observation = obs.ToJson();
+    // The clients ran elsewhere (their CPU is in the merged result, per
+    // host), so nothing is said of them here.  The host's CPU is the
+    // server's only when the server runs on this machine; otherwise this
+    // machine's load would be taken for the server's, and no bottleneck is
+    // named.
+    if (o.server_is_local) bottleneck = observe::Diagnose(obs, observe::ClientUse{}).ToJson();
+  }
+  if (!observe_note.empty()) observation = json{{"notes", json::array({observe_note})}};
+
+  for (auto& c : clients) {
+    HostRun& r = out.hosts[c->index];
+    r.outcome = c->error.empty() ? HostOutcome::kCompleted : HostOutcome::kFailed;
+    r.message = c->error;
+  }
+  if (!out.started) {
+    for (auto& c : clients) {
+      HostRun& r = out.hosts[c->index];
+      r.outcome = HostOutcome::kFailed;
+      if (r.message.empty()) r.message = "not started";
+    }
+    return out;
+  }
+
+  const std::string dir = fleet.results_dir + "/" + o.run_id;
+  if (Status made = MakeDirs(dir, 0755); !made.ok()) {
+    out.message = "results directory " + dir + ": " + made.message();
+    return out;
+  }
+  std::vector<ClientHostResult> results = CopyResultsBack(clients, dir, ssh, o, co, out);
   MergeOptions mo;
   mo.tool_version = o.tool_version;
   mo.command_line = o.command_line;

@@ -8,13 +8,10 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "results/schemas.h"
 
 namespace pgrig::fleet {
-namespace {
-
-constexpr char kSchema[] = "pgrig.fleet-run/1";
-
-}  // namespace
+namespace {}  // namespace
 
 const char* ManifestOutcomeName(ManifestOutcome o) {
   switch (o) {
@@ -67,7 +64,7 @@ std::string ManifestToJson(const Manifest& m) {
                      {"remote_results", h.remote_results},
                      {"message", h.message}});
   }
-  nlohmann::json j = {{"schema", kSchema},
+  nlohmann::json j = {{"schema", results::kFleetRunSchema},
                       {"run_id", m.run_id},
                       {"fleet_file", m.fleet_file},
                       {"fleet_hash", m.fleet_hash},
@@ -89,9 +86,7 @@ Result<Manifest> ParseManifest(const std::string& text, const std::string& path)
   } catch (const nlohmann::json::parse_error& e) {
     return bad(std::string("invalid JSON (") + e.what() + ")");
   }
-  if (!j.is_object() || j.value("schema", "") != kSchema) {
-    return bad(std::string("\"schema\" is not \"") + kSchema + "\"");
-  }
+  PGRIG_RETURN_IF_ERROR(results::CheckSchema(j, results::kFleetRunSchema, path));
   Manifest m;
   try {
     m.run_id = j.at("run_id").get<std::string>();

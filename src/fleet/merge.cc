@@ -7,6 +7,7 @@
 
 #include "plan/result_json.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -162,48 +163,62 @@ Status CheckSameRun(const json& first, const std::string& first_label, const jso
 
 }  // namespace
 
-Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
-                                const MergeOptions& options) {
+namespace {
+
+// The hosts' result documents that can be summed, checked to be of one run,
+// and their histograms added.
+struct ReadDocs {
   std::vector<const json*> docs;
   std::vector<const ClientHostResult*> with_doc;
   stats::Histogram merged;
+};
+
+Result<ReadDocs> ReadHostDocs(const std::vector<ClientHostResult>& hosts) {
+  ReadDocs r;
   for (const ClientHostResult& h : hosts) {
     if (!h.doc) continue;
     const json& d = *h.doc;
-    if (!d.is_object() || d.value("schema", std::string()) != plan::kResultSchema) {
-      return InvalidArgument(
-          fmt::format("host {}: {} is not a {} document", h.label, h.file, plan::kResultSchema));
-    }
+    PGRIG_RETURN_IF_ERROR(results::CheckSchema(d, results::kResultSchema,
+                                               fmt::format("host {}: {}", h.label, h.file)));
     const json* hj = At(d, {"histogram"});
     if (hj == nullptr) {
       return InvalidArgument(fmt::format("host {}: {} has no histogram", h.label, h.file));
     }
     auto hist = results::HistogramFromJson(*hj, fmt::format("host {}: {}", h.label, h.file));
     if (!hist.ok()) return hist.status();
-    if (!docs.empty()) {
-      PGRIG_RETURN_IF_ERROR(CheckSameRun(*docs[0], with_doc[0]->label, d, h.label));
+    if (!r.docs.empty()) {
+      PGRIG_RETURN_IF_ERROR(CheckSameRun(*r.docs[0], r.with_doc[0]->label, d, h.label));
     }
-    merged.Add(*hist);
-    docs.push_back(&d);
-    with_doc.push_back(&h);
+    r.merged.Add(*hist);
+    r.docs.push_back(&d);
+    r.with_doc.push_back(&h);
   }
-  if (docs.empty()) {
+  if (r.docs.empty()) {
     return InvalidArgument("no client host produced a result; nothing to merge");
   }
+  return r;
+}
 
+// Per host: its line in "fleet.hosts" and, when it has a result, in
+// "client.hosts"; whether the merged result is partial and why.
+struct HostEntries {
   json fleet_hosts = json::array();
   json client_hosts = json::array();
   bool partial = false;
   std::string abort_message;
   std::string stop_reason = "completed";
+};
+
+HostEntries DescribeHosts(const std::vector<ClientHostResult>& hosts) {
+  HostEntries out;
   for (const ClientHostResult& h : hosts) {
     json e{{"label", h.label}, {"file", h.file}};
     if (!h.doc) {
-      partial = true;
+      out.partial = true;
       e["status"] = "failed";
       e["message"] = h.error;
-      if (abort_message.empty()) abort_message = h.label + ": " + h.error;
-      fleet_hosts.push_back(e);
+      if (out.abort_message.empty()) out.abort_message = h.label + ": " + h.error;
+      out.fleet_hosts.push_back(e);
       continue;
     }
     const json& d = *h.doc;
@@ -213,15 +228,19 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
     e["tps"] = Num(d, {"summary", "tps"});
     e["started_at"] = d.value("started_at", std::string());
     if (!complete) {
-      partial = true;
+      out.partial = true;
       const json* am = At(d, {"abort_message"});
       e["message"] = am != nullptr && am->is_string() ? am->get<std::string>()
                                                       : d.value("stop_reason", std::string("?"));
-      if (abort_message.empty()) abort_message = h.label + ": " + e["message"].get<std::string>();
-      if (stop_reason == "completed") stop_reason = d.value("stop_reason", std::string("aborted"));
+      if (out.abort_message.empty()) {
+        out.abort_message = h.label + ": " + e["message"].get<std::string>();
+      }
+      if (out.stop_reason == "completed") {
+        out.stop_reason = d.value("stop_reason", std::string("aborted"));
+      }
     }
-    fleet_hosts.push_back(e);
-    client_hosts.push_back(
+    out.fleet_hosts.push_back(e);
+    out.client_hosts.push_back(
         json{{"label", h.label},
              {"cpu_user_s", Num(d, {"client", "cpu_user_s"})},
              {"cpu_system_s", Num(d, {"client", "cpu_system_s"})},
@@ -231,7 +250,21 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
              {"max_rss_bytes", Int(d, {"client", "max_rss_bytes"})},
              {"tps", Num(d, {"summary", "tps"})}});
   }
-  if (partial && stop_reason == "completed") stop_reason = "partial";
+  if (out.partial && out.stop_reason == "completed") out.stop_reason = "partial";
+  return out;
+}
+
+}  // namespace
+
+Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
+                                const MergeOptions& options) {
+  PGRIG_ASSIGN_OR_RETURN(ReadDocs read, ReadHostDocs(hosts));
+  const std::vector<const json*>& docs = read.docs;
+  const stats::Histogram& merged = read.merged;
+  HostEntries entries = DescribeHosts(hosts);
+  const bool partial = entries.partial;
+  const std::string& abort_message = entries.abort_message;
+  const std::string& stop_reason = entries.stop_reason;
 
   const json& first = *docs[0];
   json out = first;
@@ -330,13 +363,13 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
                        {"io", first.contains("client") ? first["client"].value("io", "epoll")
                                                        : std::string("epoll")},
                        {"lean_protocol_connections", lean},
-                       {"hosts", client_hosts}};
+                       {"hosts", entries.client_hosts}};
   out["scripts"] = MergeScripts(docs);
   out["series"] = MergeSeries(docs);
   out["facts"] = options.facts;
   out["observation"] = options.observation;
   out["bottleneck"] = options.bottleneck;
-  out["fleet"] = json{{"mode", "clients"}, {"partial", partial}, {"hosts", fleet_hosts}};
+  out["fleet"] = json{{"mode", "clients"}, {"partial", partial}, {"hosts", entries.fleet_hosts}};
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "common/clock.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 
 namespace pgrig::micro {
 
@@ -73,7 +74,7 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
   }
   json summary = LioWindowSummary(w, r.tables, o.work_unit);
   return json{
-      {"schema", kLioSchemaName},
+      {"schema", results::kLioResultSchema},
       {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "lio run"}}},
       {"complete", !r.interrupted},
       {"stop_reason", r.interrupted ? "interrupted" : "completed"},

@@ -14,8 +14,6 @@
 
 namespace pgrig::micro {
 
-inline constexpr const char* kLioSchemaName = "pgrig.lio/1";
-
 // What the document records besides the measurement.
 struct MicroDocInputs {
   std::string tool_version;

@@ -2,6 +2,7 @@
 
 #include "common/clock.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 
 namespace pgrig::micro {
 
@@ -47,7 +48,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
       {"memory_file_system", r.tmpfs},
   };
   return json{
-      {"schema", kFsyncSchemaName},
+      {"schema", results::kFsyncSchema},
       {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "fsync"}}},
       {"complete", !r.interrupted},
       {"stop_reason", r.interrupted ? "interrupted" : "completed"},

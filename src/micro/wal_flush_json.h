@@ -13,8 +13,6 @@
 
 namespace pgrig::micro {
 
-inline constexpr const char* kFsyncSchemaName = "pgrig.fsync/1";
-
 struct FsyncDocContext {
   // The server's wal_sync_method when a server was reachable.
   std::optional<std::string> server_wal_sync_method;

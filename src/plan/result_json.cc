@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 
 namespace pgrig::plan {
 
@@ -40,6 +41,9 @@ json IntervalJson(const stats::IntervalStats& s, double t_end_s, double duration
 
 }  // namespace
 
+// Whole on purpose: it builds one document top to bottom in the order of
+// docs/results-format.md, each key once; split into pieces, one document's
+// keys would be spelled in several functions.
 json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const json& facts) {
   const ResultOptions& o = in.options;
   const stats::IntervalStats& t = r.totals;
@@ -117,7 +121,7 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
   }
 
   json doc{
-      {"schema", kResultSchema},
+      {"schema", results::kResultSchema},
       {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", in.command}}},
       {"complete", r.stop_reason == engine::StopReason::kCompleted},
       {"stop_reason", engine::StopReasonName(r.stop_reason)},

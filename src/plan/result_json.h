@@ -25,8 +25,6 @@
 
 namespace pgrig::plan {
 
-inline constexpr const char* kResultSchema = "pgrig.result/1";
-
 struct ResultServer {
   std::string version;  // "15.18"
   int version_num = 0;  // 150018

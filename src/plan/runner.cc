@@ -20,18 +20,27 @@
 #include "micro/lio_load.h"
 #include "micro/lio_run.h"
 #include "micro/wal_flush_json.h"
-#include "plan/bottleneck.h"
+#include "observe/bottleneck.h"
+#include "observe/observe.h"
 #include "plan/cell_settings.h"
-#include "plan/observe.h"
 #include "plan/server_settings.h"
 #include "plan/suite_json.h"
 #include "plan/suite_setup.h"
+#include "results/schemas.h"
 #include "script/prng.h"
 #include "script/script.h"
 #include "script/variables.h"
+#include "workload/bench_options.h"
 #include "workload/pgbench_loader.h"
 
 namespace pgrig::plan {
+
+using observe::ClientUse;
+using observe::ClientUseOf;
+using observe::Diagnose;
+using observe::Observation;
+using observe::ObserveOptions;
+using observe::Observer;
 
 namespace {
 
@@ -90,6 +99,27 @@ class Runner {
   json NewSuite() const;
   // One (cell, iteration): returns false when the suite must stop.
   bool RunOne(int cell_index, int iteration, int position);
+  // The steps of RunOne.  A failure sets `error`, Ctrl-C `interrupted`;
+  // each step does nothing once either is set.
+  // The cell's server settings, then VACUUM (writing workloads) and
+  // CHECKPOINT, recorded in `run`.
+  void BeforeRun(int cell_index, json& run, std::string& error);
+  // The same cell for the warm-up time, discarded.
+  void WarmUp(int cell_index, std::string& error, bool& interrupted);
+  // The measured window of a pgbench cell, observed; fills run["result"] etc.
+  void MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, json& run,
+                  std::string& error, bool& interrupted);
+  // An Observer for a measured window, or none with a note in `run`.
+  std::unique_ptr<Observer> StartObserver(json& run) const;
+  void Emit(SuiteProgress p) const {
+    p.elapsed_s = NowS() - started_;
+    if (o_.on_progress) o_.on_progress(p);
+  }
+  // The suite's time left, `into_run` seconds into the current run.
+  double Remaining(double into_run) const {
+    const double per_run = o_.plan.duration_s + o_.plan.warmup_s + kOverheadPerRunS;
+    return std::max(0.0, per_run * (runs_to_do_ - run_number_ + 1) - into_run);
+  }
   engine::EngineConfig Config(int cell_index, int duration_s) const;
   Status Save();
 
@@ -352,18 +382,7 @@ micro::LioRunOptions Runner::LioOptions(int cell_index) const {
 void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, std::string& error,
                         bool& interrupted) {
   const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
-  std::unique_ptr<Observer> observer;
-  ObserveOptions oo;
-  oo.data_directory = data_directory_;
-  oo.server = o_.target;
-  oo.database = database_;
-  oo.server_is_local = local_;
-  auto started = Observer::Start(oo);
-  if (started.ok()) {
-    observer = std::move(started).value();
-  } else {
-    run["notes"].push_back("no observation: " + started.status().message());
-  }
+  std::unique_ptr<Observer> observer = StartObserver(run);
   micro::LioRunOptions lo = LioOptions(cell_index);
   const double cpu0 = ProcessCpuSeconds();
   auto r = micro::RunLio(lo);
@@ -407,8 +426,21 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, st
   p.kind = SuiteProgress::Kind::kRunEnd;
   p.current_tps = 0;
   p.text = "ok: " + Millions(lio_per_s) + " logical reads/s";
-  p.elapsed_s = NowS() - started_;
-  if (o_.on_progress) o_.on_progress(p);
+  Emit(p);
+}
+
+std::unique_ptr<Observer> Runner::StartObserver(json& run) const {
+  ObserveOptions oo;
+  oo.data_directory = data_directory_;
+  oo.server = o_.target;
+  oo.database = database_;
+  oo.server_is_local = local_;
+  auto started = Observer::Start(oo);
+  if (!started.ok()) {
+    run["notes"].push_back("no observation: " + started.status().message());
+    return nullptr;
+  }
+  return std::move(started).value();
 }
 
 json Runner::NewSuite() const {
@@ -433,7 +465,7 @@ json Runner::NewSuite() const {
                  {"source_text", o_.plan.source_text},
                  {"parsed", PlanToJson(o_.plan)}};
   return json{
-      {"schema", kSuiteSchema},
+      {"schema", results::kSuiteSchema},
       {"tool", {{"name", "pgrig"}, {"version", o_.tool_version}, {"command", "run"}}},
       {"command_line", o_.command_line},
       {"label", o_.label},
@@ -468,33 +500,170 @@ json Runner::NewSuite() const {
 engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
   const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   const PreparedWorkload& w = workloads_[static_cast<size_t>(cell.workload)];
-  engine::EngineConfig cfg;
-  cfg.target = WithConnectionSettings(
-      o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection);
-  cfg.scripts = w.scripts;
-  cfg.names = w.names;
-  cfg.base_variables = w.base_variables;
-  cfg.scale = scale_.scale;
-  cfg.clients = cell.clients;
-  cfg.threads = std::min(cell.threads, cell.clients);
-  cfg.duration_s = duration_s;
-  cfg.mode = cell.protocol;
-  cfg.rate_tps = o_.plan.rate_tps.value_or(0);
-  cfg.latency_limit_us = o_.plan.latency_limit_ms
-                             ? static_cast<int64_t>(std::llround(*o_.plan.latency_limit_ms * 1000))
-                             : 0;
-  cfg.max_tries = static_cast<uint32_t>(o_.plan.max_tries);
+  // The cell as pgbench's options, so that it reaches the engine as
+  // `pgrig bench` does.
+  workload::BenchOptions bo;
+  bo.clients = cell.clients;
+  bo.threads = cell.threads;
+  bo.duration_s = duration_s;
+  bo.mode = cell.protocol;
+  bo.rate_tps = o_.plan.rate_tps.value_or(0);
+  bo.latency_limit_us = o_.plan.latency_limit_ms
+                            ? static_cast<int64_t>(std::llround(*o_.plan.latency_limit_ms * 1000))
+                            : 0;
+  bo.max_tries = static_cast<uint32_t>(o_.plan.max_tries);
   auto seed = script::ParseRandomSeed("time");
-  cfg.random_seed = seed.ok() ? *seed : static_cast<uint64_t>(WallSeconds() * 1e6);
-  cfg.series_interval_s = 1;
+  engine::EngineConfig cfg = workload::EngineConfigFor(
+      bo, {.target = WithConnectionSettings(
+               o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection),
+           .scripts = w.scripts,
+           .names = w.names,
+           .base_variables = w.base_variables,
+           .scale = scale_.scale,
+           .random_seed = seed.ok() ? *seed : static_cast<uint64_t>(WallSeconds() * 1e6)});
   cfg.stop_requested = o_.stop_requested;
-  engine::ApplyEnvironmentKnobs(cfg);  // as `pgrig bench` does
   return cfg;
 }
 
 Status Runner::Save() {
   UpdateCellSummaries(suite_);
   return WriteSuiteFiles(o_.out_dir, suite_);
+}
+
+void Runner::BeforeRun(int cell_index, json& run, std::string& error) {
+  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  if (server_settings_) {
+    auto applied = server_settings_->Apply(cell_settings_[static_cast<size_t>(cell_index)].server);
+    if (!applied.ok()) {
+      error = "applying the cell's server settings failed: " + applied.status().message();
+      return;
+    }
+    run["server_settings"] = cell_settings_[static_cast<size_t>(cell_index)].server;
+    if (applied->restarted) {
+      run["notes"].push_back("the server was restarted for this cell's settings");
+    }
+  }
+  auto conn = pg::Connect(o_.target);
+  if (!conn.ok()) {
+    error = "could not connect before the run: " + conn.status().message();
+    return;
+  }
+  std::vector<std::string> actions;
+  const bool vacuum = o_.plan.vacuum == VacuumPolicy::kAlways ||
+                      (o_.plan.vacuum == VacuumPolicy::kWriteWorkloads && wl.writes);
+  if (vacuum && wl.kind == WorkloadKind::kLio) {
+    for (int t = 1; t <= wl.lio.tables; ++t)
+      actions.push_back("VACUUM " + micro::LioQualifiedName(t));
+  } else if (vacuum) {
+    actions = {"VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"};
+  }
+  if (o_.plan.checkpoint_between_runs) actions.push_back("CHECKPOINT");
+  for (const auto& sql : actions) {
+    auto r = conn->Exec(sql);
+    if (r.ok()) {
+      run["before_run"].push_back(sql);
+    } else {
+      run["notes"].push_back(sql + " failed: " + r.status().message());
+    }
+  }
+}
+
+void Runner::WarmUp(int cell_index, std::string& error, bool& interrupted) {
+  if (!error.empty() || o_.plan.warmup_s <= 0 || Stopping()) return;
+  auto warm = engine::RunBenchmark(Config(cell_index, DurationSeconds(o_.plan.warmup_s)));
+  if (!warm.ok() && Stopping()) {
+    interrupted = true;
+  } else if (!warm.ok()) {
+    error = "warm-up: " + warm.status().message();
+  } else if (warm->stop_reason == engine::StopReason::kInterrupted) {
+    interrupted = true;
+  } else if (warm->stop_reason == engine::StopReason::kAborted) {
+    error = "warm-up aborted: " + warm->first_abort_message;
+  }
+}
+
+void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, json& run,
+                        std::string& error, bool& interrupted) {
+  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  std::unique_ptr<Observer> observer = StartObserver(run);
+  // After the observer's connection is open, so that the children to come
+  // back to include it (its queries' CPU is in the figure).
+  host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
+  const int duration = DurationSeconds(o_.plan.duration_s);
+  engine::EngineConfig cfg = Config(cell_index, duration);
+  cfg.start_gate = [&server_cpu]() -> Status {
+    server_cpu.Start();
+    return Status();
+  };
+  cfg.progress_s = 1;
+  cfg.on_progress = [&](const stats::IntervalStats& s, double len_s, double /*elapsed_s*/) {
+    SuiteProgress p = base;
+    p.kind = SuiteProgress::Kind::kTick;
+    p.current_tps = len_s > 0 ? static_cast<double>(s.transactions) / len_s : 0;
+    p.remaining_s = Remaining(NowS() - run_t0);
+    Emit(p);
+  };
+  auto r = engine::RunBenchmark(cfg);
+  Observation obs;
+  if (observer) obs = observer->Stop();
+  const host::ServerCpuMeasure server_measure = server_cpu.Finish();
+  // Ctrl-C while the clients connect ends the engine with an error
+  // ("interrupted while connecting"): that run was interrupted, not failed.
+  if (!r.ok() && Stopping()) {
+    interrupted = true;
+    return;
+  }
+  if (!r.ok()) {
+    error = r.status().message();
+    return;
+  }
+  if (r->stop_reason == engine::StopReason::kInterrupted) {
+    interrupted = true;
+    return;
+  }
+  ResultInputs in;
+  in.tool_version = o_.tool_version;
+  in.command = "run";
+  in.command_line = o_.command_line;
+  in.server = o_.server;
+  in.cpus = o_.cpus;
+  in.server_cpu = server_measure;
+  in.scripts = workloads_[static_cast<size_t>(cell.workload)].result_scripts;
+  ResultOptions& ro = in.options;
+  ro.clients = cfg.clients;
+  ro.threads = cfg.threads;
+  ro.duration_s = duration;
+  ro.mode = cfg.mode;
+  ro.scale = cfg.scale;
+  ro.rate_tps = cfg.rate_tps;
+  ro.latency_limit_us = cfg.latency_limit_us;
+  ro.max_tries = static_cast<int>(cfg.max_tries);
+  ro.no_vacuum = run["before_run"].empty();
+  ro.progress_s = 1;
+  ro.random_seed = std::to_string(cfg.random_seed);
+  ro.defines = wl.defines;
+  // The suite holds the facts once (suite.facts); a run's own "facts" is null.
+  run["result"] = RunResultToJson(in, *r, nullptr);
+  if (observer) {
+    run["observation"] = obs.ToJson();
+    const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
+    run["bottleneck"] = Diagnose(obs, use).ToJson();
+  }
+  if (r->stop_reason == engine::StopReason::kAborted) {
+    error =
+        "the run was aborted: " +
+        (r->first_abort_message.empty() ? std::string("a client aborted") : r->first_abort_message);
+  } else {
+    run["status"] = "ok";
+  }
+  SuiteProgress p = base;
+  p.kind = SuiteProgress::Kind::kRunEnd;
+  p.current_tps = r->Tps();
+  p.remaining_s = Remaining(NowS() - run_t0);
+  p.text = error.empty() ? "ok" : "failed: " + error;
+  Emit(p);
 }
 
 bool Runner::RunOne(int cell_index, int iteration, int position) {
@@ -509,21 +678,13 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
   base.iterations = o_.plan.iterations;
   base.run_number = run_number_;
   base.runs_to_do = runs_to_do_;
-  const double per_run = o_.plan.duration_s + o_.plan.warmup_s + kOverheadPerRunS;
-  auto remaining = [&](double into_run) {
-    return std::max(0.0, per_run * (runs_to_do_ - run_number_ + 1) - into_run);
-  };
-  auto emit = [&](SuiteProgress p) {
-    p.elapsed_s = NowS() - started_;
-    if (o_.on_progress) o_.on_progress(p);
-  };
   const double run_t0 = NowS();
   {
     SuiteProgress p = base;
     p.kind = SuiteProgress::Kind::kRunStart;
     p.warmup = o_.plan.warmup_s > 0;
-    p.remaining_s = remaining(0);
-    emit(p);
+    p.remaining_s = Remaining(0);
+    Emit(p);
   }
 
   json run{{"run", next_run_++},
@@ -544,148 +705,15 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
   std::string error;
   bool interrupted = false;
 
-  // Server-level settings of this cell.
-  if (server_settings_) {
-    auto applied = server_settings_->Apply(cell_settings_[static_cast<size_t>(cell_index)].server);
-    if (!applied.ok()) {
-      error = "applying the cell's server settings failed: " + applied.status().message();
-    } else {
-      run["server_settings"] = cell_settings_[static_cast<size_t>(cell_index)].server;
-      if (applied->restarted)
-        run["notes"].push_back("the server was restarted for this cell's settings");
-    }
-  }
-  // Between runs: VACUUM (writing workloads), CHECKPOINT.
-  if (error.empty()) {
-    auto conn = pg::Connect(o_.target);
-    if (!conn.ok()) {
-      error = "could not connect before the run: " + conn.status().message();
-    } else {
-      std::vector<std::string> actions;
-      const bool vacuum = o_.plan.vacuum == VacuumPolicy::kAlways ||
-                          (o_.plan.vacuum == VacuumPolicy::kWriteWorkloads && wl.writes);
-      if (vacuum && wl.kind == WorkloadKind::kLio) {
-        for (int t = 1; t <= wl.lio.tables; ++t) {
-          actions.push_back("VACUUM " + micro::LioQualifiedName(t));
-        }
-      } else if (vacuum) {
-        actions = {"VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"};
-      }
-      if (o_.plan.checkpoint_between_runs) actions.push_back("CHECKPOINT");
-      for (const auto& sql : actions) {
-        auto r = conn->Exec(sql);
-        if (r.ok()) {
-          run["before_run"].push_back(sql);
-        } else {
-          run["notes"].push_back(sql + " failed: " + r.status().message());
-        }
-      }
-    }
-  }
-  // A lio cell: RunLio warms its sessions up itself before the window.
-  const bool lio = wl.kind == WorkloadKind::kLio;
-  if (lio && error.empty() && !Stopping()) MeasureLio(cell_index, base, run, error, interrupted);
-  // Warm-up: the same cell, discarded.
-  if (!lio && error.empty() && o_.plan.warmup_s > 0 && !Stopping()) {
-    auto warm = engine::RunBenchmark(Config(cell_index, DurationSeconds(o_.plan.warmup_s)));
-    if (!warm.ok() && Stopping()) {
-      interrupted = true;
-    } else if (!warm.ok()) {
-      error = "warm-up: " + warm.status().message();
-    } else if (warm->stop_reason == engine::StopReason::kInterrupted) {
-      interrupted = true;
-    } else if (warm->stop_reason == engine::StopReason::kAborted) {
-      error = "warm-up aborted: " + warm->first_abort_message;
-    }
-  }
-  if (!lio && Stopping()) interrupted = true;
-
-  // The measured run, observed.
-  if (!lio && error.empty() && !interrupted) {
-    std::unique_ptr<Observer> observer;
-    ObserveOptions oo;
-    oo.data_directory = data_directory_;
-    oo.server = o_.target;
-    oo.database = database_;
-    oo.server_is_local = local_;
-    auto started = Observer::Start(oo);
-    if (started.ok()) {
-      observer = std::move(started).value();
-    } else {
-      run["notes"].push_back("no observation: " + started.status().message());
-    }
-    // After the observer's connection is open, so that the children to come
-    // back to include it (its queries' CPU is in the figure).
-    host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
-    const int duration = DurationSeconds(o_.plan.duration_s);
-    engine::EngineConfig cfg = Config(cell_index, duration);
-    cfg.start_gate = [&server_cpu]() -> Status {
-      server_cpu.Start();
-      return Status();
-    };
-    cfg.progress_s = 1;
-    cfg.on_progress = [&](const stats::IntervalStats& s, double len_s, double /*elapsed_s*/) {
-      SuiteProgress p = base;
-      p.kind = SuiteProgress::Kind::kTick;
-      p.current_tps = len_s > 0 ? static_cast<double>(s.transactions) / len_s : 0;
-      p.remaining_s = remaining(NowS() - run_t0);
-      emit(p);
-    };
-    auto r = engine::RunBenchmark(cfg);
-    Observation obs;
-    if (observer) obs = observer->Stop();
-    const host::ServerCpuMeasure server_measure = server_cpu.Finish();
-    // Ctrl-C while the clients connect ends the engine with an error
-    // ("interrupted while connecting"): that run was interrupted, not failed.
-    if (!r.ok() && Stopping()) {
-      interrupted = true;
-    } else if (!r.ok()) {
-      error = r.status().message();
-    } else if (r->stop_reason == engine::StopReason::kInterrupted) {
-      interrupted = true;
-    } else {
-      ResultInputs in;
-      in.tool_version = o_.tool_version;
-      in.command = "run";
-      in.command_line = o_.command_line;
-      in.server = o_.server;
-      in.cpus = o_.cpus;
-      in.server_cpu = server_measure;
-      in.scripts = workloads_[static_cast<size_t>(cell.workload)].result_scripts;
-      ResultOptions& ro = in.options;
-      ro.clients = cfg.clients;
-      ro.threads = cfg.threads;
-      ro.duration_s = duration;
-      ro.mode = cfg.mode;
-      ro.scale = cfg.scale;
-      ro.rate_tps = cfg.rate_tps;
-      ro.latency_limit_us = cfg.latency_limit_us;
-      ro.max_tries = static_cast<int>(cfg.max_tries);
-      ro.no_vacuum = run["before_run"].empty();
-      ro.progress_s = 1;
-      ro.random_seed = std::to_string(cfg.random_seed);
-      ro.defines = wl.defines;
-      // The suite holds the facts once (suite.facts); a run's own "facts" is null.
-      run["result"] = RunResultToJson(in, *r, nullptr);
-      if (observer) {
-        run["observation"] = obs.ToJson();
-        const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
-        run["bottleneck"] = Diagnose(obs, use).ToJson();
-      }
-      if (r->stop_reason == engine::StopReason::kAborted) {
-        error = "the run was aborted: " + (r->first_abort_message.empty()
-                                               ? std::string("a client aborted")
-                                               : r->first_abort_message);
-      } else {
-        run["status"] = "ok";
-      }
-      SuiteProgress p = base;
-      p.kind = SuiteProgress::Kind::kRunEnd;
-      p.current_tps = r->Tps();
-      p.remaining_s = remaining(NowS() - run_t0);
-      p.text = error.empty() ? "ok" : "failed: " + error;
-      emit(p);
-    }
+  BeforeRun(cell_index, run, error);
+  if (wl.kind == WorkloadKind::kLio) {
+    // RunLio warms its sessions up itself before the window.
+    if (error.empty() && !Stopping()) MeasureLio(cell_index, base, run, error, interrupted);
+  } else {
+    WarmUp(cell_index, error, interrupted);
+    if (Stopping()) interrupted = true;
+    if (error.empty() && !interrupted)
+      MeasureRun(cell_index, base, run_t0, run, error, interrupted);
   }
   if (interrupted && error.empty()) {
     // An unfinished run is not kept: --resume runs it again.
@@ -701,7 +729,7 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
       SuiteProgress p = base;
       p.kind = SuiteProgress::Kind::kRunEnd;
       p.text = "failed: " + error;
-      emit(p);
+      Emit(p);
     }
   }
   ++runs_made_;

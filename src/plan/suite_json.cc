@@ -12,6 +12,7 @@
 #include "cost/per_dollar.h"
 #include "plan/result_json.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 #include "stats/distributions.h"
 #include "stats/histogram.h"
 #include "stats/summary.h"
@@ -369,7 +370,7 @@ std::string RunsCsv(const json& suite) {
     const json& c = cells[Str(run, "cell")];
     const json& r = At(run, "result");
     const bool has = r.is_object();
-    const bool lio_run = has && Str(r, "schema") == "pgrig.lio/1";
+    const bool lio_run = has && Str(r, "schema") == results::kLioResultSchema;
     const bool txn = has && !lio_run;  // a pgrig.result/1 run: tps and transactions
     const json& lat = has ? At(r, "latency_ms") : json();
     std::vector<std::string> f = {

@@ -24,8 +24,6 @@
 
 namespace pgrig::plan {
 
-inline constexpr const char* kSuiteSchema = "pgrig.suite/1";
-
 // The parsed plan as recorded under plan.parsed.
 nlohmann::json PlanToJson(const Plan& plan);
 

@@ -12,6 +12,7 @@
 
 #include "plan/plan_search.h"
 #include "plan/result_json.h"
+#include "results/schemas.h"
 
 namespace pgrig::plan {
 namespace {
@@ -45,7 +46,7 @@ json RunDoc(const std::string& cell, int iteration, int64_t latency_ns, int64_t 
 }
 
 json SuiteWith(std::vector<json> runs, json price = nullptr) {
-  return json{{"schema", kSuiteSchema},
+  return json{{"schema", results::kSuiteSchema},
               {"label", "t"},
               {"price", price},
               {"plan", {{"name", "t"}, {"source_path", ""}}},

@@ -14,6 +14,8 @@
 #include "micro/wal_flush.h"
 #include "plan/runner.h"
 #include "plan/suite_json.h"
+#include "results/schemas.h"
+#include "workload/bench_options.h"
 
 namespace pgrig::plan {
 
@@ -29,51 +31,34 @@ constexpr double kBytesPerScale = 16.0 * 1024 * 1024;
 
 Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
   if (w.kind != WorkloadKind::kPgbench) return PreparedWorkload{};  // no scripts
-  auto names = std::make_shared<script::NameTable>();
-  auto scripts = std::make_shared<std::vector<script::Script>>();
-  PreparedWorkload out;
+  std::vector<workload::ScriptSpec> specs;
   for (const ScriptRef& ref : w.scripts) {
-    std::string text;
-    std::string source;
-    if (ref.kind == ScriptRef::Kind::kBuiltin) {
-      auto b = script::FindBuiltin(ref.spec);
-      if (!b.ok()) {
-        return InvalidArgument("workload '" + w.name + "': " + b.status().message());
-      }
-      text = std::string((*b)->text);
-      source = std::string((*b)->desc);
-    } else {
-      auto t = ReadWholeFile(ref.spec);
-      if (!t.ok()) {
-        return InvalidArgument("workload '" + w.name + "': could not read script file \"" +
-                               ref.spec + "\": " + t.status().message());
-      }
-      text = std::move(t).value();
-      source = ref.spec;
-    }
-    auto s = script::ParseScript(text, source, *names);
-    if (!s.ok()) return InvalidArgument("workload '" + w.name + "': " + s.status().message());
-    s->weight = ref.weight;
-    ResultScript rs{.desc = s->desc,
-                    .weight = ref.weight,
-                    .spec = ref.spec,
-                    .is_file = ref.kind == ScriptRef::Kind::kFile,
+    specs.push_back(workload::ScriptSpec{.kind = ref.kind == ScriptRef::Kind::kFile
+                                                     ? workload::ScriptSpec::Kind::kFile
+                                                     : workload::ScriptSpec::Kind::kBuiltin,
+                                         .name = ref.spec,
+                                         .weight = ref.weight});
+  }
+  const std::vector<std::pair<std::string, std::string>> defines(w.defines.begin(),
+                                                                 w.defines.end());
+  auto prepared = workload::PrepareScripts(specs, defines);
+  if (!prepared.ok()) {
+    return InvalidArgument("workload '" + w.name + "': " + prepared.status().message());
+  }
+  PreparedWorkload out;
+  out.names = prepared->names;
+  out.scripts = prepared->scripts;
+  out.base_variables = prepared->base_variables;
+  for (size_t i = 0; i < w.scripts.size(); ++i) {
+    const script::Script& s = (*out.scripts)[i];
+    ResultScript rs{.desc = s.desc,
+                    .weight = w.scripts[i].weight,
+                    .spec = w.scripts[i].spec,
+                    .is_file = w.scripts[i].kind == ScriptRef::Kind::kFile,
                     .command_lines = {}};
-    for (const auto& c : s->commands) rs.command_lines.push_back(c.first_line);
+    for (const auto& c : s.commands) rs.command_lines.push_back(c.first_line);
     out.result_scripts.push_back(std::move(rs));
-    scripts->push_back(std::move(s).value());
   }
-  for (const char* n : {"client_id", "scale", "default_seed", "random_seed"}) names->Intern(n);
-  for (const auto& [k, v] : w.defines) names->Intern(k);
-  std::shared_ptr<const script::NameTable> frozen = names;
-  auto vars = std::make_shared<script::Variables>(frozen);
-  for (const auto& [k, v] : w.defines) {
-    Status s = vars->SetStringByName("option", k, v);
-    if (!s.ok()) return InvalidArgument("workload '" + w.name + "': " + s.message());
-  }
-  out.names = frozen;
-  out.scripts = scripts;
-  out.base_variables = vars;
   return out;
 }
 
@@ -215,9 +200,7 @@ Status CheckOutDir(const std::string& dir) {
 }
 
 Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cell>& cells) {
-  if (!suite.is_object() || suite.value("schema", "") != kSuiteSchema) {
-    return InvalidArgument(std::string("not a ") + kSuiteSchema + " document");
-  }
+  PGRIG_RETURN_IF_ERROR(results::CheckSchema(suite, results::kSuiteSchema, "suite.json"));
   if (suite.value("complete", false)) {
     return InvalidArgument("the suite is complete; there is nothing to resume");
   }
@@ -272,6 +255,33 @@ Result<PriceChoice> ChoosePrice(std::optional<double> usd_per_hour, const std::s
                found.status().message() + "); use --usd-per-hour";
   }
   return out;
+}
+
+Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& plan_arg) {
+  auto text = ReadWholeFile(dir + "/suite.json");
+  if (!text.ok()) {
+    return InvalidArgument("no suite.json there (" + text.status().message() + ")");
+  }
+  ResumedSuite r;
+  r.suite = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (r.suite.is_discarded()) return InvalidArgument("suite.json is not valid JSON");
+  if (!r.suite.is_object()) return InvalidArgument("suite.json is not a pgrig.suite/1 document");
+  const json& pj = r.suite["plan"];
+  if (!pj.is_object() || !pj["source_text"].is_string()) {
+    return InvalidArgument("suite.json holds no plan");
+  }
+  const std::string path =
+      pj["source_path"].is_string() ? pj["source_path"].get<std::string>() : "";
+  const std::string plan_text = pj["source_text"].get<std::string>();
+  PGRIG_ASSIGN_OR_RETURN(r.plan, ParsePlan(plan_text, path.empty() ? "suite.json" : path));
+  if (pj["name"].is_string()) r.plan.name = pj["name"].get<std::string>();
+  r.plan.source_path = path;
+  r.plan.source_text = plan_text;
+  if (!plan_arg.empty() && plan_arg != r.plan.name && plan_arg != r.plan.source_path) {
+    return InvalidArgument("it continues plan '" + r.plan.name + "', not '" + plan_arg + "'");
+  }
+  r.label = r.suite["label"].is_string() ? r.suite["label"].get<std::string>() : r.plan.name;
+  return r;
 }
 
 }  // namespace pgrig::plan

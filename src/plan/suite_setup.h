@@ -23,6 +23,18 @@
 
 namespace pgrig::plan {
 
+// A suite to continue (`pgrig run --resume DIR`): its suite.json, and the
+// plan rebuilt from the plan text recorded in it (name and source path as
+// recorded).  `plan_arg`, the PLAN given with --resume (may be empty), must
+// name that plan.  InvalidArgument saying what is wrong; the caller names
+// the directory.
+struct ResumedSuite {
+  nlohmann::json suite;
+  Plan plan;
+  std::string label;  // the suite's label, else the plan's name
+};
+Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& plan_arg);
+
 struct PriceSpec {
   double usd_per_hour = 0;
   std::string instance_type;  // "" when given as a bare price

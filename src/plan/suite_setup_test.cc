@@ -4,6 +4,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
 
 namespace pgrig::plan {
 namespace {
@@ -54,6 +60,65 @@ TEST(ChoosePriceTest, NothingKnownNoPriceNoNote) {
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->price.has_value());
   EXPECT_TRUE(c->note.empty());
+}
+
+// `pgrig run --resume DIR` reads the suite and the plan recorded in it
+// (ReadResumable, moved out of cli/cmd_run.cc by issue 26).
+class ReadResumableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/pgrig_resumable_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto text = ReadWholeFile(PGRIG_SOURCE_DIR "/plans/quick.toml");
+    ASSERT_TRUE(text.ok());
+    plan_text_ = *text;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void WriteSuite(const std::string& text) {
+    ASSERT_TRUE(WriteFileAtomically(dir_ + "/suite.json", text).ok());
+  }
+  std::string dir_;
+  std::string plan_text_;
+};
+
+TEST_F(ReadResumableTest, ThePlanRecordedInTheSuite) {
+  nlohmann::json suite = {
+      {"schema", "pgrig.suite/1"},
+      {"label", "mine"},
+      {"plan",
+       {{"name", "quick"}, {"source_path", "/somewhere/quick.toml"}, {"source_text", plan_text_}}}};
+  WriteSuite(suite.dump());
+  auto r = ReadResumable(dir_, "");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->plan.name, "quick");
+  EXPECT_EQ(r->plan.source_path, "/somewhere/quick.toml");
+  EXPECT_EQ(r->plan.source_text, plan_text_);
+  EXPECT_EQ(r->label, "mine");
+  EXPECT_EQ(r->suite["label"], "mine");
+  EXPECT_TRUE(ReadResumable(dir_, "quick").ok());
+  EXPECT_TRUE(ReadResumable(dir_, "/somewhere/quick.toml").ok());
+  auto other = ReadResumable(dir_, "standard");
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(), HasSubstr("it continues plan 'quick', not 'standard'"));
+  // No label: the plan's name.
+  suite.erase("label");
+  WriteSuite(suite.dump());
+  EXPECT_EQ(ReadResumable(dir_, "")->label, "quick");
+}
+
+TEST_F(ReadResumableTest, WhatCannotBeResumedIsSaid) {
+  auto none = ReadResumable(dir_, "");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("no suite.json there"));
+  WriteSuite("{\"schema\": ");
+  EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("not valid JSON"));
+  WriteSuite("[1, 2]");
+  EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("not a pgrig.suite/1"));
+  WriteSuite(R"({"schema": "pgrig.suite/1", "plan": {"name": "x"}})");
+  EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("holds no plan"));
+  WriteSuite(R"({"schema": "pgrig.suite/1", "plan": {"source_text": "[plan\nscale = "}})");
+  EXPECT_FALSE(ReadResumable(dir_, "").ok());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "report/reader.h"
 #include "report/tables.h"
 #include "report/test_suites.h"
+#include "results/schemas.h"
 
 namespace pgrig::report {
 namespace {
@@ -46,7 +47,7 @@ TEST(ReaderTest, ReadsASuite) {
   FixtureSuite f{
       .label = "graviton", .usd_per_hour = 0.68, .cells = StandardCells(20000, 4000, 6000)};
   const Suite s = Read(f);
-  EXPECT_EQ(s.schema, kSuiteSchema);
+  EXPECT_EQ(s.schema, results::kSuiteSchema);
   EXPECT_EQ(s.label, "graviton");
   EXPECT_EQ(s.scale, 10);
   EXPECT_EQ(s.pg_major, 15);
@@ -117,7 +118,7 @@ TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
   auto r2 = LoadSuite(dir + "tiny-r2");
   ASSERT_TRUE(r1.ok()) << r1.status().message();
   ASSERT_TRUE(r2.ok()) << r2.status().message();
-  EXPECT_EQ(r1->schema, kSuiteSchema);
+  EXPECT_EQ(r1->schema, results::kSuiteSchema);
   EXPECT_EQ(r1->plan_name, "tiny");
   EXPECT_EQ(r1->scale, 1);
   EXPECT_EQ(r1->pg_major, 15);

@@ -8,6 +8,7 @@
 
 #include "common/fs.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 
 namespace pgrig::report {
 namespace {
@@ -112,7 +113,7 @@ void ReadObservationOf(const Json& holder, Run* run) {
 // pgrig.lio/1 document (its headline is summary.lio_per_s).
 Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   Run run;
-  const bool lio = String(r, {"schema"}) == kLioSchema;
+  const bool lio = String(r, {"schema"}) == results::kLioResultSchema;
   const char* headline = lio ? "lio_per_s" : "tps";
   std::optional<double> tps = Number(r, {"summary", headline});
   if (!tps) {
@@ -169,7 +170,7 @@ void ReadFacts(const Json& facts, Suite& s) {
 Result<Suite> FromResult(const Json& doc, const std::string& source) {
   Suite s;
   s.source = source;
-  s.schema = kResultSchema;
+  s.schema = results::kResultSchema;
   s.label = std::filesystem::path(source).stem().string();
   s.suite_id = String(doc, {"started_at"}) + "/" + s.label;
   s.started_at = String(doc, {"started_at"});
@@ -246,8 +247,8 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
 
 // suite.fsync: the pgrig.fsync/1 document of the plan's fsync workload.
 Result<FsyncRecord> ReadFsync(const Json& f, const std::string& where) {
-  if (String(f, {"schema"}) != kFsyncSchema) {
-    return InvalidArgument(where + ": \"fsync\" is not a " + kFsyncSchema + " document");
+  if (String(f, {"schema"}) != results::kFsyncSchema) {
+    return InvalidArgument(where + ": \"fsync\" is not a " + results::kFsyncSchema + " document");
   }
   FsyncRecord r;
   r.dir = String(f, {"options", "dir"});
@@ -303,7 +304,7 @@ Suite StandaloneSuite(const Json& doc, const std::string& source, const char* sc
 // and work unit go into the plan name, so that compare flags two runs of
 // different shapes as different plans.
 Result<Suite> FromLio(const Json& doc, const std::string& source) {
-  Suite s = StandaloneSuite(doc, source, kLioSchema);
+  Suite s = StandaloneSuite(doc, source, results::kLioResultSchema);
   s.plan_name =
       fmt::format("pgrig lio run: {} tables of {} blocks, work unit {}, {}% updates, {} driver",
                   String(doc, {"options", "tables"}), String(doc, {"options", "blocks_per_table"}),
@@ -317,7 +318,7 @@ Result<Suite> FromLio(const Json& doc, const std::string& source) {
   auto sessions = Integer(doc, {"summary", "sessions"});
   if (!sessions) sessions = Integer(doc, {"options", "sessions"});
   if (!sessions || *sessions <= 0) {
-    return InvalidArgument(source + ": " + kLioSchema +
+    return InvalidArgument(source + ": " + results::kLioResultSchema +
                            " document without summary.sessions > 0; was it cut short?");
   }
   c.clients = c.threads = static_cast<int>(*sessions);
@@ -334,7 +335,7 @@ Result<Suite> FromLio(const Json& doc, const std::string& source) {
 
 // `pgrig fsync --json`: a suite without cells, holding only the fsync test.
 Result<Suite> FromFsync(const Json& doc, const std::string& source) {
-  Suite s = StandaloneSuite(doc, source, kFsyncSchema);
+  Suite s = StandaloneSuite(doc, source, results::kFsyncSchema);
   PGRIG_ASSIGN_OR_RETURN(s.fsync, ReadFsync(doc, source));
   if (!s.complete) s.warnings.push_back(source + ": the fsync test was interrupted");
   return s;
@@ -343,7 +344,7 @@ Result<Suite> FromFsync(const Json& doc, const std::string& source) {
 Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   Suite s;
   s.source = source;
-  s.schema = kSuiteSchema;
+  s.schema = results::kSuiteSchema;
   s.suite_id = String(doc, {"suite_id"});
   s.label = String(doc, {"label"});
   if (s.label.empty()) {
@@ -362,7 +363,8 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
 
   const Json* cells = Find(doc, {"cells"});
   if (cells == nullptr || !cells->is_array()) {
-    return InvalidArgument(source + ": " + kSuiteSchema + " document without a \"cells\" array");
+    return InvalidArgument(source + ": " + results::kSuiteSchema +
+                           " document without a \"cells\" array");
   }
   for (size_t i = 0; i < cells->size(); ++i) {
     const std::string where = fmt::format("{}: cells[{}]", source, i);
@@ -403,19 +405,20 @@ Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
   }
   if (!doc.is_object()) return InvalidArgument(source + ": not a JSON object");
   const std::string schema = String(doc, {"schema"});
-  if (schema == kSuiteSchema) return FromSuite(doc, source);
-  if (schema == kResultSchema) return FromResult(doc, source);
-  if (schema == kLioSchema) return FromLio(doc, source);
-  if (schema == kFsyncSchema) return FromFsync(doc, source);
+  if (schema == results::kSuiteSchema) return FromSuite(doc, source);
+  if (schema == results::kResultSchema) return FromResult(doc, source);
+  if (schema == results::kLioResultSchema) return FromLio(doc, source);
+  if (schema == results::kFsyncSchema) return FromFsync(doc, source);
   if (schema.empty()) {
-    return InvalidArgument(source + ": no \"schema\" key; expected \"" + kSuiteSchema +
-                           "\" (pgrig run), \"" + kResultSchema + "\" (pgrig bench --json), \"" +
-                           kLioSchema + "\" (pgrig lio run --json) or \"" + kFsyncSchema +
-                           "\" (pgrig fsync --json)");
+    return InvalidArgument(
+        source + ": no \"schema\" key; expected \"" + results::kSuiteSchema + "\" (pgrig run), \"" +
+        results::kResultSchema + "\" (pgrig bench --json), \"" + results::kLioResultSchema +
+        "\" (pgrig lio run --json) or \"" + results::kFsyncSchema + "\" (pgrig fsync --json)");
   }
   return InvalidArgument(source + ": schema \"" + schema + "\" is not one this pgrig reads (\"" +
-                         kSuiteSchema + "\", \"" + kResultSchema + "\", \"" + kLioSchema +
-                         "\", \"" + kFsyncSchema + "\"); a newer pgrig may have written it");
+                         results::kSuiteSchema + "\", \"" + results::kResultSchema + "\", \"" +
+                         results::kLioResultSchema + "\", \"" + results::kFsyncSchema +
+                         "\"); a newer pgrig may have written it");
 }
 
 Result<Suite> LoadSuite(const std::string& path) {

@@ -21,12 +21,7 @@
 
 namespace pgrig::report {
 
-inline constexpr const char* kSuiteSchema = "pgrig.suite/1";
-inline constexpr const char* kResultSchema = "pgrig.result/1";
-// The documents a suite may hold besides pgrig.result/1 runs: lio cells'
-// runs and the suite's fsync test (src/micro/lio_json.h, wal_flush_json.h).
-inline constexpr const char* kLioSchema = "pgrig.lio/1";
-inline constexpr const char* kFsyncSchema = "pgrig.fsync/1";
+// The documents' schema names are results/schemas.h's.
 
 // A suite's cells may be lio cells (cell "metric": "lio_per_s", runs in
 // pgrig.lio/1: summary.lio_per_s is read as Run::tps, the range latency

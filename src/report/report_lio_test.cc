@@ -13,6 +13,7 @@
 #include "report/compare.h"
 #include "report/reader.h"
 #include "report/render.h"
+#include "results/schemas.h"
 
 namespace pgrig::report {
 namespace {
@@ -29,7 +30,7 @@ Suite Load(const std::string& name) {
 
 TEST(LioSuiteTest, ReaderTakesLioPerSecondAndTheFsyncRecord) {
   const Suite s = Load("lio-r1");
-  EXPECT_EQ(s.schema, kSuiteSchema);
+  EXPECT_EQ(s.schema, results::kSuiteSchema);
   EXPECT_EQ(s.plan_name, "tiny-lio");
   EXPECT_FALSE(s.scale.has_value());  // no pgbench workload: no pgbench scale
   ASSERT_EQ(s.cells.size(), 2u);
@@ -53,7 +54,7 @@ TEST(LioSuiteTest, ReaderTakesLioPerSecondAndTheFsyncRecord) {
                                                    nullptr, /*allow_exceptions=*/true);
   for (const auto& run : doc["runs"]) {
     if (run["cell"] != s.cells[0].id || run["iteration"] != 0) continue;
-    EXPECT_EQ(run["result"]["schema"], kLioSchema);
+    EXPECT_EQ(run["result"]["schema"], results::kLioResultSchema);
     EXPECT_DOUBLE_EQ(s.cells[0].runs[0].tps, run["result"]["summary"]["lio_per_s"].get<double>());
   }
   ASSERT_TRUE(s.fsync.has_value());

@@ -14,6 +14,7 @@
 #include "report/compare.h"
 #include "report/reader.h"
 #include "report/render.h"
+#include "results/schemas.h"
 
 namespace pgrig::report {
 namespace {
@@ -38,7 +39,7 @@ nlohmann::json Doc(const std::string& path) {
 TEST(StandaloneLioTest, ReadsAsOneLioCellWithOneRun) {
   const Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
   const nlohmann::json doc = Doc(kMicro + "lio-s1-1.json");
-  EXPECT_EQ(s.schema, kLioSchema);
+  EXPECT_EQ(s.schema, results::kLioResultSchema);
   EXPECT_EQ(s.label, "lio-s1-1");
   EXPECT_EQ(s.suite_id, doc["started_at"].get<std::string>() + "/lio-s1-1");
   EXPECT_EQ(s.pg_version, "15.18");
@@ -80,7 +81,7 @@ TEST(StandaloneLioTest, ALioFileWithoutSessionsOrHeadlineIsRefused) {
 TEST(StandaloneFsyncTest, ReadsAsASuiteHoldingOnlyTheFsyncTest) {
   const Suite s = LoadStandalone(kMicro + "fsync-1.json");
   const nlohmann::json doc = Doc(kMicro + "fsync-1.json");
-  EXPECT_EQ(s.schema, kFsyncSchema);
+  EXPECT_EQ(s.schema, results::kFsyncSchema);
   EXPECT_EQ(s.label, "fsync-1");
   EXPECT_TRUE(s.cells.empty());
   EXPECT_EQ(s.pg_major, 15);
@@ -112,7 +113,7 @@ TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
   const std::string csv = RenderReport({&*st, {}, {}}, Format::kCsv);
   EXPECT_THAT(csv, HasSubstr(",lio_per_s,\n"));
   const auto j = nlohmann::json::parse(RenderReport({&*st, {}, {}}, Format::kJson));
-  EXPECT_EQ(j["suite"]["schema"], kLioSchema);
+  EXPECT_EQ(j["suite"]["schema"], results::kLioResultSchema);
   EXPECT_EQ(j["suite"]["cells"][0]["metric"], "lio_per_s");
   EXPECT_TRUE(j["suite"]["fsync"].is_null());
   const std::string html = RenderReport({&*st, {}, {}}, Format::kHtml);

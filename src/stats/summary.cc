@@ -134,6 +134,11 @@ Summary Summarize(std::span<const double> samples, double confidence) {
   return s;
 }
 
+Verdict VerdictOf(const Interval& ratio_interval) {
+  if (ratio_interval.Contains(1.0)) return Verdict::kNoSignificantDifference;
+  return ratio_interval.low > 1.0 ? Verdict::kHigher : Verdict::kLower;
+}
+
 const char* VerdictName(Verdict v) {
   switch (v) {
     case Verdict::kHigher:
@@ -178,11 +183,7 @@ Result<RatioEstimate> CompareRatio(std::span<const double> a, std::span<const do
     const double half = TwoSidedT(confidence, r.dof) * r.log_se;
     r.interval = Interval{std::exp(diff - half), std::exp(diff + half)};
   }
-  if (r.interval->Contains(1.0)) {
-    r.verdict = Verdict::kNoSignificantDifference;
-  } else {
-    r.verdict = r.interval->low > 1.0 ? Verdict::kHigher : Verdict::kLower;
-  }
+  r.verdict = VerdictOf(*r.interval);
   return r;
 }
 

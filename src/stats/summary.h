@@ -108,6 +108,10 @@ enum class Verdict {
 
 const char* VerdictName(Verdict v);  // "higher", "lower", "no significant difference", ...
 
+// What a ratio's interval says: kHigher when it lies entirely above 1,
+// kLower when entirely below, else kNoSignificantDifference.
+Verdict VerdictOf(const Interval& ratio_interval);
+
 struct RatioEstimate {
   int64_t n_a = 0;
   int64_t n_b = 0;

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +11,13 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
+#include "common/fs.h"
+#include "engine/config.h"
 #include "workload/pgbench_init_options.h"
 #include "workload/pgbench_options.h"
 
@@ -564,7 +569,7 @@ BenchParse Parse(int argc, char** argv, bool quiet) {
   }
 
   if (FinishScripts(&s) == Took::kStop) return std::move(s.p);
-  if (s.p.options.threads > s.p.options.clients) s.p.options.threads = s.p.options.clients;
+  s.p.options.threads = engine::WorkerThreads(s.p.options.threads, s.p.options.clients);
   if (TakeOperands(argc, args.data(), &s) == Took::kStop) return std::move(s.p);
   if (CheckCombinations(&s) == Took::kStop) return std::move(s.p);
   return std::move(s.p);
@@ -583,6 +588,83 @@ BenchParse ParseBenchArgsQuietly(const std::vector<std::string>& args) {
   std::vector<char*> argv = {name.data()};
   for (std::string& a : copy) argv.push_back(a.data());
   return bench_args::Parse(static_cast<int>(argv.size()), argv.data(), /*quiet=*/true);
+}
+
+engine::EngineConfig EngineConfigFor(const BenchOptions& o, EngineInputs in) {
+  engine::EngineConfig cfg;
+  cfg.target = std::move(in.target);
+  cfg.scripts = std::move(in.scripts);
+  cfg.names = std::move(in.names);
+  cfg.base_variables = std::move(in.base_variables);
+  cfg.scale = in.scale;
+  cfg.clients = o.clients;
+  cfg.threads = engine::WorkerThreads(o.threads, o.clients);
+  cfg.transactions_per_client = o.duration_s > 0 ? 0 : o.transactions;
+  cfg.duration_s = o.duration_s;
+  cfg.mode = o.mode;
+  cfg.rate_tps = o.rate_tps;
+  cfg.latency_limit_us = o.latency_limit_us;
+  cfg.max_tries = o.max_tries;
+  cfg.connect_per_transaction = o.connect_per_transaction;
+  cfg.report_per_command = o.report_per_command;
+  cfg.verbose_errors = o.verbose_errors;
+  cfg.random_seed = in.random_seed;
+  cfg.progress_s = o.progress_s;
+  cfg.series_interval_s = o.progress_s > 0 ? o.progress_s : 1;
+  cfg.log.enabled = o.log;
+  if (!o.log_prefix.empty()) cfg.log.prefix = o.log_prefix;
+  cfg.log.aggregate_interval_s = o.aggregate_interval_s;
+  cfg.log.sampling_rate = o.sampling_rate;
+  cfg.log.pid = static_cast<int>(getpid());
+  cfg.log.failures_detailed = o.failures_detailed;
+  cfg.debug = o.debug > 0;
+  engine::ApplyEnvironmentKnobs(cfg);  // knobs for measurements (bench/*.sh), not options
+  return cfg;
+}
+
+namespace {
+
+Result<std::string> ReadScriptFile(const std::string& path) {
+  if (path == "-") {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return text;
+  }
+  auto r = ReadWholeFile(path);
+  if (!r.ok()) {
+    return InvalidArgument("could not open file \"" + path + "\": " + std::strerror(errno));
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<PreparedScripts> PrepareScripts(
+    const std::vector<ScriptSpec>& specs,
+    const std::vector<std::pair<std::string, std::string>>& defines) {
+  auto names = std::make_shared<script::NameTable>();
+  auto scripts = std::make_shared<std::vector<script::Script>>();
+  for (const ScriptSpec& spec : specs) {
+    std::string text;
+    std::string source;
+    if (spec.kind == ScriptSpec::Kind::kBuiltin) {
+      PGRIG_ASSIGN_OR_RETURN(const script::BuiltinScript* b, script::FindBuiltin(spec.name));
+      text = std::string(b->text);
+      source = std::string(b->desc);
+    } else {
+      PGRIG_ASSIGN_OR_RETURN(text, ReadScriptFile(spec.name));
+      source = spec.name;
+    }
+    PGRIG_ASSIGN_OR_RETURN(script::Script s, script::ParseScript(text, source, *names));
+    s.weight = spec.weight;
+    scripts->push_back(std::move(s));
+  }
+  // The automatic variables need slots before any Variables exists.
+  for (const char* n : {"client_id", "scale", "default_seed", "random_seed"}) names->Intern(n);
+  for (const auto& [k, v] : defines) names->Intern(k);
+  std::shared_ptr<const script::NameTable> frozen = names;
+  auto vars = std::make_shared<script::Variables>(frozen);
+  for (const auto& [k, v] : defines) PGRIG_RETURN_IF_ERROR(vars->SetStringByName("option", k, v));
+  return PreparedScripts{.scripts = scripts, .names = frozen, .base_variables = vars};
 }
 
 }  // namespace pgrig::workload

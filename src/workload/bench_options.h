@@ -16,13 +16,16 @@
 #define PGRIG_WORKLOAD_BENCH_OPTIONS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/config.h"
 #include "pg/connection.h"
 #include "script/script.h"
+#include "script/variables.h"
 
 namespace pgrig::workload {
 
@@ -98,6 +101,41 @@ bool IsPgbenchInitMode(int argc, char** argv);
 
 // "pgrig bench: error: <message>\n"
 std::string BenchError(const std::string& message);
+
+// A run's scripts, parsed: the scripts (with their weights), the name table
+// they were parsed against (frozen, with slots for the automatic variables)
+// and the -D variables every client starts from.
+struct PreparedScripts {
+  std::shared_ptr<const std::vector<script::Script>> scripts;
+  std::shared_ptr<const script::NameTable> names;
+  std::shared_ptr<const script::Variables> base_variables;
+};
+
+// Reads and parses `specs` (built-in scripts by name, files by path; "-" is
+// standard input) and sets `defines`: what `pgrig bench` and every workload
+// of `pgrig run` do before a run.  InvalidArgument with pgbench's text.
+Result<PreparedScripts> PrepareScripts(
+    const std::vector<ScriptSpec>& specs,
+    const std::vector<std::pair<std::string, std::string>>& defines);
+
+// What the engine needs beyond pgbench's options: the server and the
+// parsed scripts.
+struct EngineInputs {
+  pg::ConnectionParams target;
+  std::shared_ptr<const std::vector<script::Script>> scripts;
+  std::shared_ptr<const script::NameTable> names;
+  std::shared_ptr<const script::Variables> base_variables;
+  int scale = 1;
+  uint64_t random_seed = 0;  // resolved (script::ParseRandomSeed)
+};
+
+// The one builder of the engine's configuration from pgbench's options:
+// `pgrig bench` (and so fleet's clients, which run it) and every cell of
+// `pgrig run` (its cell written as options).  The threads are clamped
+// (engine::WorkerThreads) and the environment's measurement knobs applied
+// (engine::ApplyEnvironmentKnobs); the callbacks and the stop flag are the
+// caller's to set.
+engine::EngineConfig EngineConfigFor(const BenchOptions& o, EngineInputs in);
 
 }  // namespace pgrig::workload
 

@@ -2,7 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -270,6 +273,92 @@ TEST(BenchOptionsDropIn, PgbenchInitModeAsGetoptReadsIt) {
   // The parser still works afterwards (getopt's state was reset).
   BenchParse p = ParseBench({"-c", "3"});
   EXPECT_EQ(p.options.clients, 3);
+}
+
+// The one path from pgbench's options to the engine (issue 26): what
+// `pgrig bench` parses and what `pgrig run` writes for a cell both go
+// through EngineConfigFor.
+TEST(EngineConfigForTest, OptionsBecomeTheEnginesConfiguration) {
+  BenchParse p = ParseBench({"-c", "8", "-j", "16", "-T", "30", "-M", "prepared", "-R", "1500",
+                             "-L", "50", "--max-tries", "3", "-P", "5", "-r"});
+  ASSERT_EQ(p.action, BenchParse::Action::kRun) << p.err;
+  const engine::EngineConfig cfg = EngineConfigFor(p.options, {.scale = 10, .random_seed = 42});
+  EXPECT_EQ(cfg.clients, 8);
+  EXPECT_EQ(cfg.threads, 8);  // -j clamped to -c, in one place
+  EXPECT_EQ(cfg.duration_s, 30);
+  EXPECT_EQ(cfg.transactions_per_client, 0);
+  EXPECT_EQ(cfg.mode, script::QueryMode::kPrepared);
+  EXPECT_DOUBLE_EQ(cfg.rate_tps, 1500);
+  EXPECT_EQ(cfg.latency_limit_us, 50'000);
+  EXPECT_EQ(cfg.max_tries, 3u);
+  EXPECT_EQ(cfg.progress_s, 5);
+  EXPECT_EQ(cfg.series_interval_s, 5);
+  EXPECT_TRUE(cfg.report_per_command);
+  EXPECT_EQ(cfg.scale, 10);
+  EXPECT_EQ(cfg.random_seed, 42u);
+
+  // -t and the defaults.
+  BenchParse t = ParseBench({"-t", "7"});
+  ASSERT_EQ(t.action, BenchParse::Action::kRun) << t.err;
+  const engine::EngineConfig ct = EngineConfigFor(t.options, {});
+  EXPECT_EQ(ct.transactions_per_client, 7);
+  EXPECT_EQ(ct.duration_s, 0);
+  EXPECT_EQ(ct.series_interval_s, 1);
+  EXPECT_EQ(ct.threads, 1);
+  // Options built by hand (a plan's cell) are clamped the same way.
+  BenchOptions cell;
+  cell.clients = 2;
+  cell.threads = 4;
+  cell.duration_s = 5;
+  EXPECT_EQ(EngineConfigFor(cell, {}).threads, 2);
+}
+
+TEST(EngineConfigForTest, EnvironmentKnobsApplyToEveryCaller) {
+  BenchOptions o;
+  o.duration_s = 1;
+  ASSERT_EQ(::setenv("PGRIG_ENGINE_LIBPQ", "1", 1), 0);
+  ASSERT_EQ(::setenv("PGRIG_ENGINE_URING", "0", 1), 0);
+  ASSERT_EQ(::setenv("PGRIG_ENGINE_YIELD", "3", 1), 0);
+  const engine::EngineConfig knobs = EngineConfigFor(o, {});
+  ::unsetenv("PGRIG_ENGINE_LIBPQ");
+  ::unsetenv("PGRIG_ENGINE_URING");
+  ::unsetenv("PGRIG_ENGINE_YIELD");
+  EXPECT_FALSE(knobs.lean_wire);
+  EXPECT_FALSE(knobs.io_uring);
+  EXPECT_EQ(knobs.yield_rounds, 3);
+  const engine::EngineConfig plain = EngineConfigFor(o, {});
+  EXPECT_TRUE(plain.lean_wire);
+  EXPECT_TRUE(plain.io_uring);
+  EXPECT_EQ(plain.yield_rounds, 0);
+}
+
+// The scripts of `pgrig bench` and of a plan's workloads are prepared by
+// the same function (issue 26).
+TEST(PrepareScriptsTest, BuiltinsAndFilesWithWeightsAndDefines) {
+  const std::string file = ::testing::TempDir() + "/pgrig_prepare_scripts.sql";
+  { std::ofstream(file) << "\\set n :k + 1\nSELECT :n;\n"; }
+  auto p = PrepareScripts(
+      {ScriptSpec{.kind = ScriptSpec::Kind::kBuiltin, .name = "select-only", .weight = 3},
+       ScriptSpec{.kind = ScriptSpec::Kind::kFile, .name = file, .weight = 1}},
+      {{"k", "41"}});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->scripts->size(), 2u);
+  EXPECT_EQ((*p->scripts)[0].weight, 3);
+  EXPECT_EQ((*p->scripts)[1].weight, 1);
+  EXPECT_EQ((*p->scripts)[1].desc, file);
+  // Slots for the automatic variables and the defines, the defines set.
+  for (const char* n : {"client_id", "scale", "default_seed", "random_seed", "k", "n"}) {
+    EXPECT_TRUE(p->names->Find(n).has_value()) << n;
+  }
+  EXPECT_TRUE(p->base_variables->IsDefinedByName("k"));
+  EXPECT_FALSE(p->base_variables->IsDefinedByName("n"));
+  std::remove(file.c_str());
+
+  auto unknown = PrepareScripts({ScriptSpec{.name = "no-such-builtin"}}, {});
+  ASSERT_FALSE(unknown.ok());
+  auto missing = PrepareScripts({ScriptSpec{.kind = ScriptSpec::Kind::kFile, .name = file}}, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("could not open file \"" + file + "\""));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "plan/observe.h"
+#include "observe/observe.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -9,10 +9,10 @@
 #include <utility>
 
 #include "common/clock.h"
-#include "plan/observe_host.h"
-#include "plan/observe_server.h"
+#include "observe/observe_host.h"
+#include "observe/observe_server.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 
 // Everything below mutex_ is shared between the caller and the thread:
 // stop_ and done_ (and sampler_->Abandon(), which is thread-safe).  The rest
@@ -275,4 +275,4 @@ Result<std::unique_ptr<Observer>> Observer::Start(const ObserveOptions& options)
   return std::unique_ptr<Observer>(new Observer(std::move(impl)));
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

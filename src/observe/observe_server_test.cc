@@ -1,13 +1,13 @@
 // Server-side delta arithmetic, window totals and the Observation's summary
 // and JSON, on constructed snapshots (the queries themselves are exercised
 // against the real server in observe_itest.cc).
-#include "plan/observe_server.h"
+#include "observe/observe_server.h"
 
 #include <gtest/gtest.h>
 
-#include "plan/observation.h"
+#include "observe/observation.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 ServerSnapshot Snap(int64_t ns, int64_t commits, int64_t wal, int64_t ckpt_req,
@@ -149,4 +149,4 @@ TEST(Observation, TimeWeightedMeansAndJson) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

@@ -3,17 +3,17 @@
 //
 // Diagnose() is a pure function of its inputs; the thresholds are the
 // constants below and docs/observe.md explains each.  Thread-safe.
-#ifndef PGRIG_PLAN_BOTTLENECK_H_
-#define PGRIG_PLAN_BOTTLENECK_H_
+#ifndef PGRIG_OBSERVE_BOTTLENECK_H_
+#define PGRIG_OBSERVE_BOTTLENECK_H_
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "engine/result.h"
-#include "plan/observation.h"
+#include "observe/observation.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 
 // What the client used during the measured window.
 struct ClientUse {
@@ -69,6 +69,6 @@ ClientUse ClientUseOf(const engine::RunResult& run, const Observation& obs, int 
 // "wal", "lwlock", "io", "cpu" or "other".
 std::string WaitClass(const std::string& event_key);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe
 
-#endif  // PGRIG_PLAN_BOTTLENECK_H_
+#endif  // PGRIG_OBSERVE_BOTTLENECK_H_

@@ -1,7 +1,7 @@
 // The host sampler's parsers and delta arithmetic against fixture /proc
 // trees (tests/data/observe/t0 and t1: two snapshots of a 2-vCPU VM whose
 // data directory is on /dev/vda1).
-#include "plan/observe_host.h"
+#include "observe/observe_host.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 
 #include "common/fs.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 using ::testing::HasSubstr;
@@ -177,4 +177,4 @@ TEST(DataDeviceFor, PartitionMapsToItsDisk) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

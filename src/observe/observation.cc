@@ -1,9 +1,9 @@
-#include "plan/observation.h"
+#include "observe/observation.h"
 
 #include <cmath>
 #include <type_traits>
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 // Rounded for the results file: per-second series need no more digits.
@@ -155,4 +155,4 @@ nlohmann::json Observation::ToJson() const {
   return j;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

@@ -1,7 +1,7 @@
 // The Observer's thread on this machine's real /proc, host only (the server
 // side runs in observe_itest.cc): cadence, immediate Stop(), idempotence,
 // option checks, notes for what is missing.
-#include "plan/observe.h"
+#include "observe/observe.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "common/clock.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 using ::testing::Contains;
@@ -123,4 +123,4 @@ TEST(Observer, RemoteServerHasNoDevice) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

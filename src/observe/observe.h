@@ -15,8 +15,8 @@
 //
 // An Observer is used by one thread (the one that started it); its sampling
 // thread shares nothing with the caller until Stop() has joined it.
-#ifndef PGRIG_PLAN_OBSERVE_H_
-#define PGRIG_PLAN_OBSERVE_H_
+#ifndef PGRIG_OBSERVE_OBSERVE_H_
+#define PGRIG_OBSERVE_OBSERVE_H_
 
 #include <chrono>
 #include <memory>
@@ -25,11 +25,11 @@
 
 #include "common/fs.h"
 #include "common/status.h"
+#include "observe/bottleneck.h"
+#include "observe/observation.h"
 #include "pg/connection.h"
-#include "plan/bottleneck.h"
-#include "plan/observation.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 
 struct ObserveOptions {
   // The /proc and /sys root (fixture trees in tests).
@@ -73,6 +73,6 @@ class Observer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe
 
-#endif  // PGRIG_PLAN_OBSERVE_H_
+#endif  // PGRIG_OBSERVE_OBSERVE_H_

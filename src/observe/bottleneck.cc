@@ -1,4 +1,4 @@
-#include "plan/bottleneck.h"
+#include "observe/bottleneck.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "common/strings.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 struct WaitShare {
@@ -125,7 +125,7 @@ Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
   const HostMeans m = obs.MeanHost();
   const bool have_host = m.duration_s > 0;
   const bool have_client = client.duration_s > 0 && client.cpu_s >= 0;
-  const int usable = std::max(1, std::min(client.threads, client.cpus));
+  const int usable = engine::UsableClientCpus(client.threads, client.cpus);
   std::optional<double> client_busy, client_machine;
   if (have_client) {
     client_busy = 100.0 * client.cpu_s / (client.duration_s * usable);
@@ -221,4 +221,4 @@ Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
   return b;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

@@ -1,4 +1,4 @@
-#include "plan/observe_host.h"
+#include "observe/observe_host.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include "common/strings.h"
 #include "host/host_facts.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 std::optional<uint64_t> ParseU64(std::string_view s) {
@@ -196,4 +196,4 @@ std::optional<std::string> DataDeviceFor(const SysFs& fs, const std::string& dir
   return std::nullopt;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

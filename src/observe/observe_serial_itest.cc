@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "plan/observe.h"
+#include "observe/observe.h"
 #include "support/test_cluster.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 using ::testing::Contains;
@@ -228,4 +228,4 @@ TEST(ObserverITest, SessionsHiddenFromAnUnprivilegedRoleAreANote) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

@@ -9,8 +9,8 @@
 // nullopt (JSON null) and the reason is in `notes`, once.
 //
 // Plain value types; thread-compatible.
-#ifndef PGRIG_PLAN_OBSERVATION_H_
-#define PGRIG_PLAN_OBSERVATION_H_
+#ifndef PGRIG_OBSERVE_OBSERVATION_H_
+#define PGRIG_OBSERVE_OBSERVATION_H_
 
 #include <cstdint>
 #include <map>
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 
 struct HostSample {
   double t_s = 0;   // end of the interval, seconds since the Observer started
@@ -129,6 +129,6 @@ struct Observation {
   nlohmann::json ToJson() const;
 };
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe
 
-#endif  // PGRIG_PLAN_OBSERVATION_H_
+#endif  // PGRIG_OBSERVE_OBSERVATION_H_

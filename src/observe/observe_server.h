@@ -8,8 +8,8 @@
 // except Abandon(), which any thread may call.  A
 // failed query leaves that part of the snapshot empty with a note; a lost
 // connection ends the sampling with a note.  The free functions are pure.
-#ifndef PGRIG_PLAN_OBSERVE_SERVER_H_
-#define PGRIG_PLAN_OBSERVE_SERVER_H_
+#ifndef PGRIG_OBSERVE_OBSERVE_SERVER_H_
+#define PGRIG_OBSERVE_OBSERVE_SERVER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "common/status.h"
+#include "observe/observation.h"
 #include "pg/connection.h"
-#include "plan/observation.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 
 struct DatabaseCounters {
   int64_t xact_commit = 0, xact_rollback = 0, blks_hit = 0, blks_read = 0;
@@ -116,6 +116,6 @@ class ServerWindow {
   std::optional<Edge> edge_;
 };
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe
 
-#endif  // PGRIG_PLAN_OBSERVE_SERVER_H_
+#endif  // PGRIG_OBSERVE_OBSERVE_SERVER_H_

@@ -4,8 +4,8 @@
 //
 // The parsers are pure functions over the files' text; ReadHostSnapshot reads
 // the files; none keeps state.  Thread-safe.
-#ifndef PGRIG_PLAN_OBSERVE_HOST_H_
-#define PGRIG_PLAN_OBSERVE_HOST_H_
+#ifndef PGRIG_OBSERVE_OBSERVE_HOST_H_
+#define PGRIG_OBSERVE_OBSERVE_HOST_H_
 
 #include <cstdint>
 #include <optional>
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "common/fs.h"
-#include "plan/observation.h"
+#include "observe/observation.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 
 // The aggregate "cpu" line of /proc/stat, in clock ticks.  guest and
 // guest_nice are already counted in user and nice, so they are left out.
@@ -83,6 +83,6 @@ double ThisThreadCpuSeconds();
 std::optional<std::string> DataDeviceFor(const SysFs& fs, const std::string& directory,
                                          std::vector<std::string>* notes);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe
 
-#endif  // PGRIG_PLAN_OBSERVE_HOST_H_
+#endif  // PGRIG_OBSERVE_OBSERVE_HOST_H_

@@ -1,11 +1,11 @@
 // Diagnose() on constructed observations: one case per kind, the order in
 // which the rules apply, and the warnings.
-#include "plan/bottleneck.h"
+#include "observe/bottleneck.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 using ::testing::AllOf;
@@ -208,4 +208,4 @@ TEST(Diagnose, UnknownCarriesTheNumbers) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe

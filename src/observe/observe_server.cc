@@ -1,4 +1,4 @@
-#include "plan/observe_server.h"
+#include "observe/observe_server.h"
 
 #include <algorithm>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "common/clock.h"
 #include "common/strings.h"
 
-namespace pgrig::plan {
+namespace pgrig::observe {
 namespace {
 
 constexpr const char* kDatabaseSql =
@@ -308,4 +308,4 @@ nlohmann::json ServerWindow::ToJson() const {
   return j;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::observe
