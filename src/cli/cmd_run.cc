@@ -222,7 +222,8 @@ void PrintDryRun(const plan::Plan& plan, const std::vector<plan::Cell>& cells,
 }
 
 // The cell table, the warnings, the totals and how it ended; the exit code.
-int PrintOutcome(const plan::SuiteOutcome& outcome, const std::string& out_dir) {
+// (Not const: operator[] on a const document asserts on a missing key.)
+int PrintOutcome(plan::SuiteOutcome& outcome, const std::string& out_dir) {
   std::printf("\n%s", plan::CellTable(outcome.suite).c_str());
   for (const auto& c : outcome.suite["cells"]) {
     const auto& s = c["summary"];

@@ -266,21 +266,27 @@ Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& pl
   r.suite = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (r.suite.is_discarded()) return InvalidArgument("suite.json is not valid JSON");
   if (!r.suite.is_object()) return InvalidArgument("suite.json is not a pgrig.suite/1 document");
-  const json& pj = r.suite["plan"];
-  if (!pj.is_object() || !pj["source_text"].is_string()) {
+  // Looked up with find(): operator[] on a const document asserts (and in
+  // a release build reads past the map) when the key is missing.
+  auto text_of = [](const json& obj, const char* key) -> std::optional<std::string> {
+    auto it = obj.find(key);
+    if (it == obj.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  auto pj = r.suite.find("plan");
+  if (pj == r.suite.end() || !pj->is_object() || !text_of(*pj, "source_text")) {
     return InvalidArgument("suite.json holds no plan");
   }
-  const std::string path =
-      pj["source_path"].is_string() ? pj["source_path"].get<std::string>() : "";
-  const std::string plan_text = pj["source_text"].get<std::string>();
+  const std::string path = text_of(*pj, "source_path").value_or("");
+  const std::string plan_text = *text_of(*pj, "source_text");
   PGRIG_ASSIGN_OR_RETURN(r.plan, ParsePlan(plan_text, path.empty() ? "suite.json" : path));
-  if (pj["name"].is_string()) r.plan.name = pj["name"].get<std::string>();
+  if (auto name = text_of(*pj, "name")) r.plan.name = *name;
   r.plan.source_path = path;
   r.plan.source_text = plan_text;
   if (!plan_arg.empty() && plan_arg != r.plan.name && plan_arg != r.plan.source_path) {
     return InvalidArgument("it continues plan '" + r.plan.name + "', not '" + plan_arg + "'");
   }
-  r.label = r.suite["label"].is_string() ? r.suite["label"].get<std::string>() : r.plan.name;
+  r.label = text_of(r.suite, "label").value_or(r.plan.name);
   return r;
 }
 
