@@ -125,9 +125,9 @@ inline int WorkerThreads(int threads, int clients) {
 
 // The measurement knobs above from the environment, for comparisons
 // (bench/*.sh): PGRIG_ENGINE_YIELD=N sets yield_rounds, PGRIG_ENGINE_LIBPQ=1
-// turns lean_wire off, PGRIG_ENGINE_URING=0 turns io_uring off.  Every
-// caller that builds an EngineConfig applies them (`bench` and `run`'s
-// runner), so a knob means the same in both.
+// turns lean_wire off, PGRIG_ENGINE_URING=0 turns io_uring off.
+// workload::EngineConfigFor, the one builder of an EngineConfig, applies
+// them, so a knob means the same in `bench` and in `run`.
 void ApplyEnvironmentKnobs(EngineConfig& cfg);
 
 }  // namespace pgrig::engine
