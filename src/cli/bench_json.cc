@@ -12,14 +12,14 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,
                                  const host::ServerCpuMeasure& server_cpu) {
-  plan::ResultInputs in;
+  results::ResultInputs in;
   in.tool_version = kVersion;
   in.command = "bench";
   in.command_line = pg::RedactedCommandLine(o.argv, "pgrig bench");
   in.server = server;
   in.cpus = info.cpus;
   in.server_cpu = server_cpu;
-  plan::ResultOptions& ro = in.options;
+  results::ResultOptions& ro = in.options;
   ro.clients = o.clients;
   ro.threads = info.threads;
   if (o.duration_s > 0) {
@@ -39,7 +39,7 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
   for (const auto& [k, v] : o.defines) ro.defines[k] = v;
   for (size_t i = 0; i < info.scripts.size(); ++i) {
     const ScriptInfo& si = info.scripts[i];
-    plan::ResultScript s{
+    results::ResultScript s{
         .desc = si.desc,
         .weight = si.weight,
         .spec = i < o.scripts.size() ? o.scripts[i].name : "",
@@ -47,7 +47,7 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
         .command_lines = si.command_lines};
     in.scripts.push_back(std::move(s));
   }
-  return plan::RunResultToJson(in, r, facts);
+  return results::RunResultToJson(in, r, facts);
 }
 
 }  // namespace pgrig::cli

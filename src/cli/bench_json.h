@@ -1,6 +1,6 @@
 // The results document of one `pgrig bench` run ("pgrig.result/1"): a thin
 // adapter from pgbench's options to the plan module's writer
-// (plan/result_json.h), which `pgrig run` shares.  Pure functions.
+// (results/result_json.h), which `pgrig run` shares.  Pure functions.
 #ifndef PGRIG_CLI_BENCH_JSON_H_
 #define PGRIG_CLI_BENCH_JSON_H_
 
@@ -10,14 +10,14 @@
 
 #include "cli/bench_report.h"
 #include "engine/result.h"
-#include "plan/result_json.h"
+#include "results/result_json.h"
 #include "results/schemas.h"
 #include "workload/bench_options.h"
 
 namespace pgrig::cli {
 
 using results::kResultSchema;
-using ServerInfo = plan::ResultServer;
+using ServerInfo = results::ResultServer;
 
 // `facts` is the facts module's document (or null when unavailable).
 nlohmann::json BenchResultToJson(const workload::BenchOptions& o, const RunInfo& info,

@@ -18,7 +18,7 @@
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "micro/wal_flush.h"
-#include "micro/wal_flush_json.h"
+#include "results/wal_flush_json.h"
 
 namespace pgrig::cli {
 
@@ -99,7 +99,7 @@ FsyncServer FindServer(const pg::ConnectionParams& params, bool no_server) {
 
 // The table of tests and the best method against the server's.
 void PrintFsyncResult(const micro::FsyncResult& r, const nlohmann::json& sum,
-                      const micro::FsyncDocContext& ctx) {
+                      const results::FsyncDocContext& ctx) {
   std::printf("  %-24s %7s %7s %10s %9s %9s %9s\n", "method", "bytes", "writers", "flushes/s",
               "p50 ms", "p99 ms", "max ms");
   for (const auto& t : r.tests) {
@@ -201,10 +201,10 @@ int RunFsync(int argc, char** argv) {
   o.dir = dir;
   if (Status st = micro::ValidateFsync(o); !st.ok()) return Fail(kFsyncCommand, st.message());
 
-  micro::FsyncDocContext ctx;
-  micro::MicroDocInputs in{.tool_version = kVersion,
-                           .command_line = pg::RedactedCommandLine(
-                               std::vector<std::string>(argv, argv + argc), "pgrig fsync")};
+  results::FsyncDocContext ctx;
+  results::MicroDocInputs in{.tool_version = kVersion,
+                             .command_line = pg::RedactedCommandLine(
+                                 std::vector<std::string>(argv, argv + argc), "pgrig fsync")};
   if (conn) {
     auto m = conn->QueryValue("SHOW wal_sync_method");
     if (m.ok()) ctx.server_wal_sync_method = *m;
@@ -230,7 +230,7 @@ int RunFsync(int argc, char** argv) {
   auto r = micro::RunFsync(o);
   // A bad path or value is still the invocation's fault (1); else the run failed (2).
   if (!r.ok()) return Fail(kFsyncCommand, r.status(), ExitStage::kRun);
-  nlohmann::json doc = micro::FsyncResultToJson(in, o, *r, ctx);
+  nlohmann::json doc = results::FsyncResultToJson(in, o, *r, ctx);
   PrintFsyncResult(*r, doc["summary"], ctx);
   for (const auto& n : r->notes) std::printf("note: %s\n", n.c_str());
   if (!json_file.empty()) {

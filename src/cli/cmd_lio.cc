@@ -19,10 +19,10 @@
 #include "common/strings.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
-#include "micro/lio_json.h"
 #include "micro/lio_load.h"
 #include "micro/lio_run.h"
 #include "micro/lio_schema.h"
+#include "results/lio_json.h"
 
 namespace pgrig::cli {
 
@@ -194,12 +194,12 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
     host::ServerFacts sf = ProbeServer(*conn, &hf);
     facts = host::FactsToJson(hf, sf);
   }
-  micro::MicroDocInputs in{.tool_version = kVersion,
-                           .command_line = std::move(command_line),
-                           .server_version = pg::ServerVersionText(conn->server_version()),
-                           .server_version_num = conn->server_version(),
-                           .server_target = target->params.Describe(),
-                           .embedded = target->embedded};
+  results::MicroDocInputs in{.tool_version = kVersion,
+                             .command_line = std::move(command_line),
+                             .server_version = pg::ServerVersionText(conn->server_version()),
+                             .server_version_num = conn->server_version(),
+                             .server_target = target->params.Describe(),
+                             .embedded = target->embedded};
   o.target = target->params;
   o.on_note = Note;
   InterruptScope interrupt;
@@ -208,7 +208,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   // The documented rule (cli/exit_status.h): a bad value is 1, any other
   // failure once the run has begun (a lost connection too) is 2.
   if (!r.ok()) return Fail(kLioCommand, r.status(), ExitStage::kRun);
-  nlohmann::json doc = micro::LioResultToJson(in, o, *r, facts);
+  nlohmann::json doc = results::LioResultToJson(in, o, *r, facts);
   PrintRun(o, *r, doc);
   if (!json_file.empty()) {
     Status s = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())

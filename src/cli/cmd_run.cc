@@ -1,5 +1,5 @@
 // pgrig run: the main job.  A planned, repeated, observed and priced
-// benchmark suite (plan/runner.h does the work; this file parses the options,
+// benchmark suite (runner/runner.h does the work; this file parses the options,
 // validates them before anything happens, resolves the server, takes the
 // facts once, prints progress and the summary, and chooses the exit code).
 //
@@ -36,9 +36,9 @@
 #include "pg/connection.h"
 #include "plan/plan.h"
 #include "plan/plan_search.h"
-#include "plan/runner.h"
-#include "plan/suite_json.h"
-#include "plan/suite_setup.h"
+#include "results/suite_json.h"
+#include "runner/runner.h"
+#include "runner/suite_setup.h"
 
 namespace pgrig::cli {
 
@@ -60,8 +60,8 @@ class ProgressPrinter {
  public:
   ProgressPrinter(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {}
 
-  void operator()(const plan::SuiteProgress& p) {
-    using K = plan::SuiteProgress::Kind;
+  void operator()(const runner::SuiteProgress& p) {
+    using K = runner::SuiteProgress::Kind;
     if (p.kind == K::kNote) {
       Clear();
       if (!quiet_) std::fprintf(stderr, "%s\n", p.text.c_str());
@@ -178,7 +178,7 @@ Result<ChosenSuite> ChooseSuite(const RunOptions& o, const plan::PlanSearch& sea
   c.label = o.label;
   c.out_dir = o.out_dir;
   if (!o.resume_dir.empty()) {
-    auto resumed = plan::ReadResumable(o.resume_dir, o.plan_arg);
+    auto resumed = runner::ReadResumable(o.resume_dir, o.plan_arg);
     if (!resumed.ok()) {
       return InvalidArgument("--resume " + o.resume_dir + ": " + resumed.status().message());
     }
@@ -204,7 +204,7 @@ Result<ChosenSuite> ChooseSuite(const RunOptions& o, const plan::PlanSearch& sea
 }
 
 void PrintDryRun(const plan::Plan& plan, const std::vector<plan::Cell>& cells,
-                 const plan::PriceChoice& price, const std::string& out_dir) {
+                 const runner::PriceChoice& price, const std::string& out_dir) {
   for (int it = 0; it < plan.iterations; ++it) {
     std::printf("iteration %d:", it + 1);
     for (int ci : plan::IterationOrder(cells.size(), it)) {
@@ -223,8 +223,8 @@ void PrintDryRun(const plan::Plan& plan, const std::vector<plan::Cell>& cells,
 
 // The cell table, the warnings, the totals and how it ended; the exit code.
 // (Not const: operator[] on a const document asserts on a missing key.)
-int PrintOutcome(plan::SuiteOutcome& outcome, const std::string& out_dir) {
-  std::printf("\n%s", plan::CellTable(outcome.suite).c_str());
+int PrintOutcome(runner::SuiteOutcome& outcome, const std::string& out_dir) {
+  std::printf("\n%s", results::CellTable(outcome.suite).c_str());
   for (const auto& c : outcome.suite["cells"]) {
     const auto& s = c["summary"];
     if (!s.is_object() || !s["bottleneck"].is_object()) continue;
@@ -238,13 +238,13 @@ int PrintOutcome(plan::SuiteOutcome& outcome, const std::string& out_dir) {
               outcome.runs_ok + outcome.runs_failed, outcome.runs_failed,
               Clock(outcome.wall_s).c_str(), out_dir.c_str());
   switch (outcome.end) {
-    case plan::SuiteEnd::kCompleted:
+    case runner::SuiteEnd::kCompleted:
       return kExitOk;
-    case plan::SuiteEnd::kInterrupted:
+    case runner::SuiteEnd::kInterrupted:
       std::printf("interrupted: the finished runs are kept; continue with: pgrig run --resume %s\n",
                   out_dir.c_str());
       return kExitRunFailure;
-    case plan::SuiteEnd::kRunFailed:
+    case runner::SuiteEnd::kRunFailed:
       std::printf("a run failed: see summary.md; continue with: pgrig run --resume %s\n",
                   out_dir.c_str());
       return kExitRunFailure;
@@ -289,26 +289,26 @@ int RunRun(int argc, char** argv) {
   const int cpus = host::UsableCpus(hf);
   auto cells = plan::ExpandPlan(plan, cpus);
   if (!cells.ok()) return Fail(kRunCommand, cells.status().message());
-  if (Status w = plan::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
+  if (Status w = runner::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
   if (chosen->previous) {
-    Status ok = plan::CheckResumable(*chosen->previous, plan, *cells);
+    Status ok = runner::CheckResumable(*chosen->previous, plan, *cells);
     if (!ok.ok()) return Fail(kRunCommand, "--resume " + o.resume_dir + ": " + ok.message());
   }
 
   // Price: --usd-per-hour, --instance (catalog), or the cloud instance type.
   const std::string detected_instance =
       hf.virtualization.cloud ? hf.virtualization.cloud->instance_type : "";
-  auto priced = plan::ChoosePrice(o.usd_per_hour, o.instance, detected_instance, o.region,
-                                  cost::CatalogSearch{search.data_dir, search.exe_dir});
+  auto priced = runner::ChoosePrice(o.usd_per_hour, o.instance, detected_instance, o.region,
+                                    cost::CatalogSearch{search.data_dir, search.exe_dir});
   if (!priced.ok()) return Fail(kRunCommand, priced.status().message());
 
   if (o.resume_dir.empty()) {
-    if (Status s = plan::CheckOutDir(out_dir); !s.ok()) return Fail(kRunCommand, s.message());
+    if (Status s = runner::CheckOutDir(out_dir); !s.ok()) return Fail(kRunCommand, s.message());
   } else if (access(out_dir.c_str(), W_OK) != 0) {
     return Fail(kRunCommand, "--resume " + out_dir + " is not writable");
   }
 
-  const double estimate = plan::EstimateSuiteSeconds(plan, cells->size());
+  const double estimate = runner::EstimateSuiteSeconds(plan, cells->size());
   std::printf(
       "pgrig run: plan '%s'%s, %zu cells x %d iterations = %zu runs of %.0f s (warm-up %.0f s), "
       "about %s on %d CPUs\n",
@@ -327,7 +327,7 @@ int RunRun(int argc, char** argv) {
   if (!target.ok()) return Fail(kRunCommand, target.status().message());
   auto con = pg::Connect(target->params);
   if (!con.ok()) return Fail(kRunCommand, con.status().message());
-  plan::ResultServer server;
+  results::ResultServer server;
   server.version_num = con->server_version();
   server.version = pg::ServerVersionText(server.version_num);
   server.target = target->params.Describe();
@@ -339,7 +339,7 @@ int RunRun(int argc, char** argv) {
                  server.target.c_str(), server.embedded ? " (embedded cluster)" : "");
   }
 
-  plan::SuiteOptions so;
+  runner::SuiteOptions so;
   so.plan = plan;
   so.cells = *cells;
   so.cpus = cpus;
@@ -353,10 +353,10 @@ int RunRun(int argc, char** argv) {
   so.command_line = command_line;
   so.facts = host::FactsToJson(hf, sf);
   so.price = priced->price;
-  so.on_error = o.on_error == "continue" ? plan::OnError::kContinue : plan::OnError::kStop;
+  so.on_error = o.on_error == "continue" ? runner::OnError::kContinue : runner::OnError::kStop;
   so.resume = chosen->previous;
   ProgressPrinter printer(o.quiet);
-  so.on_progress = [&printer](const plan::SuiteProgress& p) { printer(p); };
+  so.on_progress = [&printer](const runner::SuiteProgress& p) { printer(p); };
   g_run_interrupted.store(false);
   so.stop_requested = &g_run_interrupted;
   struct sigaction sa {};
@@ -365,7 +365,7 @@ int RunRun(int argc, char** argv) {
   sa.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills as usual
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old_sa);
-  auto outcome = plan::RunSuite(so);
+  auto outcome = runner::RunSuite(so);
   sigaction(SIGINT, &old_sa, nullptr);
   printer.Clear();
   if (!outcome.ok()) return Fail(kRunCommand, outcome.status().message());

@@ -10,7 +10,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
-#include "report/reader.h"
+#include "results/reader.h"
 
 namespace pgrig::cli {
 
@@ -46,9 +46,9 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
                                     const std::vector<std::optional<double>>& prices) {
   LoadedSuites out;
   for (size_t i = 0; i < paths.size(); ++i) {
-    PGRIG_ASSIGN_OR_RETURN(report::Suite s, report::LoadSuite(paths[i]));
+    PGRIG_ASSIGN_OR_RETURN(results::Suite s, results::LoadSuite(paths[i]));
     if (i < prices.size() && prices[i]) s.usd_per_hour = prices[i];
-    out.suites.push_back(std::make_unique<report::Suite>(std::move(s)));
+    out.suites.push_back(std::make_unique<results::Suite>(std::move(s)));
   }
   // Labels name the columns and series.  Suites of the same plan share a
   // label ("standard"), so colliding labels become the machine's name
@@ -67,7 +67,7 @@ Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
     return out_idx;
   };
   for (size_t i : colliding()) {
-    report::Suite& s = *out.suites[i];
+    results::Suite& s = *out.suites[i];
     std::string machine = s.instance_type;
     if (machine.empty() && s.facts.is_object()) {
       const auto& cpu =

@@ -11,15 +11,15 @@
 
 #include "common/status.h"
 #include "report/analysis.h"
-#include "report/model.h"
 #include "report/render.h"
+#include "results/model.h"
 
 namespace pgrig::cli {
 
 // Suites and their analyses; the analyses point into the suites, so both
 // live here together and never move.
 struct LoadedSuites {
-  std::vector<std::unique_ptr<report::Suite>> suites;
+  std::vector<std::unique_ptr<results::Suite>> suites;
   std::vector<std::unique_ptr<report::SuiteStats>> stats;
   std::vector<const report::SuiteStats*> Pointers() const;
 };

@@ -53,18 +53,18 @@
 #include "fleet/manifest.h"
 #include "fleet/merge.h"
 #include "host/server_cpu.h"
-#include "micro/lio_json.h"
 #include "micro/lio_run.h"
 #include "micro/wal_flush.h"
-#include "micro/wal_flush_json.h"
 #include "plan/plan.h"
-#include "plan/result_json.h"
-#include "plan/suite_json.h"
 #include "report/analysis.h"
 #include "report/claims.h"
 #include "report/compare.h"
-#include "report/reader.h"
 #include "report/render.h"
+#include "results/lio_json.h"
+#include "results/reader.h"
+#include "results/result_json.h"
+#include "results/suite_json.h"
+#include "results/wal_flush_json.h"
 #include "stats/histogram.h"
 #include "stats/time_series.h"
 #include "workload/bench_options.h"
@@ -330,8 +330,8 @@ engine::RunResult GoldenAbortedRunResult() {
 
 // `pgrig bench -c 4 -j 2 -T 3 -M prepared -R 1200 -L 10 ...` on two scripts,
 // the server's CPU measured.
-plan::ResultInputs GoldenResultInputs() {
-  plan::ResultInputs in;
+results::ResultInputs GoldenResultInputs() {
+  results::ResultInputs in;
   in.tool_version = "9.8.7-golden";
   in.command = "bench";
   in.command_line = {"pgrig bench",
@@ -354,7 +354,7 @@ plan::ResultInputs GoldenResultInputs() {
                      "-b",
                      "tpcb-like@4",
                      "host=db password=xxxxx"};
-  plan::ResultOptions& o = in.options;
+  results::ResultOptions& o = in.options;
   o.clients = 4;
   o.threads = 2;
   o.duration_s = 3;
@@ -391,8 +391,8 @@ plan::ResultInputs GoldenResultInputs() {
   return in;
 }
 
-plan::ResultInputs GoldenAbortedInputs() {
-  plan::ResultInputs in;
+results::ResultInputs GoldenAbortedInputs() {
+  results::ResultInputs in;
   in.tool_version = "9.8.7-golden";
   in.command = "bench";
   in.command_line = {"pgrig bench", "-t", "100", "dbname=pgrig"};
@@ -427,11 +427,11 @@ TEST(ResultsGolden, NumbersCloseAllowsLastDigitsOnly) {
 
 TEST(ResultsGolden, RunResultDocument) {
   ExpectGolden("result.json",
-               GoldenJsonText(plan::RunResultToJson(
+               GoldenJsonText(results::RunResultToJson(
                    GoldenResultInputs(), GoldenRunResult(3000, 100, 1.0), GoldenFacts())));
   ExpectGolden("result-aborted.json",
-               GoldenJsonText(plan::RunResultToJson(GoldenAbortedInputs(), GoldenAbortedRunResult(),
-                                                    nullptr)));
+               GoldenJsonText(results::RunResultToJson(GoldenAbortedInputs(),
+                                                       GoldenAbortedRunResult(), nullptr)));
 }
 
 TEST(ResultsGolden, BenchResultDocument) {
@@ -492,13 +492,13 @@ TEST(ResultsGolden, BenchResultDocument) {
 // ---------------------------------------------------------------------------
 // pgrig.lio/1 and pgrig.fsync/1.
 
-micro::MicroDocInputs GoldenMicroInputs(const std::vector<std::string>& command_line) {
-  return micro::MicroDocInputs{.tool_version = "9.8.7-golden",
-                               .command_line = command_line,
-                               .server_version = "17.2",
-                               .server_version_num = 170002,
-                               .server_target = "host=db port=5432 user=bench dbname=pgrig",
-                               .embedded = false};
+results::MicroDocInputs GoldenMicroInputs(const std::vector<std::string>& command_line) {
+  return results::MicroDocInputs{.tool_version = "9.8.7-golden",
+                                 .command_line = command_line,
+                                 .server_version = "17.2",
+                                 .server_version_num = 170002,
+                                 .server_target = "host=db port=5432 user=bench dbname=pgrig",
+                                 .embedded = false};
 }
 
 // One lio window of `sessions` sessions over two tables; `with_sessions`
@@ -577,8 +577,8 @@ TEST(ResultsGolden, LioDocument) {
   const std::vector<std::string> cl = {
       "pgrig lio run", "--sessions", "1",         "--work-unit", "16",
       "--update-pct",  "10",         "--scaling", "--json",      "lio.json"};
-  ExpectGolden("lio.json",
-               GoldenJsonText(micro::LioResultToJson(GoldenMicroInputs(cl), o, r, GoldenFacts())));
+  ExpectGolden("lio.json", GoldenJsonText(results::LioResultToJson(GoldenMicroInputs(cl), o, r,
+                                                                   GoldenFacts())));
 
   // Interrupted, a total session count (a plan cell), no updates, no scaling,
   // an old server without exact counters.
@@ -599,7 +599,7 @@ TEST(ResultsGolden, LioDocument) {
   r2.main.interrupted = true;
   r2.interrupted = true;
   ExpectGolden("lio-interrupted.json",
-               GoldenJsonText(micro::LioResultToJson(
+               GoldenJsonText(results::LioResultToJson(
                    GoldenMicroInputs({"pgrig lio run", "--sessions", "3"}), o2, r2, nullptr)));
 }
 
@@ -643,11 +643,11 @@ TEST(ResultsGolden, FsyncDocument) {
   r.tests[5].seconds = 0;
   r.notes = {"open_datasync+O_DIRECT: not allowed here"};
   const json facts = GoldenFacts();
-  const micro::FsyncDocContext ctx{
+  const results::FsyncDocContext ctx{
       .server_wal_sync_method = "fdatasync", .storage = facts["host"]["storage"], .facts = facts};
   ExpectGolden(
       "fsync.json",
-      GoldenJsonText(micro::FsyncResultToJson(
+      GoldenJsonText(results::FsyncResultToJson(
           GoldenMicroInputs({"pgrig fsync", "--dir", o.dir, "--json", "fsync.json"}), o, r, ctx)));
 
   // No server, interrupted, nothing measured: no best method.
@@ -664,20 +664,20 @@ TEST(ResultsGolden, FsyncDocument) {
   r2.end_wall_s = kGoldenStartWallS + 30.5;
   r2.tests = {GoldenFlushTest(SyncMethod::kFdatasync, DirectIo::kOff, 8192, 1, 0, 0)};
   r2.tests[0].unavailable = "interrupted before it ran";
-  micro::MicroDocInputs no_server{.tool_version = "9.8.7-golden",
-                                  .command_line = {"pgrig fsync", "--dir", "/mnt/nvme0"}};
+  results::MicroDocInputs no_server{.tool_version = "9.8.7-golden",
+                                    .command_line = {"pgrig fsync", "--dir", "/mnt/nvme0"}};
   ExpectGolden("fsync-no-server.json",
-               GoldenJsonText(micro::FsyncResultToJson(no_server, o2, r2, {})));
+               GoldenJsonText(results::FsyncResultToJson(no_server, o2, r2, {})));
 }
 
 // ---------------------------------------------------------------------------
 // The fleet: merged client results and the run manifest.
 
 TEST(ResultsGolden, FleetMergedResults) {
-  const plan::ResultInputs in = GoldenResultInputs();
+  const results::ResultInputs in = GoldenResultInputs();
   const json suite = GoldenFixtureSuite("tiny-r1");
-  const json a = plan::RunResultToJson(in, GoldenRunResult(3000, 100, 1.0), nullptr);
-  const json b = plan::RunResultToJson(in, GoldenRunResult(2000, 140, 1.25), nullptr);
+  const json a = results::RunResultToJson(in, GoldenRunResult(3000, 100, 1.0), nullptr);
+  const json b = results::RunResultToJson(in, GoldenRunResult(2000, 140, 1.25), nullptr);
   const fleet::MergeOptions options{
       .tool_version = "9.8.7-golden",
       .command_line = {"pgrig fleet", "run", "/home/bench/fleet.toml"},
@@ -698,7 +698,7 @@ TEST(ResultsGolden, FleetMergedResults) {
   aborted.first_abort_message =
       "client 3 aborted in command 2 (SQL) of script 0; "
       "server closed the connection unexpectedly";
-  const json c = plan::RunResultToJson(in, aborted, nullptr);
+  const json c = results::RunResultToJson(in, aborted, nullptr);
   Result<json> partial = fleet::MergeClientResults(
       {{.label = "client-a", .file = "clients/client-a.json", .doc = a, .error = ""},
        {.label = "client-b",
@@ -768,8 +768,8 @@ std::string GoldenPlanRecord(const std::string& text, const std::string& path) {
   EXPECT_TRUE(cells.ok()) << cells.status().message();
   if (!cells.ok()) return "";
   json cj = json::array();
-  for (const plan::Cell& c : *cells) cj.push_back(plan::CellToJson(*p, c));
-  return GoldenJsonText(json{{"parsed", plan::PlanToJson(*p)}, {"cells", cj}});
+  for (const plan::Cell& c : *cells) cj.push_back(results::CellToJson(*p, c));
+  return GoldenJsonText(json{{"parsed", results::PlanToJson(*p)}, {"cells", cj}});
 }
 
 // Every key of a plan file set to something other than its default.
@@ -849,11 +849,11 @@ TEST(ResultsGolden, PlanRecords) {
 // of the document is the fixture, unchanged), runs.csv, summary.md and the
 // cell table alone.
 void ExpectSuiteGoldens(const std::string& name, json suite) {
-  plan::UpdateCellSummaries(suite);
+  results::UpdateCellSummaries(suite);
   ExpectGolden("suite-" + name + ".cells.json", GoldenJsonText(suite["cells"]));
-  ExpectGolden("suite-" + name + ".runs.csv", plan::RunsCsv(suite));
-  ExpectGolden("suite-" + name + ".summary.md", plan::SummaryMarkdown(suite));
-  ExpectGolden("suite-" + name + ".cell-table.md", plan::CellTable(suite));
+  ExpectGolden("suite-" + name + ".runs.csv", results::RunsCsv(suite));
+  ExpectGolden("suite-" + name + ".summary.md", results::SummaryMarkdown(suite));
+  ExpectGolden("suite-" + name + ".cell-table.md", results::CellTable(suite));
 }
 
 TEST(ResultsGolden, SuiteOfPgbenchCells) {
@@ -888,7 +888,7 @@ TEST(ResultsGolden, SuitePricedInterruptedWithAFailedRun) {
 // and over the standalone documents written above.
 
 struct GoldenAnalysed {
-  std::unique_ptr<report::Suite> suite;
+  std::unique_ptr<results::Suite> suite;
   std::unique_ptr<report::SuiteStats> stats;
 };
 
@@ -897,9 +897,9 @@ struct GoldenAnalysed {
 // checkout would make them differ between checkouts).
 void GoldenAnalyse(const std::string& text, const std::string& source,
                    std::optional<double> usd_per_hour, GoldenAnalysed* out) {
-  Result<report::Suite> s = report::ParseSuiteJson(text, source);
+  Result<results::Suite> s = results::ParseSuiteJson(text, source);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  out->suite = std::make_unique<report::Suite>(std::move(*s));
+  out->suite = std::make_unique<results::Suite>(std::move(*s));
   if (usd_per_hour) out->suite->usd_per_hour = usd_per_hour;
   Result<report::SuiteStats> stats = report::Analyze(*out->suite);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
@@ -960,7 +960,7 @@ TEST(ResultsGolden, ReportPricedWithClaims) {
 TEST(ResultsGolden, ReportOfStandaloneDocuments) {
   const json facts = GoldenFacts();
   const std::string result_doc = GoldenJsonText(
-      plan::RunResultToJson(GoldenResultInputs(), GoldenRunResult(3000, 100, 1.0), facts));
+      results::RunResultToJson(GoldenResultInputs(), GoldenRunResult(3000, 100, 1.0), facts));
   micro::LioRunOptions lo;
   lo.work_unit = 16;
   lo.update_pct = 10;
@@ -974,7 +974,7 @@ TEST(ResultsGolden, ReportOfStandaloneDocuments) {
   lr.end_wall_s = kGoldenStartWallS + 6;
   lr.main = GoldenLioWindow(2, 5.0, 1500, true, true);
   const std::string lio_doc =
-      GoldenJsonText(micro::LioResultToJson(GoldenMicroInputs({"pgrig lio run"}), lo, lr, facts));
+      GoldenJsonText(results::LioResultToJson(GoldenMicroInputs({"pgrig lio run"}), lo, lr, facts));
   micro::FsyncOptions fo;
   fo.dir = "/srv/wal";
   fo.write_sizes = {8192};
@@ -991,10 +991,10 @@ TEST(ResultsGolden, ReportOfStandaloneDocuments) {
               GoldenFlushTest(micro::SyncMethod::kOpenDatasync, micro::DirectIo::kOff, 8192, 1, 430,
                               1'150'000)};
   const std::string fsync_doc = GoldenJsonText(
-      micro::FsyncResultToJson(GoldenMicroInputs({"pgrig fsync"}), fo, fr,
-                               micro::FsyncDocContext{.server_wal_sync_method = "open_datasync",
-                                                      .storage = facts["host"]["storage"],
-                                                      .facts = facts}));
+      results::FsyncResultToJson(GoldenMicroInputs({"pgrig fsync"}), fo, fr,
+                                 results::FsyncDocContext{.server_wal_sync_method = "open_datasync",
+                                                          .storage = facts["host"]["storage"],
+                                                          .facts = facts}));
   const std::vector<report::Format> formats = {report::Format::kText, report::Format::kJson};
   for (const auto& [name, text] : {std::pair{"result", result_doc}, std::pair{"lio", lio_doc},
                                    std::pair{"fsync", fsync_doc}}) {

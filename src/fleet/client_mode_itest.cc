@@ -14,8 +14,8 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "fleet/netns_hosts.h"
-#include "plan/result_json.h"
 #include "results/histogram_json.h"
+#include "results/result_json.h"
 #include "support/test_cluster.h"
 
 namespace pgrig::fleet {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "plan/result_json.h"
 #include "results/histogram_json.h"
+#include "results/result_json.h"
 #include "results/schemas.h"
 
 namespace pgrig::fleet {

@@ -6,8 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "plan/result_json.h"
 #include "results/histogram_json.h"
+#include "results/result_json.h"
 #include "stats/histogram.h"
 
 namespace pgrig::fleet {

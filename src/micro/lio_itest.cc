@@ -11,10 +11,10 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
-#include "micro/lio_json.h"
 #include "micro/lio_load.h"
 #include "micro/lio_run.h"
 #include "micro/lio_schema.h"
+#include "results/lio_json.h"
 #include "support/test_cluster.h"
 
 namespace pgrig::micro {
@@ -146,7 +146,8 @@ TEST_F(LioTest, ShortRunCountersAgreeWithTheSessions) {
   const double rows = static_cast<double>(w.rows);
   EXPECT_GE(static_cast<double>(w.delta.logical_reads()), rows);
   EXPECT_LE(static_cast<double>(w.delta.logical_reads()), rows * 1.15 + 2000);
-  nlohmann::json doc = LioResultToJson(MicroDocInputs{.tool_version = "t"}, o, *r, nullptr);
+  nlohmann::json doc =
+      results::LioResultToJson(results::MicroDocInputs{.tool_version = "t"}, o, *r, nullptr);
   EXPECT_EQ(doc["schema"], "pgrig.lio/1");
   const auto& s = doc["summary"];
   EXPECT_GT(s["lio_per_s"].get<double>(), 0);
@@ -174,7 +175,8 @@ TEST_F(LioTest, ServerSideLoopCountsTheSameWay) {
   EXPECT_EQ(w.updated_rows, w.updates * o.update_work_unit);
   EXPECT_EQ(w.latency.count(), 0);  // no per-range timing on the server side
   EXPECT_GE(w.window_s, 0.7);
-  nlohmann::json doc = LioResultToJson(MicroDocInputs{.tool_version = "t"}, o, *r, nullptr);
+  nlohmann::json doc =
+      results::LioResultToJson(results::MicroDocInputs{.tool_version = "t"}, o, *r, nullptr);
   EXPECT_EQ(doc["options"]["driver"], "server");
   EXPECT_TRUE(doc["latency_ms"].is_null());
   EXPECT_NEAR(doc["summary"]["counters_over_sessions"].get<double>(), 1.0, 0.1);

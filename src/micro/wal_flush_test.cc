@@ -12,8 +12,8 @@
 #include <fstream>
 #include <thread>
 
-#include "micro/lio_json.h"
-#include "micro/wal_flush_json.h"
+#include "results/lio_json.h"
+#include "results/wal_flush_json.h"
 
 namespace pgrig::micro {
 namespace {
@@ -85,8 +85,9 @@ TEST(RunFsync, MeasuresEveryMethodAndLeavesNothingBehind) {
     EXPECT_LE(t->ops_per_s(), h->ops_per_s());
   }
 
-  FsyncDocContext ctx{.server_wal_sync_method = "fdatasync"};
-  auto doc = FsyncResultToJson(MicroDocInputs{.tool_version = "t"}, Quick(d.path()), *r, ctx);
+  results::FsyncDocContext ctx{.server_wal_sync_method = "fdatasync"};
+  auto doc = results::FsyncResultToJson(results::MicroDocInputs{.tool_version = "t"},
+                                        Quick(d.path()), *r, ctx);
   EXPECT_EQ(doc["schema"], "pgrig.fsync/1");
   EXPECT_EQ(doc["tests"].size(), 20u);
   EXPECT_EQ(doc["summary"]["best_method"], SyncMethodName(*best));

@@ -14,11 +14,11 @@ std::optional<double> Median(std::vector<double> v) {
 }
 
 // Mean of the runs that have the value.
-std::optional<double> MeanOf(const std::vector<Run>& runs,
-                             std::optional<double> Observation::*field) {
+std::optional<double> MeanOf(const std::vector<results::Run>& runs,
+                             std::optional<double> results::Observation::*field) {
   double sum = 0;
   int n = 0;
-  for (const Run& r : runs) {
+  for (const results::Run& r : runs) {
     if (r.ok && (r.observation.*field)) {
       sum += *(r.observation.*field);
       ++n;
@@ -37,8 +37,8 @@ std::vector<double> PercentilesMs(const stats::Histogram& h) {
 
 // The server's CPU per transaction when the server ran on the observed host:
 // busy host CPU time over the window minus the client's own, per transaction.
-std::optional<double> ServerCpuUsPerTransaction(const Run& r) {
-  const Observation& o = r.observation;
+std::optional<double> ServerCpuUsPerTransaction(const results::Run& r) {
+  const results::Observation& o = r.observation;
   if (!o.server_is_local || !o.host_cpus || !o.host_duration_s || !o.cpu_user || !o.cpu_system ||
       !r.client_cpu_s || !r.transactions || *r.transactions <= 0) {
     return std::nullopt;
@@ -79,10 +79,10 @@ const char* WorkloadKindName(WorkloadKind k) {
   return "other";
 }
 
-Result<SuiteStats> Analyze(const Suite& suite) {
+Result<SuiteStats> Analyze(const results::Suite& suite) {
   SuiteStats out;
   out.suite = &suite;
-  for (const Cell& c : suite.cells) {
+  for (const results::Cell& c : suite.cells) {
     CellStats cs;
     cs.id = c.id;
     cs.workload = c.workload;
@@ -100,7 +100,7 @@ Result<SuiteStats> Analyze(const Suite& suite) {
     std::vector<double> client_cpu, server_cpu;
     int server_measured = 0, server_estimated = 0;
     std::map<std::string, int> bottleneck_votes;
-    for (const Run& r : c.runs) {
+    for (const results::Run& r : c.runs) {
       if (!r.ok || !(r.tps > 0)) {
         ++cs.runs_failed;
         cs.failures.push_back(!r.error.empty() ? r.error
@@ -156,13 +156,13 @@ Result<SuiteStats> Analyze(const Suite& suite) {
                            : server_measured > 0                       ? "measured"
                            : server_estimated > 0                      ? "estimated"
                                                                        : "";
-    cs.cpu_user = MeanOf(c.runs, &Observation::cpu_user);
-    cs.cpu_system = MeanOf(c.runs, &Observation::cpu_system);
-    cs.cpu_iowait = MeanOf(c.runs, &Observation::cpu_iowait);
-    cs.cpu_steal = MeanOf(c.runs, &Observation::cpu_steal);
-    cs.cpu_idle = MeanOf(c.runs, &Observation::cpu_idle);
-    cs.read_bytes_per_s = MeanOf(c.runs, &Observation::read_bytes_per_s);
-    cs.write_bytes_per_s = MeanOf(c.runs, &Observation::write_bytes_per_s);
+    cs.cpu_user = MeanOf(c.runs, &results::Observation::cpu_user);
+    cs.cpu_system = MeanOf(c.runs, &results::Observation::cpu_system);
+    cs.cpu_iowait = MeanOf(c.runs, &results::Observation::cpu_iowait);
+    cs.cpu_steal = MeanOf(c.runs, &results::Observation::cpu_steal);
+    cs.cpu_idle = MeanOf(c.runs, &results::Observation::cpu_idle);
+    cs.read_bytes_per_s = MeanOf(c.runs, &results::Observation::read_bytes_per_s);
+    cs.write_bytes_per_s = MeanOf(c.runs, &results::Observation::write_bytes_per_s);
     int best_votes = 0;
     for (const auto& [name, votes] : bottleneck_votes) {
       if (votes > best_votes) {

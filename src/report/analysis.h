@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "report/model.h"
+#include "results/model.h"
 #include "stats/histogram.h"
 #include "stats/summary.h"
 
@@ -85,13 +85,13 @@ struct CellStats {
 };
 
 struct SuiteStats {
-  const Suite* suite = nullptr;  // not owned; must outlive this
-  std::vector<CellStats> cells;  // in the suite's order
+  const results::Suite* suite = nullptr;  // not owned; must outlive this
+  std::vector<CellStats> cells;           // in the suite's order
 };
 
 // Fails when a histogram stored in the suite does not import (the reader
 // validated them, so only a hand-built model can fail).
-Result<SuiteStats> Analyze(const Suite& suite);
+Result<SuiteStats> Analyze(const results::Suite& suite);
 
 // The cell of `stats` with the highest median tps among cells of `kind`, or nullptr.
 const CellStats* BestCell(const SuiteStats& stats, WorkloadKind kind);

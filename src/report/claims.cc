@@ -105,7 +105,7 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
   if (!who.empty()) {
     PGRIG_ASSIGN_OR_RETURN(s, FindSuite(who, suites));
   }
-  const Suite& suite = *s->suite;
+  const results::Suite& suite = *s->suite;
   if (!suite.usd_per_hour) {
     out.basis = fmt::format("{} has no price: give --usd-per-hour or --instance", suite.label);
     return out;

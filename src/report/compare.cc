@@ -66,8 +66,8 @@ Speed PriceSpeed(const std::optional<stats::Interval>& iv) {
   return Speed::kNoSignificantDifference;
 }
 
-Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b, const Suite& sa,
-                                    const Suite& sb) {
+Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b,
+                                    const results::Suite& sa, const results::Suite& sb) {
   CellComparison cc;
   cc.key = a.id;
   cc.a = &a;
@@ -110,7 +110,8 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b, cons
   return cc;
 }
 
-void SuitePairMismatches(const Suite& a, const Suite& b, std::vector<Mismatch>& out) {
+void SuitePairMismatches(const results::Suite& a, const results::Suite& b,
+                         std::vector<Mismatch>& out) {
   if (a.scale && b.scale && *a.scale != *b.scale) {
     out.push_back({MismatchKind::kScale,
                    fmt::format("scale differs: {} has scale {}, {} has scale {}; the data sets "
@@ -203,7 +204,7 @@ const char* MismatchKindName(MismatchKind k) {
 
 std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {
   std::vector<Mismatch> out;
-  const Suite& suite = *s.suite;
+  const results::Suite& suite = *s.suite;
   if (!suite.complete) {
     out.push_back(
         {MismatchKind::kIncomplete,
@@ -233,7 +234,7 @@ std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {
 }
 
 DecisionColumn DecisionFor(const SuiteStats& s) {
-  const Suite& suite = *s.suite;
+  const results::Suite& suite = *s.suite;
   const nlohmann::json& f = suite.facts;
   DecisionColumn d;
   d.label = suite.label;

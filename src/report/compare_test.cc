@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "report/claims.h"
-#include "report/reader.h"
 #include "report/tables.h"
 #include "report/test_suites.h"
+#include "results/reader.h"
 #include "results/schemas.h"
 
 namespace pgrig::report {
@@ -19,24 +19,24 @@ using ::testing::HasSubstr;
 using testing::MakeSuiteJson;
 using testing::StandardCells;
 
-Suite Read(const FixtureSuite& f) {
-  auto s = ParseSuiteJson(MakeSuiteJson(f).dump(), f.label + "/suite.json");
+results::Suite Read(const FixtureSuite& f) {
+  auto s = results::ParseSuiteJson(MakeSuiteJson(f).dump(), f.label + "/suite.json");
   EXPECT_TRUE(s.ok()) << s.status().message();
-  return s.ok() ? *s : Suite{};
+  return s.ok() ? *s : results::Suite{};
 }
 
 TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
-  auto none = ParseSuiteJson(R"({"cells": []})", "x.json");
+  auto none = results::ParseSuiteJson(R"({"cells": []})", "x.json");
   ASSERT_FALSE(none.ok());
   EXPECT_THAT(none.status().message(), HasSubstr("x.json: no \"schema\""));
-  auto future = ParseSuiteJson(R"({"schema": "pgrig.suite/2", "cells": []})", "y.json");
+  auto future = results::ParseSuiteJson(R"({"schema": "pgrig.suite/2", "cells": []})", "y.json");
   ASSERT_FALSE(future.ok());
   EXPECT_THAT(future.status().message(),
               HasSubstr("\"pgrig.suite/2\" is not one this pgrig reads"));
-  auto syntax = ParseSuiteJson("{\"schema\": ", "z.json");
+  auto syntax = results::ParseSuiteJson("{\"schema\": ", "z.json");
   ASSERT_FALSE(syntax.ok());
   EXPECT_THAT(syntax.status().message(), HasSubstr("z.json: not valid JSON"));
-  auto bad_bucket = ParseSuiteJson(
+  auto bad_bucket = results::ParseSuiteJson(
       R"({"schema": "pgrig.result/1", "summary": {"tps": 5}, "histogram": {"count": 1, "buckets": [[1, 2]]}})",
       "h.json");
   ASSERT_FALSE(bad_bucket.ok());
@@ -46,7 +46,7 @@ TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
 TEST(ReaderTest, ReadsASuite) {
   FixtureSuite f{
       .label = "graviton", .usd_per_hour = 0.68, .cells = StandardCells(20000, 4000, 6000)};
-  const Suite s = Read(f);
+  const results::Suite s = Read(f);
   EXPECT_EQ(s.schema, results::kSuiteSchema);
   EXPECT_EQ(s.label, "graviton");
   EXPECT_EQ(s.scale, 10);
@@ -71,7 +71,7 @@ TEST(ReaderTest, ReadsASingleBenchResultAsOneCell) {
     "client": {"cpu_us_per_transaction": 27.35, "bottleneck": false},
     "series": {"interval_s": 1.0, "intervals": [{"end_s": 1.0, "tps": 3031.0}]},
     "facts": {"schema": "pgrig.facts/1", "host": {}, "server": {"version_num": 150018}}})";
-  auto s = ParseSuiteJson(doc, "/tmp/r.json");
+  auto s = results::ParseSuiteJson(doc, "/tmp/r.json");
   ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_EQ(s->cells.size(), 1u);
   EXPECT_EQ(s->cells[0].id, "select-only/prepared/default/c4/j2");
@@ -96,10 +96,10 @@ TEST(ReaderTest, ReadsTheObservationOfAFleetsMergedResult) {
     "bottleneck": {"kind": "server_cpu", "evidence": "host CPU 95% busy",
                    "warnings": ["steal 12%"]},
     "fleet": {"mode": "clients", "partial": false}})";
-  auto s = ParseSuiteJson(doc, "/tmp/merged.json");
+  auto s = results::ParseSuiteJson(doc, "/tmp/merged.json");
   ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_EQ(s->cells.size(), 1u);
-  const report::Run& run = s->cells[0].runs[0];
+  const results::Run& run = s->cells[0].runs[0];
   EXPECT_EQ(run.observation.bottleneck, "server_cpu");
   EXPECT_EQ(run.observation.bottleneck_evidence, "host CPU 95% busy");
   ASSERT_EQ(run.observation.warnings.size(), 1u);
@@ -114,8 +114,8 @@ TEST(ReaderTest, ReadsTheObservationOfAFleetsMergedResult) {
 
 TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
   const std::string dir = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
-  auto r1 = LoadSuite(dir + "tiny-r1");
-  auto r2 = LoadSuite(dir + "tiny-r2");
+  auto r1 = results::LoadSuite(dir + "tiny-r1");
+  auto r2 = results::LoadSuite(dir + "tiny-r2");
   ASSERT_TRUE(r1.ok()) << r1.status().message();
   ASSERT_TRUE(r2.ok()) << r2.status().message();
   EXPECT_EQ(r1->schema, results::kSuiteSchema);
@@ -125,7 +125,7 @@ TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
   ASSERT_EQ(r1->cells.size(), 2u);
   EXPECT_EQ(r1->cells[0].id, "select-only/simple/default/c2/j2");
   ASSERT_EQ(r1->cells[0].runs.size(), 2u);
-  const report::Run& run = r1->cells[0].runs[0];
+  const results::Run& run = r1->cells[0].runs[0];
   EXPECT_TRUE(run.ok);
   EXPECT_GT(run.tps, 0);
   EXPECT_TRUE(run.histogram.has_value());
@@ -149,7 +149,7 @@ TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
 
 TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
   FixtureSuite f{.label = "a", .usd_per_hour = 2.0, .cells = StandardCells(20000, 4000, 6000)};
-  const Suite s = Read(f);
+  const results::Suite s = Read(f);
   auto a = Analyze(s);
   ASSERT_TRUE(a.ok());
   const CellStats& c = a->cells[0];
@@ -162,7 +162,7 @@ TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
   EXPECT_GT(c.tps_ci->high, c.tps_summary.median);
   // Latency from the merged histogram, not the average of per-run percentiles.
   stats::Histogram merged;
-  for (const report::Run& r : s.cells[0].runs) merged.Add(*stats::Histogram::Import(*r.histogram));
+  for (const results::Run& r : s.cells[0].runs) merged.Add(*stats::Histogram::Import(*r.histogram));
   ASSERT_EQ(c.latency_ms.size(), kPercentileCount);
   EXPECT_DOUBLE_EQ(c.latency_ms[3], merged.ValueAtPercentile(99) / 1e6);
   // Per dollar: tps x 3,600 / 2.00.
@@ -180,7 +180,7 @@ TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
 
 TEST(AnalysisTest, MeasuredServerCpuWinsOverTheHostEstimate) {
   FixtureSuite f{.label = "a", .usd_per_hour = 2.0, .cells = StandardCells(20000, 4000, 6000)};
-  Suite s = Read(f);
+  results::Suite s = Read(f);
   ASSERT_EQ(s.cells[0].runs.size(), 3u);
   for (size_t i = 0; i < 3; ++i)
     s.cells[0].runs[i].server_cpu_us_per_transaction = 40.0 + static_cast<double>(i);
@@ -214,7 +214,7 @@ TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {
                    .iterations = 5,
                    .seed = 12,
                    .cells = StandardCells(27600, 4000, 6000)};
-  const Suite sb = Read(base), sa = Read(arm);
+  const results::Suite sb = Read(base), sa = Read(arm);
   auto stb = Analyze(sb), sta = Analyze(sa);
   ASSERT_TRUE(stb.ok() && sta.ok());
   auto c = Compare({&*stb, &*sta});
@@ -255,7 +255,7 @@ TEST(CompareTest, AKnownRatioIsCalledFasterWithAnIntervalAroundIt) {
 TEST(CompareTest, AaSuitesShowNoSignificantDifference) {
   FixtureSuite a{.label = "run1", .seed = 21, .cells = StandardCells(20000, 4000, 6000)};
   FixtureSuite b{.label = "run2", .seed = 22, .cells = StandardCells(20000, 4000, 6000)};
-  const Suite sa = Read(a), sb = Read(b);
+  const results::Suite sa = Read(a), sb = Read(b);
   auto ta = Analyze(sa), tb = Analyze(sb);
   auto c = Compare({&*ta, &*tb});
   ASSERT_TRUE(c.ok());
@@ -277,7 +277,7 @@ TEST(CompareTest, MismatchesAreFound) {
       .steal = 0.12,
       .cells = StandardCells(20000, 4000, 6000)};
   b.cells.push_back({"select-only", 8, 2, 30000});
-  const Suite sa = Read(a), sb = Read(b);
+  const results::Suite sa = Read(a), sb = Read(b);
   auto ta = Analyze(sa), tb = Analyze(sb);
   auto c = Compare({&*ta, &*tb});
   ASSERT_TRUE(c.ok());
@@ -297,7 +297,7 @@ TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
       .label = "graviton", .iterations = 5, .seed = 31, .cells = StandardCells(27600, 4000, 6000)};
   FixtureSuite b{
       .label = "xeon", .iterations = 5, .seed = 32, .cells = StandardCells(20000, 4000, 6000)};
-  const Suite sa = Read(a), sb = Read(b);
+  const results::Suite sa = Read(a), sb = Read(b);
   auto ta = Analyze(sa), tb = Analyze(sb);
   const std::vector<const SuiteStats*> both = {&*ta, &*tb};
   auto ok = CheckClaim("A is 1.38x B on read-only", both);
@@ -312,7 +312,7 @@ TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
 
   FixtureSuite one_a = a, one_b = b;
   one_a.iterations = one_b.iterations = 1;
-  const Suite s1a = Read(one_a), s1b = Read(one_b);
+  const results::Suite s1a = Read(one_a), s1b = Read(one_b);
   auto t1a = Analyze(s1a), t1b = Analyze(s1b);
   auto undecided = CheckClaim("A is 1.38x B on read-only", {&*t1a, &*t1b});
   ASSERT_TRUE(undecided.ok());
@@ -326,7 +326,7 @@ TEST(ClaimTest, PerDollarClaims) {
                  .iterations = 5,
                  .seed = 41,
                  .cells = StandardCells(19000, 4000, 6000)};
-  const Suite sa = Read(a);
+  const results::Suite sa = Read(a);
   auto ta = Analyze(sa);
   // Best read-only cell: c4 at 19,000 x 1.3 = 24,700 tps; at 1 USD/h the
   // published "TPS per dollar" is 24,700.
@@ -342,7 +342,7 @@ TEST(ClaimTest, PerDollarClaims) {
 
   FixtureSuite unpriced = a;
   unpriced.usd_per_hour.reset();
-  const Suite su = Read(unpriced);
+  const results::Suite su = Read(unpriced);
   auto tu = Analyze(su);
   auto nd = CheckClaim("19,000 TPS per dollar", {&*tu});
   ASSERT_TRUE(nd.ok());

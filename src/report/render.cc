@@ -16,7 +16,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string Header(const Suite& s) {
+std::string Header(const results::Suite& s) {
   std::string out = fmt::format("{} ({})", s.label, s.source);
   if (!s.plan_name.empty()) out += ", plan " + s.plan_name;
   if (s.scale) out += fmt::format(", scale {}", *s.scale);
@@ -128,10 +128,10 @@ Json ClaimsJson(const std::vector<ClaimCheck>& claims) {
   return a;
 }
 
-Json FsyncJson(const std::optional<FsyncRecord>& f) {
+Json FsyncJson(const std::optional<results::FsyncRecord>& f) {
   if (!f) return nullptr;
   Json tests = Json::array();
-  for (const FsyncTest& t : f->tests) {
+  for (const results::FsyncTest& t : f->tests) {
     tests.push_back({{"label", t.label},
                      {"write_bytes", t.write_bytes},
                      {"writers", t.writers},
@@ -154,7 +154,7 @@ Json FsyncJson(const std::optional<FsyncRecord>& f) {
 Json SuiteJson(const SuiteStats& s) {
   Json cells = Json::array();
   for (const CellStats& c : s.cells) cells.push_back(CellJson(c));
-  const Suite& su = *s.suite;
+  const results::Suite& su = *s.suite;
   return {{"label", su.label},
           {"suite_id", su.suite_id},
           {"source", su.source},

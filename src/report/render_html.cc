@@ -579,7 +579,7 @@ std::string Charts(const std::vector<Labeled>& suites) {
 }  // namespace
 
 std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& tables) {
-  const Suite& s = *in.suite->suite;
+  const results::Suite& s = *in.suite->suite;
   std::string body =
       "<h1>pgrig report: " + Esc(s.label) + "</h1><p class=\"meta\">" + Esc(s.source);
   if (!s.plan_name.empty()) body += ", plan " + Esc(s.plan_name);

@@ -18,9 +18,9 @@
 
 #include "common/fs.h"
 #include "common/process.h"
-#include "report/reader.h"
 #include "report/render.h"
 #include "report/test_suites.h"
+#include "results/reader.h"
 
 namespace pgrig::report {
 namespace {
@@ -93,8 +93,10 @@ TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
                            .iterations = 3,
                            .seed = 62,
                            .cells = StandardCells(27600, 4000, 6000)};
-  const Suite b = *ParseSuiteJson(testing::MakeSuiteJson(fb).dump(), "xeon/suite.json");
-  const Suite a = *ParseSuiteJson(testing::MakeSuiteJson(fa).dump(), "graviton/suite.json");
+  const results::Suite b =
+      *results::ParseSuiteJson(testing::MakeSuiteJson(fb).dump(), "xeon/suite.json");
+  const results::Suite a =
+      *results::ParseSuiteJson(testing::MakeSuiteJson(fa).dump(), "graviton/suite.json");
   const SuiteStats sb = *Analyze(b), sa = *Analyze(a);
   const Comparison c = *Compare({&sb, &sa});
   auto claim = CheckClaim("B is 1.38x A on read-only", {&sb, &sa});

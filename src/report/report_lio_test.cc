@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report/compare.h"
-#include "report/reader.h"
 #include "report/render.h"
+#include "results/reader.h"
 #include "results/schemas.h"
 
 namespace pgrig::report {
@@ -22,24 +22,24 @@ using ::testing::HasSubstr;
 
 const std::string kDir = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
 
-Suite Load(const std::string& name) {
-  auto s = LoadSuite(kDir + name);
+results::Suite Load(const std::string& name) {
+  auto s = results::LoadSuite(kDir + name);
   EXPECT_TRUE(s.ok()) << s.status().message();
-  return s.ok() ? *s : Suite{};
+  return s.ok() ? *s : results::Suite{};
 }
 
 TEST(LioSuiteTest, ReaderTakesLioPerSecondAndTheFsyncRecord) {
-  const Suite s = Load("lio-r1");
+  const results::Suite s = Load("lio-r1");
   EXPECT_EQ(s.schema, results::kSuiteSchema);
   EXPECT_EQ(s.plan_name, "tiny-lio");
   EXPECT_FALSE(s.scale.has_value());  // no pgbench workload: no pgbench scale
   ASSERT_EQ(s.cells.size(), 2u);
-  for (const Cell& c : s.cells) {
+  for (const results::Cell& c : s.cells) {
     EXPECT_EQ(c.metric, "lio_per_s") << c.id;
     EXPECT_EQ(c.protocol, "prepared");
     EXPECT_EQ(c.clients, c.threads);
     ASSERT_EQ(c.runs.size(), 2u) << c.id;
-    for (const report::Run& r : c.runs) {
+    for (const results::Run& r : c.runs) {
       EXPECT_TRUE(r.ok);
       EXPECT_GT(r.tps, 1000) << c.id;  // logical reads per second
       ASSERT_TRUE(r.histogram.has_value());
@@ -58,7 +58,7 @@ TEST(LioSuiteTest, ReaderTakesLioPerSecondAndTheFsyncRecord) {
     EXPECT_DOUBLE_EQ(s.cells[0].runs[0].tps, run["result"]["summary"]["lio_per_s"].get<double>());
   }
   ASSERT_TRUE(s.fsync.has_value());
-  const FsyncRecord& f = *s.fsync;
+  const results::FsyncRecord& f = *s.fsync;
   EXPECT_FALSE(f.dir.empty());
   EXPECT_FALSE(f.best_method.empty());
   ASSERT_TRUE(f.best_ops_per_s.has_value());
@@ -67,14 +67,14 @@ TEST(LioSuiteTest, ReaderTakesLioPerSecondAndTheFsyncRecord) {
   EXPECT_FALSE(f.memory_file_system);
   // 4 methods + open_datasync with O_DIRECT, x 1 size x 2 writer counts.
   EXPECT_EQ(f.tests.size(), 10u);
-  for (const FsyncTest& t : f.tests) {
+  for (const results::FsyncTest& t : f.tests) {
     EXPECT_EQ(t.write_bytes, 8192);
     EXPECT_TRUE(t.ops_per_s.has_value() || !t.unavailable.empty()) << t.label;
   }
 }
 
 TEST(LioSuiteTest, AnalysisKeepsLioCellsOutOfTransactionsAndTheDecisionTable) {
-  Suite s = Load("lio-r1");
+  results::Suite s = Load("lio-r1");
   s.usd_per_hour = 1.0;  // a priced suite: still no "transactions per USD" for lio cells
   auto a = Analyze(s);
   ASSERT_TRUE(a.ok());
@@ -91,7 +91,7 @@ TEST(LioSuiteTest, AnalysisKeepsLioCellsOutOfTransactionsAndTheDecisionTable) {
 }
 
 TEST(LioSuiteTest, CompareGivesLioCellsTheTpsStatistics) {
-  const Suite r1 = Load("lio-r1"), r2 = Load("lio-r2");
+  const results::Suite r1 = Load("lio-r1"), r2 = Load("lio-r2");
   auto s1 = Analyze(r1), s2 = Analyze(r2);
   ASSERT_TRUE(s1.ok() && s2.ok());
   // The same plan twice on the same (busy) machine: an A/A pair.
@@ -106,10 +106,10 @@ TEST(LioSuiteTest, CompareGivesLioCellsTheTpsStatistics) {
   }
   // A machine 20 times as fast: the ratio is exactly 20 and the verdict
   // follows the interval (only the variance of the runs limits it).
-  Suite fast = r1;
+  results::Suite fast = r1;
   fast.label = "fast";
-  for (Cell& c : fast.cells) {
-    for (report::Run& r : c.runs) r.tps *= 20;
+  for (results::Cell& c : fast.cells) {
+    for (results::Run& r : c.runs) r.tps *= 20;
   }
   auto sf = Analyze(fast);
   ASSERT_TRUE(sf.ok());
@@ -125,7 +125,7 @@ TEST(LioSuiteTest, CompareGivesLioCellsTheTpsStatistics) {
 }
 
 TEST(LioSuiteTest, ReportAndCompareShowLioCellsAndFsyncSideBySide) {
-  const Suite r1 = Load("lio-r1"), r2 = Load("lio-r2");
+  const results::Suite r1 = Load("lio-r1"), r2 = Load("lio-r2");
   auto s1 = Analyze(r1), s2 = Analyze(r2);
   ASSERT_TRUE(s1.ok() && s2.ok());
   const std::string text = RenderReport({&*s1, SuiteWarnings(*s1), {}}, Format::kText);
@@ -152,7 +152,7 @@ TEST(LioSuiteTest, ReportAndCompareShowLioCellsAndFsyncSideBySide) {
 }
 
 TEST(LioSuiteTest, AFsyncEntryThatIsNotAFsyncDocumentIsRefused) {
-  auto s = ParseSuiteJson(
+  auto s = results::ParseSuiteJson(
       R"({"schema": "pgrig.suite/1", "cells": [], "fsync": {"schema": "pgrig.result/1"}})",
       "f/suite.json");
   ASSERT_FALSE(s.ok());

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "report/reader.h"
 #include "report/render.h"
 #include "report/test_suites.h"
+#include "results/reader.h"
 
 namespace pgrig::report {
 namespace {
@@ -21,15 +21,15 @@ using ::testing::Not;
 using testing::StandardCells;
 
 struct Pair {
-  Suite a, b;
+  results::Suite a, b;
   SuiteStats sa, sb;
   Comparison c;
 };
 
 std::unique_ptr<Pair> MakePair(FixtureSuite fb, FixtureSuite fa) {
   auto p = std::make_unique<Pair>();
-  p->b = *ParseSuiteJson(testing::MakeSuiteJson(fb).dump(), fb.label + "/suite.json");
-  p->a = *ParseSuiteJson(testing::MakeSuiteJson(fa).dump(), fa.label + "/suite.json");
+  p->b = *results::ParseSuiteJson(testing::MakeSuiteJson(fb).dump(), fb.label + "/suite.json");
+  p->a = *results::ParseSuiteJson(testing::MakeSuiteJson(fa).dump(), fa.label + "/suite.json");
   p->sb = *Analyze(p->b);
   p->sa = *Analyze(p->a);
   p->c = *Compare({&p->sb, &p->sa});
@@ -227,7 +227,7 @@ TEST(RenderTest, IdenticalFactsAreSaidToBeIdenticalInEveryFormat) {
 
 TEST(RenderTest, ReportHtmlWithoutPriceSaysSo) {
   FixtureSuite f{.label = "solo", .seed = 5, .cells = StandardCells(20000, 4000, 6000)};
-  Suite s = *ParseSuiteJson(testing::MakeSuiteJson(f).dump(), "solo/suite.json");
+  results::Suite s = *results::ParseSuiteJson(testing::MakeSuiteJson(f).dump(), "solo/suite.json");
   SuiteStats st = *Analyze(s);
   const std::string html = RenderReport({&st, SuiteWarnings(st), {}}, Format::kHtml);
   EXPECT_THAT(html, HasSubstr("no price: give --usd-per-hour"));

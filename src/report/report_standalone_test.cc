@@ -12,8 +12,8 @@
 
 #include "report/claims.h"
 #include "report/compare.h"
-#include "report/reader.h"
 #include "report/render.h"
+#include "results/reader.h"
 #include "results/schemas.h"
 
 namespace pgrig::report {
@@ -25,10 +25,10 @@ using ::testing::Not;
 const std::string kMicro = std::string(PGRIG_SOURCE_DIR) + "/tests/data/micro/";
 const std::string kSuites = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
 
-Suite LoadStandalone(const std::string& path) {
-  auto s = LoadSuite(path);
+results::Suite LoadStandalone(const std::string& path) {
+  auto s = results::LoadSuite(path);
   EXPECT_TRUE(s.ok()) << s.status().message();
-  return s.ok() ? *s : Suite{};
+  return s.ok() ? *s : results::Suite{};
 }
 
 nlohmann::json Doc(const std::string& path) {
@@ -37,7 +37,7 @@ nlohmann::json Doc(const std::string& path) {
 }
 
 TEST(StandaloneLioTest, ReadsAsOneLioCellWithOneRun) {
-  const Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
+  const results::Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
   const nlohmann::json doc = Doc(kMicro + "lio-s1-1.json");
   EXPECT_EQ(s.schema, results::kLioResultSchema);
   EXPECT_EQ(s.label, "lio-s1-1");
@@ -48,7 +48,7 @@ TEST(StandaloneLioTest, ReadsAsOneLioCellWithOneRun) {
   EXPECT_THAT(s.plan_name, HasSubstr("2 tables of 256 blocks, work unit 16"));
   EXPECT_TRUE(s.facts.contains("host"));
   ASSERT_EQ(s.cells.size(), 1u);
-  const Cell& c = s.cells[0];
+  const results::Cell& c = s.cells[0];
   const int sessions = doc["summary"]["sessions"].get<int>();
   EXPECT_EQ(c.id,
             "lio/prepared/default/c" + std::to_string(sessions) + "/j" + std::to_string(sessions));
@@ -65,28 +65,28 @@ TEST(StandaloneLioTest, ALioFileWithoutSessionsOrHeadlineIsRefused) {
   nlohmann::json doc = Doc(kMicro + "lio-s1-1.json");
   doc["summary"].erase("sessions");
   doc["options"].erase("sessions");
-  auto s = ParseSuiteJson(doc.dump(), "cut.json");
+  auto s = results::ParseSuiteJson(doc.dump(), "cut.json");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("cut.json: pgrig.lio/1 document without"));
   doc = Doc(kMicro + "lio-s1-1.json");
   doc["summary"].erase("lio_per_s");
-  s = ParseSuiteJson(doc.dump(), "cut.json");
+  s = results::ParseSuiteJson(doc.dump(), "cut.json");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("summary.lio_per_s is missing"));
-  auto unknown = ParseSuiteJson(R"({"schema": "pgrig.other/1"})", "o.json");
+  auto unknown = results::ParseSuiteJson(R"({"schema": "pgrig.other/1"})", "o.json");
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.status().message(), HasSubstr("\"pgrig.lio/1\", \"pgrig.fsync/1\""));
 }
 
 TEST(StandaloneFsyncTest, ReadsAsASuiteHoldingOnlyTheFsyncTest) {
-  const Suite s = LoadStandalone(kMicro + "fsync-1.json");
+  const results::Suite s = LoadStandalone(kMicro + "fsync-1.json");
   const nlohmann::json doc = Doc(kMicro + "fsync-1.json");
   EXPECT_EQ(s.schema, results::kFsyncSchema);
   EXPECT_EQ(s.label, "fsync-1");
   EXPECT_TRUE(s.cells.empty());
   EXPECT_EQ(s.pg_major, 15);
   ASSERT_TRUE(s.fsync.has_value());
-  const FsyncRecord& f = *s.fsync;
+  const results::FsyncRecord& f = *s.fsync;
   EXPECT_EQ(f.dir, doc["options"]["dir"]);
   EXPECT_EQ(f.best_method, doc["summary"]["best_method"]);
   EXPECT_DOUBLE_EQ(*f.best_ops_per_s, doc["summary"]["best_ops_per_s"].get<double>());
@@ -103,7 +103,7 @@ TEST(StandaloneFsyncTest, ReadsAsASuiteHoldingOnlyTheFsyncTest) {
 }
 
 TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
-  const Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
+  const results::Suite s = LoadStandalone(kMicro + "lio-s1-1.json");
   auto st = Analyze(s);
   ASSERT_TRUE(st.ok());
   const std::string text = RenderReport({&*st, SuiteWarnings(*st), {}}, Format::kText);
@@ -124,7 +124,7 @@ TEST(StandaloneReportTest, LioFigureIsLabelledLioPerSecondInEveryFormat) {
 }
 
 TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
-  const Suite s = LoadStandalone(kMicro + "fsync-1.json");
+  const results::Suite s = LoadStandalone(kMicro + "fsync-1.json");
   auto st = Analyze(s);
   ASSERT_TRUE(st.ok());
   const std::string text = RenderReport({&*st, SuiteWarnings(*st), {}}, Format::kText);
@@ -148,8 +148,8 @@ TEST(StandaloneReportTest, FsyncFileShowsTheFsyncTableAndNoCellTable) {
 }
 
 TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
-  const Suite a = LoadStandalone(kMicro + "fsync-1.json"),
-              b = LoadStandalone(kMicro + "fsync-2.json");
+  const results::Suite a = LoadStandalone(kMicro + "fsync-1.json"),
+                       b = LoadStandalone(kMicro + "fsync-2.json");
   auto sa = Analyze(a), sb = Analyze(b);
   ASSERT_TRUE(sa.ok() && sb.ok());
   auto c = Compare({&*sa, &*sb});
@@ -167,8 +167,8 @@ TEST(StandaloneCompareTest, TwoFsyncFilesCompareTheirFlushes) {
 }
 
 TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
-  const Suite a = LoadStandalone(kMicro + "lio-s1-1.json"),
-              b = LoadStandalone(kMicro + "lio-s1-2.json");
+  const results::Suite a = LoadStandalone(kMicro + "lio-s1-1.json"),
+                       b = LoadStandalone(kMicro + "lio-s1-2.json");
   auto sa = Analyze(a), sb = Analyze(b);
   ASSERT_TRUE(sa.ok() && sb.ok());
   auto c = Compare({&*sa, &*sb});
@@ -216,7 +216,7 @@ TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
   EXPECT_DOUBLE_EQ(j["decision"][1]["lio_per_s"].get<double>(), b.cells[0].runs[0].tps);
   EXPECT_TRUE(j["decision"][1]["read_only_tps"].is_null());
   // A lio run of another shape is flagged as a different plan.
-  Suite other = b;
+  results::Suite other = b;
   other.plan_name = "pgrig lio run: 4 tables of 256 blocks, work unit 255, 0% updates, client";
   auto so = Analyze(other);
   auto d = Compare({&*sa, &*so});
@@ -226,8 +226,8 @@ TEST(StandaloneCompareTest, TwoLioFilesCompareLioPerSecond) {
 }
 
 TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
-  const Suite tps = LoadStandalone(kSuites + "tiny-r1"),
-              lio = LoadStandalone(kMicro + "lio-s1-1.json");
+  const results::Suite tps = LoadStandalone(kSuites + "tiny-r1"),
+                       lio = LoadStandalone(kMicro + "lio-s1-1.json");
   auto st = Analyze(tps), sl = Analyze(lio);
   ASSERT_TRUE(st.ok() && sl.ok());
   for (const auto& pair :
@@ -252,7 +252,7 @@ TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
                 HasSubstr("measuring the same quantity: nothing is compared"));
   }
   // Same cell id, different metric (a tps cell named like the lio one).
-  Suite fake = lio;
+  results::Suite fake = lio;
   fake.label = "fake-tps";
   fake.cells[0].metric = "tps";
   auto sf = Analyze(fake);

@@ -120,14 +120,14 @@ Table CellTable(const SuiteStats& s) {
 
 std::optional<Table> FsyncTable(const SuiteStats& s) {
   if (!s.suite->fsync) return std::nullopt;
-  const FsyncRecord& f = *s.suite->fsync;
+  const results::FsyncRecord& f = *s.suite->fsync;
   Table t;
   t.id = "fsync";
   t.title = "WAL flushes of " + (f.dir.empty() ? std::string("the data directory") : f.dir) +
             " (tested once in " + s.suite->label + ")";
   t.headers = {"method", "write bytes", "writers", "flushes/s", "p50 ms", "p99 ms"};
   t.right = {false, true, true, true, true, true};
-  for (const FsyncTest& x : f.tests) {
+  for (const results::FsyncTest& x : f.tests) {
     t.rows.push_back({x.label, std::to_string(x.write_bytes), std::to_string(x.writers),
                       x.ops_per_s ? Num(*x.ops_per_s, 0) : "n/a: " + x.unavailable,
                       Opt(x.p50_ms, 3), Opt(x.p99_ms, 3)});
@@ -164,20 +164,21 @@ std::optional<Table> FsyncComparisonTable(const Comparison& c) {
     }
     t.rows.push_back(std::move(row));
   };
-  const std::optional<FsyncRecord>& base = c.suites[0]->suite->fsync;
-  add("directory", [](const FsyncRecord& f) { return f.dir; });
-  add("best method", [](const FsyncRecord& f) {
+  const std::optional<results::FsyncRecord>& base = c.suites[0]->suite->fsync;
+  add("directory", [](const results::FsyncRecord& f) { return f.dir; });
+  add("best method", [](const results::FsyncRecord& f) {
     return f.best_method.empty() ? std::string("-") : f.best_method;
   });
-  add("best flushes/s (1 writer)", [](const FsyncRecord& f) { return Opt(f.best_ops_per_s, 0); });
-  add("ratio to " + c.suites[0]->suite->label, [&](const FsyncRecord& f) {
+  add("best flushes/s (1 writer)",
+      [](const results::FsyncRecord& f) { return Opt(f.best_ops_per_s, 0); });
+  add("ratio to " + c.suites[0]->suite->label, [&](const results::FsyncRecord& f) {
     if (!base || !base->best_ops_per_s || !f.best_ops_per_s || *base->best_ops_per_s <= 0) {
       return std::string("-");
     }
     return fmt::format("{:.3f}x", *f.best_ops_per_s / *base->best_ops_per_s);
   });
-  add("best p99 ms", [](const FsyncRecord& f) { return Opt(f.best_p99_ms, 3); });
-  add("server wal_sync_method", [](const FsyncRecord& f) {
+  add("best p99 ms", [](const results::FsyncRecord& f) { return Opt(f.best_p99_ms, 3); });
+  add("server wal_sync_method", [](const results::FsyncRecord& f) {
     return f.server_method.empty()
                ? std::string("-")
                : f.server_method + " (" + Opt(f.server_method_ops_per_s, 0) + " flushes/s)";

@@ -87,9 +87,9 @@ CREATE TABLE IF NOT EXISTS {0}.fsync_tests (
 )sql";
 
 // The suite's fsync test (Suite::fsync) and its rows.
-Result<int> LoadFsync(pg::Connection& conn, const Suite& su, const std::string& s) {
+Result<int> LoadFsync(pg::Connection& conn, const results::Suite& su, const std::string& s) {
   if (!su.fsync) return 0;
-  const FsyncRecord& f = *su.fsync;
+  const results::FsyncRecord& f = *su.fsync;
   PGRIG_RETURN_IF_ERROR(
       conn.ExecParams(
               fmt::format(
@@ -105,7 +105,7 @@ Result<int> LoadFsync(pg::Connection& conn, const Suite& su, const std::string& 
                f.memory_file_system ? "true" : "false"})
           .status());
   int rows = 0;
-  for (const FsyncTest& t : f.tests) {
+  for (const results::FsyncTest& t : f.tests) {
     PGRIG_RETURN_IF_ERROR(
         conn.ExecParams(
                 fmt::format(
@@ -127,7 +127,7 @@ Result<int> LoadFsync(pg::Connection& conn, const Suite& su, const std::string& 
 
 Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st,
                                       const std::string& s) {
-  const Suite& su = *st.suite;
+  const results::Suite& su = *st.suite;
   LoadSummary out;
   // The "already exists, skipping" notices of the DDL are no news.
   PGRIG_RETURN_IF_ERROR(conn.Exec("SET LOCAL client_min_messages = warning").status());
@@ -190,9 +190,9 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
                  c.metric})
             .status());
     ++out.cells;
-    const Cell& model = su.cells[i];
+    const results::Cell& model = su.cells[i];
     for (size_t k = 0; k < model.runs.size(); ++k) {
-      const Run& r = model.runs[k];
+      const results::Run& r = model.runs[k];
       PGRIG_RETURN_IF_ERROR(
           conn.ExecParams(
                   fmt::format("INSERT INTO {}.runs (suite_id, cell_id, ordinal, iteration, ok, "

@@ -14,11 +14,11 @@
 
 #include "cluster/cluster.h"
 #include "common/fs.h"
-#include "plan/cell_settings.h"
-#include "plan/server_settings.h"
+#include "runner/cell_settings.h"
+#include "runner/server_settings.h"
 #include "support/test_cluster.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 namespace {
 
 using ::testing::AllOf;
@@ -389,4 +389,4 @@ TEST_F(CellSettingsServerTest, BadValueRefusedBeforeAnyChange) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

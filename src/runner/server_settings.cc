@@ -1,7 +1,7 @@
 // ServerSettings and RecoverInterrupted (see server_settings.h): per-cell
 // server settings on top of tune/apply.h, with a marker file that survives a
 // killed run.
-#include "plan/server_settings.h"
+#include "runner/server_settings.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -19,9 +19,9 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/strings.h"
-#include "plan/setting_value.h"
+#include "runner/setting_value.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 namespace {
 
@@ -571,4 +571,4 @@ ServerSettings::~ServerSettings() {
   if (!restored_) (void)RestoreAll();
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

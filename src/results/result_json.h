@@ -7,8 +7,8 @@
 // caller passes a redacted command line and target).  The latency summary
 // and the histogram are results/histogram_json.h's, which also reads them
 // back.  Pure functions; thread-safe.
-#ifndef PGRIG_PLAN_RESULT_JSON_H_
-#define PGRIG_PLAN_RESULT_JSON_H_
+#ifndef PGRIG_RESULTS_RESULT_JSON_H_
+#define PGRIG_RESULTS_RESULT_JSON_H_
 
 #include <cstdint>
 #include <map>
@@ -23,7 +23,7 @@
 #include "script/script.h"
 #include "stats/histogram.h"
 
-namespace pgrig::plan {
+namespace pgrig::results {
 
 struct ResultServer {
   std::string version;  // "15.18"
@@ -76,6 +76,6 @@ struct ResultInputs {
 nlohmann::json RunResultToJson(const ResultInputs& in, const engine::RunResult& r,
                                const nlohmann::json& facts);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::results
 
-#endif  // PGRIG_PLAN_RESULT_JSON_H_
+#endif  // PGRIG_RESULTS_RESULT_JSON_H_

@@ -3,8 +3,8 @@
 // why), finding what data the database already holds, and the checks
 // `pgrig run` makes before anything starts.
 // Functions taking a Connection use it from the calling thread only.
-#ifndef PGRIG_PLAN_SUITE_SETUP_H_
-#define PGRIG_PLAN_SUITE_SETUP_H_
+#ifndef PGRIG_RUNNER_SUITE_SETUP_H_
+#define PGRIG_RUNNER_SUITE_SETUP_H_
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,11 +17,11 @@
 #include "micro/wal_flush.h"
 #include "pg/connection.h"
 #include "plan/plan.h"
-#include "plan/result_json.h"
+#include "results/result_json.h"
 #include "script/script.h"
 #include "script/variables.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 // A suite to continue (`pgrig run --resume DIR`): its suite.json, and the
 // plan rebuilt from the plan text recorded in it (name and source path as
@@ -30,7 +30,7 @@ namespace pgrig::plan {
 // the directory.
 struct ResumedSuite {
   nlohmann::json suite;
-  Plan plan;
+  plan::Plan plan;
   std::string label;  // the suite's label, else the plan's name
 };
 Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& plan_arg);
@@ -57,11 +57,11 @@ Result<PriceChoice> ChoosePrice(std::optional<double> usd_per_hour, const std::s
 
 // Rough wall time of the whole suite (runs, warm-ups, between-run actions),
 // without data loading.
-double EstimateSuiteSeconds(const Plan& plan, size_t cell_count);
+double EstimateSuiteSeconds(const plan::Plan& plan, size_t cell_count);
 
 // The checks RunSuite makes before touching anything, for --dry-run and for
 // the CLI's validation: every workload script can be read and parsed.
-Status CheckWorkloads(const Plan& plan);
+Status CheckWorkloads(const plan::Plan& plan);
 
 // Checks that `dir` can hold a new suite: it does not exist (its parent is a
 // writable directory, or can be created) or is an empty writable directory.
@@ -71,8 +71,8 @@ Status CheckOutDir(const std::string& dir);
 // Whether a previous suite.json can be continued: an incomplete
 // pgrig.suite/1 document made with the same plan text whose cells are
 // `cells` (the matrix depends on the CPU count).
-Status CheckResumable(const nlohmann::json& suite, const Plan& plan,
-                      const std::vector<Cell>& cells);
+Status CheckResumable(const nlohmann::json& suite, const plan::Plan& plan,
+                      const std::vector<plan::Cell>& cells);
 
 // Seconds per run beyond its duration and warm-up: VACUUM, CHECKPOINT,
 // connections, the observer, writing the suite.
@@ -84,12 +84,12 @@ struct PreparedWorkload {
   std::shared_ptr<const script::NameTable> names;
   std::shared_ptr<const std::vector<script::Script>> scripts;
   std::shared_ptr<const script::Variables> base_variables;
-  std::vector<ResultScript> result_scripts;
+  std::vector<results::ResultScript> result_scripts;
 };
 
 // Reads and parses the workload's scripts (built-in or files) and its -D
 // definitions.  InvalidArgument naming the workload.
-Result<PreparedWorkload> PrepareWorkload(const Workload& w);
+Result<PreparedWorkload> PrepareWorkload(const plan::Workload& w);
 
 struct ScaleChoice {
   int scale = 1;
@@ -98,7 +98,7 @@ struct ScaleChoice {
 
 // The plan's scale, or one sized to shared_buffers (read over `conn`) or to
 // `memory_bytes` (about 16 MB of tables and indexes per unit of scale).
-Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
+Result<ScaleChoice> ChooseScale(const plan::Plan& plan, pg::Connection& conn,
                                 std::optional<uint64_t> memory_bytes);
 
 // The scale pgbench_branches holds, or nullopt when pgbench's tables are missing.
@@ -106,11 +106,11 @@ Result<std::optional<int>> ExistingScale(pg::Connection& conn);
 
 // The fsync test's options for the plan's fsync workload and `dir` (the
 // plan's, or the server's data directory); tmpfs is refused.
-micro::FsyncOptions FsyncOptionsFor(const FsyncParams& p, const std::string& dir);
+micro::FsyncOptions FsyncOptionsFor(const plan::FsyncParams& p, const std::string& dir);
 
 // The first value of a one-row query, "" on error or NULL.
 std::string OneValue(pg::Connection& conn, const char* sql);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner
 
-#endif  // PGRIG_PLAN_SUITE_SETUP_H_
+#endif  // PGRIG_RUNNER_SUITE_SETUP_H_

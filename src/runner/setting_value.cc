@@ -1,6 +1,6 @@
 // A plan's setting values read against their pg_settings rows (see
 // setting_value.h).
-#include "plan/setting_value.h"
+#include "runner/setting_value.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "common/strings.h"
 #include "tune/apply.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 namespace {
 
@@ -198,4 +198,4 @@ bool LiveMatches(const tune::CurrentSetting& live, const CheckedSetting& want,
   return v.ok() && tune::LiveValueMatches(*v, want.value);
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

@@ -1,4 +1,4 @@
-#include "plan/suite_json.h"
+#include "results/suite_json.h"
 
 #include <fmt/format.h>
 
@@ -10,20 +10,20 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "cost/per_dollar.h"
-#include "plan/result_json.h"
 #include "results/histogram_json.h"
+#include "results/result_json.h"
 #include "results/schemas.h"
 #include "stats/distributions.h"
 #include "stats/histogram.h"
 #include "stats/summary.h"
 
-namespace pgrig::plan {
+namespace pgrig::results {
 
 namespace {
 
 using nlohmann::json;
 
-json CountsJson(const std::vector<CountExpr>& v) {
+json CountsJson(const std::vector<plan::CountExpr>& v) {
   json a = json::array();
   for (const auto& c : v) a.push_back(c.text.empty() ? std::to_string(c.constant) : c.text);
   return a;
@@ -35,13 +35,13 @@ json ProtocolsJson(const std::vector<script::QueryMode>& v) {
   return a;
 }
 
-const char* VacuumName(VacuumPolicy p) {
+const char* VacuumName(plan::VacuumPolicy p) {
   switch (p) {
-    case VacuumPolicy::kNever:
+    case plan::VacuumPolicy::kNever:
       return "never";
-    case VacuumPolicy::kWriteWorkloads:
+    case plan::VacuumPolicy::kWriteWorkloads:
       return "write_workloads";
-    case VacuumPolicy::kAlways:
+    case plan::VacuumPolicy::kAlways:
       return "always";
   }
   return "write_workloads";
@@ -110,21 +110,23 @@ std::string FsyncMarkdown(const json& f) {
 
 }  // namespace
 
-const char* CellMetric(WorkloadKind k) { return k == WorkloadKind::kLio ? "lio_per_s" : "tps"; }
+const char* CellMetric(plan::WorkloadKind k) {
+  return k == plan::WorkloadKind::kLio ? "lio_per_s" : "tps";
+}
 
-json PlanToJson(const Plan& plan) {
+json PlanToJson(const plan::Plan& plan) {
   json workloads = json::array();
   for (const auto& w : plan.workloads) {
     json scripts = json::array();
     for (const auto& s : w.scripts) {
-      scripts.push_back({{"kind", s.kind == ScriptRef::Kind::kFile ? "file" : "builtin"},
+      scripts.push_back({{"kind", s.kind == plan::ScriptRef::Kind::kFile ? "file" : "builtin"},
                          {"spec", s.spec},
                          {"weight", s.weight}});
     }
     json defines = json::object();
     for (const auto& [k, v] : w.defines) defines[k] = v;
     json lio = nullptr, fsync = nullptr;
-    if (w.kind == WorkloadKind::kLio) {
+    if (w.kind == plan::WorkloadKind::kLio) {
       lio = {{"tables", w.lio.tables},
              {"blocks_per_table",
               w.lio.blocks_per_table ? json(*w.lio.blocks_per_table) : json(nullptr)},
@@ -132,14 +134,14 @@ json PlanToJson(const Plan& plan) {
              {"work_unit", w.lio.work_unit},
              {"update_pct", w.lio.update_pct},
              {"update_work_unit", w.lio.update_work_unit}};
-    } else if (w.kind == WorkloadKind::kFsync) {
+    } else if (w.kind == plan::WorkloadKind::kFsync) {
       fsync = {{"dir", w.fsync.dir.empty() ? json(nullptr) : json(w.fsync.dir)},
                {"seconds_per_test", w.fsync.seconds_per_test},
                {"write_sizes", w.fsync.write_sizes},
                {"writers", w.fsync.writers}};
     }
     workloads.push_back({{"name", w.name},
-                         {"kind", WorkloadKindName(w.kind)},
+                         {"kind", plan::WorkloadKindName(w.kind)},
                          {"lio", lio},
                          {"fsync", fsync},
                          {"scripts", scripts},
@@ -155,8 +157,9 @@ json PlanToJson(const Plan& plan) {
   return json{
       {"name", plan.name},
       {"description", plan.description},
-      {"size", SizeTargetName(plan.size)},
-      {"scale", plan.size == SizeTarget::kScale && HasWorkloadKind(plan, WorkloadKind::kPgbench)
+      {"size", plan::SizeTargetName(plan.size)},
+      {"scale", plan.size == plan::SizeTarget::kScale &&
+                        plan::HasWorkloadKind(plan, plan::WorkloadKind::kPgbench)
                     ? json(plan.scale)
                     : json(nullptr)},
       {"init_partitions", plan.init_partitions},
@@ -176,13 +179,13 @@ json PlanToJson(const Plan& plan) {
       {"vacuum", VacuumName(plan.vacuum)}};
 }
 
-json CellToJson(const Plan& plan, const Cell& cell) {
-  const Workload& w = plan.workloads[static_cast<size_t>(cell.workload)];
+json CellToJson(const plan::Plan& plan, const plan::Cell& cell) {
+  const plan::Workload& w = plan.workloads[static_cast<size_t>(cell.workload)];
   const std::string variant =
       cell.variant >= 0 ? plan.variants[static_cast<size_t>(cell.variant)].name : "default";
   return json{{"id", cell.id},
               {"workload", w.name},
-              {"kind", WorkloadKindName(w.kind)},
+              {"kind", plan::WorkloadKindName(w.kind)},
               {"metric", CellMetric(w.kind)},
               {"writes", w.writes},
               {"protocol", script::QueryModeName(cell.protocol)},
@@ -532,4 +535,4 @@ Status WriteSuiteFiles(const std::string& dir, const json& suite) {
   return WriteFileAtomically(dir + "/summary.md", SummaryMarkdown(suite));
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::results

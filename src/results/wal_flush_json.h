@@ -1,17 +1,17 @@
 // The results document of `pgrig fsync`: "schema": "pgrig.fsync/1", in the
 // conventions of pgrig.result/1 (docs/results-lio.md documents both
 // micro-benchmark documents).  Pure functions; thread-safe.
-#ifndef PGRIG_MICRO_WAL_FLUSH_JSON_H_
-#define PGRIG_MICRO_WAL_FLUSH_JSON_H_
+#ifndef PGRIG_RESULTS_WAL_FLUSH_JSON_H_
+#define PGRIG_RESULTS_WAL_FLUSH_JSON_H_
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "micro/lio_json.h"
 #include "micro/wal_flush.h"
+#include "results/lio_json.h"
 
-namespace pgrig::micro {
+namespace pgrig::results {
 
 struct FsyncDocContext {
   // The server's wal_sync_method when a server was reachable.
@@ -20,9 +20,9 @@ struct FsyncDocContext {
   nlohmann::json facts = nullptr;    // pgrig.facts/1, or null
 };
 
-nlohmann::json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& options,
-                                 const FsyncResult& r, const FsyncDocContext& ctx);
+nlohmann::json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& options,
+                                 const micro::FsyncResult& r, const FsyncDocContext& ctx);
 
-}  // namespace pgrig::micro
+}  // namespace pgrig::results
 
-#endif  // PGRIG_MICRO_WAL_FLUSH_JSON_H_
+#endif  // PGRIG_RESULTS_WAL_FLUSH_JSON_H_

@@ -1,4 +1,4 @@
-#include "plan/result_json.h"
+#include "results/result_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "results/histogram_json.h"
 #include "results/schemas.h"
 
-namespace pgrig::plan {
+namespace pgrig::results {
 
 namespace {
 
@@ -207,4 +207,4 @@ json RunResultToJson(const ResultInputs& in, const engine::RunResult& r, const j
   return doc;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::results

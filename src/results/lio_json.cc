@@ -1,10 +1,10 @@
-#include "micro/lio_json.h"
+#include "results/lio_json.h"
 
 #include "common/clock.h"
 #include "results/histogram_json.h"
 #include "results/schemas.h"
 
-namespace pgrig::micro {
+namespace pgrig::results {
 
 using nlohmann::json;
 
@@ -14,14 +14,15 @@ json OrNull(double v, bool have) { return have ? json(v) : json(nullptr); }
 
 }  // namespace
 
-json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& tables, int work_unit) {
+json LioWindowSummary(const micro::LioWindow& w, const std::vector<micro::LioTableInfo>& tables,
+                      int work_unit) {
   const double s = w.window_s;
   const int64_t lio = w.delta.logical_reads();
   // What the sessions' own counts predict the server counted: every row is
   // one heap block, plus the index pages of each range.
   double index_per_range = 0;
   for (const auto& t : tables) {
-    index_per_range += ExpectedIndexBlocksPerRange(t.blocks, t.index_blocks, work_unit);
+    index_per_range += micro::ExpectedIndexBlocksPerRange(t.blocks, t.index_blocks, work_unit);
   }
   if (!tables.empty()) index_per_range /= static_cast<double>(tables.size());
   // UPDATE ranges: one heap block per row and the index descent, as for a
@@ -34,12 +35,12 @@ json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& table
   return json{
       {"sessions", w.sessions},
       {"duration_s", s},
-      {"lio_per_s", PerSecond(lio, s)},
-      {"lio_per_s_per_session", w.sessions > 0 ? PerSecond(lio, s) / w.sessions : 0.0},
-      {"blks_hit_per_s", PerSecond(w.delta.blks_hit, s)},
-      {"physical_reads_per_s", PerSecond(w.delta.blks_read, s)},
-      {"ranges_per_s", PerSecond(w.ranges, s)},
-      {"updates_per_s", PerSecond(w.updates, s)},
+      {"lio_per_s", micro::PerSecond(lio, s)},
+      {"lio_per_s_per_session", w.sessions > 0 ? micro::PerSecond(lio, s) / w.sessions : 0.0},
+      {"blks_hit_per_s", micro::PerSecond(w.delta.blks_hit, s)},
+      {"physical_reads_per_s", micro::PerSecond(w.delta.blks_read, s)},
+      {"ranges_per_s", micro::PerSecond(w.ranges, s)},
+      {"updates_per_s", micro::PerSecond(w.updates, s)},
       {"session_blocks_per_s", session_blocks / (s > 0 ? s : 1)},
       {"counters_over_sessions",
        session_blocks > 0 ? json(static_cast<double>(lio) / session_blocks) : json(nullptr)},
@@ -49,9 +50,9 @@ json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& table
   };
 }
 
-json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const LioRunResult& r,
-                     const json& facts) {
-  const LioWindow& w = r.main;
+json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& o,
+                     const micro::LioRunResult& r, const json& facts) {
+  const micro::LioWindow& w = r.main;
   json tables = json::array();
   for (const auto& t : r.tables) {
     tables.push_back({{"table", t.table}, {"blocks", t.blocks}, {"index_blocks", t.index_blocks}});
@@ -63,12 +64,12 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
                         {"ranges", s.ranges},
                         {"updates", s.updates},
                         {"rows", s.rows},
-                        {"rows_per_s", PerSecond(s.rows, w.window_s)},
-                        {"ranges_per_s", PerSecond(s.ranges, w.window_s)},
+                        {"rows_per_s", micro::PerSecond(s.rows, w.window_s)},
+                        {"ranges_per_s", micro::PerSecond(s.ranges, w.window_s)},
                         {"latency_ms", results::LatencyMsJson(s.latency)}});
   }
   json scaling = nullptr;
-  if (o.scaling == LioScaling::kOn) {
+  if (o.scaling == micro::LioScaling::kOn) {
     scaling = json::array();
     for (const auto& sw : r.scaling) scaling.push_back(LioWindowSummary(sw, r.tables, o.work_unit));
   }
@@ -99,8 +100,8 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
         {"update_pct", o.update_pct},
         {"update_work_unit", o.update_work_unit},
         {"seed", std::to_string(r.seed)},
-        {"scaling", o.scaling == LioScaling::kOn},
-        {"driver", LioDriverName(o.driver)}}},
+        {"scaling", o.scaling == micro::LioScaling::kOn},
+        {"driver", micro::LioDriverName(o.driver)}}},
       {"tables", tables},
       {"summary", summary},
       {"counters",
@@ -129,4 +130,4 @@ json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& o, const Lio
   };
 }
 
-}  // namespace pgrig::micro
+}  // namespace pgrig::results

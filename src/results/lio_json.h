@@ -3,8 +3,8 @@
 // options, summary, latency_ms, histogram, facts; units in key names; null
 // for what does not apply).  Documented in docs/results-lio.md.  Pure
 // functions; thread-safe.
-#ifndef PGRIG_MICRO_LIO_JSON_H_
-#define PGRIG_MICRO_LIO_JSON_H_
+#ifndef PGRIG_RESULTS_LIO_JSON_H_
+#define PGRIG_RESULTS_LIO_JSON_H_
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,7 +12,7 @@
 
 #include "micro/lio_run.h"
 
-namespace pgrig::micro {
+namespace pgrig::results {
 
 // What the document records besides the measurement.
 struct MicroDocInputs {
@@ -24,13 +24,13 @@ struct MicroDocInputs {
   bool embedded = false;
 };
 
-nlohmann::json LioResultToJson(const MicroDocInputs& in, const LioRunOptions& options,
-                               const LioRunResult& r, const nlohmann::json& facts);
+nlohmann::json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& options,
+                               const micro::LioRunResult& r, const nlohmann::json& facts);
 
 // The summary figures of one window (also each row of "scaling").
-nlohmann::json LioWindowSummary(const LioWindow& w, const std::vector<LioTableInfo>& tables,
-                                int work_unit);
+nlohmann::json LioWindowSummary(const micro::LioWindow& w,
+                                const std::vector<micro::LioTableInfo>& tables, int work_unit);
 
-}  // namespace pgrig::micro
+}  // namespace pgrig::results
 
-#endif  // PGRIG_MICRO_LIO_JSON_H_
+#endif  // PGRIG_RESULTS_LIO_JSON_H_

@@ -1,6 +1,6 @@
 // The suite's price (ChoosePrice, moved out of cli/cmd_run.cc by issue 26),
 // against the built-in price catalog.
-#include "plan/suite_setup.h"
+#include "runner/suite_setup.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "common/fs.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 namespace {
 
 using ::testing::HasSubstr;
@@ -122,4 +122,4 @@ TEST_F(ReadResumableTest, WhatCannotBeResumedIsSaid) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

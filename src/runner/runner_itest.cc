@@ -1,4 +1,4 @@
-// Integration tests of `pgrig run` (plan/runner.h) against the shared
+// Integration tests of `pgrig run` (runner/runner.h) against the shared
 // embedded cluster, each test in a database of its own: a short real suite
 // and its results directory, resume after SIGINT, server settings restored
 // after a failed run, and invocations refused before anything happens.

@@ -10,16 +10,16 @@
 // version this build does not know, is refused with a message naming the
 // file.  Key names follow docs/results-format.md; this is the only file of
 // the module that knows them.  Pure apart from reading the file; thread-safe.
-#ifndef PGRIG_REPORT_READER_H_
-#define PGRIG_REPORT_READER_H_
+#ifndef PGRIG_RESULTS_READER_H_
+#define PGRIG_RESULTS_READER_H_
 
 #include <string>
 #include <string_view>
 
 #include "common/status.h"
-#include "report/model.h"
+#include "results/model.h"
 
-namespace pgrig::report {
+namespace pgrig::results {
 
 // The documents' schema names are results/schemas.h's.
 
@@ -38,6 +38,6 @@ Result<Suite> LoadSuite(const std::string& path);
 // The same from text; `source` names the input in messages and in the model.
 Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source);
 
-}  // namespace pgrig::report
+}  // namespace pgrig::results
 
-#endif  // PGRIG_REPORT_READER_H_
+#endif  // PGRIG_RESULTS_READER_H_

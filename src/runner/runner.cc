@@ -1,4 +1,4 @@
-#include "plan/runner.h"
+#include "runner/runner.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -16,24 +16,24 @@
 #include "common/fs.h"
 #include "engine/engine.h"
 #include "host/server_cpu.h"
-#include "micro/lio_json.h"
 #include "micro/lio_load.h"
 #include "micro/lio_run.h"
-#include "micro/wal_flush_json.h"
 #include "observe/bottleneck.h"
 #include "observe/observe.h"
-#include "plan/cell_settings.h"
-#include "plan/server_settings.h"
-#include "plan/suite_json.h"
-#include "plan/suite_setup.h"
+#include "results/lio_json.h"
 #include "results/schemas.h"
+#include "results/suite_json.h"
+#include "results/wal_flush_json.h"
+#include "runner/cell_settings.h"
+#include "runner/server_settings.h"
+#include "runner/suite_setup.h"
 #include "script/prng.h"
 #include "script/script.h"
 #include "script/variables.h"
 #include "workload/bench_options.h"
 #include "workload/pgbench_loader.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 using observe::ClientUse;
 using observe::ClientUseOf;
@@ -132,9 +132,9 @@ class Runner {
   std::unique_ptr<ServerSettings> server_settings_;
   ScaleChoice scale_;
   bool loaded_ = false;
-  bool pgbench_ = true;            // the plan has pgbench workloads (needs pgbench's tables)
-  const Workload* lio_ = nullptr;  // the first lio workload (all share the tables)
-  const Workload* fsync_ = nullptr;
+  bool pgbench_ = true;                  // the plan has pgbench workloads (needs pgbench's tables)
+  const plan::Workload* lio_ = nullptr;  // the first lio workload (all share the tables)
+  const plan::Workload* fsync_ = nullptr;
   std::string fsync_dir_;
   json lio_data_ = nullptr;  // suite["lio"]
   std::string data_directory_;
@@ -150,13 +150,14 @@ class Runner {
 };
 
 Status Runner::Prepare() {
-  pgbench_ = HasWorkloadKind(o_.plan, WorkloadKind::kPgbench);
-  for (const Workload& w : o_.plan.workloads) {
-    if (w.kind == WorkloadKind::kLio && lio_ == nullptr) lio_ = &w;
+  pgbench_ = plan::HasWorkloadKind(o_.plan, plan::WorkloadKind::kPgbench);
+  for (const plan::Workload& w : o_.plan.workloads) {
+    if (w.kind == plan::WorkloadKind::kLio && lio_ == nullptr) lio_ = &w;
   }
-  fsync_ = FsyncWorkload(o_.plan);
+  fsync_ = plan::FsyncWorkload(o_.plan);
   for (size_t i = 0; i < o_.cells.size(); ++i) {
-    if (o_.plan.workloads[static_cast<size_t>(o_.cells[i].workload)].kind != WorkloadKind::kLio) {
+    if (o_.plan.workloads[static_cast<size_t>(o_.cells[i].workload)].kind !=
+        plan::WorkloadKind::kLio) {
       continue;
     }
     Status v = micro::ValidateLioRun(LioOptions(static_cast<int>(i)));
@@ -165,7 +166,7 @@ Status Runner::Prepare() {
                              v.message());
     }
   }
-  for (const Workload& w : o_.plan.workloads) {
+  for (const plan::Workload& w : o_.plan.workloads) {
     PGRIG_ASSIGN_OR_RETURN(PreparedWorkload p, PrepareWorkload(w));
     workloads_.push_back(std::move(p));
   }
@@ -177,7 +178,7 @@ Status Runner::Prepare() {
     std::map<std::string, std::string> all = o_.plan.settings;
     std::string name = "default";
     if (v >= 0) {
-      const SettingsVariant& var = o_.plan.variants[static_cast<size_t>(v)];
+      const plan::SettingsVariant& var = o_.plan.variants[static_cast<size_t>(v)];
       name = var.name;
       for (const auto& [k, val] : var.settings) all[k] = val;
     }
@@ -188,7 +189,7 @@ Status Runner::Prepare() {
     }
     by_variant[std::to_string(v)] = std::move(split).value();
   }
-  for (const Cell& c : o_.cells) {
+  for (const plan::Cell& c : o_.cells) {
     cell_settings_.push_back(by_variant[std::to_string(c.variant)]);
     if (!cell_settings_.back().server.empty()) any_server_settings_ = true;
   }
@@ -267,7 +268,7 @@ Status Runner::EnsureData() {
 }
 
 Status Runner::EnsureLioData() {
-  const LioParams& p = lio_->lio;
+  const plan::LioParams& p = lio_->lio;
   auto conn = pg::Connect(o_.target);
   if (!conn.ok()) return conn.status();
   int64_t blocks = 0;
@@ -339,19 +340,19 @@ void Runner::RunFsyncOnce() {
     return;
   }
   if (r->interrupted) return;  // not kept: --resume tests again
-  micro::MicroDocInputs in;
+  results::MicroDocInputs in;
   in.tool_version = o_.tool_version;
   in.command_line = o_.command_line;
   in.server_version = o_.server.version;
   in.server_version_num = o_.server.version_num;
   in.server_target = o_.server.target;
   in.embedded = o_.server.embedded;
-  micro::FsyncDocContext ctx;
+  results::FsyncDocContext ctx;
   if (auto conn = pg::Connect(o_.target); conn.ok()) {
     const std::string m = OneValue(*conn, "select current_setting('wal_sync_method')");
     if (!m.empty()) ctx.server_wal_sync_method = m;
   }
-  json doc = micro::FsyncResultToJson(in, fo, *r, ctx);
+  json doc = results::FsyncResultToJson(in, fo, *r, ctx);
   doc["workload"] = fsync_->name;
   suite_["fsync"] = std::move(doc);
   const json& sum = suite_["fsync"]["summary"];
@@ -362,8 +363,8 @@ void Runner::RunFsyncOnce() {
 }
 
 micro::LioRunOptions Runner::LioOptions(int cell_index) const {
-  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
-  const LioParams& p = o_.plan.workloads[static_cast<size_t>(cell.workload)].lio;
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::LioParams& p = o_.plan.workloads[static_cast<size_t>(cell.workload)].lio;
   micro::LioRunOptions lo;
   lo.target = cell_settings_.size() > static_cast<size_t>(cell_index)
                   ? WithConnectionSettings(
@@ -381,7 +382,7 @@ micro::LioRunOptions Runner::LioOptions(int cell_index) const {
 
 void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, std::string& error,
                         bool& interrupted) {
-  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   std::unique_ptr<Observer> observer = StartObserver(run);
   micro::LioRunOptions lo = LioOptions(cell_index);
   const double cpu0 = ProcessCpuSeconds();
@@ -401,14 +402,14 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, st
     interrupted = true;
     return;
   }
-  micro::MicroDocInputs in;
+  results::MicroDocInputs in;
   in.tool_version = o_.tool_version;
   in.command_line = o_.command_line;
   in.server_version = o_.server.version;
   in.server_version_num = o_.server.version_num;
   in.server_target = o_.server.target;
   in.embedded = o_.server.embedded;
-  run["result"] = micro::LioResultToJson(in, lo, *r, nullptr);
+  run["result"] = results::LioResultToJson(in, lo, *r, nullptr);
   const double lio_per_s = run["result"]["summary"].value("lio_per_s", 0.0);
   if (observer) {
     run["observation"] = obs.ToJson();
@@ -445,8 +446,8 @@ std::unique_ptr<Observer> Runner::StartObserver(json& run) const {
 
 json Runner::NewSuite() const {
   json cells = json::array();
-  for (const Cell& c : o_.cells) {
-    json cj = CellToJson(o_.plan, c);
+  for (const plan::Cell& c : o_.cells) {
+    json cj = results::CellToJson(o_.plan, c);
     const SplitSettings& s = cell_settings_[cells.size()];
     cj["settings"] = {{"per_connection", s.per_connection}, {"server", s.server}};
     cj["summary"] = nullptr;
@@ -463,7 +464,7 @@ json Runner::NewSuite() const {
                  {"description", o_.plan.description},
                  {"source_path", o_.plan.source_path},
                  {"source_text", o_.plan.source_text},
-                 {"parsed", PlanToJson(o_.plan)}};
+                 {"parsed", results::PlanToJson(o_.plan)}};
   return json{
       {"schema", results::kSuiteSchema},
       {"tool", {{"name", "pgrig"}, {"version", o_.tool_version}, {"command", "run"}}},
@@ -498,7 +499,7 @@ json Runner::NewSuite() const {
 }
 
 engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
-  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   const PreparedWorkload& w = workloads_[static_cast<size_t>(cell.workload)];
   // The cell as pgbench's options, so that it reaches the engine as
   // `pgrig bench` does.
@@ -526,13 +527,13 @@ engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
 }
 
 Status Runner::Save() {
-  UpdateCellSummaries(suite_);
-  return WriteSuiteFiles(o_.out_dir, suite_);
+  results::UpdateCellSummaries(suite_);
+  return results::WriteSuiteFiles(o_.out_dir, suite_);
 }
 
 void Runner::BeforeRun(int cell_index, json& run, std::string& error) {
-  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
-  const Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
   if (server_settings_) {
     auto applied = server_settings_->Apply(cell_settings_[static_cast<size_t>(cell_index)].server);
     if (!applied.ok()) {
@@ -550,9 +551,9 @@ void Runner::BeforeRun(int cell_index, json& run, std::string& error) {
     return;
   }
   std::vector<std::string> actions;
-  const bool vacuum = o_.plan.vacuum == VacuumPolicy::kAlways ||
-                      (o_.plan.vacuum == VacuumPolicy::kWriteWorkloads && wl.writes);
-  if (vacuum && wl.kind == WorkloadKind::kLio) {
+  const bool vacuum = o_.plan.vacuum == plan::VacuumPolicy::kAlways ||
+                      (o_.plan.vacuum == plan::VacuumPolicy::kWriteWorkloads && wl.writes);
+  if (vacuum && wl.kind == plan::WorkloadKind::kLio) {
     for (int t = 1; t <= wl.lio.tables; ++t)
       actions.push_back("VACUUM " + micro::LioQualifiedName(t));
   } else if (vacuum) {
@@ -585,8 +586,8 @@ void Runner::WarmUp(int cell_index, std::string& error, bool& interrupted) {
 
 void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, json& run,
                         std::string& error, bool& interrupted) {
-  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
-  const Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
   std::unique_ptr<Observer> observer = StartObserver(run);
   // After the observer's connection is open, so that the children to come
   // back to include it (its queries' CPU is in the figure).
@@ -623,7 +624,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
     interrupted = true;
     return;
   }
-  ResultInputs in;
+  results::ResultInputs in;
   in.tool_version = o_.tool_version;
   in.command = "run";
   in.command_line = o_.command_line;
@@ -631,7 +632,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   in.cpus = o_.cpus;
   in.server_cpu = server_measure;
   in.scripts = workloads_[static_cast<size_t>(cell.workload)].result_scripts;
-  ResultOptions& ro = in.options;
+  results::ResultOptions& ro = in.options;
   ro.clients = cfg.clients;
   ro.threads = cfg.threads;
   ro.duration_s = duration;
@@ -645,7 +646,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   ro.random_seed = std::to_string(cfg.random_seed);
   ro.defines = wl.defines;
   // The suite holds the facts once (suite.facts); a run's own "facts" is null.
-  run["result"] = RunResultToJson(in, *r, nullptr);
+  run["result"] = results::RunResultToJson(in, *r, nullptr);
   if (observer) {
     run["observation"] = obs.ToJson();
     const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
@@ -667,8 +668,8 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
 }
 
 bool Runner::RunOne(int cell_index, int iteration, int position) {
-  const Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
-  const Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
   ++run_number_;
   SuiteProgress base;
   base.cell_id = cell.id;
@@ -706,7 +707,7 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
   bool interrupted = false;
 
   BeforeRun(cell_index, run, error);
-  if (wl.kind == WorkloadKind::kLio) {
+  if (wl.kind == plan::WorkloadKind::kLio) {
     // RunLio warms its sessions up itself before the window.
     if (error.empty() && !Stopping()) MeasureLio(cell_index, base, run, error, interrupted);
   } else {
@@ -781,7 +782,7 @@ Result<SuiteOutcome> Runner::Run() {
   std::set<std::pair<std::string, int>> finished;
   if (o_.resume) {
     suite_ = *o_.resume;
-    for (const auto& f : FinishedRuns(suite_)) finished.insert(f);
+    for (const auto& f : results::FinishedRuns(suite_)) finished.insert(f);
     for (const json& r : suite_["runs"]) next_run_ = std::max(next_run_, r.value("run", 0) + 1);
     suite_["resumed_at"].push_back(IsoTimestampUtc(WallSeconds()));
     suite_["complete"] = false;
@@ -797,7 +798,7 @@ Result<SuiteOutcome> Runner::Run() {
   }
   int total = 0;
   for (int it = 0; it < o_.plan.iterations; ++it) {
-    for (const Cell& c : o_.cells) {
+    for (const plan::Cell& c : o_.cells) {
       if (!finished.count({c.id, it})) ++runs_to_do_;
       ++total;
     }
@@ -806,7 +807,7 @@ Result<SuiteOutcome> Runner::Run() {
 
   bool go_on = true;
   for (int it = 0; it < o_.plan.iterations && go_on; ++it) {
-    const std::vector<int> order = IterationOrder(o_.cells.size(), it);
+    const std::vector<int> order = plan::IterationOrder(o_.cells.size(), it);
     for (size_t pos = 0; pos < order.size() && go_on; ++pos) {
       const int ci = order[pos];
       if (finished.count({o_.cells[static_cast<size_t>(ci)].id, it})) continue;
@@ -831,7 +832,7 @@ Result<SuiteOutcome> Runner::Run() {
     }
   }
   SuiteOutcome out;
-  const auto done = FinishedRuns(suite_);
+  const auto done = results::FinishedRuns(suite_);
   out.runs_ok = static_cast<int>(done.size());
   out.runs_failed = static_cast<int>(suite_["runs"].size()) - out.runs_ok;
   const bool all = static_cast<int>(std::set(done.begin(), done.end()).size()) == total;
@@ -871,4 +872,4 @@ Result<SuiteOutcome> RunSuite(const SuiteOptions& options) {
   return runner.Run();
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

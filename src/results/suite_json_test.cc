@@ -1,7 +1,7 @@
 // Unit tests of the suite document: per-cell figures (tps interval on the log
 // scale, latency from merged histograms, bottleneck, per-dollar), runs.csv,
 // and finding shipped plans by name.
-#include "plan/suite_json.h"
+#include "results/suite_json.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,10 +11,10 @@
 #include <fstream>
 
 #include "plan/plan_search.h"
-#include "plan/result_json.h"
+#include "results/result_json.h"
 #include "results/schemas.h"
 
-namespace pgrig::plan {
+namespace pgrig::results {
 namespace {
 
 using nlohmann::json;
@@ -141,23 +141,23 @@ TEST(PlanSearchTest, FindsShippedPlansByNameAndFilesByPath) {
   fs::create_directories(root / "plans");
   std::ofstream(root / "plans" / "quick.toml") << "[plan]\n";
   std::ofstream(root / "plans" / "standard.toml") << "[plan]\n";
-  PlanSearch s;
+  plan::PlanSearch s;
   s.data_dir = root.string();
-  auto q = LocatePlan("quick", s);
+  auto q = plan::LocatePlan("quick", s);
   ASSERT_TRUE(q.ok()) << q.status().message();
   EXPECT_EQ(q->path, (root / "plans" / "quick.toml").string());
-  auto missing = LocatePlan("scaling", s);
+  auto missing = plan::LocatePlan("scaling", s);
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("shipped plans: quick, standard"));
-  EXPECT_TRUE(LooksLikePlanFile("my.toml"));
-  EXPECT_TRUE(LooksLikePlanFile("./x"));
-  EXPECT_FALSE(LooksLikePlanFile("scaling"));
-  EXPECT_FALSE(LocatePlan("/nonexistent/p.toml", s).ok());
-  PlanSearch exe;
+  EXPECT_TRUE(plan::LooksLikePlanFile("my.toml"));
+  EXPECT_TRUE(plan::LooksLikePlanFile("./x"));
+  EXPECT_FALSE(plan::LooksLikePlanFile("scaling"));
+  EXPECT_FALSE(plan::LocatePlan("/nonexistent/p.toml", s).ok());
+  plan::PlanSearch exe;
   exe.exe_dir = "/opt/pgrig/bin";
-  EXPECT_EQ(PlanDirectories(exe).front(), "/opt/pgrig/bin/../plans");
+  EXPECT_EQ(plan::PlanDirectories(exe).front(), "/opt/pgrig/bin/../plans");
   fs::remove_all(root);
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::results

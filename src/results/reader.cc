@@ -1,4 +1,4 @@
-#include "report/reader.h"
+#include "results/reader.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "results/histogram_json.h"
 #include "results/schemas.h"
 
-namespace pgrig::report {
+namespace pgrig::results {
 namespace {
 
 using Json = nlohmann::json;
@@ -436,4 +436,4 @@ Result<Suite> LoadSuite(const std::string& path) {
   return ParseSuiteJson(text, file);
 }
 
-}  // namespace pgrig::report
+}  // namespace pgrig::results

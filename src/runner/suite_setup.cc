@@ -1,4 +1,4 @@
-#include "plan/suite_setup.h"
+#include "runner/suite_setup.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,12 +12,12 @@
 
 #include "common/fs.h"
 #include "micro/wal_flush.h"
-#include "plan/runner.h"
-#include "plan/suite_json.h"
 #include "results/schemas.h"
+#include "results/suite_json.h"
+#include "runner/runner.h"
 #include "workload/bench_options.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 namespace {
 
@@ -29,11 +29,11 @@ constexpr double kBytesPerScale = 16.0 * 1024 * 1024;
 
 }  // namespace
 
-Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
-  if (w.kind != WorkloadKind::kPgbench) return PreparedWorkload{};  // no scripts
+Result<PreparedWorkload> PrepareWorkload(const plan::Workload& w) {
+  if (w.kind != plan::WorkloadKind::kPgbench) return PreparedWorkload{};  // no scripts
   std::vector<workload::ScriptSpec> specs;
-  for (const ScriptRef& ref : w.scripts) {
-    specs.push_back(workload::ScriptSpec{.kind = ref.kind == ScriptRef::Kind::kFile
+  for (const plan::ScriptRef& ref : w.scripts) {
+    specs.push_back(workload::ScriptSpec{.kind = ref.kind == plan::ScriptRef::Kind::kFile
                                                      ? workload::ScriptSpec::Kind::kFile
                                                      : workload::ScriptSpec::Kind::kBuiltin,
                                          .name = ref.spec,
@@ -51,20 +51,20 @@ Result<PreparedWorkload> PrepareWorkload(const Workload& w) {
   out.base_variables = prepared->base_variables;
   for (size_t i = 0; i < w.scripts.size(); ++i) {
     const script::Script& s = (*out.scripts)[i];
-    ResultScript rs{.desc = s.desc,
-                    .weight = w.scripts[i].weight,
-                    .spec = w.scripts[i].spec,
-                    .is_file = w.scripts[i].kind == ScriptRef::Kind::kFile,
-                    .command_lines = {}};
+    results::ResultScript rs{.desc = s.desc,
+                             .weight = w.scripts[i].weight,
+                             .spec = w.scripts[i].spec,
+                             .is_file = w.scripts[i].kind == plan::ScriptRef::Kind::kFile,
+                             .command_lines = {}};
     for (const auto& c : s.commands) rs.command_lines.push_back(c.first_line);
     out.result_scripts.push_back(std::move(rs));
   }
   return out;
 }
 
-Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
+Result<ScaleChoice> ChooseScale(const plan::Plan& plan, pg::Connection& conn,
                                 std::optional<uint64_t> memory_bytes) {
-  if (plan.size == SizeTarget::kScale) {
+  if (plan.size == plan::SizeTarget::kScale) {
     return ScaleChoice{plan.scale,
                        "scale " + std::to_string(plan.scale) + " from plan '" + plan.name + "'"};
   }
@@ -81,14 +81,14 @@ Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
     return static_cast<double>(*memory_bytes);
   };
   switch (plan.size) {
-    case SizeTarget::kFitsSharedBuffers: {
+    case plan::SizeTarget::kFitsSharedBuffers: {
       const int s = std::max(1, static_cast<int>(shared_buffers * 0.75 / kBytesPerScale));
       return ScaleChoice{
           s, "scale " + std::to_string(s) + ": about " + std::to_string(static_cast<int>(s * 16)) +
                  " MB of tables and indexes, 3/4 of shared_buffers (" +
                  std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
     }
-    case SizeTarget::kFitsRam: {
+    case plan::SizeTarget::kFitsRam: {
       PGRIG_ASSIGN_OR_RETURN(double mem, need_memory());
       const int s = std::max({1, static_cast<int>(mem * 0.5 / kBytesPerScale),
                               static_cast<int>(shared_buffers * 2 / kBytesPerScale)});
@@ -97,13 +97,13 @@ Result<ScaleChoice> ChooseScale(const Plan& plan, pg::Connection& conn,
                  std::to_string(static_cast<int64_t>(mem / mib)) + " MB), above shared_buffers (" +
                  std::to_string(static_cast<int64_t>(shared_buffers / mib)) + " MB)"};
     }
-    case SizeTarget::kLargerThanRam: {
+    case plan::SizeTarget::kLargerThanRam: {
       PGRIG_ASSIGN_OR_RETURN(double mem, need_memory());
       const int s = std::max(1, static_cast<int>(mem * 1.5 / kBytesPerScale));
       return ScaleChoice{s, "scale " + std::to_string(s) + ": about 1.5 times the memory (" +
                                 std::to_string(static_cast<int64_t>(mem / mib)) + " MB)"};
     }
-    case SizeTarget::kScale:
+    case plan::SizeTarget::kScale:
       break;
   }
   return ScaleChoice{plan.scale, "scale from the plan"};
@@ -129,9 +129,9 @@ std::string OneValue(pg::Connection& conn, const char* sql) {
   return std::string(r->Get(0, 0));
 }
 
-double EstimateSuiteSeconds(const Plan& plan, size_t cell_count) {
+double EstimateSuiteSeconds(const plan::Plan& plan, size_t cell_count) {
   double fsync_s = 0;
-  if (const Workload* f = FsyncWorkload(plan)) {
+  if (const plan::Workload* f = plan::FsyncWorkload(plan)) {
     // Every method (and open_datasync with O_DIRECT) x size x writer count.
     fsync_s = static_cast<double>(micro::PlatformSyncMethods().size() + 1) *
               static_cast<double>(f->fsync.write_sizes.size() * f->fsync.writers.size()) *
@@ -143,11 +143,11 @@ double EstimateSuiteSeconds(const Plan& plan, size_t cell_count) {
                         kOverheadPerRunS);
 }
 
-Status CheckWorkloads(const Plan& plan) {
-  for (const Workload& w : plan.workloads) {
+Status CheckWorkloads(const plan::Plan& plan) {
+  for (const plan::Workload& w : plan.workloads) {
     auto p = PrepareWorkload(w);
     if (!p.ok()) return p.status();
-    if (w.kind == WorkloadKind::kFsync && !w.fsync.dir.empty()) {
+    if (w.kind == plan::WorkloadKind::kFsync && !w.fsync.dir.empty()) {
       // The directory the plan names must be usable now (the data
       // directory, the default, is checked once the server is known).
       Status st = micro::ValidateFsync(FsyncOptionsFor(w.fsync, w.fsync.dir));
@@ -159,7 +159,7 @@ Status CheckWorkloads(const Plan& plan) {
   return Status::Ok();
 }
 
-micro::FsyncOptions FsyncOptionsFor(const FsyncParams& p, const std::string& dir) {
+micro::FsyncOptions FsyncOptionsFor(const plan::FsyncParams& p, const std::string& dir) {
   micro::FsyncOptions o;
   o.dir = dir;
   o.seconds_per_test = p.seconds_per_test;
@@ -199,7 +199,8 @@ Status CheckOutDir(const std::string& dir) {
   return Status::Ok();
 }
 
-Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cell>& cells) {
+Status CheckResumable(const json& suite, const plan::Plan& plan,
+                      const std::vector<plan::Cell>& cells) {
   PGRIG_RETURN_IF_ERROR(results::CheckSchema(suite, results::kSuiteSchema, "suite.json"));
   if (suite.value("complete", false)) {
     return InvalidArgument("the suite is complete; there is nothing to resume");
@@ -215,7 +216,7 @@ Status CheckResumable(const json& suite, const Plan& plan, const std::vector<Cel
     for (const json& c : suite["cells"]) had.push_back(c.value("id", ""));
   }
   std::vector<std::string> now;
-  for (const Cell& c : cells) now.push_back(c.id);
+  for (const plan::Cell& c : cells) now.push_back(c.id);
   if (had != now) {
     return InvalidArgument(
         "the plan expands to other cells on this machine (" + std::to_string(now.size()) +
@@ -279,7 +280,7 @@ Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& pl
   }
   const std::string path = text_of(*pj, "source_path").value_or("");
   const std::string plan_text = *text_of(*pj, "source_text");
-  PGRIG_ASSIGN_OR_RETURN(r.plan, ParsePlan(plan_text, path.empty() ? "suite.json" : path));
+  PGRIG_ASSIGN_OR_RETURN(r.plan, plan::ParsePlan(plan_text, path.empty() ? "suite.json" : path));
   if (auto name = text_of(*pj, "name")) r.plan.name = *name;
   r.plan.source_path = path;
   r.plan.source_text = plan_text;
@@ -290,4 +291,4 @@ Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& pl
   return r;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

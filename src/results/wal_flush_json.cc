@@ -1,20 +1,20 @@
-#include "micro/wal_flush_json.h"
+#include "results/wal_flush_json.h"
 
 #include "common/clock.h"
 #include "results/histogram_json.h"
 #include "results/schemas.h"
 
-namespace pgrig::micro {
+namespace pgrig::results {
 
 using nlohmann::json;
 
-json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const FsyncResult& r,
-                       const FsyncDocContext& ctx) {
+json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
+                       const micro::FsyncResult& r, const FsyncDocContext& ctx) {
   json tests = json::array();
   for (const auto& t : r.tests) {
     tests.push_back(
-        {{"method", SyncMethodName(t.method)},
-         {"o_direct", t.direct == DirectIo::kOn},
+        {{"method", micro::SyncMethodName(t.method)},
+         {"o_direct", t.direct == micro::DirectIo::kOn},
          {"label", t.Label()},
          {"write_bytes", t.write_bytes},
          {"writers", t.writers},
@@ -26,13 +26,13 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
          {"latency_ms", results::LatencyMsJson(t.latency)},
          {"histogram", t.latency.count() > 0 ? results::HistogramJson(t.latency) : json(nullptr)}});
   }
-  const std::optional<SyncMethod> best = BestMethod(r);
-  const FlushTest* best_t = best ? HeadlineTest(r, *best) : nullptr;
-  std::optional<SyncMethod> current;
-  if (ctx.server_wal_sync_method) current = ParseSyncMethod(*ctx.server_wal_sync_method);
-  const FlushTest* cur_t = current ? HeadlineTest(r, *current) : nullptr;
+  const std::optional<micro::SyncMethod> best = micro::BestMethod(r);
+  const micro::FlushTest* best_t = best ? micro::HeadlineTest(r, *best) : nullptr;
+  std::optional<micro::SyncMethod> current;
+  if (ctx.server_wal_sync_method) current = micro::ParseSyncMethod(*ctx.server_wal_sync_method);
+  const micro::FlushTest* cur_t = current ? micro::HeadlineTest(r, *current) : nullptr;
   json summary{
-      {"best_method", best ? json(SyncMethodName(*best)) : json(nullptr)},
+      {"best_method", best ? json(micro::SyncMethodName(*best)) : json(nullptr)},
       {"best_ops_per_s", best_t ? json(best_t->ops_per_s()) : json(nullptr)},
       {"best_latency_ms_p99",
        best_t ? json(static_cast<double>(best_t->latency.ValueAtPercentile(99)) / 1e6)
@@ -67,7 +67,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
         {"seconds_per_test", o.seconds_per_test},
         {"write_sizes", o.write_sizes},
         {"writers", o.writers},
-        {"file_bytes", kFsyncFileBytes}}},
+        {"file_bytes", micro::kFsyncFileBytes}}},
       {"filesystem_magic", r.filesystem_magic},
       {"storage", ctx.storage},
       {"summary", summary},
@@ -77,4 +77,4 @@ json FsyncResultToJson(const MicroDocInputs& in, const FsyncOptions& o, const Fs
   };
 }
 
-}  // namespace pgrig::micro
+}  // namespace pgrig::results

@@ -17,7 +17,7 @@
 #include "common/fs.h"
 #include "micro/wal_flush.h"
 #include "report/analysis.h"
-#include "report/reader.h"
+#include "results/reader.h"
 #include "support/test_cluster.h"
 
 namespace pgrig {
@@ -156,7 +156,7 @@ TEST(RunLioSuiteTest, LioCellsAndTheFsyncTestGoIntoTheSuiteAndTheReport) {
   EXPECT_THAT(*md, HasSubstr("## WAL flushes"));
 
   // The report module reads the suite as written.
-  auto suite = report::LoadSuite(out);
+  auto suite = results::LoadSuite(out);
   ASSERT_TRUE(suite.ok()) << suite.status().message();
   ASSERT_EQ(suite->cells.size(), 2u);
   EXPECT_EQ(suite->cells[0].metric, "lio_per_s");

@@ -16,8 +16,8 @@
 //
 // The server side (ServerSettings: ALTER SYSTEM, restarts, the restore
 // marker) is in server_settings.h.
-#ifndef PGRIG_PLAN_CELL_SETTINGS_H_
-#define PGRIG_PLAN_CELL_SETTINGS_H_
+#ifndef PGRIG_RUNNER_CELL_SETTINGS_H_
+#define PGRIG_RUNNER_CELL_SETTINGS_H_
 
 #include <map>
 #include <string>
@@ -28,7 +28,7 @@
 #include "pg/connection.h"
 #include "tune/recommend.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 // Splits settings by pg_settings.context and applies them for one cell.
 struct SplitSettings {
@@ -58,6 +58,6 @@ std::string ConnectionOptions(const std::map<std::string, std::string>& per_conn
 pg::ConnectionParams WithConnectionSettings(
     pg::ConnectionParams params, const std::map<std::string, std::string>& per_connection);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner
 
-#endif  // PGRIG_PLAN_CELL_SETTINGS_H_
+#endif  // PGRIG_RUNNER_CELL_SETTINGS_H_

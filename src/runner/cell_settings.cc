@@ -1,6 +1,6 @@
 // Splitting a plan's settings by context, and the libpq options string.
 // Reading each value against pg_settings is setting_value.cc's.
-#include "plan/cell_settings.h"
+#include "runner/cell_settings.h"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include <optional>
 
 #include "common/strings.h"
-#include "plan/setting_value.h"
+#include "runner/setting_value.h"
 #include "tune/apply.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 namespace {
 
@@ -81,4 +81,4 @@ pg::ConnectionParams WithConnectionSettings(
   return params;
 }
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

@@ -11,8 +11,8 @@
 // percentiles); client CPU per transaction over all of them; the most common
 // bottleneck with its evidence; transactions per dollar when priced.
 // Pure functions; thread-safe.
-#ifndef PGRIG_PLAN_SUITE_JSON_H_
-#define PGRIG_PLAN_SUITE_JSON_H_
+#ifndef PGRIG_RESULTS_SUITE_JSON_H_
+#define PGRIG_RESULTS_SUITE_JSON_H_
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,18 +22,18 @@
 #include "common/status.h"
 #include "plan/plan.h"
 
-namespace pgrig::plan {
+namespace pgrig::results {
 
 // The parsed plan as recorded under plan.parsed.
-nlohmann::json PlanToJson(const Plan& plan);
+nlohmann::json PlanToJson(const plan::Plan& plan);
 
 // The headline metric of a workload kind's cells: "tps", or "lio_per_s"
 // for lio cells (logical reads per second; higher is better for both).
-const char* CellMetric(WorkloadKind k);
+const char* CellMetric(plan::WorkloadKind k);
 
 // One cell's identity (id, workload, kind, metric, protocol, variant,
 // clients, threads).
-nlohmann::json CellToJson(const Plan& plan, const Cell& cell);
+nlohmann::json CellToJson(const plan::Plan& plan, const plan::Cell& cell);
 
 // tps figures of a set of samples: median, min, max, mean, geomean,
 // ci95_low/ci95_high (t interval of the geometric mean, log scale; null with
@@ -61,6 +61,6 @@ std::vector<std::pair<std::string, int>> FinishedRuns(const nlohmann::json& suit
 // Writes suite.json, runs.csv and summary.md into `dir`, each atomically.
 Status WriteSuiteFiles(const std::string& dir, const nlohmann::json& suite);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::results
 
-#endif  // PGRIG_PLAN_SUITE_JSON_H_
+#endif  // PGRIG_RESULTS_SUITE_JSON_H_

@@ -10,8 +10,8 @@
 // protocol × settings variant × clients × threads), each measured by one or
 // more Runs (iterations).  Values that a document may lack are optional, never
 // sentinels.  Plain value types; thread-compatible.
-#ifndef PGRIG_REPORT_MODEL_H_
-#define PGRIG_REPORT_MODEL_H_
+#ifndef PGRIG_RESULTS_MODEL_H_
+#define PGRIG_RESULTS_MODEL_H_
 
 #include <cstdint>
 #include <map>
@@ -22,7 +22,7 @@
 
 #include "stats/histogram.h"
 
-namespace pgrig::report {
+namespace pgrig::results {
 
 // What the host and server did during one run, averaged over its window
 // (the suite's per-second observation, reduced).  Fractions are of all CPU
@@ -142,6 +142,6 @@ struct Suite {
   std::vector<std::string> warnings;  // things the reader noticed (not fatal)
 };
 
-}  // namespace pgrig::report
+}  // namespace pgrig::results
 
-#endif  // PGRIG_REPORT_MODEL_H_
+#endif  // PGRIG_RESULTS_MODEL_H_

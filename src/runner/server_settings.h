@@ -14,8 +14,8 @@
 // restart-context setting for it is refused before anything changes.
 //
 // Not thread-safe: a ServerSettings holds one connection, used by one thread.
-#ifndef PGRIG_PLAN_SERVER_SETTINGS_H_
-#define PGRIG_PLAN_SERVER_SETTINGS_H_
+#ifndef PGRIG_RUNNER_SERVER_SETTINGS_H_
+#define PGRIG_RUNNER_SERVER_SETTINGS_H_
 
 #include <chrono>
 #include <functional>
@@ -30,7 +30,7 @@
 #include "pg/connection.h"
 #include "tune/apply.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 struct ServerSettingsOptions {
   std::string state_dir;  // where the backup and a "restore-pending" marker live (the results dir)
@@ -125,6 +125,6 @@ class ServerSettings {
 // alone with an error.
 Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner
 
-#endif  // PGRIG_PLAN_SERVER_SETTINGS_H_
+#endif  // PGRIG_RUNNER_SERVER_SETTINGS_H_

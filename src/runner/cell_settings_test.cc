@@ -1,16 +1,16 @@
 // Unit tests: splitting and validating a plan's settings against a
 // pg_settings-like table, value parsing as PostgreSQL does it, and the libpq
 // options string.  The real server is in cell_settings_itest.cc.
-#include "plan/cell_settings.h"
+#include "runner/cell_settings.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "plan/setting_value.h"
+#include "runner/setting_value.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 namespace {
 
 using ::testing::AllOf;
@@ -212,4 +212,4 @@ TEST(CellSettingsOptions, AddsToOptionsAlreadyGiven) {
 }
 
 }  // namespace
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner

@@ -22,8 +22,8 @@
 //
 // Thread-safety: RunSuite() is called from one thread; on_progress is called
 // from that thread.  stop_requested may be set from a signal handler.
-#ifndef PGRIG_PLAN_RUNNER_H_
-#define PGRIG_PLAN_RUNNER_H_
+#ifndef PGRIG_RUNNER_RUNNER_H_
+#define PGRIG_RUNNER_RUNNER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -37,10 +37,10 @@
 #include "common/status.h"
 #include "pg/connection.h"
 #include "plan/plan.h"
-#include "plan/result_json.h"
-#include "plan/suite_setup.h"
+#include "results/result_json.h"
+#include "runner/suite_setup.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 enum class OnError { kStop, kContinue };
 
@@ -69,14 +69,14 @@ struct SuiteProgress {
 };
 
 struct SuiteOptions {
-  Plan plan;
-  std::vector<Cell> cells;               // ExpandPlan(plan, cpus)
+  plan::Plan plan;
+  std::vector<plan::Cell> cells;         // ExpandPlan(plan, cpus)
   int cpus = 1;                          // what ExpandPlan used
   std::optional<uint64_t> memory_bytes;  // for size targets (facts: effective memory)
 
   pg::ConnectionParams target;
   cluster::Cluster* embedded = nullptr;  // non-null: the embedded cluster pgrig started
-  ResultServer server;                   // version and redacted target, for each run's document
+  results::ResultServer server;          // version and redacted target, for each run's document
 
   std::string out_dir;  // created if missing; must be empty unless resuming
   std::string label;
@@ -109,6 +109,6 @@ struct SuiteOutcome {
 // refused; a failure during a run is recorded in the suite instead.
 Result<SuiteOutcome> RunSuite(const SuiteOptions& options);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner
 
-#endif  // PGRIG_PLAN_RUNNER_H_
+#endif  // PGRIG_RUNNER_RUNNER_H_

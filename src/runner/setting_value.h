@@ -1,9 +1,9 @@
-// Internal to plan/cell_settings: a plan's setting value read the way
+// Internal to runner/cell_settings: a plan's setting value read the way
 // PostgreSQL reads it, against the setting's pg_settings row, so that
 // tune::Validate can range-check it and tune::LiveValueMatches can compare it
 // with what pg_settings shows after a change.  Values; thread-safe.
-#ifndef PGRIG_PLAN_SETTING_VALUE_H_
-#define PGRIG_PLAN_SETTING_VALUE_H_
+#ifndef PGRIG_RUNNER_SETTING_VALUE_H_
+#define PGRIG_RUNNER_SETTING_VALUE_H_
 
 #include <map>
 #include <string>
@@ -14,7 +14,7 @@
 #include "tune/recommend.h"
 #include "tune/settings.h"
 
-namespace pgrig::plan {
+namespace pgrig::runner {
 
 // One plan setting, checked against its pg_settings row.
 struct CheckedSetting {
@@ -43,6 +43,6 @@ Result<std::vector<CheckedSetting>> CheckSettings(
 // ('utc' -> 'UTC').
 bool LiveMatches(const tune::CurrentSetting& live, const CheckedSetting& want, bool from_auto_conf);
 
-}  // namespace pgrig::plan
+}  // namespace pgrig::runner
 
-#endif  // PGRIG_PLAN_SETTING_VALUE_H_
+#endif  // PGRIG_RUNNER_SETTING_VALUE_H_
