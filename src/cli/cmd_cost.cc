@@ -24,8 +24,10 @@
 #include "cost/claim.h"
 #include "cost/format.h"
 #include "cost/per_dollar.h"
+#include "cost/pricing.h"
 #include "cost/render.h"
 #include "cost/tco.h"
+#include "results/measured_run.h"
 
 namespace pgrig::cli {
 
@@ -95,35 +97,6 @@ Result<double> ParseNumber(const std::string& text, const std::string& option) {
         fmt::format("{} expects a decimal number such as 12 or 0.5, got \"{}\"", option, text));
   }
   return *v;
-}
-
-// A per-machine value list: "-" entries stay nullopt.
-Result<std::vector<std::optional<double>>> ParseNumbers(const std::vector<std::string>& texts,
-                                                        const std::string& option) {
-  std::vector<std::optional<double>> out;
-  for (const auto& t : texts) {
-    if (t == "-") {
-      out.emplace_back();
-      continue;
-    }
-    PGRIG_ASSIGN_OR_RETURN(double v, ParseNumber(t, option));
-    if (v <= 0) {
-      return InvalidArgument(fmt::format("{} must be greater than 0, got {}", option, t));
-    }
-    out.emplace_back(v);
-  }
-  return out;
-}
-
-Status CheckPairing(size_t given, size_t machines, const std::string& option,
-                    const std::string& what) {
-  if (given != 0 && given != machines) {
-    return InvalidArgument(fmt::format(
-        "{} was given {} time{} for {} {}{}: give it once per {} in the same order (\"-\" to "
-        "skip one), or not at all",
-        option, given, given == 1 ? "" : "s", machines, what, machines == 1 ? "" : "s", what));
-  }
-  return Status::Ok();
 }
 
 struct LoadedCatalog {
@@ -205,113 +178,51 @@ int RunList(const CostOptions& o) {
 }
 
 int RunTco(const CostOptions& o) {
-  auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
-  if (!prices.ok()) return Fail(kCostCommand, prices.status());
-  auto claims = ParseNumbers(o.claim_usd_per_hour, "--claim-usd-per-hour");
-  if (!claims.ok()) return Fail(kCostCommand, claims.status());
-  auto claim_totals = ParseNumbers(o.claim_total, "--claim-total");
-  if (!claim_totals.ok()) return Fail(kCostCommand, claim_totals.status());
+  cost::TcoRequest request;
+  request.instances = o.instances;
+  request.storage_type = o.storage_type;
+  request.lookup = cost::LookupOptions{o.region, o.provider};
+  struct {
+    const std::vector<std::string>& texts;
+    const char* option;
+    std::vector<std::optional<double>>* out;
+  } lists[] = {{o.usd_per_hour, "--usd-per-hour", &request.usd_per_hour},
+               {o.claim_usd_per_hour, "--claim-usd-per-hour", &request.claim_usd_per_hour},
+               {o.claim_total, "--claim-total", &request.claim_total}};
+  for (auto& l : lists) {
+    auto values = cost::ParsePerMachineValues(l.texts, l.option);
+    if (!values.ok()) return Fail(kCostCommand, values.status());
+    *l.out = std::move(*values);
+  }
+  if (Status s = cost::CheckTcoRequest(request); !s.ok()) return Fail(kCostCommand, s);
 
-  // With --instance, the instances are the machines and prices pair with them;
-  // without, each --usd-per-hour is a machine.
-  const size_t machines = o.instances.empty() ? prices->size() : o.instances.size();
-  if (machines == 0) {
-    return Fail(
-        kCostCommand,
-        "nothing to price: give --instance TYPE (or --usd-per-hour X), --results FILE..., or "
-        "--list; see pgrig cost --help");
+  cost::TcoInput& base = request.base;
+  std::optional<int64_t> count = ParseInt64(o.count);
+  if (!count) {
+    return Fail(kCostCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
   }
-  if (!o.instances.empty()) {
-    if (Status s = CheckPairing(prices->size(), machines, "--usd-per-hour", "instance"); !s.ok()) {
-      return Fail(kCostCommand, s);
-    }
-  }
-  if (Status s = CheckPairing(claims->size(), machines, "--claim-usd-per-hour", "machine");
-      !s.ok()) {
-    return Fail(kCostCommand, s);
-  }
-  if (Status s = CheckPairing(claim_totals->size(), machines, "--claim-total", "machine");
-      !s.ok()) {
-    return Fail(kCostCommand, s);
-  }
-
-  cost::TcoInput base;
-  {
-    std::optional<int64_t> count = ParseInt64(o.count);
-    if (!count)
-      return Fail(kCostCommand, fmt::format("--count expects a whole number, got \"{}\"", o.count));
-    base.count = *count;
-    struct {
-      const std::string& text;
-      const char* name;
-      double* out;
-    } nums[] = {{o.years, "--years", &base.years},
-                {o.storage_gb, "--storage-gb", &base.storage_gb},
-                {o.iops, "--iops", &base.iops},
-                {o.throughput, "--throughput", &base.throughput_mbps},
-                {o.support, "--support", &base.support_pct},
-                {o.discount, "--discount", &base.discount_pct}};
-    for (auto& n : nums) {
-      auto v = ParseNumber(n.text, n.name);
-      if (!v.ok()) return Fail(kCostCommand, v.status());
-      *n.out = *v;
-    }
+  base.count = *count;
+  struct {
+    const std::string& text;
+    const char* name;
+    double* out;
+  } nums[] = {{o.years, "--years", &base.years},
+              {o.storage_gb, "--storage-gb", &base.storage_gb},
+              {o.iops, "--iops", &base.iops},
+              {o.throughput, "--throughput", &base.throughput_mbps},
+              {o.support, "--support", &base.support_pct},
+              {o.discount, "--discount", &base.discount_pct}};
+  for (auto& n : nums) {
+    auto v = ParseNumber(n.text, n.name);
+    if (!v.ok()) return Fail(kCostCommand, v.status());
+    *n.out = *v;
   }
 
   auto loaded = LoadCatalog(o.catalogs);
   if (!loaded.ok()) return Fail(kCostCommand, loaded.status());
-  const Catalog& catalog = loaded->catalog;
-  cost::LookupOptions lookup{o.region, o.provider};
-
-  std::vector<cost::MachineCost> results;
-  for (size_t i = 0; i < machines; ++i) {
-    cost::MachineCost m;
-    cost::TcoInput in = base;
-    std::optional<double> price;
-    if (i < prices->size()) price = (*prices)[i];
-    if (i < o.instances.size() && o.instances[i] != "-") {
-      auto e = catalog.FindInstance(o.instances[i], lookup);
-      if (!e.ok()) return Fail(kCostCommand, e.status());
-      m.instance = *e;
-      m.label = e->instance_type;
-      in.usd_per_hour = e->usd_per_hour;
-      m.price_from = "catalog";
-    } else if (!price) {
-      return Fail(kCostCommand,
-                  fmt::format("machine {} has neither an --instance nor an --usd-per-hour", i + 1));
-    } else {
-      m.label = fmt::format("machine {} at {} USD/hour", i + 1, cost::FormatPlain(*price));
-    }
-    if (price) {
-      in.usd_per_hour = *price;
-      m.price_from = m.instance ? fmt::format("given with --usd-per-hour; the catalog says {}",
-                                              cost::FormatPlain(m.instance->usd_per_hour))
-                                : "given with --usd-per-hour";
-    }
-    if (in.storage_gb > 0 || in.iops > 0 || in.throughput_mbps > 0) {
-      std::string prov = o.provider, reg = o.region;
-      if (m.instance) {
-        if (prov.empty()) prov = m.instance->provider;
-        if (reg.empty() && ToLower(m.instance->region) != "all") reg = m.instance->region;
-      }
-      auto sp = catalog.FindStorage(o.storage_type, prov, reg);
-      if (!sp.ok()) return Fail(kCostCommand, sp.status());
-      in.storage = *sp;
-      m.storage = *sp;
-    }
-    auto tco = cost::ComputeTco(in);
-    if (!tco.ok()) return Fail(kCostCommand, tco.status());
-    m.tco = *tco;
-    cost::Claim claim;
-    if (i < claims->size()) claim.usd_per_hour = (*claims)[i];
-    if (i < claim_totals->size()) claim.total_usd = (*claim_totals)[i];
-    if (claim.usd_per_hour || claim.total_usd) {
-      auto c = cost::CheckClaim(m.tco, claim);
-      if (!c.ok()) return Fail(kCostCommand, c.status());
-      m.claim = *c;
-    }
-    results.push_back(std::move(m));
-  }
+  auto priced = cost::PriceMachines(request, loaded->catalog);
+  if (!priced.ok()) return Fail(kCostCommand, priced.status());
+  const std::vector<cost::MachineCost>& results = *priced;
 
   if (o.json) {
     Json machines_json = Json::array();
@@ -335,41 +246,30 @@ int RunResults(const CostOptions& o) {
     return Fail(kCostCommand, fmt::format("{} only apply to a TCO (--instance without --results)",
                                           Join(o.tco_only_given, ", ")));
   }
-  const size_t n = o.results.size();
-  if (Status s = CheckPairing(o.instances.size(), n, "--instance", "results file"); !s.ok()) {
-    return Fail(kCostCommand, s);
-  }
-  if (Status s = CheckPairing(o.usd_per_hour.size(), n, "--usd-per-hour", "results file");
+  cost::PerDollarRequest request;
+  request.instances = o.instances;
+  request.lookup = cost::LookupOptions{o.region, o.provider};
+  auto prices = cost::ParsePerMachineValues(o.usd_per_hour, "--usd-per-hour");
+  if (!prices.ok()) return Fail(kCostCommand, prices.status());
+  request.usd_per_hour = std::move(*prices);
+  if (Status s =
+          cost::CheckPerDollarPairing(o.results.size(), request.instances, request.usd_per_hour);
       !s.ok()) {
     return Fail(kCostCommand, s);
   }
-  auto prices = ParseNumbers(o.usd_per_hour, "--usd-per-hour");
-  if (!prices.ok()) return Fail(kCostCommand, prices.status());
 
   auto loaded = LoadCatalog(o.catalogs);
   if (!loaded.ok()) return Fail(kCostCommand, loaded.status());
-  cost::LookupOptions lookup{o.region, o.provider};
-
-  cost::PerDollarReport report;
-  for (size_t i = 0; i < n; ++i) {
-    auto run = cost::LoadResultFile(o.results[i]);
+  for (const std::string& file : o.results) {
+    auto run = results::LoadMeasuredRun(file);
     if (!run.ok()) return Fail(kCostCommand, run.status());
     for (const auto& w : run->warnings)
       std::fprintf(stderr, "pgrig cost: warning: %s\n", w.c_str());
-    cost::PriceOverride ov;
-    if (i < o.instances.size() && o.instances[i] != "-") ov.instance = o.instances[i];
-    if (i < prices->size()) ov.usd_per_hour = (*prices)[i];
-    auto priced = cost::PriceRun(std::move(*run), ov, loaded->catalog, lookup);
-    if (!priced.ok()) return Fail(kCostCommand, priced.status());
-    auto figures = cost::ComputePerDollar(priced->run, priced->usd_per_hour);
-    if (!figures.ok()) return Fail(kCostCommand, figures.status());
-    report.rows.push_back({std::move(*priced), *figures});
+    request.runs.push_back(std::move(*run));
   }
-  for (size_t i = 1; i < report.rows.size(); ++i) {
-    auto r = cost::ComparePerDollar(report.rows[0].priced, report.rows[i].priced);
-    if (!r.ok()) return Fail(kCostCommand, r.status());
-    report.ratios.push_back(*r);
-  }
+  auto compared = cost::ComparePerDollarRuns(std::move(request), loaded->catalog);
+  if (!compared.ok()) return Fail(kCostCommand, compared.status());
+  const cost::PerDollarReport& report = *compared;
 
   if (o.json) {
     Json j = cost::PerDollarToJson(report);

@@ -9,12 +9,11 @@
 // transactions per second per (USD per hour), which is a per-dollar figure
 // off by a factor of 3,600.)
 //
-// Result files are pgrig results JSON; only a few keys are read (see
-// ParseResultJson).  The price of each run comes, in order of precedence,
+// The results module reads a MeasuredRun from a results file
+// (results/measured_run.h).  The price of each run comes, in order of precedence,
 // from --usd-per-hour for that file, --instance for that file (catalog), the
 // file's run.usd_per_hour, its run.instance_type, or its
-// facts.host.cloud.instance_type (catalog).  Pure functions apart from
-// LoadResultFile; thread-safe.
+// facts.host.cloud.instance_type (catalog).  Pure functions; thread-safe.
 #ifndef PGRIG_COST_PER_DOLLAR_H_
 #define PGRIG_COST_PER_DOLLAR_H_
 
@@ -33,7 +32,8 @@ namespace pgrig::cost {
 // The per-dollar intervals are stats' (low, high) intervals.
 using Interval = stats::Interval;
 
-// What a results file says about throughput and the machine.
+// What a results file says about throughput and the machine (keys named
+// for messages).
 struct MeasuredRun {
   std::string file;
   std::string schema;                  // "" when the file has none
@@ -46,13 +46,6 @@ struct MeasuredRun {
   std::optional<double> usd_per_hour;  // run.usd_per_hour
   std::vector<std::string> warnings;   // things the user should know, not fatal
 };
-
-// Reads: schema (must start with "pgrig." when present), summary.tps,
-// summary.tps_ci95 [low, high], summary.iterations, summary.tps_samples,
-// run.instance_type, run.usd_per_hour, facts.host.cloud.instance_type.
-// Errors name the file (and line:column for JSON syntax errors).
-Result<MeasuredRun> ParseResultJson(std::string_view text, const std::string& file);
-Result<MeasuredRun> LoadResultFile(const std::string& path);
 
 // A command-line override for one results file.
 struct PriceOverride {

@@ -35,7 +35,7 @@ TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
               HasSubstr("\"pgrig.suite/2\" is not one this pgrig reads"));
   auto syntax = results::ParseSuiteJson("{\"schema\": ", "z.json");
   ASSERT_FALSE(syntax.ok());
-  EXPECT_THAT(syntax.status().message(), HasSubstr("z.json: not valid JSON"));
+  EXPECT_THAT(syntax.status().message(), HasSubstr("z.json:1:12: not valid JSON"));
   auto bad_bucket = results::ParseSuiteJson(
       R"({"schema": "pgrig.result/1", "summary": {"tps": 5}, "histogram": {"count": 1, "buckets": [[1, 2]]}})",
       "h.json");

@@ -8,6 +8,7 @@
 
 #include "common/fs.h"
 #include "results/histogram_json.h"
+#include "results/json_read.h"
 #include "results/schemas.h"
 
 namespace pgrig::results {
@@ -15,31 +16,20 @@ namespace {
 
 using Json = nlohmann::json;
 
-const Json* Find(const Json& root, std::initializer_list<const char*> path) {
-  const Json* cur = &root;
-  for (const char* step : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(step);
-    if (it == cur->end() || it->is_null()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
-}
-
 std::optional<double> Number(const Json& root, std::initializer_list<const char*> path) {
-  const Json* j = Find(root, path);
+  const Json* j = FindPath(root, path);
   if (j == nullptr || !j->is_number()) return std::nullopt;
   return j->get<double>();
 }
 
 std::optional<int64_t> Integer(const Json& root, std::initializer_list<const char*> path) {
-  const Json* j = Find(root, path);
+  const Json* j = FindPath(root, path);
   if (j == nullptr || !j->is_number()) return std::nullopt;
   return j->get<int64_t>();
 }
 
 std::string String(const Json& root, std::initializer_list<const char*> path) {
-  const Json* j = Find(root, path);
+  const Json* j = FindPath(root, path);
   if (j == nullptr) return "";
   if (j->is_string()) return j->get<std::string>();
   if (j->is_number() || j->is_boolean()) return j->dump();
@@ -47,7 +37,7 @@ std::string String(const Json& root, std::initializer_list<const char*> path) {
 }
 
 bool Bool(const Json& root, std::initializer_list<const char*> path, bool fallback) {
-  const Json* j = Find(root, path);
+  const Json* j = FindPath(root, path);
   return j != nullptr && j->is_boolean() ? j->get<bool>() : fallback;
 }
 
@@ -74,7 +64,7 @@ Observation ReadObservation(const Json& o) {
   const auto timed = Integer(o, {"server_totals", "checkpoints_timed"});
   const auto req = Integer(o, {"server_totals", "checkpoints_req"});
   if (timed || req) ob.checkpoints = timed.value_or(0) + req.value_or(0);
-  if (const Json* samples = Find(o, {"server"}); samples != nullptr && samples->is_array()) {
+  if (const Json* samples = FindPath(o, {"server"}); samples != nullptr && samples->is_array()) {
     for (const Json& x : *samples) {
       const int64_t n = Integer(x, {"checkpoints_timed"}).value_or(0) +
                         Integer(x, {"checkpoints_req"}).value_or(0);
@@ -83,7 +73,7 @@ Observation ReadObservation(const Json& o) {
       }
     }
   }
-  if (const Json* w = Find(o, {"wait_events"}); w != nullptr && w->is_object()) {
+  if (const Json* w = FindPath(o, {"wait_events"}); w != nullptr && w->is_object()) {
     for (const auto& [k, v] : w->items()) {
       if (v.is_number()) ob.wait_events[k] = v.get<int64_t>();
     }
@@ -95,13 +85,13 @@ Observation ReadObservation(const Json& o) {
 // "bottleneck" ({"kind", "evidence", "warnings"}), in a suite's run or at
 // the top of a fleet's merged pgrig.result/1.  Absent keys leave `run` as is.
 void ReadObservationOf(const Json& holder, Run* run) {
-  if (const Json* o = Find(holder, {"observation"}); o != nullptr && o->is_object()) {
+  if (const Json* o = FindPath(holder, {"observation"}); o != nullptr && o->is_object()) {
     run->observation = ReadObservation(*o);
   }
-  if (const Json* b = Find(holder, {"bottleneck"}); b != nullptr && b->is_object()) {
+  if (const Json* b = FindPath(holder, {"bottleneck"}); b != nullptr && b->is_object()) {
     run->observation.bottleneck = String(*b, {"kind"});
     run->observation.bottleneck_evidence = String(*b, {"evidence"});
-    if (const Json* w = Find(*b, {"warnings"}); w != nullptr && w->is_array()) {
+    if (const Json* w = FindPath(*b, {"warnings"}); w != nullptr && w->is_array()) {
       for (const Json& x : *w) {
         if (x.is_string()) run->observation.warnings.push_back(x.get<std::string>());
       }
@@ -123,7 +113,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   run.duration_s = Number(r, {"summary", "duration_s"}).value_or(0);
   run.ok = Bool(r, {"complete"}, true);
   if (!run.ok) run.error = String(r, {"abort_message"});
-  if (const Json* h = Find(r, {"histogram"}); h != nullptr && h->is_object()) {
+  if (const Json* h = FindPath(r, {"histogram"}); h != nullptr && h->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(run.histogram, results::HistogramDataFromJson(*h, where));
   }
   if (lio) return run;  // no transactions, client CPU or per-second series
@@ -135,7 +125,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   run.transactions = Integer(r, {"transactions", "processed"});
   run.client_saturated = Bool(r, {"client", "bottleneck"}, false);
   run.series_interval_s = Number(r, {"series", "interval_s"}).value_or(1);
-  if (const Json* iv = Find(r, {"series", "intervals"}); iv != nullptr && iv->is_array()) {
+  if (const Json* iv = FindPath(r, {"series", "intervals"}); iv != nullptr && iv->is_array()) {
     for (const Json& i : *iv) {
       if (i.is_object() && i.contains("tps") && i["tps"].is_number()) {
         run.tps_series.push_back(i["tps"].get<double>());
@@ -152,12 +142,12 @@ std::string CellId(const Cell& c) {
 // Facts, server version and settings: the same in both schemas.
 void ReadFacts(const Json& facts, Suite& s) {
   s.facts = facts;
-  if (const Json* v = Find(facts, {"server", "version_num"}); v != nullptr && v->is_number()) {
+  if (const Json* v = FindPath(facts, {"server", "version_num"}); v != nullptr && v->is_number()) {
     const int64_t num = v->get<int64_t>();
     s.pg_major = static_cast<int>(num >= 100000 ? num / 10000 : num / 100);
     s.pg_version = fmt::format("{}.{}", num / 10000, num % 10000);
   }
-  if (const Json* st = Find(facts, {"server", "settings"}); st != nullptr && st->is_object()) {
+  if (const Json* st = FindPath(facts, {"server", "settings"}); st != nullptr && st->is_object()) {
     for (const auto& [k, v] : st->items()) {
       if (v.is_object() && v.contains("setting") && v["setting"].is_string()) {
         s.server_settings[k] = v["setting"].get<std::string>();
@@ -177,10 +167,10 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   s.scale = Integer(doc, {"options", "scale"});
   s.usd_per_hour = Number(doc, {"run", "usd_per_hour"});
   s.instance_type = String(doc, {"run", "instance_type"});
-  if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
+  if (const Json* f = FindPath(doc, {"facts"})) ReadFacts(*f, s);
   if (s.pg_version.empty()) s.pg_version = String(doc, {"server", "version"});
   Cell c;
-  const Json* scripts = Find(doc, {"scripts"});
+  const Json* scripts = FindPath(doc, {"scripts"});
   c.workload = scripts != nullptr && scripts->is_array() && scripts->size() == 1
                    ? String((*scripts)[0], {"spec"})
                    : "mixed";
@@ -204,7 +194,7 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
 Result<Run> ReadSuiteRun(const Json& r, const std::string& where) {
   Run run;
   const std::string status = String(r, {"status"});
-  if (const Json* result = Find(r, {"result"}); result != nullptr && result->is_object()) {
+  if (const Json* result = FindPath(r, {"result"}); result != nullptr && result->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(run, ReadResultRun(*result, where));
   } else if (status == "ok") {
     return InvalidArgument(where + ": status \"ok\" but no \"result\"");
@@ -237,7 +227,7 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   if (cell.metric.empty()) cell.metric = String(c, {"kind"}) == "lio" ? "lio_per_s" : "tps";
   // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
   for (const char* part : {"per_connection", "server"}) {
-    if (const Json* st = Find(c, {"settings", part}); st != nullptr && st->is_object()) {
+    if (const Json* st = FindPath(c, {"settings", part}); st != nullptr && st->is_object()) {
       for (const auto& [k, v] : st->items())
         cell.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
@@ -261,7 +251,7 @@ Result<FsyncRecord> ReadFsync(const Json& f, const std::string& where) {
   r.server_method = String(f, {"summary", "server_wal_sync_method"});
   r.server_method_ops_per_s = Number(f, {"summary", "server_method_ops_per_s"});
   r.memory_file_system = Bool(f, {"summary", "memory_file_system"}, false);
-  if (const Json* tests = Find(f, {"tests"}); tests != nullptr && tests->is_array()) {
+  if (const Json* tests = FindPath(f, {"tests"}); tests != nullptr && tests->is_array()) {
     for (const Json& t : *tests) {
       FsyncTest x;
       x.label = String(t, {"label"});
@@ -289,7 +279,7 @@ Suite StandaloneSuite(const Json& doc, const std::string& source, const char* sc
   s.started_at = String(doc, {"started_at"});
   s.suite_id = s.started_at + "/" + s.label;
   s.complete = Bool(doc, {"complete"}, true);
-  if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
+  if (const Json* f = FindPath(doc, {"facts"})) ReadFacts(*f, s);
   if (s.pg_version.empty()) s.pg_version = String(doc, {"server", "version"});
   if (!s.pg_major) {
     if (auto num = Integer(doc, {"server", "version_num"}); num && *num > 0) {
@@ -359,9 +349,9 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   if (!s.scale) s.scale = Integer(doc, {"plan", "parsed", "scale"});
   s.usd_per_hour = Number(doc, {"price", "usd_per_hour"});
   s.instance_type = String(doc, {"price", "instance_type"});
-  if (const Json* f = Find(doc, {"facts"})) ReadFacts(*f, s);
+  if (const Json* f = FindPath(doc, {"facts"})) ReadFacts(*f, s);
 
-  const Json* cells = Find(doc, {"cells"});
+  const Json* cells = FindPath(doc, {"cells"});
   if (cells == nullptr || !cells->is_array()) {
     return InvalidArgument(source + ": " + results::kSuiteSchema +
                            " document without a \"cells\" array");
@@ -372,7 +362,7 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
     s.cells.push_back(std::move(cell));
   }
   // Runs are kept at the top level in the order they ran, each naming its cell.
-  if (const Json* runs = Find(doc, {"runs"}); runs != nullptr && runs->is_array()) {
+  if (const Json* runs = FindPath(doc, {"runs"}); runs != nullptr && runs->is_array()) {
     for (size_t k = 0; k < runs->size(); ++k) {
       const std::string where = fmt::format("{}: runs[{}]", source, k);
       const std::string cell_id = String((*runs)[k], {"cell"});
@@ -386,7 +376,7 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
       it->runs.push_back(std::move(run));
     }
   }
-  if (const Json* f = Find(doc, {"fsync"}); f != nullptr && f->is_object()) {
+  if (const Json* f = FindPath(doc, {"fsync"}); f != nullptr && f->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(s.fsync, ReadFsync(*f, source));
   }
   if (!s.complete)
@@ -397,13 +387,7 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
 }  // namespace
 
 Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return InvalidArgument(fmt::format("{}: not valid JSON ({})", source, e.what()));
-  }
-  if (!doc.is_object()) return InvalidArgument(source + ": not a JSON object");
+  PGRIG_ASSIGN_OR_RETURN(Json doc, ParseJsonObject(text, source, "a pgrig results document"));
   const std::string schema = String(doc, {"schema"});
   if (schema == results::kSuiteSchema) return FromSuite(doc, source);
   if (schema == results::kResultSchema) return FromResult(doc, source);
