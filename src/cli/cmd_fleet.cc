@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <map>
 #include <string>
-#include <thread>
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
@@ -28,14 +27,13 @@
 #include "common/fs.h"
 #include "cost/catalog.h"
 #include "fleet/check.h"
+#include "fleet/compare_session.h"
 #include "fleet/fleet_file.h"
 #include "fleet/hooks.h"
 #include "fleet/instance_check.h"
 #include "fleet/manifest.h"
 #include "fleet/run.h"
 #include "fleet/ssh.h"
-#include "plan/plan.h"
-#include "plan/plan_search.h"
 
 namespace pgrig::cli {
 namespace {
@@ -168,152 +166,6 @@ void PrintLine(const std::string& line) {
   std::fflush(stdout);
 }
 
-// Everything a fleet run needs, validated before any hook, connection or write.
-struct RunSetup {
-  fleet::Fleet fleet;
-  fleet::LocalPgrig local;
-  std::string plan_file;
-  std::vector<fleet::PlanFile> plan_files;
-  cost::Catalog catalog;
-  std::string run_dir;
-  fleet::Manifest manifest;
-  bool resuming = false;
-};
-
-// The run directory --resume names: a directory holding a manifest, or a
-// run id under the fleet's results directory.
-Result<std::string> ResumeDir(const std::string& resume, const std::string& fleet_file) {
-  if (std::filesystem::is_regular_file(resume + "/" + fleet::kManifestName)) return resume;
-  if (fleet_file.empty()) {
-    return InvalidArgument("--resume " + resume +
-                           ": no fleet run directory there; give the run's directory (it holds " +
-                           fleet::kManifestName + "), or the fleet file and the run id");
-  }
-  auto f = fleet::ReadFleetFile(fleet_file);
-  if (!f.ok()) return f.status();
-  std::string dir = f->results_dir + "/" + resume;
-  if (!std::filesystem::is_regular_file(dir + "/" + fleet::kManifestName)) {
-    return NotFound("--resume " + resume + ": neither " + resume + " nor " + dir +
-                    " is a fleet run directory (no " + fleet::kManifestName + ")");
-  }
-  return dir;
-}
-
-Result<RunSetup> PrepareRun(std::string file, const std::string& resume) {
-  RunSetup s;
-  if (!resume.empty()) {
-    PGRIG_ASSIGN_OR_RETURN(s.run_dir, ResumeDir(resume, file));
-    PGRIG_ASSIGN_OR_RETURN(s.manifest, fleet::ReadManifest(s.run_dir));
-    if (file.empty()) file = s.manifest.fleet_file;
-    s.resuming = true;
-  }
-  if (file.empty()) return InvalidArgument("give the fleet file (FLEET.toml) or --resume RUN_DIR");
-  PGRIG_ASSIGN_OR_RETURN(s.fleet, fleet::ReadFleetFile(file));
-  if (s.fleet.mode != fleet::FleetMode::kCompare) {
-    return InvalidArgument(file +
-                           ": a clients-mode run cannot be resumed (its window is one "
-                           "measurement); start it again with `pgrig fleet run " +
-                           file + "`");
-  }
-  PGRIG_ASSIGN_OR_RETURN(std::string fleet_text, ReadWholeFile(file));
-  PGRIG_ASSIGN_OR_RETURN(s.local, fleet::DescribeLocalPgrig(kVersion, RealProcessRunner()));
-  plan::PlanSearch search;
-  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
-    search.data_dir = d;
-  search.exe_dir = std::filesystem::path(s.local.exe).parent_path().string();
-  auto where = plan::LocatePlan(s.fleet.plan, search);
-  if (!where.ok()) return where.status().WithContext(file + ": plan");
-  s.plan_file = where->path;
-  PGRIG_ASSIGN_OR_RETURN(plan::Plan parsed, plan::ReadPlanFile(where->path));
-  PGRIG_ASSIGN_OR_RETURN(s.plan_files, fleet::PlanScriptFiles(parsed));
-  PGRIG_ASSIGN_OR_RETURN(std::string plan_text, ReadWholeFile(where->path));
-  // Every declared instance must be in the catalog (its facts are compared later).
-  PGRIG_ASSIGN_OR_RETURN(cost::LoadedCatalog loaded,
-                         cost::LoadCatalog(cost::CatalogSearchFromEnvironment(search.exe_dir)));
-  s.catalog = std::move(loaded.catalog);
-  PGRIG_RETURN_IF_ERROR(fleet::CheckDeclaredInstances(s.fleet, s.catalog, file));
-  if (s.resuming) {
-    PGRIG_RETURN_IF_ERROR(fleet::CheckResumable(s.manifest, fleet_text, plan_text));
-    // Results come back to <results>/<run id>: the run directory must be there.
-    const std::string expected = s.fleet.results_dir + "/" + s.manifest.run_id;
-    std::error_code ec;
-    if (!std::filesystem::equivalent(s.run_dir, expected, ec)) {
-      return InvalidArgument("--resume " + s.run_dir + ": the fleet file puts run " +
-                             s.manifest.run_id + " in " + expected +
-                             "; move the run directory back there (or resume that one)");
-    }
-    return s;
-  }
-  const std::string run_id = CompactTimestampUtc(WallSeconds());
-  s.run_dir = s.fleet.results_dir + "/" + run_id;
-  s.manifest = fleet::NewManifest(s.fleet, run_id, file, fleet_text, where->path, plan_text);
-  return s;
-}
-
-// Inside the hooks: check the hosts to run, compare their facts with their
-// declared instance, run the plan on them.
-void CheckAndRun(RunSetup& s, const fleet::SshTransport& ssh, bool sequential,
-                 fleet::CopyPolicy copy, const std::map<std::string, std::string>& unavailable) {
-  const fleet::Fleet& f = s.fleet;
-  std::map<std::string, std::string> skip = unavailable;
-  for (const fleet::ManifestHost& mh : s.manifest.hosts) {
-    if (mh.outcome == fleet::ManifestOutcome::kCompleted) {
-      skip[mh.label] = "completed in an earlier attempt: " + mh.message;
-      PrintLine(fmt::format("[{}] completed in an earlier attempt: not run again", mh.label));
-    }
-  }
-  fleet::CheckOptions check_options;
-  check_options.local = s.local;
-  check_options.copy = copy;
-  std::vector<fleet::HostCheck> checks(f.hosts.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < f.hosts.size(); ++i) {
-    checks[i].host = &f.hosts[i];
-    checks[i].message = "not checked";
-    if (f.hosts[i].role != fleet::HostRole::kSut || skip.count(f.hosts[i].label) > 0) continue;
-    threads.emplace_back([&, i] { checks[i] = fleet::CheckHost(f.hosts[i], ssh, check_options); });
-  }
-  for (std::thread& t : threads) t.join();
-  for (const fleet::HostCheck& c : checks) {
-    if (c.host->role != fleet::HostRole::kSut || skip.count(c.host->label) > 0) continue;
-    PrintLine(fleet::RedactLine(
-        fmt::format("[{}] check: {} {}", c.host->label, fleet::HostStateName(c.state), c.message)));
-  }
-  for (const fleet::InstanceFinding& w : fleet::CheckInstances(checks, s.catalog, ssh)) {
-    if (!w.warning.empty()) PrintLine(fmt::format("[{}] warning: {}", w.host->label, w.warning));
-  }
-
-  fleet::CompareRunOptions options;
-  options.run_id = s.manifest.run_id;
-  options.plan_file = s.plan_file;
-  options.plan_files = s.plan_files;
-  options.resume = s.resuming ? fleet::ResumeMode::kContinuePartial : fleet::ResumeMode::kFresh;
-  options.skip = skip;
-  options.schedule =
-      sequential || !f.parallel ? fleet::Schedule::kSequential : fleet::Schedule::kParallel;
-  options.cancel = &g_cancel;
-  options.abort = &g_abort;
-  options.on_line = PrintLine;
-  options.on_host_done = [&](const fleet::HostRun& r) {  // serialised by RunCompare
-    if (fleet::ManifestHost* mh = s.manifest.Find(r.host->label)) fleet::RecordHostRun(r, *mh);
-    if (Status w = fleet::WriteManifest(s.run_dir, s.manifest); !w.ok()) {
-      PrintLine("warning: cannot update the run's manifest: " + w.message());
-    }
-  };
-  std::vector<fleet::HostRun> runs = fleet::RunCompare(f, checks, ssh, options);
-  for (const fleet::HostCheck& c : checks) ssh.CloseMaster(c.host->destination);
-  // Hosts that did not run this time (not ready, interrupted first) say why.
-  for (const fleet::HostRun& r : runs) {
-    fleet::ManifestHost* mh = s.manifest.Find(r.host->label);
-    if (mh == nullptr || r.host->role != fleet::HostRole::kSut ||
-        r.outcome != fleet::HostOutcome::kSkipped || skip.count(r.host->label) > 0) {
-      continue;
-    }
-    mh->message = fleet::RedactLine(r.message);
-    if (r.message.starts_with("not ready")) mh->outcome = fleet::ManifestOutcome::kFailed;
-  }
-}
-
 // Prints every hook's outcome and warns about teardowns that did not
 // succeed or did not run; true when any hook did not succeed.
 bool PrintHookOutcomes(const fleet::LifecycleReport& hooks, const std::string& run_dir) {
@@ -340,31 +192,20 @@ bool PrintHookOutcomes(const fleet::LifecycleReport& hooks, const std::string& r
 }
 
 // The summary, the comparison and the exit code once the hooks are done.
-int FinishRun(RunSetup& s, const fleet::LifecycleReport& hooks) {
-  const fleet::Fleet& f = s.fleet;
-  bool trouble = hooks.fleet_provision_failed || g_cancel;
+int FinishRun(const fleet::CompareSession& s, const fleet::LifecycleReport& hooks) {
+  const fleet::CompletedResults done = fleet::CollectCompleted(s);
+  bool trouble = hooks.fleet_provision_failed || g_cancel || !done.all_completed;
   std::printf("\nfleet run %s:\n", s.manifest.run_id.c_str());
-  std::vector<std::string> dirs;
-  for (const fleet::ManifestHost& mh : s.manifest.hosts) {
-    const fleet::FleetHost* h = nullptr;
-    for (const fleet::FleetHost& fh : f.hosts) {
-      if (fh.label == mh.label) h = &fh;
-    }
-    if (h == nullptr || h->role != fleet::HostRole::kSut) continue;
-    if (mh.outcome == fleet::ManifestOutcome::kCompleted) {
-      dirs.push_back(mh.results);
-    } else {
-      trouble = true;
-    }
-    std::printf("  %-16s %-10s %s\n", mh.label.c_str(), fleet::ManifestOutcomeName(mh.outcome),
-                fleet::RedactLine(mh.message.empty() ? "not run" : mh.message).c_str());
+  for (const fleet::ManifestHost* mh : done.sut_hosts) {
+    std::printf("  %-16s %-10s %s\n", mh->label.c_str(), fleet::ManifestOutcomeName(mh->outcome),
+                fleet::RedactLine(mh->message.empty() ? "not run" : mh->message).c_str());
   }
   if (PrintHookOutcomes(hooks, s.run_dir)) trouble = true;
   int rc = trouble ? kExitRunFailure : kExitOk;
-  if (dirs.size() >= 2) {
+  if (done.dirs.size() >= 2) {
     std::printf("\n");
     std::fflush(stdout);
-    const int crc = CompareSuites(CompareRequest{.dirs = dirs});
+    const int crc = CompareSuites(CompareRequest{.dirs = done.dirs});
     if (crc != kExitOk && rc == kExitOk) rc = crc;
   } else {
     std::printf("fewer than two hosts completed: nothing to compare\n");
@@ -435,9 +276,9 @@ int RunRunSub(int argc, char** argv) {
     }
   }
   // Everything is validated before any hook, connection or write.
-  auto setup = PrepareRun(file, resume);
+  auto setup = fleet::PrepareCompareSession(file, resume, kVersion);
   if (!setup.ok()) return Fail(kFleetCommand, setup.status().message());
-  RunSetup& s = *setup;
+  fleet::CompareSession& s = *setup;
   if (Status st = MakeDirs(s.run_dir, 0755); !st.ok()) {
     return Fail(kFleetCommand, "results directory " + s.run_dir + ": " + st.message());
   }
@@ -469,23 +310,18 @@ int RunRunSub(int argc, char** argv) {
   auto old_term = std::signal(SIGTERM, OnSignal);
   fleet::LifecycleReport hooks =
       fleet::RunWithHooks(s.fleet, lo, [&](const std::map<std::string, std::string>& unavailable) {
-        CheckAndRun(s, ssh, sequential,
-                    no_copy ? fleet::CopyPolicy::kNeverCopy : fleet::CopyPolicy::kCopyWhenNeeded,
-                    unavailable);
+        fleet::CheckAndRunHosts(
+            s, ssh,
+            {.sequential = sequential,
+             .copy = no_copy ? fleet::CopyPolicy::kNeverCopy : fleet::CopyPolicy::kCopyWhenNeeded,
+             .cancel = &g_cancel,
+             .abort = &g_abort,
+             .on_line = PrintLine},
+            unavailable);
       });
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
-  for (const auto& [label, why] : hooks.unavailable) {
-    if (fleet::ManifestHost* mh = s.manifest.Find(label)) {
-      mh->outcome = fleet::ManifestOutcome::kFailed;
-      mh->message = fleet::RedactLine(why);
-    }
-  }
-  if (hooks.fleet_provision_failed) {
-    for (fleet::ManifestHost& mh : s.manifest.hosts) {
-      if (mh.outcome == fleet::ManifestOutcome::kPending) mh.message = "the fleet provision failed";
-    }
-  }
+  fleet::RecordHookOutcomes(s, hooks);
   if (Status w = fleet::WriteManifest(s.run_dir, s.manifest); !w.ok()) {
     PrintLine("warning: cannot update the run's manifest: " + w.message());
   }

@@ -276,10 +276,7 @@ int RunRun(int argc, char** argv) {
   const std::vector<std::string> command_line = pg::RedactedCommandLine(raw, "pgrig run");
 
   // --- Validate everything before anything happens. ----------------------
-  plan::PlanSearch search;
-  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
-    search.data_dir = d;
-  search.exe_dir = ExecutableDir();
+  const plan::PlanSearch search = plan::PlanSearchFromEnvironment(ExecutableDir());
   auto chosen = ChooseSuite(o, search);
   if (!chosen.ok()) return Fail(kRunCommand, chosen.status().message());
   const plan::Plan& plan = chosen->plan;

@@ -1,11 +1,21 @@
 #include "plan/plan_search.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 namespace pgrig::plan {
 
 namespace fs = std::filesystem;
+
+PlanSearch PlanSearchFromEnvironment(std::string exe_dir) {
+  PlanSearch search;
+  if (const char* d = std::getenv("PGRIG_DATA_DIR"); d != nullptr && *d != '\0')
+    search.data_dir = d;
+  search.exe_dir = std::move(exe_dir);
+  return search;
+}
 
 bool LooksLikePlanFile(const std::string& arg) {
   return arg.find('/') != std::string::npos ||

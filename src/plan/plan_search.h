@@ -26,6 +26,10 @@ struct PlanLocation {
   std::string how;   // "shipped plan 'quick' (<exe>/../plans)" or "file"
 };
 
+// $PGRIG_DATA_DIR (when set and not empty) and `exe_dir`: where every
+// command that takes a plan looks for shipped plans.
+PlanSearch PlanSearchFromEnvironment(std::string exe_dir);
+
 // True when `arg` names a file rather than a shipped plan.
 bool LooksLikePlanFile(const std::string& arg);
 
