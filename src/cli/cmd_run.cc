@@ -159,7 +159,7 @@ void AddRunOptions(CLI::App& app, RunOptions& o) {
 // the named (or default) plan into a new directory.
 struct ChosenSuite {
   plan::Plan plan;
-  std::optional<nlohmann::json> previous;  // --resume: the suite so far
+  std::optional<results::SuiteDoc> previous;  // --resume: the suite so far
   std::string label;
   std::string out_dir;
 };

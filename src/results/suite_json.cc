@@ -352,15 +352,6 @@ void UpdateCellSummaries(json& suite) {
   }
 }
 
-std::vector<std::pair<std::string, int>> FinishedRuns(const json& suite) {
-  std::vector<std::pair<std::string, int>> out;
-  if (!suite.contains("runs") || !At(suite, "runs").is_array()) return out;
-  for (const json& run : At(suite, "runs")) {
-    if (Str(run, "status") == "ok") out.emplace_back(Str(run, "cell"), run.value("iteration", 0));
-  }
-  return out;
-}
-
 std::string RunsCsv(const json& suite) {
   std::string out =
       "run,cell,workload,protocol,variant,clients,threads,iteration,status,started_at,ended_at,"

@@ -2,8 +2,8 @@
 // and the two files derived from it: runs.csv (one row per run) and
 // summary.md (one row per cell).
 //
-// The runner keeps the suite as a JSON document: runs are appended as they
-// finish and the cell summaries are recomputed from the runs each time, so a
+// The runner keeps the suite as a SuiteDoc (suite_doc.h), whose writer
+// recomputes the cell summaries here from the runs each time, so a
 // suite.json read back for --resume is the same state the runner had.
 // Per cell: tps median, min, max and a 95% t interval of the geometric mean
 // (computed on the log scale) over the cell's finished runs; latency
@@ -54,9 +54,6 @@ std::string SummaryMarkdown(const nlohmann::json& suite);
 
 // The cell table alone (markdown, readable on a terminal).
 std::string CellTable(const nlohmann::json& suite);
-
-// (cell id, iteration) of every finished ("ok") run.
-std::vector<std::pair<std::string, int>> FinishedRuns(const nlohmann::json& suite);
 
 // Writes suite.json, runs.csv and summary.md into `dir`, each atomically.
 Status WriteSuiteFiles(const std::string& dir, const nlohmann::json& suite);

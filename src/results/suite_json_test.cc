@@ -104,7 +104,6 @@ TEST(SuiteJsonTest, FailedRunsAreCountedButNotSummarized) {
   EXPECT_EQ(a["runs"], 1);
   EXPECT_EQ(a["failed_runs"], 1);
   EXPECT_EQ(a["latency_ms"]["transactions"], 100);
-  EXPECT_EQ(FinishedRuns(suite).size(), 1u);
   const std::string csv = RunsCsv(suite);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
   EXPECT_THAT(csv, HasSubstr(",failed,"));

@@ -47,7 +47,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
                                       : json(nullptr)},
       {"memory_file_system", r.tmpfs},
   };
-  return json{
+  json doc{
       {"schema", results::kFsyncSchema},
       {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "fsync"}}},
       {"complete", !r.interrupted},
@@ -75,6 +75,8 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
       {"notes", r.notes},
       {"facts", ctx.facts},
   };
+  if (ctx.suite_workload) doc["workload"] = *ctx.suite_workload;
+  return doc;
 }
 
 }  // namespace pgrig::results

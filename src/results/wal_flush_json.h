@@ -18,6 +18,8 @@ struct FsyncDocContext {
   std::optional<std::string> server_wal_sync_method;
   nlohmann::json storage = nullptr;  // host facts' "storage" object for the directory
   nlohmann::json facts = nullptr;    // pgrig.facts/1, or null
+  // A suite's fsync test: the plan's workload name, as "workload".
+  std::optional<std::string> suite_workload;
 };
 
 nlohmann::json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& options,

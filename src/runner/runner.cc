@@ -22,6 +22,7 @@
 #include "observe/observe.h"
 #include "results/lio_json.h"
 #include "results/schemas.h"
+#include "results/suite_doc.h"
 #include "results/suite_json.h"
 #include "results/wal_flush_json.h"
 #include "runner/cell_settings.h"
@@ -90,27 +91,27 @@ class Runner {
   // The lio tables of the plan's lio workloads: reused when they exist with
   // the planned count and size, else made by micro::InitLio.
   Status EnsureLioData();
-  // The plan's fsync workload, once; its document goes to suite["fsync"].
+  // The plan's fsync workload, once; its document goes to the suite's fsync.
   void RunFsyncOnce();
   micro::LioRunOptions LioOptions(int cell_index) const;
-  // The measured window of a lio cell, observed; fills run["result"] etc.
-  void MeasureLio(int cell_index, const SuiteProgress& base, json& run, std::string& error,
-                  bool& interrupted);
-  json NewSuite() const;
+  // The measured window of a lio cell, observed; fills run.result etc.
+  void MeasureLio(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
+                  std::string& error, bool& interrupted);
+  results::SuiteDoc NewSuite() const;
   // One (cell, iteration): returns false when the suite must stop.
   bool RunOne(int cell_index, int iteration, int position);
   // The steps of RunOne.  A failure sets `error`, Ctrl-C `interrupted`;
   // each step does nothing once either is set.
   // The cell's server settings, then VACUUM (writing workloads) and
   // CHECKPOINT, recorded in `run`.
-  void BeforeRun(int cell_index, json& run, std::string& error);
+  void BeforeRun(int cell_index, results::SuiteRun& run, std::string& error);
   // The same cell for the warm-up time, discarded.
   void WarmUp(int cell_index, std::string& error, bool& interrupted);
-  // The measured window of a pgbench cell, observed; fills run["result"] etc.
-  void MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, json& run,
+  // The measured window of a pgbench cell, observed; fills run.result etc.
+  void MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, results::SuiteRun& run,
                   std::string& error, bool& interrupted);
   // An Observer for a measured window, or none with a note in `run`.
-  std::unique_ptr<Observer> StartObserver(json& run) const;
+  std::unique_ptr<Observer> StartObserver(results::SuiteRun& run) const;
   void Emit(SuiteProgress p) const {
     p.elapsed_s = NowS() - started_;
     if (o_.on_progress) o_.on_progress(p);
@@ -136,11 +137,11 @@ class Runner {
   const plan::Workload* lio_ = nullptr;  // the first lio workload (all share the tables)
   const plan::Workload* fsync_ = nullptr;
   std::string fsync_dir_;
-  json lio_data_ = nullptr;  // suite["lio"]
+  std::optional<results::SuiteLio> lio_data_;
   std::string data_directory_;
   std::string database_;
   bool local_ = true;
-  json suite_;
+  results::SuiteDoc suite_;
   int next_run_ = 1;
   int runs_to_do_ = 0;
   int run_number_ = 0;
@@ -214,8 +215,8 @@ Status Runner::Prepare() {
   if (!pgbench_) {
     scale_.scale = 0;
     scale_.reason = "no pgbench workloads: pgbench's tables are not needed";
-  } else if (o_.resume && (*o_.resume)["scale"].is_object()) {
-    scale_.scale = (*o_.resume)["scale"].value("value", 1);
+  } else if (o_.resume && o_.resume->scale) {
+    scale_.scale = o_.resume->scale->value;
     scale_.reason =
         "scale " + std::to_string(scale_.scale) + " as recorded by the suite being resumed";
   } else {
@@ -318,11 +319,11 @@ Status Runner::EnsureLioData() {
     loaded = true;
     Note("lio data: made in " + std::to_string(static_cast<int>(NowS() - t0 + 0.5)) + " s");
   }
-  lio_data_ = {{"tables", p.tables},
-               {"blocks_per_table", blocks},
-               {"size", p.size_text},
-               {"reason", reason},
-               {"loaded", loaded}};
+  lio_data_ = results::SuiteLio{.tables = p.tables,
+                                .blocks_per_table = blocks,
+                                .size = p.size_text,
+                                .reason = reason,
+                                .loaded = loaded};
   return Status::Ok();
 }
 
@@ -335,8 +336,8 @@ void Runner::RunFsyncOnce() {
   if (!r.ok()) {
     // The cells can still be measured; the suite says why there is no figure.
     warnings_.push_back("fsync test of " + fsync_dir_ + " failed: " + r.status().message());
-    suite_["notes"].push_back(warnings_.back());
-    suite_["fsync"] = nullptr;
+    suite_.notes.push_back(warnings_.back());
+    suite_.fsync = nullptr;
     return;
   }
   if (r->interrupted) return;  // not kept: --resume tests again
@@ -352,13 +353,12 @@ void Runner::RunFsyncOnce() {
     const std::string m = OneValue(*conn, "select current_setting('wal_sync_method')");
     if (!m.empty()) ctx.server_wal_sync_method = m;
   }
-  json doc = results::FsyncResultToJson(in, fo, *r, ctx);
-  doc["workload"] = fsync_->name;
-  suite_["fsync"] = std::move(doc);
-  const json& sum = suite_["fsync"]["summary"];
-  if (sum["best_method"].is_string() && sum["best_ops_per_s"].is_number()) {
-    Note("fsync: best method " + sum["best_method"].get<std::string>() + ", " +
-         std::to_string(static_cast<int64_t>(sum["best_ops_per_s"].get<double>())) + " flushes/s");
+  ctx.suite_workload = fsync_->name;
+  suite_.fsync = results::FsyncResultToJson(in, fo, *r, ctx);
+  const std::optional<micro::SyncMethod> best = micro::BestMethod(*r);
+  if (const micro::FlushTest* t = best ? micro::HeadlineTest(*r, *best) : nullptr) {
+    Note("fsync: best method " + std::string(micro::SyncMethodName(*best)) + ", " +
+         std::to_string(static_cast<int64_t>(t->ops_per_s())) + " flushes/s");
   }
 }
 
@@ -380,8 +380,8 @@ micro::LioRunOptions Runner::LioOptions(int cell_index) const {
   return lo;
 }
 
-void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, std::string& error,
-                        bool& interrupted) {
+void Runner::MeasureLio(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
+                        std::string& error, bool& interrupted) {
   const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   std::unique_ptr<Observer> observer = StartObserver(run);
   micro::LioRunOptions lo = LioOptions(cell_index);
@@ -409,20 +409,20 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, st
   in.server_version_num = o_.server.version_num;
   in.server_target = o_.server.target;
   in.embedded = o_.server.embedded;
-  run["result"] = results::LioResultToJson(in, lo, *r, nullptr);
-  const double lio_per_s = run["result"]["summary"].value("lio_per_s", 0.0);
+  run.result = results::LioResultToJson(in, lo, *r, nullptr);
+  const double lio_per_s = micro::PerSecond(r->main.delta.logical_reads(), r->main.window_s);
   if (observer) {
-    run["observation"] = obs.ToJson();
+    run.observation = obs.ToJson();
     ClientUse use;
     use.cpu_s = cpu_s;  // includes the table warm-up and checks before the window
     use.duration_s = r->main.window_s;
     use.threads = cell.clients;
     use.cpus = o_.cpus;
     use.tps = r->main.window_s > 0 ? static_cast<double>(r->main.ranges) / r->main.window_s : 0;
-    run["bottleneck"] = Diagnose(obs, use).ToJson();
+    run.bottleneck = Diagnose(obs, use).ToJson();
   }
-  for (const std::string& n : r->notes) run["notes"].push_back(n);
-  run["status"] = "ok";
+  for (const std::string& n : r->notes) run.notes.push_back(n);
+  run.ok = true;
   SuiteProgress p = base;
   p.kind = SuiteProgress::Kind::kRunEnd;
   p.current_tps = 0;
@@ -430,7 +430,7 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, json& run, st
   Emit(p);
 }
 
-std::unique_ptr<Observer> Runner::StartObserver(json& run) const {
+std::unique_ptr<Observer> Runner::StartObserver(results::SuiteRun& run) const {
   ObserveOptions oo;
   oo.data_directory = data_directory_;
   oo.server = o_.target;
@@ -438,64 +438,46 @@ std::unique_ptr<Observer> Runner::StartObserver(json& run) const {
   oo.server_is_local = local_;
   auto started = Observer::Start(oo);
   if (!started.ok()) {
-    run["notes"].push_back("no observation: " + started.status().message());
+    run.notes.push_back("no observation: " + started.status().message());
     return nullptr;
   }
   return std::move(started).value();
 }
 
-json Runner::NewSuite() const {
-  json cells = json::array();
-  for (const plan::Cell& c : o_.cells) {
-    json cj = results::CellToJson(o_.plan, c);
-    const SplitSettings& s = cell_settings_[cells.size()];
-    cj["settings"] = {{"per_connection", s.per_connection}, {"server", s.server}};
-    cj["summary"] = nullptr;
-    cells.push_back(cj);
+results::SuiteDoc Runner::NewSuite() const {
+  results::SuiteDoc d;
+  for (size_t i = 0; i < o_.cells.size(); ++i) {
+    d.cells.push_back(results::SuiteCellJson(o_.plan, o_.cells[i], cell_settings_[i].per_connection,
+                                             cell_settings_[i].server));
   }
-  json price = nullptr;
   if (o_.price) {
-    price = {{"usd_per_hour", o_.price->usd_per_hour},
-             {"instance_type",
-              o_.price->instance_type.empty() ? json(nullptr) : json(o_.price->instance_type)},
-             {"from", o_.price->from}};
+    d.price = results::SuitePrice{.usd_per_hour = o_.price->usd_per_hour,
+                                  .instance_type = o_.price->instance_type,
+                                  .from = o_.price->from};
   }
-  json plan_json{{"name", o_.plan.name},
-                 {"description", o_.plan.description},
-                 {"source_path", o_.plan.source_path},
-                 {"source_text", o_.plan.source_text},
-                 {"parsed", results::PlanToJson(o_.plan)}};
-  return json{
-      {"schema", results::kSuiteSchema},
-      {"tool", {{"name", "pgrig"}, {"version", o_.tool_version}, {"command", "run"}}},
-      {"command_line", o_.command_line},
-      {"label", o_.label},
-      {"started_at", IsoTimestampUtc(WallSeconds())},
-      {"ended_at", nullptr},
-      {"resumed_at", json::array()},
-      {"complete", false},
-      {"stop_reason", nullptr},
-      {"wall_s", nullptr},
-      {"cpus", o_.cpus},
-      {"plan", plan_json},
-      {"target",
-       {{"description", o_.server.target}, {"embedded", o_.server.embedded}, {"local", local_}}},
-      {"scale", pgbench_
-                    ? json{{"value", scale_.scale}, {"reason", scale_.reason}, {"loaded", loaded_}}
-                    : json(nullptr)},
-      {"lio", lio_data_},
-      {"fsync", nullptr},
-      {"facts", o_.facts},
-      {"settings",
-       {{"all_cells", o_.plan.settings},
-        {"server_changed", any_server_settings_},
-        {"restored", nullptr}}},
-      {"price", price},
-      {"iterations", o_.plan.iterations},
-      {"cells", cells},
-      {"runs", json::array()},
-      {"notes", json::array()},
-  };
+  d.tool_version = o_.tool_version;
+  d.command_line = o_.command_line;
+  d.label = o_.label;
+  d.started_at = IsoTimestampUtc(WallSeconds());
+  d.cpus = o_.cpus;
+  d.plan_name = o_.plan.name;
+  d.plan_description = o_.plan.description;
+  d.plan_source_path = o_.plan.source_path;
+  d.plan_source_text = o_.plan.source_text;
+  d.plan_parsed = results::PlanToJson(o_.plan);
+  d.target_description = o_.server.target;
+  d.target_embedded = o_.server.embedded;
+  d.target_local = local_;
+  if (pgbench_) {
+    d.scale =
+        results::SuiteScale{.value = scale_.scale, .reason = scale_.reason, .loaded = loaded_};
+  }
+  d.lio = lio_data_;
+  d.facts = o_.facts;
+  d.settings_all_cells = o_.plan.settings;
+  d.settings_server_changed = any_server_settings_;
+  d.iterations = o_.plan.iterations;
+  return d;
 }
 
 engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
@@ -527,11 +509,10 @@ engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
 }
 
 Status Runner::Save() {
-  results::UpdateCellSummaries(suite_);
-  return results::WriteSuiteFiles(o_.out_dir, suite_);
+  return results::WriteSuiteFiles(o_.out_dir, results::SuiteDocToJson(suite_));
 }
 
-void Runner::BeforeRun(int cell_index, json& run, std::string& error) {
+void Runner::BeforeRun(int cell_index, results::SuiteRun& run, std::string& error) {
   const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
   if (server_settings_) {
@@ -540,9 +521,9 @@ void Runner::BeforeRun(int cell_index, json& run, std::string& error) {
       error = "applying the cell's server settings failed: " + applied.status().message();
       return;
     }
-    run["server_settings"] = cell_settings_[static_cast<size_t>(cell_index)].server;
+    run.server_settings = cell_settings_[static_cast<size_t>(cell_index)].server;
     if (applied->restarted) {
-      run["notes"].push_back("the server was restarted for this cell's settings");
+      run.notes.push_back("the server was restarted for this cell's settings");
     }
   }
   auto conn = pg::Connect(o_.target);
@@ -563,9 +544,9 @@ void Runner::BeforeRun(int cell_index, json& run, std::string& error) {
   for (const auto& sql : actions) {
     auto r = conn->Exec(sql);
     if (r.ok()) {
-      run["before_run"].push_back(sql);
+      run.before_run.push_back(sql);
     } else {
-      run["notes"].push_back(sql + " failed: " + r.status().message());
+      run.notes.push_back(sql + " failed: " + r.status().message());
     }
   }
 }
@@ -584,8 +565,8 @@ void Runner::WarmUp(int cell_index, std::string& error, bool& interrupted) {
   }
 }
 
-void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, json& run,
-                        std::string& error, bool& interrupted) {
+void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0,
+                        results::SuiteRun& run, std::string& error, bool& interrupted) {
   const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
   std::unique_ptr<Observer> observer = StartObserver(run);
@@ -641,23 +622,23 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   ro.rate_tps = cfg.rate_tps;
   ro.latency_limit_us = cfg.latency_limit_us;
   ro.max_tries = static_cast<int>(cfg.max_tries);
-  ro.no_vacuum = run["before_run"].empty();
+  ro.no_vacuum = run.before_run.empty();
   ro.progress_s = 1;
   ro.random_seed = std::to_string(cfg.random_seed);
   ro.defines = wl.defines;
   // The suite holds the facts once (suite.facts); a run's own "facts" is null.
-  run["result"] = results::RunResultToJson(in, *r, nullptr);
+  run.result = results::RunResultToJson(in, *r, nullptr);
   if (observer) {
-    run["observation"] = obs.ToJson();
+    run.observation = obs.ToJson();
     const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
-    run["bottleneck"] = Diagnose(obs, use).ToJson();
+    run.bottleneck = Diagnose(obs, use).ToJson();
   }
   if (r->stop_reason == engine::StopReason::kAborted) {
     error =
         "the run was aborted: " +
         (r->first_abort_message.empty() ? std::string("a client aborted") : r->first_abort_message);
   } else {
-    run["status"] = "ok";
+    run.ok = true;
   }
   SuiteProgress p = base;
   p.kind = SuiteProgress::Kind::kRunEnd;
@@ -688,21 +669,13 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
     Emit(p);
   }
 
-  json run{{"run", next_run_++},
-           {"cell", cell.id},
-           {"iteration", iteration},
-           {"position", position},
-           {"status", "failed"},
-           {"error", nullptr},
-           {"started_at", IsoTimestampUtc(WallSeconds())},
-           {"ended_at", nullptr},
-           {"before_run", json::array()},
-           {"warmup_s", o_.plan.warmup_s > 0 ? json(DurationSeconds(o_.plan.warmup_s)) : json(0)},
-           {"server_settings", json::object()},
-           {"result", nullptr},
-           {"observation", nullptr},
-           {"bottleneck", nullptr},
-           {"notes", json::array()}};
+  results::SuiteRun run;
+  run.run = next_run_++;
+  run.cell = cell.id;
+  run.iteration = iteration;
+  run.position = position;
+  run.started_at = IsoTimestampUtc(WallSeconds());
+  run.warmup_s = o_.plan.warmup_s > 0 ? DurationSeconds(o_.plan.warmup_s) : 0;
   std::string error;
   bool interrupted = false;
 
@@ -722,11 +695,11 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
     --next_run_;
     return false;
   }
-  run["ended_at"] = IsoTimestampUtc(WallSeconds());
+  run.ended_at = IsoTimestampUtc(WallSeconds());
   if (!error.empty()) {
-    run["status"] = "failed";
-    run["error"] = error;
-    if (run["result"].is_null()) {
+    run.ok = false;
+    run.error = error;
+    if (run.result.is_null()) {
       SuiteProgress p = base;
       p.kind = SuiteProgress::Kind::kRunEnd;
       p.text = "failed: " + error;
@@ -734,7 +707,7 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
     }
   }
   ++runs_made_;
-  suite_["runs"].push_back(run);
+  suite_.runs.push_back(std::move(run));
   Status saved = Save();
   if (!saved.ok()) {
     warnings_.push_back("could not write the results: " + saved.message());
@@ -783,17 +756,17 @@ Result<SuiteOutcome> Runner::Run() {
   if (o_.resume) {
     suite_ = *o_.resume;
     for (const auto& f : results::FinishedRuns(suite_)) finished.insert(f);
-    for (const json& r : suite_["runs"]) next_run_ = std::max(next_run_, r.value("run", 0) + 1);
-    suite_["resumed_at"].push_back(IsoTimestampUtc(WallSeconds()));
-    suite_["complete"] = false;
-    suite_["ended_at"] = nullptr;
-    suite_["stop_reason"] = nullptr;
+    for (const results::SuiteRun& r : suite_.runs) next_run_ = std::max(next_run_, r.run + 1);
+    suite_.resumed_at.push_back(IsoTimestampUtc(WallSeconds()));
+    suite_.complete = false;
+    suite_.ended_at.reset();
+    suite_.stop_reason.reset();
     Note("resume: " + std::to_string(finished.size()) + " finished runs kept");
-    if (lio_ != nullptr) suite_["lio"] = lio_data_;
+    if (lio_ != nullptr) suite_.lio = lio_data_;
   } else {
     suite_ = NewSuite();
   }
-  if (fsync_ != nullptr && !suite_["fsync"].is_object() && !Stopping()) {
+  if (fsync_ != nullptr && !suite_.fsync.is_object() && !Stopping()) {
     RunFsyncOnce();
   }
   int total = 0;
@@ -823,10 +796,10 @@ Result<SuiteOutcome> Runner::Run() {
 
   if (server_settings_) {
     Status restored = server_settings_->RestoreAll();
-    suite_["settings"]["restored"] = restored.ok();
+    suite_.settings_restored = restored.ok();
     if (!restored.ok()) {
       warnings_.push_back("server settings could not all be restored: " + restored.message());
-      suite_["notes"].push_back(warnings_.back());
+      suite_.notes.push_back(warnings_.back());
     } else if (any_server_settings_) {
       Note("settings: the server's original settings are restored");
     }
@@ -834,21 +807,20 @@ Result<SuiteOutcome> Runner::Run() {
   SuiteOutcome out;
   const auto done = results::FinishedRuns(suite_);
   out.runs_ok = static_cast<int>(done.size());
-  out.runs_failed = static_cast<int>(suite_["runs"].size()) - out.runs_ok;
+  out.runs_failed = static_cast<int>(suite_.runs.size()) - out.runs_ok;
   const bool all = static_cast<int>(std::set(done.begin(), done.end()).size()) == total;
   out.end = end_;
   if (end_ == SuiteEnd::kCompleted && !all) out.end = SuiteEnd::kRunFailed;
-  suite_["complete"] = all;
-  suite_["stop_reason"] = SuiteEndName(out.end);
-  suite_["ended_at"] = IsoTimestampUtc(WallSeconds());
+  suite_.complete = all;
+  suite_.stop_reason = SuiteEndName(out.end);
+  suite_.ended_at = IsoTimestampUtc(WallSeconds());
   out.runs_made = runs_made_;
   out.wall_s = NowS() - started_;
-  suite_["wall_s"] =
-      suite_["wall_s"].is_number() ? suite_["wall_s"].get<double>() + out.wall_s : out.wall_s;
+  suite_.wall_s = suite_.wall_s.value_or(0) + out.wall_s;
   Status saved = Save();
   if (!saved.ok()) return saved;
   out.warnings = warnings_;
-  out.suite = suite_;
+  out.suite = results::SuiteDocToJson(suite_);
   return out;
 }
 

@@ -38,6 +38,7 @@
 #include "pg/connection.h"
 #include "plan/plan.h"
 #include "results/result_json.h"
+#include "results/suite_doc.h"
 #include "runner/suite_setup.h"
 
 namespace pgrig::runner {
@@ -89,7 +90,7 @@ struct SuiteOptions {
   std::function<void(const SuiteProgress&)> on_progress;
   // The suite.json of an interrupted suite to continue (out_dir is its
   // directory); nullopt for a new suite.
-  std::optional<nlohmann::json> resume;
+  std::optional<results::SuiteDoc> resume;
 };
 
 enum class SuiteEnd { kCompleted, kInterrupted, kRunFailed };

@@ -199,22 +199,14 @@ Status CheckOutDir(const std::string& dir) {
   return Status::Ok();
 }
 
-Status CheckResumable(const json& suite, const plan::Plan& plan,
+Status CheckResumable(const results::SuiteDoc& suite, const plan::Plan& plan,
                       const std::vector<plan::Cell>& cells) {
-  PGRIG_RETURN_IF_ERROR(results::CheckSchema(suite, results::kSuiteSchema, "suite.json"));
-  if (suite.value("complete", false)) {
-    return InvalidArgument("the suite is complete; there is nothing to resume");
-  }
-  const json& p = suite["plan"];
-  if (!p.is_object() || p.value("source_text", "") != plan.source_text ||
-      p.value("name", "") != plan.name) {
+  if (suite.complete) return InvalidArgument("the suite is complete; there is nothing to resume");
+  if (suite.plan_source_text != plan.source_text || suite.plan_name != plan.name) {
     return InvalidArgument("the suite was made with a different plan than '" + plan.name +
                            "'; resume it with the same plan file");
   }
-  std::vector<std::string> had;
-  if (suite.contains("cells") && suite["cells"].is_array()) {
-    for (const json& c : suite["cells"]) had.push_back(c.value("id", ""));
-  }
+  const std::vector<std::string> had = results::SuiteCellIds(suite);
   std::vector<std::string> now;
   for (const plan::Cell& c : cells) now.push_back(c.id);
   if (had != now) {
@@ -264,30 +256,18 @@ Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& pl
     return InvalidArgument("no suite.json there (" + text.status().message() + ")");
   }
   ResumedSuite r;
-  r.suite = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (r.suite.is_discarded()) return InvalidArgument("suite.json is not valid JSON");
-  if (!r.suite.is_object()) return InvalidArgument("suite.json is not a pgrig.suite/1 document");
-  // Looked up with find(): operator[] on a const document asserts (and in
-  // a release build reads past the map) when the key is missing.
-  auto text_of = [](const json& obj, const char* key) -> std::optional<std::string> {
-    auto it = obj.find(key);
-    if (it == obj.end() || !it->is_string()) return std::nullopt;
-    return it->get<std::string>();
-  };
-  auto pj = r.suite.find("plan");
-  if (pj == r.suite.end() || !pj->is_object() || !text_of(*pj, "source_text")) {
-    return InvalidArgument("suite.json holds no plan");
-  }
-  const std::string path = text_of(*pj, "source_path").value_or("");
-  const std::string plan_text = *text_of(*pj, "source_text");
+  PGRIG_ASSIGN_OR_RETURN(r.suite, results::ParseSuiteDoc(*text, "suite.json"));
+  if (r.suite.plan_source_text.empty()) return InvalidArgument("suite.json holds no plan");
+  const std::string& path = r.suite.plan_source_path;
+  const std::string& plan_text = r.suite.plan_source_text;
   PGRIG_ASSIGN_OR_RETURN(r.plan, plan::ParsePlan(plan_text, path.empty() ? "suite.json" : path));
-  if (auto name = text_of(*pj, "name")) r.plan.name = *name;
+  if (!r.suite.plan_name.empty()) r.plan.name = r.suite.plan_name;
   r.plan.source_path = path;
   r.plan.source_text = plan_text;
   if (!plan_arg.empty() && plan_arg != r.plan.name && plan_arg != r.plan.source_path) {
     return InvalidArgument("it continues plan '" + r.plan.name + "', not '" + plan_arg + "'");
   }
-  r.label = text_of(r.suite, "label").value_or(r.plan.name);
+  r.label = r.suite.label.empty() ? r.plan.name : r.suite.label;
   return r;
 }
 

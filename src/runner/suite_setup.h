@@ -18,6 +18,7 @@
 #include "pg/connection.h"
 #include "plan/plan.h"
 #include "results/result_json.h"
+#include "results/suite_doc.h"
 #include "script/script.h"
 #include "script/variables.h"
 
@@ -29,7 +30,7 @@ namespace pgrig::runner {
 // name that plan.  InvalidArgument saying what is wrong; the caller names
 // the directory.
 struct ResumedSuite {
-  nlohmann::json suite;
+  results::SuiteDoc suite;
   plan::Plan plan;
   std::string label;  // the suite's label, else the plan's name
 };
@@ -71,7 +72,7 @@ Status CheckOutDir(const std::string& dir);
 // Whether a previous suite.json can be continued: an incomplete
 // pgrig.suite/1 document made with the same plan text whose cells are
 // `cells` (the matrix depends on the CPU count).
-Status CheckResumable(const nlohmann::json& suite, const plan::Plan& plan,
+Status CheckResumable(const results::SuiteDoc& suite, const plan::Plan& plan,
                       const std::vector<plan::Cell>& cells);
 
 // Seconds per run beyond its duration and warm-up: VACUUM, CHECKPOINT,

@@ -95,7 +95,7 @@ TEST_F(ReadResumableTest, ThePlanRecordedInTheSuite) {
   EXPECT_EQ(r->plan.source_path, "/somewhere/quick.toml");
   EXPECT_EQ(r->plan.source_text, plan_text_);
   EXPECT_EQ(r->label, "mine");
-  EXPECT_EQ(r->suite["label"], "mine");
+  EXPECT_EQ(r->suite.label, "mine");
   EXPECT_TRUE(ReadResumable(dir_, "quick").ok());
   EXPECT_TRUE(ReadResumable(dir_, "/somewhere/quick.toml").ok());
   auto other = ReadResumable(dir_, "standard");
@@ -114,7 +114,8 @@ TEST_F(ReadResumableTest, WhatCannotBeResumedIsSaid) {
   WriteSuite("{\"schema\": ");
   EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("not valid JSON"));
   WriteSuite("[1, 2]");
-  EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("not a pgrig.suite/1"));
+  EXPECT_THAT(ReadResumable(dir_, "").status().message(),
+              HasSubstr("expected a pgrig.suite/1 document"));
   WriteSuite(R"({"schema": "pgrig.suite/1", "plan": {"name": "x"}})");
   EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("holds no plan"));
   WriteSuite(R"({"schema": "pgrig.suite/1", "plan": {"source_text": "[plan\nscale = "}})");

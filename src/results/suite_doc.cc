@@ -1,0 +1,340 @@
+#include "results/suite_doc.h"
+
+#include <fmt/format.h>
+
+#include "results/json_read.h"
+#include "results/schemas.h"
+#include "results/suite_json.h"
+
+namespace pgrig::results {
+
+namespace {
+
+using json = nlohmann::json;
+
+json OptionalString(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+json RunToJson(const SuiteRun& r) {
+  return json{{"run", r.run},
+              {"cell", r.cell},
+              {"iteration", r.iteration},
+              {"position", r.position},
+              {"status", r.ok ? "ok" : "failed"},
+              {"error", OptionalString(r.error)},
+              {"started_at", r.started_at},
+              {"ended_at", OptionalString(r.ended_at)},
+              {"before_run", r.before_run},
+              {"warmup_s", r.warmup_s},
+              {"server_settings", r.server_settings},
+              {"result", r.result},
+              {"observation", r.observation},
+              {"bottleneck", r.bottleneck},
+              {"notes", r.notes}};
+}
+
+}  // namespace
+
+json SuiteCellJson(const plan::Plan& plan, const plan::Cell& cell,
+                   const std::map<std::string, std::string>& per_connection,
+                   const std::map<std::string, std::string>& server) {
+  json c = CellToJson(plan, cell);
+  c["settings"] = {{"per_connection", per_connection}, {"server", server}};
+  c["summary"] = nullptr;
+  return c;
+}
+
+json SuiteDocToJson(const SuiteDoc& d) {
+  json price = nullptr;
+  if (d.price) {
+    price = {{"usd_per_hour", d.price->usd_per_hour},
+             {"instance_type",
+              d.price->instance_type.empty() ? json(nullptr) : json(d.price->instance_type)},
+             {"from", d.price->from}};
+  }
+  json scale = nullptr;
+  if (d.scale) {
+    scale = {{"value", d.scale->value}, {"reason", d.scale->reason}, {"loaded", d.scale->loaded}};
+  }
+  json lio = nullptr;
+  if (d.lio) {
+    lio = {{"tables", d.lio->tables},
+           {"blocks_per_table", d.lio->blocks_per_table},
+           {"size", d.lio->size},
+           {"reason", d.lio->reason},
+           {"loaded", d.lio->loaded}};
+  }
+  json runs = json::array();
+  for (const SuiteRun& r : d.runs) runs.push_back(RunToJson(r));
+  json suite{
+      {"schema", kSuiteSchema},
+      {"tool", {{"name", "pgrig"}, {"version", d.tool_version}, {"command", "run"}}},
+      {"command_line", d.command_line},
+      {"label", d.label},
+      {"started_at", d.started_at},
+      {"ended_at", OptionalString(d.ended_at)},
+      {"resumed_at", d.resumed_at},
+      {"complete", d.complete},
+      {"stop_reason", OptionalString(d.stop_reason)},
+      {"wall_s", d.wall_s ? json(*d.wall_s) : json(nullptr)},
+      {"cpus", d.cpus},
+      {"plan",
+       {{"name", d.plan_name},
+        {"description", d.plan_description},
+        {"source_path", d.plan_source_path},
+        {"source_text", d.plan_source_text},
+        {"parsed", d.plan_parsed}}},
+      {"target",
+       {{"description", d.target_description},
+        {"embedded", d.target_embedded},
+        {"local", d.target_local}}},
+      {"scale", scale},
+      {"lio", lio},
+      {"fsync", d.fsync},
+      {"facts", d.facts},
+      {"settings",
+       {{"all_cells", d.settings_all_cells},
+        {"server_changed", d.settings_server_changed},
+        {"restored", d.settings_restored ? json(*d.settings_restored) : json(nullptr)}}},
+      {"price", price},
+      {"iterations", d.iterations},
+      {"cells", d.cells},
+      {"runs", runs},
+      {"notes", d.notes},
+  };
+  UpdateCellSummaries(suite);
+  return suite;
+}
+
+namespace {
+
+// Typed reads of one object's keys; each error names the document and key.
+class Fields {
+ public:
+  Fields(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
+
+  Status Bad(const char* key, const char* want) const {
+    return InvalidArgument(fmt::format("{}: \"{}\" must be {}", where_, key, want));
+  }
+  const json* Get(const char* key) const { return FindPath(obj_, {key}); }
+
+  Status Str(const char* key, std::string& out) const {
+    const json* j = Get(key);
+    if (j == nullptr) return Status::Ok();
+    if (!j->is_string()) return Bad(key, "a string");
+    out = j->get<std::string>();
+    return Status::Ok();
+  }
+  Status OptStr(const char* key, std::optional<std::string>& out) const {
+    const json* j = Get(key);
+    if (j == nullptr) return Status::Ok();
+    if (!j->is_string()) return Bad(key, "a string or null");
+    out = j->get<std::string>();
+    return Status::Ok();
+  }
+  template <typename Int>
+  Status Integer(const char* key, Int& out) const {
+    const json* j = Get(key);
+    if (j == nullptr) return Status::Ok();
+    if (!j->is_number_integer()) return Bad(key, "a whole number");
+    out = j->get<Int>();
+    return Status::Ok();
+  }
+  Status Bool(const char* key, bool& out) const {
+    const json* j = Get(key);
+    if (j == nullptr) return Status::Ok();
+    if (!j->is_boolean()) return Bad(key, "true or false");
+    out = j->get<bool>();
+    return Status::Ok();
+  }
+  Status Strings(const char* key, std::vector<std::string>& out) const {
+    const json* j = Get(key);
+    if (j == nullptr) return Status::Ok();
+    if (!j->is_array()) return Bad(key, "an array of strings");
+    for (const json& s : *j) {
+      if (!s.is_string()) return Bad(key, "an array of strings");
+      out.push_back(s.get<std::string>());
+    }
+    return Status::Ok();
+  }
+  Status StringMap(const char* key, std::map<std::string, std::string>& out) const {
+    const json* j = Get(key);
+    if (j == nullptr) return Status::Ok();
+    if (!j->is_object()) return Bad(key, "an object of strings");
+    for (const auto& [k, v] : j->items()) {
+      if (!v.is_string()) return Bad(key, "an object of strings");
+      out[k] = v.get<std::string>();
+    }
+    return Status::Ok();
+  }
+  // The value as it is (null when absent).
+  json Raw(const char* key) const {
+    const json* j = Get(key);
+    return j == nullptr ? json(nullptr) : *j;
+  }
+  Result<const json*> Object(const char* key) const {
+    const json* j = Get(key);
+    if (j != nullptr && !j->is_object()) return Bad(key, "an object or null");
+    return j;
+  }
+
+ private:
+  const json& obj_;
+  std::string where_;
+};
+
+Result<SuiteRun> RunFromJson(const json& j, const std::string& where) {
+  if (!j.is_object()) return InvalidArgument(where + ": not an object");
+  const Fields f(j, where);
+  SuiteRun r;
+  PGRIG_RETURN_IF_ERROR(f.Integer("run", r.run));
+  PGRIG_RETURN_IF_ERROR(f.Str("cell", r.cell));
+  PGRIG_RETURN_IF_ERROR(f.Integer("iteration", r.iteration));
+  PGRIG_RETURN_IF_ERROR(f.Integer("position", r.position));
+  std::string status;
+  PGRIG_RETURN_IF_ERROR(f.Str("status", status));
+  r.ok = status == "ok";
+  PGRIG_RETURN_IF_ERROR(f.OptStr("error", r.error));
+  PGRIG_RETURN_IF_ERROR(f.Str("started_at", r.started_at));
+  PGRIG_RETURN_IF_ERROR(f.OptStr("ended_at", r.ended_at));
+  PGRIG_RETURN_IF_ERROR(f.Strings("before_run", r.before_run));
+  PGRIG_RETURN_IF_ERROR(f.Integer("warmup_s", r.warmup_s));
+  PGRIG_RETURN_IF_ERROR(f.StringMap("server_settings", r.server_settings));
+  r.result = f.Raw("result");
+  r.observation = f.Raw("observation");
+  r.bottleneck = f.Raw("bottleneck");
+  PGRIG_RETURN_IF_ERROR(f.Strings("notes", r.notes));
+  return r;
+}
+
+Status ReadHeader(const Fields& f, SuiteDoc& d) {
+  PGRIG_RETURN_IF_ERROR(f.Strings("command_line", d.command_line));
+  PGRIG_RETURN_IF_ERROR(f.Str("label", d.label));
+  PGRIG_RETURN_IF_ERROR(f.Str("started_at", d.started_at));
+  PGRIG_RETURN_IF_ERROR(f.OptStr("ended_at", d.ended_at));
+  PGRIG_RETURN_IF_ERROR(f.Strings("resumed_at", d.resumed_at));
+  PGRIG_RETURN_IF_ERROR(f.Bool("complete", d.complete));
+  PGRIG_RETURN_IF_ERROR(f.OptStr("stop_reason", d.stop_reason));
+  if (const json* w = f.Get("wall_s")) {
+    if (!w->is_number()) return f.Bad("wall_s", "a number or null");
+    d.wall_s = w->get<double>();
+  }
+  PGRIG_RETURN_IF_ERROR(f.Integer("cpus", d.cpus));
+  PGRIG_RETURN_IF_ERROR(f.Integer("iterations", d.iterations));
+  PGRIG_RETURN_IF_ERROR(f.Strings("notes", d.notes));
+  d.fsync = f.Raw("fsync");
+  d.facts = f.Raw("facts");
+  PGRIG_ASSIGN_OR_RETURN(const json* tool, f.Object("tool"));
+  if (tool != nullptr) PGRIG_RETURN_IF_ERROR(Fields(*tool, "tool").Str("version", d.tool_version));
+  return Status::Ok();
+}
+
+Status ReadParts(const Fields& f, const std::string& where, SuiteDoc& d) {
+  PGRIG_ASSIGN_OR_RETURN(const json* plan, f.Object("plan"));
+  if (plan != nullptr) {
+    const Fields p(*plan, where + ": plan");
+    PGRIG_RETURN_IF_ERROR(p.Str("name", d.plan_name));
+    PGRIG_RETURN_IF_ERROR(p.Str("description", d.plan_description));
+    PGRIG_RETURN_IF_ERROR(p.Str("source_path", d.plan_source_path));
+    PGRIG_RETURN_IF_ERROR(p.Str("source_text", d.plan_source_text));
+    d.plan_parsed = p.Raw("parsed");
+  }
+  PGRIG_ASSIGN_OR_RETURN(const json* target, f.Object("target"));
+  if (target != nullptr) {
+    const Fields t(*target, where + ": target");
+    PGRIG_RETURN_IF_ERROR(t.Str("description", d.target_description));
+    PGRIG_RETURN_IF_ERROR(t.Bool("embedded", d.target_embedded));
+    PGRIG_RETURN_IF_ERROR(t.Bool("local", d.target_local));
+  }
+  PGRIG_ASSIGN_OR_RETURN(const json* scale, f.Object("scale"));
+  if (scale != nullptr) {
+    const Fields s(*scale, where + ": scale");
+    SuiteScale& out = d.scale.emplace();
+    PGRIG_RETURN_IF_ERROR(s.Integer("value", out.value));
+    PGRIG_RETURN_IF_ERROR(s.Str("reason", out.reason));
+    PGRIG_RETURN_IF_ERROR(s.Bool("loaded", out.loaded));
+  }
+  PGRIG_ASSIGN_OR_RETURN(const json* lio, f.Object("lio"));
+  if (lio != nullptr) {
+    const Fields l(*lio, where + ": lio");
+    SuiteLio& out = d.lio.emplace();
+    PGRIG_RETURN_IF_ERROR(l.Integer("tables", out.tables));
+    PGRIG_RETURN_IF_ERROR(l.Integer("blocks_per_table", out.blocks_per_table));
+    PGRIG_RETURN_IF_ERROR(l.Str("size", out.size));
+    PGRIG_RETURN_IF_ERROR(l.Str("reason", out.reason));
+    PGRIG_RETURN_IF_ERROR(l.Bool("loaded", out.loaded));
+  }
+  PGRIG_ASSIGN_OR_RETURN(const json* settings, f.Object("settings"));
+  if (settings != nullptr) {
+    const Fields s(*settings, where + ": settings");
+    PGRIG_RETURN_IF_ERROR(s.StringMap("all_cells", d.settings_all_cells));
+    PGRIG_RETURN_IF_ERROR(s.Bool("server_changed", d.settings_server_changed));
+    if (s.Get("restored") != nullptr) {
+      bool restored = false;
+      PGRIG_RETURN_IF_ERROR(s.Bool("restored", restored));
+      d.settings_restored = restored;
+    }
+  }
+  PGRIG_ASSIGN_OR_RETURN(const json* price, f.Object("price"));
+  if (price != nullptr) {
+    const Fields p(*price, where + ": price");
+    SuitePrice& out = d.price.emplace();
+    const json* usd = p.Get("usd_per_hour");
+    if (usd == nullptr || !usd->is_number()) return p.Bad("usd_per_hour", "a number");
+    out.usd_per_hour = usd->get<double>();
+    std::optional<std::string> type;
+    PGRIG_RETURN_IF_ERROR(p.OptStr("instance_type", type));
+    out.instance_type = type.value_or("");
+    PGRIG_RETURN_IF_ERROR(p.Str("from", out.from));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SuiteDoc> SuiteDocFromJson(const json& j, const std::string& where) {
+  PGRIG_RETURN_IF_ERROR(CheckSchema(j, kSuiteSchema, where));
+  const Fields f(j, where);
+  SuiteDoc d;
+  PGRIG_RETURN_IF_ERROR(ReadHeader(f, d));
+  PGRIG_RETURN_IF_ERROR(ReadParts(f, where, d));
+  if (const json* cells = f.Get("cells")) {
+    if (!cells->is_array()) return f.Bad("cells", "an array");
+    for (const json& c : *cells) {
+      const json* id = FindPath(c, {"id"});
+      if (id == nullptr || !id->is_string()) {
+        return f.Bad("cells", "an array of cells, each with an \"id\"");
+      }
+    }
+    d.cells = *cells;
+  }
+  if (const json* runs = f.Get("runs")) {
+    if (!runs->is_array()) return f.Bad("runs", "an array");
+    for (size_t i = 0; i < runs->size(); ++i) {
+      PGRIG_ASSIGN_OR_RETURN(SuiteRun r,
+                             RunFromJson((*runs)[i], fmt::format("{}: runs[{}]", where, i)));
+      d.runs.push_back(std::move(r));
+    }
+  }
+  return d;
+}
+
+Result<SuiteDoc> ParseSuiteDoc(std::string_view text, const std::string& file) {
+  PGRIG_ASSIGN_OR_RETURN(json doc, ParseJsonObject(text, file, "a pgrig.suite/1 document"));
+  return SuiteDocFromJson(doc, file);
+}
+
+std::vector<std::string> SuiteCellIds(const SuiteDoc& doc) {
+  std::vector<std::string> ids;
+  for (const json& c : doc.cells) ids.push_back(c.value("id", ""));
+  return ids;
+}
+
+std::vector<std::pair<std::string, int>> FinishedRuns(const SuiteDoc& doc) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const SuiteRun& r : doc.runs) {
+    if (r.ok) out.emplace_back(r.cell, r.iteration);
+  }
+  return out;
+}
+
+}  // namespace pgrig::results
