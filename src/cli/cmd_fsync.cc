@@ -98,8 +98,7 @@ FsyncServer FindServer(const pg::ConnectionParams& params, bool no_server) {
 }
 
 // The table of tests and the best method against the server's.
-void PrintFsyncResult(const micro::FsyncResult& r, const nlohmann::json& sum,
-                      const results::FsyncDocContext& ctx) {
+void PrintFsyncResult(const micro::FsyncResult& r, const results::FsyncDocContext& ctx) {
   std::printf("  %-24s %7s %7s %10s %9s %9s %9s\n", "method", "bytes", "writers", "flushes/s",
               "p50 ms", "p99 ms", "max ms");
   for (const auto& t : r.tests) {
@@ -114,16 +113,15 @@ void PrintFsyncResult(const micro::FsyncResult& r, const nlohmann::json& sum,
                 t.writers, t.ops_per_s(), static_cast<double>(v[0]) / 1e6,
                 static_cast<double>(v[1]) / 1e6, static_cast<double>(t.latency.max()) / 1e6);
   }
-  if (!sum["best_method"].is_null()) {
-    std::printf("best: %s, %.0f flushes/s (%d bytes, %d writer)",
-                sum["best_method"].get<std::string>().c_str(), sum["best_ops_per_s"].get<double>(),
-                sum["headline_write_bytes"].get<int>(), sum["headline_writers"].get<int>());
+  const results::FsyncHeadline h = results::ComputeFsyncHeadline(r, ctx.server_wal_sync_method);
+  if (h.best && h.best_test != nullptr) {
+    std::printf("best: %s, %.0f flushes/s (%d bytes, %d writer)", micro::SyncMethodName(*h.best),
+                h.best_test->ops_per_s(), h.best_test->write_bytes, h.best_test->writers);
     if (ctx.server_wal_sync_method) {
       std::printf("; the server uses %s", ctx.server_wal_sync_method->c_str());
-      if (!sum["best_over_server_method"].is_null()) {
-        std::printf(" (%.0f flushes/s; best/current %.2fx)",
-                    sum["server_method_ops_per_s"].get<double>(),
-                    sum["best_over_server_method"].get<double>());
+      if (h.best_over_server) {
+        std::printf(" (%.0f flushes/s; best/current %.2fx)", h.server_test->ops_per_s(),
+                    *h.best_over_server);
       }
     } else {
       std::printf("; no server reachable to compare its wal_sync_method");
@@ -231,7 +229,7 @@ int RunFsync(int argc, char** argv) {
   // A bad path or value is still the invocation's fault (1); else the run failed (2).
   if (!r.ok()) return Fail(kFsyncCommand, r.status(), ExitStage::kRun);
   nlohmann::json doc = results::FsyncResultToJson(in, o, *r, ctx);
-  PrintFsyncResult(*r, doc["summary"], ctx);
+  PrintFsyncResult(*r, ctx);
   for (const auto& n : r->notes) std::printf("note: %s\n", n.c_str());
   if (!json_file.empty()) {
     Status st = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())

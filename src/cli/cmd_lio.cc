@@ -128,52 +128,51 @@ std::string Num(double v) {
   return out;
 }
 
-void PrintRun(const micro::LioRunOptions& o, const micro::LioRunResult& r,
-              const nlohmann::json& doc) {
-  const auto& s = doc["summary"];
+void PrintRun(const micro::LioRunOptions& o, const micro::LioRunResult& r) {
   const auto& w = r.main;
+  const results::LioWindowFigures f = results::ComputeLioWindowFigures(w, r.tables, o.work_unit);
   std::printf("pgrig lio: %zu tables x %lld blocks, %d sessions, work unit %d, %.1f s window%s\n",
               r.tables.size(), static_cast<long long>(r.tables.front().blocks), w.sessions,
               o.work_unit, w.window_s, r.interrupted ? " (interrupted)" : "");
   std::printf(
       "  logical reads/s   %s total, %s per session  (pg_stat_database blks_hit + blks_read)\n",
-      Num(s["lio_per_s"].get<double>()).c_str(),
-      Num(s["lio_per_s_per_session"].get<double>()).c_str());
-  std::printf("  sessions counted  %s blocks/s (rows + index pages); counters / sessions = %s\n",
-              Num(s["session_blocks_per_s"].get<double>()).c_str(),
-              s["counters_over_sessions"].is_null()
-                  ? "n/a"
-                  : fmt::format("{:.3f}", s["counters_over_sessions"].get<double>()).c_str());
+      Num(f.lio_per_s).c_str(), Num(f.lio_per_s_per_session).c_str());
+  std::printf(
+      "  sessions counted  %s blocks/s (rows + index pages); counters / sessions = %s\n",
+      Num(f.session_blocks_per_s).c_str(),
+      f.counters_over_sessions ? fmt::format("{:.3f}", *f.counters_over_sessions).c_str() : "n/a");
   std::printf("  physical reads/s  %s  (from outside shared_buffers: OS page cache or device)\n",
-              Num(s["physical_reads_per_s"].get<double>()).c_str());
-  std::printf("  ranges/s          %s", Num(s["ranges_per_s"].get<double>()).c_str());
-  if (w.updates > 0) std::printf(", updates/s %s", Num(s["updates_per_s"].get<double>()).c_str());
+              Num(f.physical_reads_per_s).c_str());
+  std::printf("  ranges/s          %s", Num(f.ranges_per_s).c_str());
+  if (w.updates > 0) std::printf(", updates/s %s", Num(f.updates_per_s).c_str());
   std::printf("\n");
-  const auto& lat = doc["latency_ms"];
-  if (!lat.is_null()) {
+  if (w.latency.count() > 0) {
+    static constexpr double kPs[] = {50, 90, 99};
+    const std::vector<int64_t> p = w.latency.ValuesAtPercentiles(kPs);
     std::printf("  range latency ms  avg %.3f  p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
-                lat["avg"].get<double>(), lat["p50"].get<double>(), lat["p90"].get<double>(),
-                lat["p99"].get<double>(), lat["max"].get<double>());
+                w.latency.mean() / 1e6, NsToMs(p[0]), NsToMs(p[1]), NsToMs(p[2]),
+                NsToMs(w.latency.max()));
   }
   std::printf("  per session: %-8s %-10s %12s %12s %9s %9s\n", "session", "table", "ranges/s",
               "rows/s", "p50 ms", "p99 ms");
-  for (const auto& ps : doc["per_session"]) {
-    const auto& l = ps["latency_ms"];
-    std::printf(
-        "               %-8d %-10s %12s %12s %9.3f %9.3f\n", ps["session"].get<int>(),
-        micro::LioQualifiedName(ps["table"].get<int>()).c_str(),
-        Num(ps["ranges_per_s"].get<double>()).c_str(), Num(ps["rows_per_s"].get<double>()).c_str(),
-        l.is_null() ? 0.0 : l["p50"].get<double>(), l.is_null() ? 0.0 : l["p99"].get<double>());
+  for (const auto& ps : w.per_session) {
+    const bool have = ps.latency.count() > 0;
+    std::printf("               %-8d %-10s %12s %12s %9.3f %9.3f\n", ps.session + 1,
+                micro::LioQualifiedName(ps.table).c_str(),
+                Num(micro::PerSecond(ps.ranges, w.window_s)).c_str(),
+                Num(micro::PerSecond(ps.rows, w.window_s)).c_str(),
+                have ? NsToMs(ps.latency.ValueAtPercentile(50)) : 0.0,
+                have ? NsToMs(ps.latency.ValueAtPercentile(99)) : 0.0);
   }
-  if (doc["scaling"].is_array()) {
+  if (o.scaling == micro::LioScaling::kOn) {
     std::printf("  scaling:     %8s %14s %14s %9s %9s\n", "sessions", "lio/s", "per session",
                 "p50 ms", "p99 ms");
-    for (const auto& row : doc["scaling"]) {
-      std::printf("               %8d %14s %14s %9.3f %9.3f\n", row["sessions"].get<int>(),
-                  Num(row["lio_per_s"].get<double>()).c_str(),
-                  Num(row["lio_per_s_per_session"].get<double>()).c_str(),
-                  row["latency_ms_p50"].is_null() ? 0.0 : row["latency_ms_p50"].get<double>(),
-                  row["latency_ms_p99"].is_null() ? 0.0 : row["latency_ms_p99"].get<double>());
+    for (const auto& sw : r.scaling) {
+      const results::LioWindowFigures row =
+          results::ComputeLioWindowFigures(sw, r.tables, o.work_unit);
+      std::printf("               %8d %14s %14s %9.3f %9.3f\n", row.sessions,
+                  Num(row.lio_per_s).c_str(), Num(row.lio_per_s_per_session).c_str(),
+                  row.latency_ms_p50.value_or(0.0), row.latency_ms_p99.value_or(0.0));
     }
   }
   for (const auto& n : r.notes) std::printf("  note: %s\n", n.c_str());
@@ -209,7 +208,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   // failure once the run has begun (a lost connection too) is 2.
   if (!r.ok()) return Fail(kLioCommand, r.status(), ExitStage::kRun);
   nlohmann::json doc = results::LioResultToJson(in, o, *r, facts);
-  PrintRun(o, *r, doc);
+  PrintRun(o, *r);
   if (!json_file.empty()) {
     Status s = json_file == "-" ? (std::printf("%s\n", doc.dump(2).c_str()), Status::Ok())
                                 : WriteFileAtomically(json_file, doc.dump(2) + "\n");

@@ -8,14 +8,9 @@ namespace pgrig::results {
 
 using nlohmann::json;
 
-namespace {
-
-json OrNull(double v, bool have) { return have ? json(v) : json(nullptr); }
-
-}  // namespace
-
-json LioWindowSummary(const micro::LioWindow& w, const std::vector<micro::LioTableInfo>& tables,
-                      int work_unit) {
+LioWindowFigures ComputeLioWindowFigures(const micro::LioWindow& w,
+                                         const std::vector<micro::LioTableInfo>& tables,
+                                         int work_unit) {
   const double s = w.window_s;
   const int64_t lio = w.delta.logical_reads();
   // What the sessions' own counts predict the server counted: every row is
@@ -29,26 +24,52 @@ json LioWindowSummary(const micro::LioWindow& w, const std::vector<micro::LioTab
   // SELECT of the same width.
   const double session_blocks = static_cast<double>(w.rows + w.updated_rows) +
                                 static_cast<double>(w.ranges + w.updates) * index_per_range;
-  const bool have_lat = w.latency.count() > 0;
-  static constexpr double kPs[] = {50, 99};
-  const std::vector<int64_t> p = w.latency.ValuesAtPercentiles(kPs);
+  LioWindowFigures f;
+  f.sessions = w.sessions;
+  f.duration_s = s;
+  f.lio_per_s = micro::PerSecond(lio, s);
+  f.lio_per_s_per_session = w.sessions > 0 ? f.lio_per_s / w.sessions : 0.0;
+  f.blks_hit_per_s = micro::PerSecond(w.delta.blks_hit, s);
+  f.physical_reads_per_s = micro::PerSecond(w.delta.blks_read, s);
+  f.ranges_per_s = micro::PerSecond(w.ranges, s);
+  f.updates_per_s = micro::PerSecond(w.updates, s);
+  f.session_blocks_per_s = session_blocks / (s > 0 ? s : 1);
+  if (session_blocks > 0) f.counters_over_sessions = static_cast<double>(lio) / session_blocks;
+  if (w.latency.count() > 0) {
+    static constexpr double kPs[] = {50, 99};
+    const std::vector<int64_t> p = w.latency.ValuesAtPercentiles(kPs);
+    f.latency_ms_avg = w.latency.mean() / 1e6;
+    f.latency_ms_p50 = NsToMs(p[0]);
+    f.latency_ms_p99 = NsToMs(p[1]);
+  }
+  return f;
+}
+
+namespace {
+
+json OrNull(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json LioWindowSummary(const micro::LioWindow& w, const std::vector<micro::LioTableInfo>& tables,
+                      int work_unit) {
+  const LioWindowFigures f = ComputeLioWindowFigures(w, tables, work_unit);
   return json{
-      {"sessions", w.sessions},
-      {"duration_s", s},
-      {"lio_per_s", micro::PerSecond(lio, s)},
-      {"lio_per_s_per_session", w.sessions > 0 ? micro::PerSecond(lio, s) / w.sessions : 0.0},
-      {"blks_hit_per_s", micro::PerSecond(w.delta.blks_hit, s)},
-      {"physical_reads_per_s", micro::PerSecond(w.delta.blks_read, s)},
-      {"ranges_per_s", micro::PerSecond(w.ranges, s)},
-      {"updates_per_s", micro::PerSecond(w.updates, s)},
-      {"session_blocks_per_s", session_blocks / (s > 0 ? s : 1)},
-      {"counters_over_sessions",
-       session_blocks > 0 ? json(static_cast<double>(lio) / session_blocks) : json(nullptr)},
-      {"latency_ms_avg", OrNull(w.latency.mean() / 1e6, have_lat)},
-      {"latency_ms_p50", OrNull(NsToMs(p[0]), have_lat)},
-      {"latency_ms_p99", OrNull(NsToMs(p[1]), have_lat)},
+      {"sessions", f.sessions},
+      {"duration_s", f.duration_s},
+      {"lio_per_s", f.lio_per_s},
+      {"lio_per_s_per_session", f.lio_per_s_per_session},
+      {"blks_hit_per_s", f.blks_hit_per_s},
+      {"physical_reads_per_s", f.physical_reads_per_s},
+      {"ranges_per_s", f.ranges_per_s},
+      {"updates_per_s", f.updates_per_s},
+      {"session_blocks_per_s", f.session_blocks_per_s},
+      {"counters_over_sessions", OrNull(f.counters_over_sessions)},
+      {"latency_ms_avg", OrNull(f.latency_ms_avg)},
+      {"latency_ms_p50", OrNull(f.latency_ms_p50)},
+      {"latency_ms_p99", OrNull(f.latency_ms_p99)},
   };
 }
+
+}  // namespace
 
 json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& o,
                      const micro::LioRunResult& r, const json& facts) {

@@ -7,6 +7,7 @@
 #define PGRIG_RESULTS_LIO_JSON_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,26 @@ struct MicroDocInputs {
 nlohmann::json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& options,
                                const micro::LioRunResult& r, const nlohmann::json& facts);
 
-// The summary figures of one window (also each row of "scaling").
-nlohmann::json LioWindowSummary(const micro::LioWindow& w,
-                                const std::vector<micro::LioTableInfo>& tables, int work_unit);
+// The figures of one window, computed once: the document's "summary" (and
+// each "scaling" row) and `pgrig lio run`'s text are both made from them.
+// Rates are per second of the window; optional where there is nothing to
+// divide by (no session counted a block, no range finished).
+struct LioWindowFigures {
+  int sessions = 0;
+  double duration_s = 0;
+  double lio_per_s = 0;  // pg_stat_database blks_hit + blks_read
+  double lio_per_s_per_session = 0;
+  double blks_hit_per_s = 0;
+  double physical_reads_per_s = 0;
+  double ranges_per_s = 0;
+  double updates_per_s = 0;
+  double session_blocks_per_s = 0;  // what the sessions' own counts predict
+  std::optional<double> counters_over_sessions;
+  std::optional<double> latency_ms_avg, latency_ms_p50, latency_ms_p99;
+};
+LioWindowFigures ComputeLioWindowFigures(const micro::LioWindow& w,
+                                         const std::vector<micro::LioTableInfo>& tables,
+                                         int work_unit);
 
 }  // namespace pgrig::results
 

@@ -8,6 +8,20 @@ namespace pgrig::results {
 
 using nlohmann::json;
 
+FsyncHeadline ComputeFsyncHeadline(const micro::FsyncResult& r,
+                                   const std::optional<std::string>& server_wal_sync_method) {
+  FsyncHeadline h;
+  h.best = micro::BestMethod(r);
+  h.best_test = h.best ? micro::HeadlineTest(r, *h.best) : nullptr;
+  std::optional<micro::SyncMethod> current;
+  if (server_wal_sync_method) current = micro::ParseSyncMethod(*server_wal_sync_method);
+  h.server_test = current ? micro::HeadlineTest(r, *current) : nullptr;
+  if (h.best_test && h.server_test && h.server_test->ops_per_s() > 0) {
+    h.best_over_server = h.best_test->ops_per_s() / h.server_test->ops_per_s();
+  }
+  return h;
+}
+
 json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
                        const micro::FsyncResult& r, const FsyncDocContext& ctx) {
   json tests = json::array();
@@ -26,11 +40,10 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
          {"latency_ms", results::LatencyMsJson(t.latency)},
          {"histogram", t.latency.count() > 0 ? results::HistogramJson(t.latency) : json(nullptr)}});
   }
-  const std::optional<micro::SyncMethod> best = micro::BestMethod(r);
-  const micro::FlushTest* best_t = best ? micro::HeadlineTest(r, *best) : nullptr;
-  std::optional<micro::SyncMethod> current;
-  if (ctx.server_wal_sync_method) current = micro::ParseSyncMethod(*ctx.server_wal_sync_method);
-  const micro::FlushTest* cur_t = current ? micro::HeadlineTest(r, *current) : nullptr;
+  const FsyncHeadline h = ComputeFsyncHeadline(r, ctx.server_wal_sync_method);
+  const std::optional<micro::SyncMethod> best = h.best;
+  const micro::FlushTest* best_t = h.best_test;
+  const micro::FlushTest* cur_t = h.server_test;
   json summary{
       {"best_method", best ? json(micro::SyncMethodName(*best)) : json(nullptr)},
       {"best_ops_per_s", best_t ? json(best_t->ops_per_s()) : json(nullptr)},
@@ -42,9 +55,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
       {"server_wal_sync_method",
        ctx.server_wal_sync_method ? json(*ctx.server_wal_sync_method) : json(nullptr)},
       {"server_method_ops_per_s", cur_t ? json(cur_t->ops_per_s()) : json(nullptr)},
-      {"best_over_server_method", (cur_t && best_t && cur_t->ops_per_s() > 0)
-                                      ? json(best_t->ops_per_s() / cur_t->ops_per_s())
-                                      : json(nullptr)},
+      {"best_over_server_method", h.best_over_server ? json(*h.best_over_server) : json(nullptr)},
       {"memory_file_system", r.tmpfs},
   };
   json doc{

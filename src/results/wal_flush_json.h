@@ -22,6 +22,19 @@ struct FsyncDocContext {
   std::optional<std::string> suite_workload;
 };
 
+// The headline, computed once for the document's "summary" and `pgrig
+// fsync`'s text: the best method and its headline test (single writer),
+// the server's method's headline test, and best over server's.  The tests
+// point into the FsyncResult given.
+struct FsyncHeadline {
+  std::optional<micro::SyncMethod> best;
+  const micro::FlushTest* best_test = nullptr;
+  const micro::FlushTest* server_test = nullptr;
+  std::optional<double> best_over_server;
+};
+FsyncHeadline ComputeFsyncHeadline(const micro::FsyncResult& r,
+                                   const std::optional<std::string>& server_wal_sync_method);
+
 nlohmann::json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& options,
                                  const micro::FsyncResult& r, const FsyncDocContext& ctx);
 

@@ -355,10 +355,10 @@ void Runner::RunFsyncOnce() {
   }
   ctx.suite_workload = fsync_->name;
   suite_.fsync = results::FsyncResultToJson(in, fo, *r, ctx);
-  const std::optional<micro::SyncMethod> best = micro::BestMethod(*r);
-  if (const micro::FlushTest* t = best ? micro::HeadlineTest(*r, *best) : nullptr) {
-    Note("fsync: best method " + std::string(micro::SyncMethodName(*best)) + ", " +
-         std::to_string(static_cast<int64_t>(t->ops_per_s())) + " flushes/s");
+  const results::FsyncHeadline h = results::ComputeFsyncHeadline(*r, ctx.server_wal_sync_method);
+  if (h.best && h.best_test != nullptr) {
+    Note("fsync: best method " + std::string(micro::SyncMethodName(*h.best)) + ", " +
+         std::to_string(static_cast<int64_t>(h.best_test->ops_per_s())) + " flushes/s");
   }
 }
 
