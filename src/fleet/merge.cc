@@ -3,172 +3,109 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
-#include "results/histogram_json.h"
-#include "results/result_json.h"
-#include "results/schemas.h"
+#include "results/result_doc.h"
 
 namespace pgrig::fleet {
 namespace {
 
 using nlohmann::json;
+using results::ResultDoc;
 
-const json* At(const json& j, std::initializer_list<const char*> path) {
-  const json* p = &j;
-  for (const char* k : path) {
-    if (!p->is_object() || !p->contains(k)) return nullptr;
-    p = &(*p)[k];
-  }
-  return p;
+void AddCounters(results::ResultTransactions& into, const results::ResultTransactions& from) {
+  into.processed += from.processed;
+  into.failed += from.failed;
+  into.serialization_failures += from.serialization_failures;
+  into.deadlock_failures += from.deadlock_failures;
+  into.skipped += from.skipped;
+  into.retried += from.retried;
+  into.retries += from.retries;
+  into.above_latency_limit += from.above_latency_limit;
 }
 
-int64_t Int(const json& j, std::initializer_list<const char*> path) {
-  const json* p = At(j, path);
-  return p != nullptr && p->is_number() ? p->get<int64_t>() : 0;
+// One interval of a host added into the merged interval of the same index:
+// counts and tps add, means weighted by transactions, extremes kept.
+void AddInterval(results::ResultInterval& m, const results::ResultInterval& x) {
+  const int64_t before = m.transactions;
+  const int64_t n = x.transactions;
+  m.transactions += x.transactions;
+  m.failed += x.failed;
+  m.serialization_failures += x.serialization_failures;
+  m.deadlock_failures += x.deadlock_failures;
+  m.skipped += x.skipped;
+  m.retried += x.retried;
+  m.retries += x.retries;
+  m.end_s = std::max(m.end_s, x.end_s);
+  m.tps += x.tps;
+  if (n <= 0) return;
+  const double w = static_cast<double>(before) / static_cast<double>(before + n);
+  m.latency_ms_avg = m.latency_ms_avg * w + x.latency_ms_avg * (1 - w);
+  m.lag_ms_avg = m.lag_ms_avg * w + x.lag_ms_avg * (1 - w);
+  m.latency_ms_min = before == 0 ? x.latency_ms_min : std::min(m.latency_ms_min, x.latency_ms_min);
+  m.latency_ms_max = std::max(m.latency_ms_max, x.latency_ms_max);
+  m.lag_ms_max = std::max(m.lag_ms_max, x.lag_ms_max);
 }
 
-double Num(const json& j, std::initializer_list<const char*> path) {
-  const json* p = At(j, path);
-  return p != nullptr && p->is_number() ? p->get<double>() : 0.0;
-}
-
-// Adds the integer fields of `from` into `into` (an object of counters).
-void AddCounters(json& into, const json& from) {
-  if (!from.is_object()) return;
-  for (const auto& [k, v] : from.items()) {
-    if (v.is_number_integer()) into[k] = into.value(k, int64_t{0}) + v.get<int64_t>();
-  }
-}
-
-// The merged "series": intervals added by index.
-json MergeSeries(const std::vector<const json*>& docs) {
-  json out = json::array();
-  double interval_s = 0;
-  for (const json* d : docs) {
-    interval_s = std::max(interval_s, Num(*d, {"series", "interval_s"}));
-    const json* iv = At(*d, {"series", "intervals"});
-    if (iv == nullptr || !iv->is_array()) continue;
-    for (size_t k = 0; k < iv->size(); ++k) {
-      const json& x = (*iv)[k];
-      if (out.size() <= k) {
-        out.push_back(json{{"end_s", 0.0},
-                           {"tps", 0.0},
-                           {"transactions", 0},
-                           {"failed", 0},
-                           {"serialization_failures", 0},
-                           {"deadlock_failures", 0},
-                           {"skipped", 0},
-                           {"retried", 0},
-                           {"retries", 0},
-                           {"latency_ms_avg", 0.0},
-                           {"latency_ms_stddev", nullptr},
-                           {"latency_ms_min", 0.0},
-                           {"latency_ms_max", 0.0},
-                           {"lag_ms_avg", 0.0},
-                           {"lag_ms_max", 0.0}});
-      }
-      json& m = out[k];
-      const int64_t before = m["transactions"].get<int64_t>();
-      const int64_t n = Int(x, {"transactions"});
-      for (const char* c : {"transactions", "failed", "serialization_failures", "deadlock_failures",
-                            "skipped", "retried", "retries"}) {
-        m[c] = m[c].get<int64_t>() + Int(x, {c});
-      }
-      m["end_s"] = std::max(m["end_s"].get<double>(), Num(x, {"end_s"}));
-      m["tps"] = m["tps"].get<double>() + Num(x, {"tps"});
-      if (n > 0) {
-        const double w = static_cast<double>(before) / static_cast<double>(before + n);
-        for (const char* c : {"latency_ms_avg", "lag_ms_avg"}) {
-          m[c] = m[c].get<double>() * w + Num(x, {c}) * (1 - w);
-        }
-        const double lo = Num(x, {"latency_ms_min"});
-        m["latency_ms_min"] = before == 0 ? lo : std::min(m["latency_ms_min"].get<double>(), lo);
-        for (const char* c : {"latency_ms_max", "lag_ms_max"}) {
-          m[c] = std::max(m[c].get<double>(), Num(x, {c}));
-        }
-      }
+// The merged series: intervals added by index.
+results::ResultSeries MergeSeries(const std::vector<const ResultDoc*>& docs) {
+  results::ResultSeries out;
+  out.interval_s = 0;
+  for (const ResultDoc* d : docs) {
+    out.interval_s = std::max(out.interval_s, d->series.interval_s);
+    for (size_t k = 0; k < d->series.intervals.size(); ++k) {
+      if (out.intervals.size() <= k) out.intervals.emplace_back();
+      AddInterval(out.intervals[k], d->series.intervals[k]);
     }
   }
-  return json{{"interval_s", interval_s},
-              {"intervals", out},
-              {"merged", "intervals added by index; each host's series starts at its own start"}};
+  out.merged = "intervals added by index; each host's series starts at its own start";
+  return out;
 }
 
-// The merged "scripts": per script (by index), counts and tps added, each
+// The merged scripts: per script (by index), counts and tps added, each
 // command's executions, failures and retries added and its mean weighted.
-json MergeScripts(const std::vector<const json*>& docs) {
-  json out = (*docs[0]).value("scripts", json::array());
-  for (json& s : out) {
-    for (const char* c : {"transactions", "failed", "skipped", "retried"}) {
-      if (s.contains(c)) s[c] = 0;
-    }
-    if (s.contains("tps")) s["tps"] = 0.0;
-    for (json& c : s["commands"]) {
-      if (c.contains("executions")) {
-        c["executions"] = 0;
-        c["latency_ms_avg"] = 0.0;
-        c["failures"] = 0;
-        c["retries"] = 0;
-      }
+std::vector<results::ResultScriptDoc> MergeScripts(const std::vector<const ResultDoc*>& docs) {
+  std::vector<results::ResultScriptDoc> out = docs[0]->scripts;
+  for (results::ResultScriptDoc& s : out) {
+    if (s.totals) s.totals = results::ResultScriptTotals{};
+    for (results::ResultCommand& c : s.commands) {
+      if (c.stats) c.stats = results::ResultCommandStats{};
     }
   }
-  for (const json* d : docs) {
-    const json* ss = At(*d, {"scripts"});
-    if (ss == nullptr || !ss->is_array()) continue;
-    for (size_t i = 0; i < ss->size() && i < out.size(); ++i) {
-      const json& from = (*ss)[i];
-      json& into = out[i];
-      for (const char* c : {"transactions", "failed", "skipped", "retried"}) {
-        if (into.contains(c)) into[c] = into[c].get<int64_t>() + Int(from, {c});
+  for (const ResultDoc* d : docs) {
+    for (size_t i = 0; i < d->scripts.size() && i < out.size(); ++i) {
+      const results::ResultScriptDoc& from = d->scripts[i];
+      results::ResultScriptDoc& into = out[i];
+      if (into.totals && from.totals) {
+        into.totals->transactions += from.totals->transactions;
+        into.totals->failed += from.totals->failed;
+        into.totals->skipped += from.totals->skipped;
+        into.totals->retried += from.totals->retried;
+        into.totals->tps += from.totals->tps;
       }
-      if (into.contains("tps")) into["tps"] = into["tps"].get<double>() + Num(from, {"tps"});
-      const json* fc = At(from, {"commands"});
-      if (fc == nullptr || !fc->is_array()) continue;
-      for (size_t j = 0; j < fc->size() && j < into["commands"].size(); ++j) {
-        json& c = into["commands"][j];
-        const json& f = (*fc)[j];
-        if (!c.contains("executions")) continue;
-        const int64_t before = c["executions"].get<int64_t>();
-        const int64_t n = Int(f, {"executions"});
+      for (size_t j = 0; j < from.commands.size() && j < into.commands.size(); ++j) {
+        std::optional<results::ResultCommandStats>& c = into.commands[j].stats;
+        const std::optional<results::ResultCommandStats>& f = from.commands[j].stats;
+        if (!c || !f) continue;
+        const int64_t before = c->executions;
+        const int64_t n = f->executions;
         if (before + n > 0) {
-          c["latency_ms_avg"] = (c["latency_ms_avg"].get<double>() * static_cast<double>(before) +
-                                 Num(f, {"latency_ms_avg"}) * static_cast<double>(n)) /
-                                static_cast<double>(before + n);
+          c->latency_ms_avg = (c->latency_ms_avg * static_cast<double>(before) +
+                               f->latency_ms_avg * static_cast<double>(n)) /
+                              static_cast<double>(before + n);
         }
-        c["executions"] = before + n;
-        c["failures"] = c["failures"].get<int64_t>() + Int(f, {"failures"});
-        c["retries"] = c["retries"].get<int64_t>() + Int(f, {"retries"});
+        c->executions = before + n;
+        c->failures += f->failures;
+        c->retries += f->retries;
       }
     }
   }
   return out;
 }
 
-// What every client must have run identically.
-Status CheckSameRun(const json& first, const std::string& first_label, const json& d,
-                    const std::string& label) {
-  for (const char* k : {"duration_s", "transactions_per_client", "query_mode", "scale"}) {
-    const json* a = At(first, {"options", k});
-    const json* b = At(d, {"options", k});
-    if ((a == nullptr) != (b == nullptr) || (a != nullptr && *a != *b)) {
-      return InvalidArgument(
-          fmt::format("host {} ran with options.{} = {}, host {} with {}; the "
-                      "clients did not run the same benchmark",
-                      label, k, b ? b->dump() : "none", first_label, a ? a->dump() : "none"));
-    }
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-namespace {
-
 // The hosts' result documents that can be summed, checked to be of one run,
 // and their histograms added.
 struct ReadDocs {
-  std::vector<const json*> docs;
+  std::vector<ResultDoc> docs;
   std::vector<const ClientHostResult*> with_doc;
   stats::Histogram merged;
 };
@@ -177,20 +114,18 @@ Result<ReadDocs> ReadHostDocs(const std::vector<ClientHostResult>& hosts) {
   ReadDocs r;
   for (const ClientHostResult& h : hosts) {
     if (!h.doc) continue;
-    const json& d = *h.doc;
-    PGRIG_RETURN_IF_ERROR(results::CheckSchema(d, results::kResultSchema,
-                                               fmt::format("host {}: {}", h.label, h.file)));
-    const json* hj = At(d, {"histogram"});
-    if (hj == nullptr) {
-      return InvalidArgument(fmt::format("host {}: {} has no histogram", h.label, h.file));
-    }
-    auto hist = results::HistogramFromJson(*hj, fmt::format("host {}: {}", h.label, h.file));
-    if (!hist.ok()) return hist.status();
+    PGRIG_ASSIGN_OR_RETURN(ResultDoc d, results::ResultDocFromJson(
+                                            *h.doc, fmt::format("host {}: {}", h.label, h.file)));
     if (!r.docs.empty()) {
-      PGRIG_RETURN_IF_ERROR(CheckSameRun(*r.docs[0], r.with_doc[0]->label, d, h.label));
+      if (auto diff = results::FirstRunDifference(r.docs[0].options, d.options)) {
+        return InvalidArgument(
+            fmt::format("host {} ran with {} = {}, host {} with {}; the clients did not run the "
+                        "same benchmark",
+                        h.label, diff->key, diff->b, r.with_doc[0]->label, diff->a));
+      }
     }
-    r.merged.Add(*hist);
-    r.docs.push_back(&d);
+    r.merged.Add(d.latency);
+    r.docs.push_back(std::move(d));
     r.with_doc.push_back(&h);
   }
   if (r.docs.empty()) {
@@ -202,56 +137,96 @@ Result<ReadDocs> ReadHostDocs(const std::vector<ClientHostResult>& hosts) {
 // Per host: its line in "fleet.hosts" and, when it has a result, in
 // "client.hosts"; whether the merged result is partial and why.
 struct HostEntries {
-  json fleet_hosts = json::array();
-  json client_hosts = json::array();
-  bool partial = false;
+  results::ResultFleet fleet;
+  std::vector<results::ResultClientHost> client_hosts;
   std::string abort_message;
   std::string stop_reason = "completed";
 };
 
-HostEntries DescribeHosts(const std::vector<ClientHostResult>& hosts) {
+HostEntries DescribeHosts(const std::vector<ClientHostResult>& hosts, const ReadDocs& read) {
   HostEntries out;
+  size_t next_doc = 0;
   for (const ClientHostResult& h : hosts) {
-    json e{{"label", h.label}, {"file", h.file}};
+    results::ResultFleetHost e{.label = h.label, .file = h.file};
     if (!h.doc) {
-      out.partial = true;
-      e["status"] = "failed";
-      e["message"] = h.error;
+      out.fleet.partial = true;
+      e.status = "failed";
+      e.message = h.error;
       if (out.abort_message.empty()) out.abort_message = h.label + ": " + h.error;
-      out.fleet_hosts.push_back(e);
+      out.fleet.hosts.push_back(e);
       continue;
     }
-    const json& d = *h.doc;
-    const bool complete = d.value("complete", false);
-    e["status"] = complete ? "ok" : "incomplete";
-    e["transactions"] = Int(d, {"transactions", "processed"});
-    e["tps"] = Num(d, {"summary", "tps"});
-    e["started_at"] = d.value("started_at", std::string());
-    if (!complete) {
-      out.partial = true;
-      const json* am = At(d, {"abort_message"});
-      e["message"] = am != nullptr && am->is_string() ? am->get<std::string>()
-                                                      : d.value("stop_reason", std::string("?"));
-      if (out.abort_message.empty()) {
-        out.abort_message = h.label + ": " + e["message"].get<std::string>();
-      }
-      if (out.stop_reason == "completed") {
-        out.stop_reason = d.value("stop_reason", std::string("aborted"));
-      }
+    const ResultDoc& d = read.docs[next_doc++];
+    e.status = d.complete ? "ok" : "incomplete";
+    e.transactions = d.transactions.processed;
+    e.tps = d.summary.tps;
+    e.started_at = d.started_at;
+    if (!d.complete) {
+      out.fleet.partial = true;
+      e.message = d.abort_message.value_or(d.stop_reason);
+      if (out.abort_message.empty()) out.abort_message = h.label + ": " + *e.message;
+      if (out.stop_reason == "completed") out.stop_reason = d.stop_reason;
     }
-    out.fleet_hosts.push_back(e);
+    out.fleet.hosts.push_back(e);
     out.client_hosts.push_back(
-        json{{"label", h.label},
-             {"cpu_user_s", Num(d, {"client", "cpu_user_s"})},
-             {"cpu_system_s", Num(d, {"client", "cpu_system_s"})},
-             {"cpu_us_per_transaction", Num(d, {"client", "cpu_us_per_transaction"})},
-             {"busy_fraction", Num(d, {"client", "busy_fraction"})},
-             {"bottleneck", Num(d, {"client", "busy_fraction"}) >= 0.9},
-             {"max_rss_bytes", Int(d, {"client", "max_rss_bytes"})},
-             {"tps", Num(d, {"summary", "tps"})}});
+        results::ResultClientHost{.label = h.label,
+                                  .cpu_user_s = d.client.cpu_user_s,
+                                  .cpu_system_s = d.client.cpu_system_s,
+                                  .cpu_us_per_transaction = d.client.cpu_us_per_transaction,
+                                  .busy_fraction = d.client.busy_fraction,
+                                  .bottleneck = d.client.busy_fraction >= 0.9,
+                                  .max_rss_bytes = d.client.max_rss_bytes,
+                                  .tps = d.summary.tps});
   }
-  if (out.partial && out.stop_reason == "completed") out.stop_reason = "partial";
+  if (out.fleet.partial && out.stop_reason == "completed") out.stop_reason = "partial";
   return out;
+}
+
+// What the hosts' documents add up to (sums, maxima, the earliest start and
+// the latest end, lag weighted by transactions).
+struct Totals {
+  double tps = 0, tps_conn = 0, cpu_user = 0, cpu_sys = 0, busy = 0, duration = 0, conn_ms = 0;
+  double conn_total_ms = 0, start = 0, end = 0, lag_weighted = 0, lag_max = 0;
+  int64_t clients = 0, threads = 0, aborted = 0, rss = 0, lean = 0, lag_n = 0;
+  bool any_lag = false;
+  std::string started_at, ended_at;
+  results::ResultTransactions transactions;
+};
+
+Totals AddUp(const std::vector<ResultDoc>& docs) {
+  Totals t;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const ResultDoc& d = docs[i];
+    t.tps += d.summary.tps;
+    t.tps_conn += d.summary.tps_including_connections;
+    t.cpu_user += d.client.cpu_user_s;
+    t.cpu_sys += d.client.cpu_system_s;
+    t.busy = std::max(t.busy, d.client.busy_fraction);
+    t.rss = std::max(t.rss, d.client.max_rss_bytes);
+    t.lean += d.client.lean_protocol_connections;
+    t.duration = std::max(t.duration, d.summary.duration_s);
+    t.conn_ms = std::max(t.conn_ms, d.durations.initial_connection_ms);
+    t.conn_total_ms += d.durations.connection_total_ms;
+    t.clients += d.options.clients;
+    t.threads += d.options.threads;
+    t.aborted += d.aborted_clients;
+    AddCounters(t.transactions, d.transactions);
+    if (i == 0 || d.start_unix_s < t.start) {
+      t.start = d.start_unix_s;
+      t.started_at = d.started_at;
+    }
+    if (i == 0 || d.end_unix_s > t.end) {
+      t.end = d.end_unix_s;
+      t.ended_at = d.ended_at;
+    }
+    if (d.lag) {
+      t.any_lag = true;
+      t.lag_weighted += d.lag->avg_ms * static_cast<double>(d.transactions.processed);
+      t.lag_n += d.transactions.processed;
+      t.lag_max = std::max(t.lag_max, d.lag->max_ms);
+    }
+  }
+  return t;
 }
 
 }  // namespace
@@ -259,118 +234,75 @@ HostEntries DescribeHosts(const std::vector<ClientHostResult>& hosts) {
 Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
                                 const MergeOptions& options) {
   PGRIG_ASSIGN_OR_RETURN(ReadDocs read, ReadHostDocs(hosts));
-  const std::vector<const json*>& docs = read.docs;
+  HostEntries entries = DescribeHosts(hosts, read);
+  const Totals t = AddUp(read.docs);
   const stats::Histogram& merged = read.merged;
-  HostEntries entries = DescribeHosts(hosts);
-  const bool partial = entries.partial;
-  const std::string& abort_message = entries.abort_message;
-  const std::string& stop_reason = entries.stop_reason;
-
-  const json& first = *docs[0];
-  json out = first;
-  double tps = 0, tps_conn = 0, cpu_user = 0, cpu_sys = 0, busy = 0, duration = 0, conn_ms = 0;
-  double conn_total_ms = 0, start = 0, end = 0, lag_weighted = 0, lag_max = 0;
-  int64_t clients = 0, threads = 0, aborted = 0, rss = 0, lean = 0, late_lag_n = 0;
-  bool any_lag = false;
-  std::string started_at, ended_at;
-  json transactions = json::object();
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const json& d = *docs[i];
-    tps += Num(d, {"summary", "tps"});
-    tps_conn += Num(d, {"summary", "tps_including_connections"});
-    cpu_user += Num(d, {"client", "cpu_user_s"});
-    cpu_sys += Num(d, {"client", "cpu_system_s"});
-    busy = std::max(busy, Num(d, {"client", "busy_fraction"}));
-    rss = std::max(rss, Int(d, {"client", "max_rss_bytes"}));
-    lean += Int(d, {"client", "lean_protocol_connections"});
-    duration = std::max(duration, Num(d, {"summary", "duration_s"}));
-    conn_ms = std::max(conn_ms, Num(d, {"durations", "initial_connection_ms"}));
-    conn_total_ms += Num(d, {"durations", "connection_total_ms"});
-    clients += Int(d, {"options", "clients"});
-    threads += Int(d, {"options", "threads"});
-    aborted += Int(d, {"aborted_clients"});
-    AddCounters(transactions, d.value("transactions", json::object()));
-    const double s = Num(d, {"start_unix_s"});
-    const double e = Num(d, {"end_unix_s"});
-    if (i == 0 || s < start) {
-      start = s;
-      started_at = d.value("started_at", std::string());
-    }
-    if (i == 0 || e > end) {
-      end = e;
-      ended_at = d.value("ended_at", std::string());
-    }
-    if (const json* lag = At(d, {"lag_ms"}); lag != nullptr && lag->is_object()) {
-      any_lag = true;
-      const int64_t n = Int(d, {"transactions", "processed"});
-      lag_weighted += Num(*lag, {"avg"}) * static_cast<double>(n);
-      late_lag_n += n;
-      lag_max = std::max(lag_max, Num(*lag, {"max"}));
-    }
-  }
-  const int64_t processed = transactions.value("processed", int64_t{0});
-  const int64_t failed = transactions.value("failed", int64_t{0});
-  const int64_t ended = processed + failed;
+  const int64_t ended = t.transactions.processed + t.transactions.failed;
   auto per_txn = [&](double cpu_s) {
     return ended > 0 ? cpu_s * 1e6 / static_cast<double>(ended) : 0.0;
   };
+  std::vector<const ResultDoc*> docs;
+  for (const ResultDoc& d : read.docs) docs.push_back(&d);
 
-  out["tool"] = json{{"name", "pgrig"}, {"version", options.tool_version}, {"command", "fleet"}};
-  out["complete"] = !partial;
-  out["stop_reason"] = stop_reason;
-  out["abort_message"] = abort_message.empty() ? json(nullptr) : json(abort_message);
-  out["aborted_clients"] = aborted;
-  out["command_line"] = options.command_line;
-  out["started_at"] = started_at;
-  out["ended_at"] = ended_at;
-  out["start_unix_s"] = start;
-  out["end_unix_s"] = end;
-  out["options"]["clients"] = clients;
-  out["options"]["threads"] = threads;
-  out["summary"] =
-      json{{"tps", tps},
-           {"tps_including_connections", tps_conn},
-           {"latency_ms_avg", merged.count() > 0 ? merged.mean() / 1e6 : 0.0},
-           {"latency_ms_p99",
-            merged.count() > 0 ? static_cast<double>(merged.ValueAtPercentile(99)) / 1e6 : 0.0},
-           {"transactions", processed},
-           {"failed_transactions", failed},
-           {"duration_s", duration},
-           {"client_cpu_us_per_transaction", per_txn(cpu_user + cpu_sys)},
-           {"server_cpu_us_per_transaction", nullptr}};
+  ResultDoc out = read.docs[0];
+  out.tool_version = options.tool_version;
+  out.command = "fleet";
+  out.complete = !entries.fleet.partial;
+  out.stop_reason = entries.stop_reason;
+  out.abort_message.reset();
+  if (!entries.abort_message.empty()) out.abort_message = entries.abort_message;
+  out.aborted_clients = t.aborted;
+  out.command_line = options.command_line;
+  out.started_at = t.started_at;
+  out.ended_at = t.ended_at;
+  out.start_unix_s = t.start;
+  out.end_unix_s = t.end;
+  out.options.clients = static_cast<int>(t.clients);
+  out.options.threads = static_cast<int>(t.threads);
+  out.summary = results::ResultSummary{
+      .tps = t.tps,
+      .tps_including_connections = t.tps_conn,
+      .latency_ms_avg = merged.count() > 0 ? merged.mean() / 1e6 : 0.0,
+      .latency_ms_p99 =
+          merged.count() > 0 ? static_cast<double>(merged.ValueAtPercentile(99)) / 1e6 : 0.0,
+      .transactions = t.transactions.processed,
+      .failed_transactions = t.transactions.failed,
+      .duration_s = t.duration,
+      .client_cpu_us_per_transaction = per_txn(t.cpu_user + t.cpu_sys),
+      .server_cpu_us_per_transaction = std::nullopt};
   // Each client measured the server's CPU over its own window (if the server
   // was on its machine at all): no sum of those is the fleet's figure.
-  out["server_cpu"] = nullptr;
-  out["server_cpu_unavailable"] = "not measured for the merged results of several client hosts";
-  out["durations"] = json{{"benchmark_s", duration},
-                          {"initial_connection_ms", conn_ms},
-                          {"connection_total_ms", conn_total_ms}};
-  out["transactions"] = transactions;
-  out["latency_ms"] = results::LatencyMsJson(merged);
-  out["lag_ms"] =
-      any_lag ? json{{"avg", late_lag_n > 0 ? lag_weighted / static_cast<double>(late_lag_n) : 0.0},
-                     {"max", lag_max}}
-              : json(nullptr);
-  out["histogram"] = results::HistogramJson(merged);
-  out["client"] = json{{"cpu_user_s", cpu_user},
-                       {"cpu_system_s", cpu_sys},
-                       {"cpu_us_per_transaction", per_txn(cpu_user + cpu_sys)},
-                       {"cpu_user_us_per_transaction", per_txn(cpu_user)},
-                       {"cpu_system_us_per_transaction", per_txn(cpu_sys)},
-                       {"busy_fraction", busy},
-                       {"bottleneck", busy >= 0.9},
-                       {"max_rss_bytes", rss},
-                       {"io", first.contains("client") ? first["client"].value("io", "epoll")
-                                                       : std::string("epoll")},
-                       {"lean_protocol_connections", lean},
-                       {"hosts", entries.client_hosts}};
-  out["scripts"] = MergeScripts(docs);
-  out["series"] = MergeSeries(docs);
-  out["facts"] = options.facts;
-  out["observation"] = options.observation;
-  out["bottleneck"] = options.bottleneck;
-  out["fleet"] = json{{"mode", "clients"}, {"partial", partial}, {"hosts", entries.fleet_hosts}};
-  return out;
+  out.server_cpu.reset();
+  out.server_cpu_unavailable = "not measured for the merged results of several client hosts";
+  out.durations = results::ResultDurations{.benchmark_s = t.duration,
+                                           .initial_connection_ms = t.conn_ms,
+                                           .connection_total_ms = t.conn_total_ms};
+  out.transactions = t.transactions;
+  out.latency = merged;
+  out.lag.reset();
+  if (t.any_lag) {
+    out.lag = results::ResultLag{
+        .avg_ms = t.lag_n > 0 ? t.lag_weighted / static_cast<double>(t.lag_n) : 0.0,
+        .max_ms = t.lag_max};
+  }
+  out.client = results::ResultClient{.cpu_user_s = t.cpu_user,
+                                     .cpu_system_s = t.cpu_sys,
+                                     .cpu_us_per_transaction = per_txn(t.cpu_user + t.cpu_sys),
+                                     .cpu_user_us_per_transaction = per_txn(t.cpu_user),
+                                     .cpu_system_us_per_transaction = per_txn(t.cpu_sys),
+                                     .busy_fraction = t.busy,
+                                     .bottleneck = t.busy >= 0.9,
+                                     .max_rss_bytes = t.rss,
+                                     .io = read.docs[0].client.io,
+                                     .lean_protocol_connections = t.lean,
+                                     .hosts = std::move(entries.client_hosts)};
+  out.scripts = MergeScripts(docs);
+  out.series = MergeSeries(docs);
+  out.facts = options.facts;
+  out.observation = options.observation;
+  out.bottleneck = options.bottleneck;
+  out.fleet = std::move(entries.fleet);
+  return results::ResultDocToJson(out);
 }
 
 }  // namespace pgrig::fleet

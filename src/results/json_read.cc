@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <utility>
 
 namespace pgrig::results {
@@ -50,6 +51,115 @@ Result<nlohmann::json> ParseJsonObject(std::string_view text, const std::string&
     return InvalidArgument(fmt::format("{}: not a JSON object; expected {}", file, what));
   }
   return doc;
+}
+
+Status JsonFields::Bad(const char* key, const char* want) const {
+  return InvalidArgument(fmt::format("{}: \"{}\" must be {}", where_, key, want));
+}
+
+Status JsonFields::Str(const char* key, std::string& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_string()) return Bad(key, "a string");
+  out = j->get<std::string>();
+  return Status::Ok();
+}
+
+Status JsonFields::OptStr(const char* key, std::optional<std::string>& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_string()) return Bad(key, "a string or null");
+  out = j->get<std::string>();
+  return Status::Ok();
+}
+
+Status JsonFields::Num(const char* key, double& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_number()) return Bad(key, "a number");
+  out = j->get<double>();
+  return Status::Ok();
+}
+
+Status JsonFields::OptNum(const char* key, std::optional<double>& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_number()) return Bad(key, "a number or null");
+  out = j->get<double>();
+  return Status::Ok();
+}
+
+Status JsonFields::Int(const char* key, int64_t& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_number_integer()) return Bad(key, "a whole number");
+  out = j->get<int64_t>();
+  return Status::Ok();
+}
+
+Status JsonFields::Int(const char* key, int& out) const {
+  int64_t v = out;
+  PGRIG_RETURN_IF_ERROR(Int(key, v));
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+    return Bad(key, "a whole number in the range of int");
+  }
+  out = static_cast<int>(v);
+  return Status::Ok();
+}
+
+Status JsonFields::OptInt(const char* key, std::optional<int64_t>& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_number_integer()) return Bad(key, "a whole number or null");
+  out = j->get<int64_t>();
+  return Status::Ok();
+}
+
+Status JsonFields::Bool(const char* key, bool& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_boolean()) return Bad(key, "true or false");
+  out = j->get<bool>();
+  return Status::Ok();
+}
+
+Status JsonFields::Strings(const char* key, std::vector<std::string>& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_array()) return Bad(key, "an array of strings");
+  for (const nlohmann::json& s : *j) {
+    if (!s.is_string()) return Bad(key, "an array of strings");
+    out.push_back(s.get<std::string>());
+  }
+  return Status::Ok();
+}
+
+Status JsonFields::StringMap(const char* key, std::map<std::string, std::string>& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_object()) return Bad(key, "an object of strings");
+  for (const auto& [k, v] : j->items()) {
+    if (!v.is_string()) return Bad(key, "an object of strings");
+    out[k] = v.get<std::string>();
+  }
+  return Status::Ok();
+}
+
+nlohmann::json JsonFields::Raw(const char* key) const {
+  const nlohmann::json* j = Get(key);
+  return j == nullptr ? nlohmann::json(nullptr) : *j;
+}
+
+Result<const nlohmann::json*> JsonFields::Object(const char* key) const {
+  const nlohmann::json* j = Get(key);
+  if (j != nullptr && !j->is_object()) return Bad(key, "an object or null");
+  return j;
+}
+
+Result<const nlohmann::json*> JsonFields::Array(const char* key) const {
+  const nlohmann::json* j = Get(key);
+  if (j != nullptr && !j->is_array()) return Bad(key, "an array");
+  return j;
 }
 
 }  // namespace pgrig::results

@@ -4,9 +4,9 @@
 // ResultInputs) and `pgrig run` embeds one per run in its suite.json.
 //
 // Keys are snake_case with the unit in the name; passwords never appear (the
-// caller passes a redacted command line and target).  The latency summary
-// and the histogram are results/histogram_json.h's, which also reads them
-// back.  Pure functions; thread-safe.
+// caller passes a redacted command line and target).  The document itself is
+// result_doc.h's ResultDoc, which also reads it back.  Pure functions;
+// thread-safe.
 #ifndef PGRIG_RESULTS_RESULT_JSON_H_
 #define PGRIG_RESULTS_RESULT_JSON_H_
 
@@ -72,7 +72,13 @@ struct ResultInputs {
   host::ServerCpuMeasure server_cpu{.usage = std::nullopt, .unavailable = "not measured"};
 };
 
-// `facts` is the facts module's document (or null when unavailable).
+struct ResultDoc;  // result_doc.h
+
+// The document of one run: what the engine measured and what the caller
+// records beside it.  `facts` is the facts module's document (or null when
+// unavailable).  RunResultToJson is ResultDocToJson(BuildResultDoc(...)).
+ResultDoc BuildResultDoc(const ResultInputs& in, const engine::RunResult& r,
+                         const nlohmann::json& facts);
 nlohmann::json RunResultToJson(const ResultInputs& in, const engine::RunResult& r,
                                const nlohmann::json& facts);
 

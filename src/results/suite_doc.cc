@@ -107,89 +107,14 @@ json SuiteDocToJson(const SuiteDoc& d) {
 
 namespace {
 
-// Typed reads of one object's keys; each error names the document and key.
-class Fields {
- public:
-  Fields(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
-
-  Status Bad(const char* key, const char* want) const {
-    return InvalidArgument(fmt::format("{}: \"{}\" must be {}", where_, key, want));
-  }
-  const json* Get(const char* key) const { return FindPath(obj_, {key}); }
-
-  Status Str(const char* key, std::string& out) const {
-    const json* j = Get(key);
-    if (j == nullptr) return Status::Ok();
-    if (!j->is_string()) return Bad(key, "a string");
-    out = j->get<std::string>();
-    return Status::Ok();
-  }
-  Status OptStr(const char* key, std::optional<std::string>& out) const {
-    const json* j = Get(key);
-    if (j == nullptr) return Status::Ok();
-    if (!j->is_string()) return Bad(key, "a string or null");
-    out = j->get<std::string>();
-    return Status::Ok();
-  }
-  template <typename Int>
-  Status Integer(const char* key, Int& out) const {
-    const json* j = Get(key);
-    if (j == nullptr) return Status::Ok();
-    if (!j->is_number_integer()) return Bad(key, "a whole number");
-    out = j->get<Int>();
-    return Status::Ok();
-  }
-  Status Bool(const char* key, bool& out) const {
-    const json* j = Get(key);
-    if (j == nullptr) return Status::Ok();
-    if (!j->is_boolean()) return Bad(key, "true or false");
-    out = j->get<bool>();
-    return Status::Ok();
-  }
-  Status Strings(const char* key, std::vector<std::string>& out) const {
-    const json* j = Get(key);
-    if (j == nullptr) return Status::Ok();
-    if (!j->is_array()) return Bad(key, "an array of strings");
-    for (const json& s : *j) {
-      if (!s.is_string()) return Bad(key, "an array of strings");
-      out.push_back(s.get<std::string>());
-    }
-    return Status::Ok();
-  }
-  Status StringMap(const char* key, std::map<std::string, std::string>& out) const {
-    const json* j = Get(key);
-    if (j == nullptr) return Status::Ok();
-    if (!j->is_object()) return Bad(key, "an object of strings");
-    for (const auto& [k, v] : j->items()) {
-      if (!v.is_string()) return Bad(key, "an object of strings");
-      out[k] = v.get<std::string>();
-    }
-    return Status::Ok();
-  }
-  // The value as it is (null when absent).
-  json Raw(const char* key) const {
-    const json* j = Get(key);
-    return j == nullptr ? json(nullptr) : *j;
-  }
-  Result<const json*> Object(const char* key) const {
-    const json* j = Get(key);
-    if (j != nullptr && !j->is_object()) return Bad(key, "an object or null");
-    return j;
-  }
-
- private:
-  const json& obj_;
-  std::string where_;
-};
-
 Result<SuiteRun> RunFromJson(const json& j, const std::string& where) {
   if (!j.is_object()) return InvalidArgument(where + ": not an object");
-  const Fields f(j, where);
+  const JsonFields f(j, where);
   SuiteRun r;
-  PGRIG_RETURN_IF_ERROR(f.Integer("run", r.run));
+  PGRIG_RETURN_IF_ERROR(f.Int("run", r.run));
   PGRIG_RETURN_IF_ERROR(f.Str("cell", r.cell));
-  PGRIG_RETURN_IF_ERROR(f.Integer("iteration", r.iteration));
-  PGRIG_RETURN_IF_ERROR(f.Integer("position", r.position));
+  PGRIG_RETURN_IF_ERROR(f.Int("iteration", r.iteration));
+  PGRIG_RETURN_IF_ERROR(f.Int("position", r.position));
   std::string status;
   PGRIG_RETURN_IF_ERROR(f.Str("status", status));
   r.ok = status == "ok";
@@ -197,7 +122,7 @@ Result<SuiteRun> RunFromJson(const json& j, const std::string& where) {
   PGRIG_RETURN_IF_ERROR(f.Str("started_at", r.started_at));
   PGRIG_RETURN_IF_ERROR(f.OptStr("ended_at", r.ended_at));
   PGRIG_RETURN_IF_ERROR(f.Strings("before_run", r.before_run));
-  PGRIG_RETURN_IF_ERROR(f.Integer("warmup_s", r.warmup_s));
+  PGRIG_RETURN_IF_ERROR(f.Int("warmup_s", r.warmup_s));
   PGRIG_RETURN_IF_ERROR(f.StringMap("server_settings", r.server_settings));
   r.result = f.Raw("result");
   r.observation = f.Raw("observation");
@@ -206,7 +131,7 @@ Result<SuiteRun> RunFromJson(const json& j, const std::string& where) {
   return r;
 }
 
-Status ReadHeader(const Fields& f, SuiteDoc& d) {
+Status ReadHeader(const JsonFields& f, SuiteDoc& d) {
   PGRIG_RETURN_IF_ERROR(f.Strings("command_line", d.command_line));
   PGRIG_RETURN_IF_ERROR(f.Str("label", d.label));
   PGRIG_RETURN_IF_ERROR(f.Str("started_at", d.started_at));
@@ -214,24 +139,22 @@ Status ReadHeader(const Fields& f, SuiteDoc& d) {
   PGRIG_RETURN_IF_ERROR(f.Strings("resumed_at", d.resumed_at));
   PGRIG_RETURN_IF_ERROR(f.Bool("complete", d.complete));
   PGRIG_RETURN_IF_ERROR(f.OptStr("stop_reason", d.stop_reason));
-  if (const json* w = f.Get("wall_s")) {
-    if (!w->is_number()) return f.Bad("wall_s", "a number or null");
-    d.wall_s = w->get<double>();
-  }
-  PGRIG_RETURN_IF_ERROR(f.Integer("cpus", d.cpus));
-  PGRIG_RETURN_IF_ERROR(f.Integer("iterations", d.iterations));
+  PGRIG_RETURN_IF_ERROR(f.OptNum("wall_s", d.wall_s));
+  PGRIG_RETURN_IF_ERROR(f.Int("cpus", d.cpus));
+  PGRIG_RETURN_IF_ERROR(f.Int("iterations", d.iterations));
   PGRIG_RETURN_IF_ERROR(f.Strings("notes", d.notes));
   d.fsync = f.Raw("fsync");
   d.facts = f.Raw("facts");
   PGRIG_ASSIGN_OR_RETURN(const json* tool, f.Object("tool"));
-  if (tool != nullptr) PGRIG_RETURN_IF_ERROR(Fields(*tool, "tool").Str("version", d.tool_version));
+  if (tool != nullptr)
+    PGRIG_RETURN_IF_ERROR(JsonFields(*tool, "tool").Str("version", d.tool_version));
   return Status::Ok();
 }
 
-Status ReadParts(const Fields& f, const std::string& where, SuiteDoc& d) {
+Status ReadParts(const JsonFields& f, const std::string& where, SuiteDoc& d) {
   PGRIG_ASSIGN_OR_RETURN(const json* plan, f.Object("plan"));
   if (plan != nullptr) {
-    const Fields p(*plan, where + ": plan");
+    const JsonFields p(*plan, where + ": plan");
     PGRIG_RETURN_IF_ERROR(p.Str("name", d.plan_name));
     PGRIG_RETURN_IF_ERROR(p.Str("description", d.plan_description));
     PGRIG_RETURN_IF_ERROR(p.Str("source_path", d.plan_source_path));
@@ -240,32 +163,32 @@ Status ReadParts(const Fields& f, const std::string& where, SuiteDoc& d) {
   }
   PGRIG_ASSIGN_OR_RETURN(const json* target, f.Object("target"));
   if (target != nullptr) {
-    const Fields t(*target, where + ": target");
+    const JsonFields t(*target, where + ": target");
     PGRIG_RETURN_IF_ERROR(t.Str("description", d.target_description));
     PGRIG_RETURN_IF_ERROR(t.Bool("embedded", d.target_embedded));
     PGRIG_RETURN_IF_ERROR(t.Bool("local", d.target_local));
   }
   PGRIG_ASSIGN_OR_RETURN(const json* scale, f.Object("scale"));
   if (scale != nullptr) {
-    const Fields s(*scale, where + ": scale");
+    const JsonFields s(*scale, where + ": scale");
     SuiteScale& out = d.scale.emplace();
-    PGRIG_RETURN_IF_ERROR(s.Integer("value", out.value));
+    PGRIG_RETURN_IF_ERROR(s.Int("value", out.value));
     PGRIG_RETURN_IF_ERROR(s.Str("reason", out.reason));
     PGRIG_RETURN_IF_ERROR(s.Bool("loaded", out.loaded));
   }
   PGRIG_ASSIGN_OR_RETURN(const json* lio, f.Object("lio"));
   if (lio != nullptr) {
-    const Fields l(*lio, where + ": lio");
+    const JsonFields l(*lio, where + ": lio");
     SuiteLio& out = d.lio.emplace();
-    PGRIG_RETURN_IF_ERROR(l.Integer("tables", out.tables));
-    PGRIG_RETURN_IF_ERROR(l.Integer("blocks_per_table", out.blocks_per_table));
+    PGRIG_RETURN_IF_ERROR(l.Int("tables", out.tables));
+    PGRIG_RETURN_IF_ERROR(l.Int("blocks_per_table", out.blocks_per_table));
     PGRIG_RETURN_IF_ERROR(l.Str("size", out.size));
     PGRIG_RETURN_IF_ERROR(l.Str("reason", out.reason));
     PGRIG_RETURN_IF_ERROR(l.Bool("loaded", out.loaded));
   }
   PGRIG_ASSIGN_OR_RETURN(const json* settings, f.Object("settings"));
   if (settings != nullptr) {
-    const Fields s(*settings, where + ": settings");
+    const JsonFields s(*settings, where + ": settings");
     PGRIG_RETURN_IF_ERROR(s.StringMap("all_cells", d.settings_all_cells));
     PGRIG_RETURN_IF_ERROR(s.Bool("server_changed", d.settings_server_changed));
     if (s.Get("restored") != nullptr) {
@@ -276,7 +199,7 @@ Status ReadParts(const Fields& f, const std::string& where, SuiteDoc& d) {
   }
   PGRIG_ASSIGN_OR_RETURN(const json* price, f.Object("price"));
   if (price != nullptr) {
-    const Fields p(*price, where + ": price");
+    const JsonFields p(*price, where + ": price");
     SuitePrice& out = d.price.emplace();
     const json* usd = p.Get("usd_per_hour");
     if (usd == nullptr || !usd->is_number()) return p.Bad("usd_per_hour", "a number");
@@ -293,7 +216,7 @@ Status ReadParts(const Fields& f, const std::string& where, SuiteDoc& d) {
 
 Result<SuiteDoc> SuiteDocFromJson(const json& j, const std::string& where) {
   PGRIG_RETURN_IF_ERROR(CheckSchema(j, kSuiteSchema, where));
-  const Fields f(j, where);
+  const JsonFields f(j, where);
   SuiteDoc d;
   PGRIG_RETURN_IF_ERROR(ReadHeader(f, d));
   PGRIG_RETURN_IF_ERROR(ReadParts(f, where, d));

@@ -9,7 +9,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-SuiteDoc FullDoc() {
+SuiteDoc FullSuiteDoc() {
   SuiteDoc d;
   d.tool_version = "0.9.0";
   d.command_line = {"pgrig", "run", "quick"};
@@ -70,7 +70,7 @@ SuiteDoc FullDoc() {
 }
 
 TEST(SuiteDocTest, WrittenAndReadBackIsTheSameDocument) {
-  const SuiteDoc d = FullDoc();
+  const SuiteDoc d = FullSuiteDoc();
   const json written = SuiteDocToJson(d);
   EXPECT_EQ(written["schema"], "pgrig.suite/1");
   EXPECT_EQ(written["runs"][1]["status"], "failed");
@@ -99,7 +99,7 @@ TEST(SuiteDocTest, ANewSuiteHasNullsWhereNothingHappenedYet) {
 }
 
 TEST(SuiteDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
-  const json good = SuiteDocToJson(FullDoc());
+  const json good = SuiteDocToJson(FullSuiteDoc());
   struct Case {
     const char* pointer;
     json value;
