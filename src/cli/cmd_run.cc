@@ -222,16 +222,10 @@ void PrintDryRun(const plan::Plan& plan, const std::vector<plan::Cell>& cells,
 }
 
 // The cell table, the warnings, the totals and how it ended; the exit code.
-// (Not const: operator[] on a const document asserts on a missing key.)
-int PrintOutcome(runner::SuiteOutcome& outcome, const std::string& out_dir) {
+int PrintOutcome(const runner::SuiteOutcome& outcome, const std::string& out_dir) {
   std::printf("\n%s", results::CellTable(outcome.suite).c_str());
-  for (const auto& c : outcome.suite["cells"]) {
-    const auto& s = c["summary"];
-    if (!s.is_object() || !s["bottleneck"].is_object()) continue;
-    for (const auto& w : s["bottleneck"]["warnings"]) {
-      std::printf("warning: %s: %s\n", c["id"].get<std::string>().c_str(),
-                  w.get<std::string>().c_str());
-    }
+  for (const auto& [cell, warning] : results::CellWarnings(outcome.suite)) {
+    std::printf("warning: %s: %s\n", cell.c_str(), warning.c_str());
   }
   for (const auto& w : outcome.warnings) std::printf("warning: %s\n", w.c_str());
   std::printf("\n%d runs (%d failed) in %s; results in %s (summary.md, runs.csv, suite.json)\n",

@@ -403,6 +403,20 @@ std::string RunsCsv(const json& suite) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> CellWarnings(const json& suite) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const json& cells = At(suite, "cells");
+  if (!cells.is_array()) return out;
+  for (const json& c : cells) {
+    const json& warnings = At(At(At(c, "summary"), "bottleneck"), "warnings");
+    if (!warnings.is_array()) continue;
+    for (const json& w : warnings) {
+      if (w.is_string()) out.emplace_back(Str(c, "id"), w.get<std::string>());
+    }
+  }
+  return out;
+}
+
 std::string CellTable(const json& suite) {
   const bool priced = At(suite, "price").is_object();
   // lio cells count logical reads, not transactions (their values say lio/s);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -54,6 +55,10 @@ std::string SummaryMarkdown(const nlohmann::json& suite);
 
 // The cell table alone (markdown, readable on a terminal).
 std::string CellTable(const nlohmann::json& suite);
+
+// The warnings of each cell's bottleneck diagnosis, as (cell id, warning),
+// in the suite's order (after UpdateCellSummaries).
+std::vector<std::pair<std::string, std::string>> CellWarnings(const nlohmann::json& suite);
 
 // Writes suite.json, runs.csv and summary.md into `dir`, each atomically.
 Status WriteSuiteFiles(const std::string& dir, const nlohmann::json& suite);

@@ -90,6 +90,9 @@ TEST(SuiteJsonTest, LatencyPercentilesComeFromMergedHistogramsNotAverages) {
   EXPECT_EQ(a["bottleneck"]["runs"], 2);
   ASSERT_EQ(a["bottleneck"]["warnings"].size(), 1u);
   EXPECT_EQ(a["bottleneck"]["warnings"][0], "shared CPUs [2 of 2 runs]");
+  EXPECT_EQ(CellWarnings(suite),
+            (std::vector<std::pair<std::string, std::string>>{{"a", "shared CPUs [2 of 2 runs]"},
+                                                              {"b", "shared CPUs [1 of 1 runs]"}}));
   EXPECT_EQ(suite["cells"][1]["summary"]["bottleneck"]["kind"], "wal");
   EXPECT_TRUE(a["per_dollar"].is_null());
 }
