@@ -60,6 +60,7 @@
 #include "report/claims.h"
 #include "report/compare.h"
 #include "report/render.h"
+#include "results/fleet_run_doc.h"
 #include "results/lio_json.h"
 #include "results/reader.h"
 #include "results/result_json.h"
@@ -753,7 +754,7 @@ TEST(ResultsGolden, FleetRunManifest) {
        .remote_results = "",
        .message = ""},
   };
-  ExpectGolden("fleet-run.json", fleet::ManifestToJson(m));
+  ExpectGolden("fleet-run.json", results::ManifestToJson(m));
 }
 
 // ---------------------------------------------------------------------------

@@ -66,7 +66,7 @@ TEST(Manifest, RefusesOtherJson) {
   EXPECT_THAT(ParseManifest("{", "m.json").status().message(), HasSubstr("invalid JSON"));
   EXPECT_THAT(ParseManifest(R"({"schema":"pgrig.suite/1"})", "m.json").status().message(),
               HasSubstr("pgrig.fleet-run/1"));
-  std::string text = ManifestToJson(Sample());
+  std::string text = results::ManifestToJson(Sample());
   text.replace(text.find("\"partial\""), 9, "\"weird\"");
   auto r = ParseManifest(text, "m.json");
   ASSERT_FALSE(r.ok());
