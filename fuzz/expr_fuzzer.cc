@@ -29,6 +29,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "fuzz_check.h"
 #include "script/expr.h"
 #include "script/prng.h"
 #include "script/value.h"
@@ -38,15 +39,6 @@ namespace {
 
 using pgrig::script::Value;
 using pgrig::script::ValueType;
-
-[[noreturn]] void CheckFailed(const char* what, const char* file, int line) {
-  std::fprintf(stderr, "%s:%d: invariant violated: %s\n", file, line, what);
-  std::abort();
-}
-#define FUZZ_CHECK(cond)                                 \
-  do {                                                   \
-    if (!(cond)) CheckFailed(#cond, __FILE__, __LINE__); \
-  } while (0)
 
 // Same type and payload; NaN equals NaN here (bit-identical determinism).
 bool SameValue(const Value& a, const Value& b) {

@@ -22,6 +22,7 @@
 
 #include "common/process.h"
 #include "common/status.h"
+#include "fuzz_check.h"
 #include "script/expr.h"
 #include "script/prng.h"
 #include "script/runner.h"
@@ -37,15 +38,6 @@ using pgrig::script::QueryMode;
 using pgrig::script::Script;
 using pgrig::script::ScriptRunner;
 using pgrig::script::StepKind;
-
-[[noreturn]] void CheckFailed(const char* what, const char* file, int line) {
-  std::fprintf(stderr, "%s:%d: invariant violated: %s\n", file, line, what);
-  std::abort();
-}
-#define FUZZ_CHECK(cond)                                 \
-  do {                                                   \
-    if (!(cond)) CheckFailed(#cond, __FILE__, __LINE__); \
-  } while (0)
 
 // Transactions per query mode, and a bound on steps per transaction (each
 // Advance() moves forward through the script, so this bound is never the

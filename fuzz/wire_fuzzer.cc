@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "pg/wire.h"
 
 namespace {
@@ -42,15 +43,6 @@ using pgrig::pg::ServerMessageKind;
 using pgrig::pg::WireMessage;
 using pgrig::pg::WireReader;
 using pgrig::pg::WireWriter;
-
-[[noreturn]] void CheckFailed(const char* what, const char* file, int line) {
-  std::fprintf(stderr, "%s:%d: invariant violated: %s\n", file, line, what);
-  std::abort();
-}
-#define FUZZ_CHECK(cond)                                 \
-  do {                                                   \
-    if (!(cond)) CheckFailed(#cond, __FILE__, __LINE__); \
-  } while (0)
 
 // A message copied out of the reader (its views die at the next Feed()).
 struct Copied {
