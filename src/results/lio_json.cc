@@ -71,6 +71,19 @@ json LioWindowSummary(const micro::LioWindow& w, const std::vector<micro::LioTab
 
 }  // namespace
 
+json MicroDocHead(const char* schema, const char* command, const MicroDocInputs& in,
+                  bool interrupted, double start_wall_s, double end_wall_s) {
+  return json{{"schema", schema},
+              {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", command}}},
+              {"complete", !interrupted},
+              {"stop_reason", interrupted ? "interrupted" : "completed"},
+              {"command_line", in.command_line},
+              {"started_at", IsoTimestampUtc(start_wall_s)},
+              {"ended_at", IsoTimestampUtc(end_wall_s)},
+              {"start_unix_s", start_wall_s},
+              {"end_unix_s", end_wall_s}};
+}
+
 json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& o,
                      const micro::LioRunResult& r, const json& facts) {
   const micro::LioWindow& w = r.main;
@@ -95,16 +108,9 @@ json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& o,
     for (const auto& sw : r.scaling) scaling.push_back(LioWindowSummary(sw, r.tables, o.work_unit));
   }
   json summary = LioWindowSummary(w, r.tables, o.work_unit);
-  return json{
-      {"schema", results::kLioResultSchema},
-      {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "lio run"}}},
-      {"complete", !r.interrupted},
-      {"stop_reason", r.interrupted ? "interrupted" : "completed"},
-      {"command_line", in.command_line},
-      {"started_at", IsoTimestampUtc(r.start_wall_s)},
-      {"ended_at", IsoTimestampUtc(r.end_wall_s)},
-      {"start_unix_s", r.start_wall_s},
-      {"end_unix_s", r.end_wall_s},
+  json doc =
+      MicroDocHead(kLioResultSchema, "lio run", in, r.interrupted, r.start_wall_s, r.end_wall_s);
+  doc.update(json{
       {"server",
        {{"version", in.server_version},
         {"version_num", r.server_version_num},
@@ -148,7 +154,8 @@ json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& o,
       {"scaling", scaling},
       {"notes", r.notes},
       {"facts", facts},
-  };
+  });
+  return doc;
 }
 
 }  // namespace pgrig::results

@@ -25,6 +25,12 @@ struct MicroDocInputs {
   bool embedded = false;
 };
 
+// The keys every micro-benchmark document (pgrig.lio/1, pgrig.fsync/1)
+// starts with: schema, tool, how it ended, the command line and the window's
+// times.  The caller adds the rest.
+nlohmann::json MicroDocHead(const char* schema, const char* command, const MicroDocInputs& in,
+                            bool interrupted, double start_wall_s, double end_wall_s);
+
 nlohmann::json LioResultToJson(const MicroDocInputs& in, const micro::LioRunOptions& options,
                                const micro::LioRunResult& r, const nlohmann::json& facts);
 

@@ -58,16 +58,8 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
       {"best_over_server_method", h.best_over_server ? json(*h.best_over_server) : json(nullptr)},
       {"memory_file_system", r.tmpfs},
   };
-  json doc{
-      {"schema", results::kFsyncSchema},
-      {"tool", {{"name", "pgrig"}, {"version", in.tool_version}, {"command", "fsync"}}},
-      {"complete", !r.interrupted},
-      {"stop_reason", r.interrupted ? "interrupted" : "completed"},
-      {"command_line", in.command_line},
-      {"started_at", IsoTimestampUtc(r.start_wall_s)},
-      {"ended_at", IsoTimestampUtc(r.end_wall_s)},
-      {"start_unix_s", r.start_wall_s},
-      {"end_unix_s", r.end_wall_s},
+  json doc = MicroDocHead(kFsyncSchema, "fsync", in, r.interrupted, r.start_wall_s, r.end_wall_s);
+  doc.update(json{
       {"server", in.server_version.empty() ? json(nullptr)
                                            : json{{"version", in.server_version},
                                                   {"version_num", in.server_version_num},
@@ -85,7 +77,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
       {"tests", tests},
       {"notes", r.notes},
       {"facts", ctx.facts},
-  };
+  });
   if (ctx.suite_workload) doc["workload"] = *ctx.suite_workload;
   return doc;
 }

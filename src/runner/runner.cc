@@ -94,6 +94,15 @@ class Runner {
   // The plan's fsync workload, once; its document goes to the suite's fsync.
   void RunFsyncOnce();
   micro::LioRunOptions LioOptions(int cell_index) const;
+  // What a micro-benchmark document records besides the measurement.
+  results::MicroDocInputs MicroInputs() const {
+    return results::MicroDocInputs{.tool_version = o_.tool_version,
+                                   .command_line = o_.command_line,
+                                   .server_version = o_.server.version,
+                                   .server_version_num = o_.server.version_num,
+                                   .server_target = o_.server.target,
+                                   .embedded = o_.server.embedded};
+  }
   // The measured window of a lio cell, observed; fills run.result etc.
   void MeasureLio(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
                   std::string& error, bool& interrupted);
@@ -341,13 +350,7 @@ void Runner::RunFsyncOnce() {
     return;
   }
   if (r->interrupted) return;  // not kept: --resume tests again
-  results::MicroDocInputs in;
-  in.tool_version = o_.tool_version;
-  in.command_line = o_.command_line;
-  in.server_version = o_.server.version;
-  in.server_version_num = o_.server.version_num;
-  in.server_target = o_.server.target;
-  in.embedded = o_.server.embedded;
+  const results::MicroDocInputs in = MicroInputs();
   results::FsyncDocContext ctx;
   if (auto conn = pg::Connect(o_.target); conn.ok()) {
     const std::string m = OneValue(*conn, "select current_setting('wal_sync_method')");
@@ -402,13 +405,7 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, results::Suit
     interrupted = true;
     return;
   }
-  results::MicroDocInputs in;
-  in.tool_version = o_.tool_version;
-  in.command_line = o_.command_line;
-  in.server_version = o_.server.version;
-  in.server_version_num = o_.server.version_num;
-  in.server_target = o_.server.target;
-  in.embedded = o_.server.embedded;
+  const results::MicroDocInputs in = MicroInputs();
   run.result = results::LioResultToJson(in, lo, *r, nullptr);
   const double lio_per_s = micro::PerSecond(r->main.delta.logical_reads(), r->main.window_s);
   if (observer) {
