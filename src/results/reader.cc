@@ -41,7 +41,7 @@ bool Bool(const Json& root, std::initializer_list<const char*> path, bool fallba
   return j != nullptr && j->is_boolean() ? j->get<bool>() : fallback;
 }
 
-// The suite's per-run observation (plan/observation.h): host means in
+// The suite's per-run observation (observe/observation.h): host means in
 // percent, server counter totals over the window, sampled wait events.
 Observation ReadObservation(const Json& o) {
   Observation ob;
