@@ -47,11 +47,7 @@ struct Coordinator {
   const ClientRunOptions* options = nullptr;
 
   void Say(const std::string& label, std::string_view text) {
-    if (!options->on_line) return;
-    std::string line = PrefixLines(label, text);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    std::lock_guard<std::mutex> lock(mu);
-    options->on_line(line);
+    SayPrefixed(mu, options->on_line, label, text);
   }
 };
 

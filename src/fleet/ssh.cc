@@ -235,4 +235,13 @@ std::string PrefixLines(std::string_view label, std::string_view text) {
   return out;
 }
 
+void SayPrefixed(std::mutex& mu, const std::function<void(const std::string&)>& sink,
+                 std::string_view label, std::string_view text) {
+  if (!sink) return;
+  std::string line = PrefixLines(label, text);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  std::lock_guard<std::mutex> lock(mu);
+  sink(line);
+}
+
 }  // namespace pgrig::fleet

@@ -22,7 +22,9 @@
 #define PGRIG_FLEET_SSH_H_
 
 #include <chrono>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -118,6 +120,11 @@ std::string RedactLine(std::string_view line);
 // Prefixes each line of text with "[label] ", redacted; a final line without
 // a newline is kept.
 std::string PrefixLines(std::string_view label, std::string_view text);
+
+// PrefixLines(label, text) without its last newline, handed to `sink` under
+// `mu` (the hosts' threads share one sink).  Nothing when `sink` is empty.
+void SayPrefixed(std::mutex& mu, const std::function<void(const std::string&)>& sink,
+                 std::string_view label, std::string_view text);
 
 }  // namespace pgrig::fleet
 
