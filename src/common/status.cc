@@ -1,31 +1,22 @@
 #include "common/status.h"
 
+#include "common/enum_names.h"
+
 namespace pgrig {
 
 const char* StatusCodeName(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "ok";
-    case StatusCode::kInvalidArgument:
-      return "invalid argument";
-    case StatusCode::kNotFound:
-      return "not found";
-    case StatusCode::kFailedPrecondition:
-      return "failed precondition";
-    case StatusCode::kUnavailable:
-      return "unavailable";
-    case StatusCode::kPermissionDenied:
-      return "permission denied";
-    case StatusCode::kResourceExhausted:
-      return "resource exhausted";
-    case StatusCode::kAborted:
-      return "aborted";
-    case StatusCode::kInternal:
-      return "internal error";
-    case StatusCode::kRuntime:
-      return "runtime failure";
-  }
-  return "unknown";
+  static constexpr EnumName<StatusCode> kNames[] = {
+      {StatusCode::kOk, "ok"},
+      {StatusCode::kInvalidArgument, "invalid argument"},
+      {StatusCode::kNotFound, "not found"},
+      {StatusCode::kFailedPrecondition, "failed precondition"},
+      {StatusCode::kUnavailable, "unavailable"},
+      {StatusCode::kPermissionDenied, "permission denied"},
+      {StatusCode::kResourceExhausted, "resource exhausted"},
+      {StatusCode::kAborted, "aborted"},
+      {StatusCode::kInternal, "internal error"},
+      {StatusCode::kRuntime, "runtime failure"}};
+  return NameOf(code, kNames, "unknown");
 }
 
 Status Status::WithContext(const std::string& context) const {

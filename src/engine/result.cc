@@ -1,17 +1,12 @@
 #include "engine/result.h"
 
+#include "common/enum_names.h"
+
 namespace pgrig::engine {
 
 const char* StopReasonName(StopReason r) {
-  switch (r) {
-    case StopReason::kCompleted:
-      return "completed";
-    case StopReason::kAborted:
-      return "aborted";
-    case StopReason::kInterrupted:
-      return "interrupted";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"completed", "aborted", "interrupted"};
+  return NameAt<StopReason::kInterrupted>(r, kNames, "unknown");
 }
 
 double RunResult::Tps() const {

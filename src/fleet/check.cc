@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace pgrig::fleet {
@@ -27,17 +28,8 @@ std::string RandomSuffix() {
 }  // namespace
 
 const char* HostStateName(HostState s) {
-  switch (s) {
-    case HostState::kReady:
-      return "ready";
-    case HostState::kCopied:
-      return "copied";
-    case HostState::kNeedsInstall:
-      return "needs install";
-    case HostState::kUnreachable:
-      return "unreachable";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"ready", "copied", "needs install", "unreachable"};
+  return NameAt<HostState::kUnreachable>(s, kNames);
 }
 
 std::optional<std::string> ParseVersionLine(std::string_view out) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/enum_names.h"
 #include "common/fs.h"
 #include "fleet/line_runner.h"
 #include "fleet/ssh.h"
@@ -50,19 +51,9 @@ const char* HookKindName(HookKind k) {
 }
 
 const char* HookStatusName(HookStatus s) {
-  switch (s) {
-    case HookStatus::kSucceeded:
-      return "succeeded";
-    case HookStatus::kFailed:
-      return "failed";
-    case HookStatus::kTimedOut:
-      return "timed out";
-    case HookStatus::kAborted:
-      return "aborted";
-    case HookStatus::kNotStarted:
-      return "not started";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"succeeded", "failed", "timed out", "aborted",
+                                           "not started"};
+  return NameAt<HookStatus::kNotStarted>(s, kNames);
 }
 
 std::vector<std::pair<std::string, std::string>> HookEnvironment(const HookContext& ctx) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "common/enum_names.h"
 #include "common/fs.h"
 #include "fleet/line_runner.h"
 
@@ -204,15 +205,8 @@ Result<std::vector<PlanFile>> PlanScriptFiles(const plan::Plan& plan) {
 }
 
 const char* HostOutcomeName(HostOutcome o) {
-  switch (o) {
-    case HostOutcome::kCompleted:
-      return "completed";
-    case HostOutcome::kFailed:
-      return "failed";
-    case HostOutcome::kSkipped:
-      return "skipped";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"completed", "failed", "skipped"};
+  return NameAt<HostOutcome::kSkipped>(o, kNames);
 }
 
 std::vector<HostRun> RunCompare(const Fleet& fleet, const std::vector<HostCheck>& checks,

@@ -6,20 +6,13 @@
 #include <cstring>
 #include <vector>
 
+#include "common/enum_names.h"
+
 namespace pgrig::host {
 
 const char* AtomicsKindName(AtomicsKind k) {
-  switch (k) {
-    case AtomicsKind::kLse:
-      return "lse";
-    case AtomicsKind::kOutlineAtomics:
-      return "outline_atomics";
-    case AtomicsKind::kLoadStoreExclusive:
-      return "ll_sc_only";
-    case AtomicsKind::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"unknown", "lse", "outline_atomics", "ll_sc_only"};
+  return NameAt<AtomicsKind::kLoadStoreExclusive>(k, kNames, "unknown");
 }
 
 // Encodings from the Arm ARM's "Loads and Stores" class tables.

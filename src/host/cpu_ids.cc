@@ -3,6 +3,7 @@
 #include <array>
 #include <regex>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace pgrig::host {
@@ -89,25 +90,10 @@ Cloud CloudOf(const DmiStrings& dmi) {
 }
 
 const char* CloudWord(Cloud c) {
-  switch (c) {
-    case Cloud::kAws:
-      return "Amazon EC2";
-    case Cloud::kGoogle:
-      return "Google Cloud";
-    case Cloud::kAzure:
-      return "Microsoft Azure";
-    case Cloud::kAlibaba:
-      return "Alibaba Cloud";
-    case Cloud::kOracle:
-      return "Oracle Cloud";
-    case Cloud::kNvidia:
-      return "NVIDIA";
-    case Cloud::kOther:
-      return "another vendor";
-    case Cloud::kUnknownDmi:
-      return "unreadable DMI";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"unreadable DMI", "another vendor",  "Amazon EC2",
+                                           "Google Cloud",   "Microsoft Azure", "Alibaba Cloud",
+                                           "Oracle Cloud",   "NVIDIA"};
+  return NameAt<Cloud::kNvidia>(c, kNames);
 }
 
 struct ChipRow {
@@ -155,15 +141,8 @@ std::vector<ChipRow> ChipsForCore(uint32_t implementer, uint32_t part) {
 }  // namespace
 
 const char* ConfidenceName(Confidence c) {
-  switch (c) {
-    case Confidence::kLow:
-      return "low";
-    case Confidence::kMedium:
-      return "medium";
-    case Confidence::kHigh:
-      return "high";
-  }
-  return "low";
+  static constexpr const char* kNames[] = {"low", "medium", "high"};
+  return NameAt<Confidence::kHigh>(c, kNames, "low");
 }
 
 std::optional<std::string> ArmImplementerName(uint32_t implementer) {

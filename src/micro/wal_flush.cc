@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/enum_names.h"
 
 namespace pgrig::micro {
 
@@ -183,26 +184,14 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
 
 }  // namespace
 
+constexpr const char* kSyncMethodNames[] = {"fdatasync", "fsync", "open_datasync", "open_sync"};
+
 const char* SyncMethodName(SyncMethod m) {
-  switch (m) {
-    case SyncMethod::kFdatasync:
-      return "fdatasync";
-    case SyncMethod::kFsync:
-      return "fsync";
-    case SyncMethod::kOpenDatasync:
-      return "open_datasync";
-    case SyncMethod::kOpenSync:
-      return "open_sync";
-  }
-  return "?";
+  return NameAt<SyncMethod::kOpenSync>(m, kSyncMethodNames);
 }
 
 std::optional<SyncMethod> ParseSyncMethod(std::string_view name) {
-  for (SyncMethod m : {SyncMethod::kFdatasync, SyncMethod::kFsync, SyncMethod::kOpenDatasync,
-                       SyncMethod::kOpenSync}) {
-    if (name == SyncMethodName(m)) return m;
-  }
-  return std::nullopt;
+  return ValueAt<SyncMethod::kOpenSync>(name, kSyncMethodNames);
 }
 
 std::vector<SyncMethod> PlatformSyncMethods() {

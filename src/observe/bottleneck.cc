@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace pgrig::observe {
@@ -73,25 +74,9 @@ std::string DiskText(const Observation& obs, const HostMeans& m) {
 }  // namespace
 
 const char* BottleneckName(BottleneckKind k) {
-  switch (k) {
-    case BottleneckKind::kServerCpu:
-      return "server_cpu";
-    case BottleneckKind::kClientCpu:
-      return "client_cpu";
-    case BottleneckKind::kIoWait:
-      return "io_wait";
-    case BottleneckKind::kLockWaits:
-      return "lock_waits";
-    case BottleneckKind::kLwLockWaits:
-      return "lwlock_waits";
-    case BottleneckKind::kWal:
-      return "wal";
-    case BottleneckKind::kSteal:
-      return "steal";
-    case BottleneckKind::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"server_cpu",   "client_cpu", "io_wait", "lock_waits",
+                                           "lwlock_waits", "wal",        "steal",   "unknown"};
+  return NameAt<BottleneckKind::kUnknown>(k, kNames, "unknown");
 }
 
 nlohmann::json Bottleneck::ToJson() const {

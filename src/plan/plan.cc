@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace pgrig::plan {
@@ -150,15 +151,8 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
 }
 
 const char* WorkloadKindName(WorkloadKind k) {
-  switch (k) {
-    case WorkloadKind::kPgbench:
-      return "pgbench";
-    case WorkloadKind::kLio:
-      return "lio";
-    case WorkloadKind::kFsync:
-      return "fsync";
-  }
-  return "pgbench";
+  static constexpr const char* kNames[] = {"pgbench", "lio", "fsync"};
+  return NameAt<WorkloadKind::kFsync>(k, kNames, "pgbench");
 }
 
 bool HasWorkloadKind(const Plan& plan, WorkloadKind k) {
@@ -183,17 +177,9 @@ std::vector<int> IterationOrder(size_t cell_count, int iteration) {
 }
 
 const char* SizeTargetName(SizeTarget t) {
-  switch (t) {
-    case SizeTarget::kScale:
-      return "scale";
-    case SizeTarget::kFitsSharedBuffers:
-      return "fits_shared_buffers";
-    case SizeTarget::kFitsRam:
-      return "fits_ram";
-    case SizeTarget::kLargerThanRam:
-      return "larger_than_ram";
-  }
-  return "scale";
+  static constexpr const char* kNames[] = {"scale", "fits_shared_buffers", "fits_ram",
+                                           "larger_than_ram"};
+  return NameAt<SizeTarget::kLargerThanRam>(t, kNames, "scale");
 }
 
 }  // namespace pgrig::plan

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/enum_names.h"
 #include "cost/per_dollar.h"
 
 namespace pgrig::report {
@@ -66,17 +67,8 @@ WorkloadKind ClassifyWorkload(const std::string& w) {
 }
 
 const char* WorkloadKindName(WorkloadKind k) {
-  switch (k) {
-    case WorkloadKind::kReadOnly:
-      return "read-only";
-    case WorkloadKind::kReadWrite:
-      return "read-write";
-    case WorkloadKind::kWriteOnly:
-      return "write-only";
-    case WorkloadKind::kOther:
-      return "other";
-  }
-  return "other";
+  static constexpr const char* kNames[] = {"read-only", "read-write", "write-only", "other"};
+  return NameAt<WorkloadKind::kOther>(k, kNames, "other");
 }
 
 Result<SuiteStats> Analyze(const results::Suite& suite) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "common/enum_names.h"
 #include "cost/per_dollar.h"
 
 namespace pgrig::report {
@@ -140,15 +141,8 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
 }  // namespace
 
 const char* ClaimVerdictName(ClaimVerdict v) {
-  switch (v) {
-    case ClaimVerdict::kSupported:
-      return "supported";
-    case ClaimVerdict::kContradicted:
-      return "contradicted";
-    case ClaimVerdict::kNotDecidable:
-      return "not decidable";
-  }
-  return "not decidable";
+  static constexpr const char* kNames[] = {"supported", "contradicted", "not decidable"};
+  return NameAt<ClaimVerdict::kNotDecidable>(v, kNames, "not decidable");
 }
 
 Result<ClaimCheck> CheckClaim(const std::string& claim,

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "common/enum_names.h"
+
 namespace pgrig::report {
 namespace {
 
@@ -149,17 +151,9 @@ void SuitePairMismatches(const results::Suite& a, const results::Suite& b,
 }  // namespace
 
 const char* SpeedName(Speed s) {
-  switch (s) {
-    case Speed::kFaster:
-      return "faster";
-    case Speed::kSlower:
-      return "slower";
-    case Speed::kNoSignificantDifference:
-      return "no significant difference";
-    case Speed::kNotDecidable:
-      return "not decidable";
-  }
-  return "not decidable";
+  static constexpr const char* kNames[] = {"faster", "slower", "no significant difference",
+                                           "not decidable"};
+  return NameAt<Speed::kNotDecidable>(s, kNames, "not decidable");
 }
 
 Speed SpeedFromVerdict(stats::Verdict v) {
@@ -177,29 +171,10 @@ Speed SpeedFromVerdict(stats::Verdict v) {
 }
 
 const char* MismatchKindName(MismatchKind k) {
-  switch (k) {
-    case MismatchKind::kScale:
-      return "scale";
-    case MismatchKind::kPostgresMajor:
-      return "postgresql_major";
-    case MismatchKind::kDurability:
-      return "durability";
-    case MismatchKind::kPlan:
-      return "plan";
-    case MismatchKind::kSaturatedClient:
-      return "saturated_client";
-    case MismatchKind::kSteal:
-      return "steal";
-    case MismatchKind::kFailedRuns:
-      return "failed_runs";
-    case MismatchKind::kIncomplete:
-      return "incomplete";
-    case MismatchKind::kUnmatchedCells:
-      return "unmatched_cells";
-    case MismatchKind::kMetric:
-      return "metric";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {
+      "scale",       "postgresql_major", "durability",      "plan",  "saturated_client", "steal",
+      "failed_runs", "incomplete",       "unmatched_cells", "metric"};
+  return NameAt<MismatchKind::kMetric>(k, kNames, "unknown");
 }
 
 std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {

@@ -3,34 +3,21 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/enum_names.h"
 #include "common/fs.h"
 #include "results/schemas.h"
 
 namespace pgrig::results {
 
+constexpr const char* kManifestOutcomeNames[] = {"pending", "completed", "partial", "failed",
+                                                 "skipped"};
+
 const char* ManifestOutcomeName(ManifestOutcome o) {
-  switch (o) {
-    case ManifestOutcome::kPending:
-      return "pending";
-    case ManifestOutcome::kCompleted:
-      return "completed";
-    case ManifestOutcome::kPartial:
-      return "partial";
-    case ManifestOutcome::kFailed:
-      return "failed";
-    case ManifestOutcome::kSkipped:
-      return "skipped";
-  }
-  return "?";
+  return NameAt<ManifestOutcome::kSkipped>(o, kManifestOutcomeNames);
 }
 
 std::optional<ManifestOutcome> ParseManifestOutcome(std::string_view name) {
-  for (ManifestOutcome o :
-       {ManifestOutcome::kPending, ManifestOutcome::kCompleted, ManifestOutcome::kPartial,
-        ManifestOutcome::kFailed, ManifestOutcome::kSkipped}) {
-    if (name == ManifestOutcomeName(o)) return o;
-  }
-  return std::nullopt;
+  return ValueAt<ManifestOutcome::kSkipped>(name, kManifestOutcomeNames);
 }
 
 ManifestHost* Manifest::Find(std::string_view label) {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "common/clock.h"
+#include "common/enum_names.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "cost/per_dollar.h"
@@ -36,15 +37,8 @@ json ProtocolsJson(const std::vector<script::QueryMode>& v) {
 }
 
 const char* VacuumName(plan::VacuumPolicy p) {
-  switch (p) {
-    case plan::VacuumPolicy::kNever:
-      return "never";
-    case plan::VacuumPolicy::kWriteWorkloads:
-      return "write_workloads";
-    case plan::VacuumPolicy::kAlways:
-      return "always";
-  }
-  return "write_workloads";
+  static constexpr const char* kNames[] = {"never", "write_workloads", "always"};
+  return NameAt<plan::VacuumPolicy::kAlways>(p, kNames, "write_workloads");
 }
 
 // j[key] on a const json is undefined behaviour when the key is missing (an

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "common/enum_names.h"
 #include "common/fs.h"
 #include "engine/engine.h"
 #include "host/server_cpu.h"
@@ -824,15 +825,8 @@ Result<SuiteOutcome> Runner::Run() {
 }  // namespace
 
 const char* SuiteEndName(SuiteEnd e) {
-  switch (e) {
-    case SuiteEnd::kCompleted:
-      return "completed";
-    case SuiteEnd::kInterrupted:
-      return "interrupted";
-    case SuiteEnd::kRunFailed:
-      return "run_failed";
-  }
-  return "completed";
+  static constexpr const char* kNames[] = {"completed", "interrupted", "run_failed"};
+  return NameAt<SuiteEnd::kRunFailed>(e, kNames, "completed");
 }
 
 Result<SuiteOutcome> RunSuite(const SuiteOptions& options) {

@@ -4,86 +4,49 @@
 
 #include <cstring>
 
+#include "common/enum_names.h"
+
 namespace pgrig::script {
 
 const char* FuncName(Func f) {
-  switch (f) {
-    case Func::kAdd:
-      return "+";
-    case Func::kSub:
-      return "-";
-    case Func::kMul:
-      return "*";
-    case Func::kDiv:
-      return "/";
-    case Func::kMod:
-      return "mod";
-    case Func::kAbs:
-      return "abs";
-    case Func::kDebug:
-      return "debug";
-    case Func::kDouble:
-      return "double";
-    case Func::kExp:
-      return "exp";
-    case Func::kGreatest:
-      return "greatest";
-    case Func::kHashFnv1a:
-      return "hash_fnv1a";
-    case Func::kHashMurmur2:
-      return "hash_murmur2";
-    case Func::kInt:
-      return "int";
-    case Func::kLeast:
-      return "least";
-    case Func::kLn:
-      return "ln";
-    case Func::kPermute:
-      return "permute";
-    case Func::kPi:
-      return "pi";
-    case Func::kPow:
-      return "pow";
-    case Func::kRandom:
-      return "random";
-    case Func::kRandomExponential:
-      return "random_exponential";
-    case Func::kRandomGaussian:
-      return "random_gaussian";
-    case Func::kRandomZipfian:
-      return "random_zipfian";
-    case Func::kSqrt:
-      return "sqrt";
-    case Func::kBitAnd:
-      return "&";
-    case Func::kBitOr:
-      return "|";
-    case Func::kBitXor:
-      return "#";
-    case Func::kLshift:
-      return "<<";
-    case Func::kRshift:
-      return ">>";
-    case Func::kEq:
-      return "=";
-    case Func::kNe:
-      return "<>";
-    case Func::kLe:
-      return "<=";
-    case Func::kLt:
-      return "<";
-    case Func::kAnd:
-      return "!and";
-    case Func::kOr:
-      return "!or";
-    case Func::kNot:
-      return "!not";
-    case Func::kIs:
-      return "!is";
-    case Func::kCase:
-      return "!case_end";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"+",
+                                           "-",
+                                           "*",
+                                           "/",
+                                           "mod",
+                                           "abs",
+                                           "debug",
+                                           "double",
+                                           "exp",
+                                           "greatest",
+                                           "hash_fnv1a",
+                                           "hash_murmur2",
+                                           "int",
+                                           "least",
+                                           "ln",
+                                           "permute",
+                                           "pi",
+                                           "pow",
+                                           "random",
+                                           "random_exponential",
+                                           "random_gaussian",
+                                           "random_zipfian",
+                                           "sqrt",
+                                           "&",
+                                           "|",
+                                           "#",
+                                           "<<",
+                                           ">>",
+                                           "=",
+                                           "<>",
+                                           "<=",
+                                           "<",
+                                           "!and",
+                                           "!or",
+                                           "!not",
+                                           "!is",
+                                           "!case_end"};
+  return NameAt<Func::kCase>(f, kNames);
 }
 
 namespace expr_internal {

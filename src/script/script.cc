@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/enum_names.h"
+
 namespace pgrig::script {
 namespace {
 
@@ -696,23 +698,14 @@ std::string RenderScript(const Script& script) {
   return out;
 }
 
+constexpr const char* kQueryModeNames[] = {"simple", "extended", "prepared"};
+
 const char* QueryModeName(QueryMode mode) {
-  switch (mode) {
-    case QueryMode::kSimple:
-      return "simple";
-    case QueryMode::kExtended:
-      return "extended";
-    case QueryMode::kPrepared:
-      return "prepared";
-  }
-  return "simple";
+  return NameAt<QueryMode::kPrepared>(mode, kQueryModeNames, "simple");
 }
 
 std::optional<QueryMode> ParseQueryMode(std::string_view name) {
-  for (QueryMode m : {QueryMode::kSimple, QueryMode::kExtended, QueryMode::kPrepared}) {
-    if (name == QueryModeName(m)) return m;
-  }
-  return std::nullopt;
+  return ValueAt<QueryMode::kPrepared>(name, kQueryModeNames);
 }
 
 }  // namespace pgrig::script

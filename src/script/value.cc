@@ -11,22 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/enum_names.h"
 #include "script/pg_format.h"
 
 namespace pgrig::script {
 
 const char* ValueTypeName(ValueType type) {
-  switch (type) {
-    case ValueType::kNull:
-      return "null";
-    case ValueType::kBool:
-      return "boolean";
-    case ValueType::kInt:
-      return "int";
-    case ValueType::kDouble:
-      return "double";
-  }
-  return "none";
+  static constexpr const char* kNames[] = {"null", "boolean", "int", "double"};
+  return NameAt<ValueType::kDouble>(type, kNames, "none");
 }
 
 bool operator==(const Value& a, const Value& b) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "stats/distributions.h"
 
 namespace pgrig::stats {
@@ -140,17 +141,9 @@ Verdict VerdictOf(const Interval& ratio_interval) {
 }
 
 const char* VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kHigher:
-      return "higher";
-    case Verdict::kLower:
-      return "lower";
-    case Verdict::kNoSignificantDifference:
-      return "no significant difference";
-    case Verdict::kInsufficientData:
-      return "insufficient data";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"higher", "lower", "no significant difference",
+                                           "insufficient data"};
+  return NameAt<Verdict::kInsufficientData>(v, kNames, "unknown");
 }
 
 Result<RatioEstimate> CompareRatio(std::span<const double> a, std::span<const double> b,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace pgrig::tune {
@@ -122,18 +123,10 @@ Result<Profile> ParseProfile(std::string_view name) {
       "unknown profile '{}'; choose one of oltp, web, mixed, dw, desktop, benchmark", name));
 }
 
+constexpr const char* kStorageClassNames[] = {"hdd", "ssd", "nvme", "san"};
+
 const char* StorageClassName(StorageClass s) {
-  switch (s) {
-    case StorageClass::kHdd:
-      return "hdd";
-    case StorageClass::kSsd:
-      return "ssd";
-    case StorageClass::kNvme:
-      return "nvme";
-    case StorageClass::kSan:
-      return "san";
-  }
-  return "ssd";
+  return NameAt<StorageClass::kSan>(s, kStorageClassNames, "ssd");
 }
 
 const std::vector<StorageClass>& AllStorageClasses() {
@@ -144,9 +137,7 @@ const std::vector<StorageClass>& AllStorageClasses() {
 
 Result<StorageClass> ParseStorageClass(std::string_view name) {
   std::string n = ToLower(Trim(name));
-  for (StorageClass s : AllStorageClasses()) {
-    if (n == StorageClassName(s)) return s;
-  }
+  if (auto v = ValueAt<StorageClass::kSan>(n, kStorageClassNames)) return *v;
   return InvalidArgument(
       fmt::format("unknown storage class '{}'; choose one of hdd, ssd, nvme, san", name));
 }

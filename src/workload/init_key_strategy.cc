@@ -2,25 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "common/enum_names.h"
+
 namespace pgrig::workload {
 
+constexpr const char* kKeyStrategyNames[] = {"during-load", "after-each-load", "separate-step"};
+
 const char* KeyStrategyName(KeyStrategy s) {
-  switch (s) {
-    case KeyStrategy::kDuringLoad:
-      return "during-load";
-    case KeyStrategy::kAfterEachLoad:
-      return "after-each-load";
-    case KeyStrategy::kSeparateStep:
-      return "separate-step";
-  }
-  return "?";
+  return NameAt<KeyStrategy::kSeparateStep>(s, kKeyStrategyNames);
 }
 
 Result<KeyStrategy> ParseKeyStrategy(std::string_view name) {
-  for (KeyStrategy s :
-       {KeyStrategy::kDuringLoad, KeyStrategy::kAfterEachLoad, KeyStrategy::kSeparateStep}) {
-    if (name == KeyStrategyName(s)) return s;
-  }
+  if (auto v = ValueAt<KeyStrategy::kSeparateStep>(name, kKeyStrategyNames)) return *v;
   return InvalidArgument(fmt::format(
       "{}=\"{}\" is not a key strategy; use during-load, after-each-load or separate-step, "
       "or unset it to let pgrig choose",

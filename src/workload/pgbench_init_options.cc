@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 
+#include "common/enum_names.h"
 #include "workload/pgbench_options.h"
 
 namespace pgrig::workload {
@@ -94,15 +95,8 @@ std::string OffendingOption(int opt, int optopt_value, const std::vector<char*>&
 }  // namespace
 
 const char* PartitionMethodName(PartitionMethod m) {
-  switch (m) {
-    case PartitionMethod::kRange:
-      return "range";
-    case PartitionMethod::kHash:
-      return "hash";
-    case PartitionMethod::kNone:
-      break;
-  }
-  return "none";
+  static constexpr const char* kNames[] = {"none", "range", "hash"};
+  return NameAt<PartitionMethod::kHash>(m, kNames, "none");
 }
 
 Status CheckInitSteps(std::string_view steps) {

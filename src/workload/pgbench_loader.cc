@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/enum_names.h"
 #include "workload/pgbench_schema.h"
 
 namespace pgrig::workload {
@@ -35,23 +36,10 @@ struct PgbenchLoader::Session {
 };
 
 const char* InitStepName(InitStep step) {
-  switch (step) {
-    case InitStep::kDropTables:
-      return "drop tables";
-    case InitStep::kCreateTables:
-      return "create tables";
-    case InitStep::kClientGenerate:
-      return "client-side generate";
-    case InitStep::kServerGenerate:
-      return "server-side generate";
-    case InitStep::kVacuum:
-      return "vacuum";
-    case InitStep::kPrimaryKeys:
-      return "primary keys";
-    case InitStep::kForeignKeys:
-      return "foreign keys";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {
+      "drop tables", "create tables", "client-side generate", "server-side generate",
+      "vacuum",      "primary keys",  "foreign keys"};
+  return NameAt<InitStep::kForeignKeys>(step, kNames);
 }
 
 std::optional<InitStep> InitStepFromLetter(char letter) {

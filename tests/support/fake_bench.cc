@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/enum_names.h"
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/ring.h"
@@ -16,15 +17,8 @@
 namespace pgrig::testing {
 
 const char* IoPathName(IoPath path) {
-  switch (path) {
-    case IoPath::kLeanUring:
-      return "lean_uring";
-    case IoPath::kLeanEpoll:
-      return "lean_epoll";
-    case IoPath::kLibpq:
-      return "libpq";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"lean_uring", "lean_epoll", "libpq"};
+  return NameAt<IoPath::kLibpq>(path, kNames, "unknown");
 }
 
 std::unique_ptr<FakeBackend> StartFakeBackend(FakeHandler handler, FakeHandler prepare) {
