@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/parse_args.h"
 #include "cli/target.h"
 #include "cluster/cluster.h"
 #include "common/strings.h"
@@ -47,11 +48,7 @@ int RunCluster(int argc, char** argv) {
       app.add_subcommand("destroy", "stop the server and delete the cluster and its data");
   auto* logs = app.add_subcommand("logs", "print the end of the server log");
   logs->add_option("-n,--lines", lines, "how many lines (default 50)")->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
 
   auto opened = cluster::Cluster::Open({});
   if (!opened.ok()) return Fail(kClusterCommand, opened.status());

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/parse_args.h"
 #include "cli/report_output.h"
 #include "report/claims.h"
 #include "report/compare.h"
@@ -60,11 +61,7 @@ int RunCompare(int argc, char** argv) {
   app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
   app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
   app.add_option("--usd-per-hour", prices, "price per suite, in order (\"-\" keeps the suite's)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto format = report::ParseFormat(format_name);
   if (!format.ok()) return Fail(kCompareCommand, format.status().message());
   return CompareSuites(CompareRequest{

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cluster/cluster.h"
 #include "common/fs.h"
@@ -111,11 +112,7 @@ int RunFacts(int argc, char** argv) {
   app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
   app.add_option("dbname", positional_db, "database name (as psql takes it)");
   app.add_flag("--no-server", no_server, "describe the host only, even when a server is reachable");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   bool json = json_opt->count() > 0;
   if (params.dbname.empty()) params.dbname = positional_db;
 

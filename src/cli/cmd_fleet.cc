@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/fleet_clients.h"
+#include "cli/parse_args.h"
 #include "cli/report_output.h"
 #include "cli/version.h"
 #include "common/clock.h"
@@ -63,11 +64,7 @@ int RunCheck(int argc, char** argv) {
   bool no_copy = false;
   app.add_option("FLEET", file, "the fleet file (TOML)")->required();
   app.add_flag("--no-copy", no_copy, "never copy this pgrig to a host; only report");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto fleet = fleet::ReadFleetFile(file);
   if (!fleet.ok()) return Fail(kFleetCommand, fleet.status().message());
   RealProcessRunner runner;
@@ -232,11 +229,7 @@ int RunRunSub(int argc, char** argv) {
                  "hosts that completed are not run again");
   app.add_flag("--no-copy", no_copy, "never copy this pgrig to a host");
   app.add_flag("--sequential", sequential, "one host after another (default: as the fleet says)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   // Clients mode: one benchmark from every client host, merged, inside the
   // same provision/teardown hooks; no resume (a merged window is one
   // measurement and cannot be continued).

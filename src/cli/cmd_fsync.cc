@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/micro_cli.h"
+#include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cli/version.h"
 #include "cluster/cluster.h"
@@ -157,11 +158,7 @@ int RunFsync(int argc, char** argv) {
   app.add_option("-p,--port", params.port, "database server port");
   app.add_option("-U,--username", params.user, "database user name");
   app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto s = ParseList(sizes, "--sizes", true);
   if (!s.ok()) return Fail(kFsyncCommand, s.status().message());
   o.write_sizes = *s;

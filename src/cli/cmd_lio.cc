@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/micro_cli.h"
+#include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
@@ -266,11 +267,7 @@ int RunLio(int argc, char** argv) {
       ->type_name("FILE");
   AddConnectionOptions(run, &run_params);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   if (init->parsed()) return DoInit(init_params, tables, scale, fit);
   if (seed >= 0) o.seed = static_cast<uint64_t>(seed);
   o.driver = driver == "server" ? micro::LioDriver::kServer : micro::LioDriver::kClient;

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/parse_args.h"
 #include "cli/report_output.h"
 #include "pg/connection.h"
 #include "report/claims.h"
@@ -65,11 +66,7 @@ int RunReport(int argc, char** argv) {
   app.add_option("--usd-per-hour", prices, "price of the machine, overriding the suite's");
   app.add_option("--to-db", to_db,
                  "load the suite into a results schema in this database (conninfo)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto format = report::ParseFormat(format_name);
   if (!format.ok()) return Fail(kReportCommand, format.status().message());
   if (!out.empty()) {

@@ -25,6 +25,7 @@
 #include "cli/bench_json.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
@@ -261,11 +262,7 @@ int RunRun(int argc, char** argv) {
       "pgrig run"};
   RunOptions o;
   AddRunOptions(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   std::vector<std::string> raw(argv, argv + argc);
   const std::vector<std::string> command_line = pg::RedactedCommandLine(raw, "pgrig run");
 

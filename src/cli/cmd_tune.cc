@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cluster/cluster.h"
@@ -85,20 +86,6 @@ void ProbeHugePagesInto(tune::TuneReport* report, const tune::CurrentSettings& c
   report->huge_pages = *h;
 }
 
-// The embedded cluster as the server the tuner's flow may restart (tune does
-// not depend on cluster; this layer binds them).
-class EmbeddedServer : public tune::RestartableServer {
- public:
-  explicit EmbeddedServer(cluster::Cluster& c) : c_(c) {}
-  Status Stop() override { return c_.Stop(); }
-  Status Start() override { return c_.Start().status(); }
-  std::string DataDir() const override { return c_.data_dir(); }
-  pg::ConnectionParams Params() const override { return c_.Params(); }
-
- private:
-  cluster::Cluster& c_;
-};
-
 struct TuneOptions {
   std::string profile;
   std::string memory, data_size, storage, arch, page_size;
@@ -125,7 +112,7 @@ Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile) {
   in.server_major = conn.server_version() / 10000;
   PGRIG_ASSIGN_OR_RETURN(tune::CurrentSettings current, tune::ReadCurrentSettings(conn));
   PGRIG_ASSIGN_OR_RETURN(tune::TuneReport report, tune::Recommend(in, profile, current));
-  EmbeddedServer server(c);
+  tune::ClusterServer server(c);
   return tune::ApplyAndRestart(conn, report,
                                {.apply = {.backup_dir = DefaultBackupDir()}, .restart = &server})
       .status();
@@ -371,11 +358,7 @@ int RunTune(int argc, char** argv) {
       "pgrig tune"};
   TuneOptions o;
   AddTuneOptions(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitBadInvocation;
-  }
+  if (auto code = ParseArgs(app, argc, argv)) return *code;
   if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
 
   // Everything the user typed is checked before any server is touched.
@@ -399,7 +382,7 @@ int RunTune(int argc, char** argv) {
 
   // --restart is refused above for a named server, so a restart here is
   // always of the embedded cluster.
-  std::optional<EmbeddedServer> embedded;
+  std::optional<tune::ClusterServer> embedded;
   if (o.restart && target && target->embedded) embedded.emplace(*target->cluster);
   tune::RestartableServer* restart_server = embedded ? &*embedded : nullptr;
   if (o.rollback) return RollBack(*conn, t.backup_dir, restart_server);

@@ -128,46 +128,36 @@ Result<ProcessResult> SshTransport::Run(const std::string& destination,
   return r;
 }
 
-Status SshTransport::CopyTo(const std::string& destination, const std::string& local_path,
-                            const std::string& remote_path, CopyKind kind,
-                            std::chrono::milliseconds timeout) const {
+Status SshTransport::Scp(const std::string& destination, const std::string& from,
+                         const std::string& to, const std::string& what, CopyKind kind,
+                         std::chrono::milliseconds timeout) const {
   ProcessOptions o;
   o.argv = {"scp", "-q", "-p"};
   if (kind == CopyKind::kDirectory) o.argv.push_back("-r");
   std::vector<std::string> common = CommonArgs();
   o.argv.insert(o.argv.end(), common.begin(), common.end());
-  o.argv.push_back("--");
-  o.argv.push_back(local_path);
-  o.argv.push_back(destination + ":" + remote_path);
+  o.argv.insert(o.argv.end(), {"--", from, to});
   o.timeout = timeout;
   PGRIG_ASSIGN_OR_RETURN(ProcessResult r, runner_.Run(o));
-  PGRIG_RETURN_IF_ERROR(CheckSshFailure(destination, "copying " + local_path, r));
+  PGRIG_RETURN_IF_ERROR(CheckSshFailure(destination, "copying " + what, r));
   if (!r.success()) {
-    return Unavailable(destination + ": copying " + local_path + " to " + remote_path +
-                       " failed: " + LastLine(r.err));
+    return Unavailable(destination + ": copying " + what + " failed: " + LastLine(r.err));
   }
   return Status::Ok();
+}
+
+Status SshTransport::CopyTo(const std::string& destination, const std::string& local_path,
+                            const std::string& remote_path, CopyKind kind,
+                            std::chrono::milliseconds timeout) const {
+  return Scp(destination, local_path, destination + ":" + remote_path,
+             local_path + " to " + remote_path, kind, timeout);
 }
 
 Status SshTransport::CopyFrom(const std::string& destination, const std::string& remote_path,
                               const std::string& local_path, CopyKind kind,
                               std::chrono::milliseconds timeout) const {
-  ProcessOptions o;
-  o.argv = {"scp", "-q", "-p"};
-  if (kind == CopyKind::kDirectory) o.argv.push_back("-r");
-  std::vector<std::string> common = CommonArgs();
-  o.argv.insert(o.argv.end(), common.begin(), common.end());
-  o.argv.push_back("--");
-  o.argv.push_back(destination + ":" + remote_path);
-  o.argv.push_back(local_path);
-  o.timeout = timeout;
-  PGRIG_ASSIGN_OR_RETURN(ProcessResult r, runner_.Run(o));
-  PGRIG_RETURN_IF_ERROR(CheckSshFailure(destination, "copying " + remote_path, r));
-  if (!r.success()) {
-    return Unavailable(destination + ": copying " + remote_path + " to " + local_path +
-                       " failed: " + LastLine(r.err));
-  }
-  return Status::Ok();
+  return Scp(destination, destination + ":" + remote_path, local_path,
+             remote_path + " to " + local_path, kind, timeout);
 }
 
 void SshTransport::CloseMaster(const std::string& destination) const {

@@ -104,6 +104,10 @@ class SshTransport {
                          const ProcessResult& r) const;
 
  private:
+  // scp `from` to `to` (one of them on destination); `what` names the copy in errors.
+  Status Scp(const std::string& destination, const std::string& from, const std::string& to,
+             const std::string& what, CopyKind kind, std::chrono::milliseconds timeout) const;
+
   const ProcessRunner& runner_;
   SshOptions options_;
 };

@@ -204,38 +204,45 @@ class Reader {
     return std::optional<double>(v);
   }
 
+  // `n` when it is one value, its elements when it is a list (which must not
+  // be empty), to be read one by one.
+  Result<std::vector<const toml::node*>> OneOrList(const toml::node& n, std::string_view key,
+                                                   const Where& where) const {
+    std::vector<const toml::node*> items;
+    if (const toml::array* arr = n.as_array()) {
+      if (arr->empty()) return Error(n, fmt::format("'{}' in {} is empty", key, where.name));
+      for (const toml::node& el : *arr) items.push_back(&el);
+    } else {
+      items.push_back(&n);
+    }
+    return items;
+  }
+
   // A count or a list of counts: 8, "cores", ["cores", "2*cores"].
   Result<std::vector<CountExpr>> Counts(const toml::table& t, std::string_view key,
                                         const Where& where) const {
     std::vector<CountExpr> out;
     const toml::node* n = t.get(key);
     if (n == nullptr) return out;
-    std::vector<const toml::node*> items;
-    if (const toml::array* arr = n->as_array()) {
-      if (arr->empty()) return Error(*n, fmt::format("'{}' in {} is empty", key, where.name));
-      for (const toml::node& el : *arr) items.push_back(&el);
-    } else {
-      items.push_back(n);
-    }
+    PGRIG_ASSIGN_OR_RETURN(std::vector<const toml::node*> items, OneOrList(*n, key, where));
     for (const toml::node* el : items) {
+      std::string text;
       if (el->is_integer()) {
         const int64_t v = el->as_integer()->get();
         if (v < 1) {
           return Error(*el,
                        fmt::format("'{}' in {} must be at least 1, got {}", key, where.name, v));
         }
-        Result<CountExpr> c = ParseCountExpr(std::to_string(v));
-        if (!c.ok())
-          return Error(*el, fmt::format("'{}' in {}: {}", key, where.name, c.status().message()));
-        out.push_back(std::move(c).value());
+        text = std::to_string(v);
       } else if (el->is_string()) {
-        Result<CountExpr> c = ParseCountExpr(el->as_string()->get());
-        if (!c.ok())
-          return Error(*el, fmt::format("'{}' in {}: {}", key, where.name, c.status().message()));
-        out.push_back(std::move(c).value());
+        text = el->as_string()->get();
       } else {
         return WrongType(*el, key, where, "a count (8, \"cores\", \"2*cores\") or a list of them");
       }
+      Result<CountExpr> c = ParseCountExpr(text);
+      if (!c.ok())
+        return Error(*el, fmt::format("'{}' in {}: {}", key, where.name, c.status().message()));
+      out.push_back(std::move(c).value());
     }
     return out;
   }
@@ -245,13 +252,7 @@ class Reader {
     std::vector<script::QueryMode> out;
     const toml::node* n = t.get(key);
     if (n == nullptr) return out;
-    std::vector<const toml::node*> items;
-    if (const toml::array* arr = n->as_array()) {
-      if (arr->empty()) return Error(*n, fmt::format("'{}' in {} is empty", key, where.name));
-      for (const toml::node& el : *arr) items.push_back(&el);
-    } else {
-      items.push_back(n);
-    }
+    PGRIG_ASSIGN_OR_RETURN(std::vector<const toml::node*> items, OneOrList(*n, key, where));
     for (const toml::node* el : items) {
       if (!el->is_string()) {
         return WrongType(*el, key, where, "\"simple\", \"extended\" or \"prepared\" (or a list)");
@@ -399,13 +400,7 @@ class Reader {
                                                   int64_t max) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) return std::optional<std::vector<int>>();
-    std::vector<const toml::node*> items;
-    if (const toml::array* arr = n->as_array()) {
-      if (arr->empty()) return Error(*n, fmt::format("'{}' in {} is empty", key, where.name));
-      for (const toml::node& el : *arr) items.push_back(&el);
-    } else {
-      items.push_back(n);
-    }
+    PGRIG_ASSIGN_OR_RETURN(std::vector<const toml::node*> items, OneOrList(*n, key, where));
     std::vector<int> out;
     for (const toml::node* el : items) {
       if (!el->is_integer()) return WrongType(*el, key, where, "an integer or a list of them");

@@ -1,5 +1,7 @@
 #include "report/analysis.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -69,6 +71,31 @@ WorkloadKind ClassifyWorkload(const std::string& w) {
 const char* WorkloadKindName(WorkloadKind k) {
   static constexpr const char* kNames[] = {"read-only", "read-write", "write-only", "other"};
   return NameAt<WorkloadKind::kOther>(k, kNames, "other");
+}
+
+std::string FigureText(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+std::vector<std::string> CellFigureFields(const CellStats& c) {
+  const bool ok = c.runs_ok > 0;
+  return {c.id,
+          c.workload,
+          c.protocol,
+          c.variant,
+          std::to_string(c.clients),
+          std::to_string(c.threads),
+          std::to_string(c.runs_ok),
+          std::to_string(c.runs_failed),
+          ok ? FigureText(c.tps_summary.median) : "",
+          ok ? FigureText(c.tps_summary.min) : "",
+          ok ? FigureText(c.tps_summary.max) : "",
+          c.tps_ci ? FigureText(c.tps_ci->low) : "",
+          c.tps_ci ? FigureText(c.tps_ci->high) : "",
+          c.latency_ms.empty() ? "" : FigureText(c.latency_ms[0]),
+          c.latency_ms.empty() ? "" : FigureText(c.latency_ms[3]),
+          FigureText(c.client_cpu_us_per_transaction),
+          FigureText(c.server_cpu_us_per_transaction),
+          c.bottleneck,
+          FigureText(c.transactions_per_usd)};
 }
 
 Result<SuiteStats> Analyze(const results::Suite& suite) {

@@ -93,6 +93,17 @@ struct SuiteStats {
 // validated them, so only a hand-built model can fail).
 Result<SuiteStats> Analyze(const results::Suite& suite);
 
+// A figure as the CSV export and the database loader write it: the shortest
+// decimal that reads back as the same double; "" when there is none.
+std::string FigureText(const std::optional<double>& v);
+
+// The columns of a cell that the CSV export and the database loader share, as
+// text in this order: id, workload, protocol, variant, clients, threads,
+// runs_ok, runs_failed, tps median/min/max, tps 95% interval low/high, latency
+// p50 and p99 (ms), client and server CPU per transaction (us), bottleneck,
+// transactions_per_usd.  "" for a figure the cell does not have.
+std::vector<std::string> CellFigureFields(const CellStats& c);
+
 // The cell of `stats` with the highest median tps among cells of `kind`, or nullptr.
 const CellStats* BestCell(const SuiteStats& stats, WorkloadKind kind);
 

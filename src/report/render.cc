@@ -65,8 +65,6 @@ std::string CsvRow(const std::vector<std::string>& f) {
   return out + "\n";
 }
 
-std::string CsvNum(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
-
 Json OptJson(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 Json IntervalJson(const std::optional<stats::Interval>& iv) {
   return iv ? Json{iv->low, iv->high} : Json(nullptr);
@@ -194,31 +192,13 @@ std::string ReportCsv(const SuiteStats& s) {
                             "metric",
                             "server_cpu_source"});
   for (const CellStats& c : s.cells) {
-    const bool ok = c.runs_ok > 0;
-    out += CsvRow({s.suite->label,
-                   c.id,
-                   c.workload,
-                   c.protocol,
-                   c.variant,
-                   std::to_string(c.clients),
-                   std::to_string(c.threads),
-                   std::to_string(c.runs_ok),
-                   std::to_string(c.runs_failed),
-                   ok ? CsvNum(c.tps_summary.median) : "",
-                   ok ? CsvNum(c.tps_summary.min) : "",
-                   ok ? CsvNum(c.tps_summary.max) : "",
-                   c.tps_ci ? CsvNum(c.tps_ci->low) : "",
-                   c.tps_ci ? CsvNum(c.tps_ci->high) : "",
-                   c.latency_ms.empty() ? "" : CsvNum(c.latency_ms[0]),
-                   c.latency_ms.empty() ? "" : CsvNum(c.latency_ms[3]),
-                   CsvNum(c.client_cpu_us_per_transaction),
-                   CsvNum(c.server_cpu_us_per_transaction),
-                   c.bottleneck,
-                   CsvNum(c.transactions_per_usd),
-                   c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->low) : "",
-                   c.transactions_per_usd_ci ? CsvNum(c.transactions_per_usd_ci->high) : "",
-                   c.metric,
-                   c.server_cpu_source});
+    std::vector<std::string> row = {s.suite->label};
+    for (std::string& f : CellFigureFields(c)) row.push_back(std::move(f));
+    row.push_back(c.transactions_per_usd_ci ? FigureText(c.transactions_per_usd_ci->low) : "");
+    row.push_back(c.transactions_per_usd_ci ? FigureText(c.transactions_per_usd_ci->high) : "");
+    row.push_back(c.metric);
+    row.push_back(c.server_cpu_source);
+    out += CsvRow(row);
   }
   return out;
 }
@@ -235,16 +215,16 @@ std::string CompareCsv(const Comparison& c) {
         if (l.percentile == 50) p50 = l.ratio;
         if (l.percentile == 99) p99 = l.ratio;
       }
-      out += CsvRow({c.suites[0]->suite->label, c.suites[i]->suite->label, cc.key,
-                     cc.b->runs_ok ? CsvNum(cc.b->tps_summary.median) : "",
-                     cc.a->runs_ok ? CsvNum(cc.a->tps_summary.median) : "", CsvNum(cc.tps.ratio),
-                     cc.tps.interval ? CsvNum(cc.tps.interval->low) : "",
-                     cc.tps.interval ? CsvNum(cc.tps.interval->high) : "",
-                     cc.tps.interval ? CsvNum(cc.tps.dof) : "", SpeedName(cc.speed), CsvNum(p50),
-                     CsvNum(p99), CsvNum(cc.per_dollar_ratio),
-                     cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->low) : "",
-                     cc.per_dollar_interval ? CsvNum(cc.per_dollar_interval->high) : "",
-                     cc.a->metric});
+      out += CsvRow(
+          {c.suites[0]->suite->label, c.suites[i]->suite->label, cc.key,
+           cc.b->runs_ok ? FigureText(cc.b->tps_summary.median) : "",
+           cc.a->runs_ok ? FigureText(cc.a->tps_summary.median) : "", FigureText(cc.tps.ratio),
+           cc.tps.interval ? FigureText(cc.tps.interval->low) : "",
+           cc.tps.interval ? FigureText(cc.tps.interval->high) : "",
+           cc.tps.interval ? FigureText(cc.tps.dof) : "", SpeedName(cc.speed), FigureText(p50),
+           FigureText(p99), FigureText(cc.per_dollar_ratio),
+           cc.per_dollar_interval ? FigureText(cc.per_dollar_interval->low) : "",
+           cc.per_dollar_interval ? FigureText(cc.per_dollar_interval->high) : "", cc.a->metric});
     }
   }
   return out;

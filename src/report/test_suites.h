@@ -18,6 +18,7 @@
 #include "common/fs.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
+#include "results/histogram_json.h"
 #include "stats/histogram.h"
 
 namespace pgrig::report::testing {
@@ -68,9 +69,6 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
   std::lognormal_distribution<double> lat(std::log(c.clients / tps * 1e9), 0.5);
   stats::Histogram h;
   for (int i = 0; i < 2000; ++i) h.Record(static_cast<int64_t>(lat(rng)));
-  const stats::HistogramData d = h.Export();
-  nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& b : d.buckets) buckets.push_back({b.lower_ns, b.upper_ns, b.count});
   nlohmann::json intervals = nlohmann::json::array();
   std::normal_distribution<double> wobble(1.0, 0.03);
   for (int s = 1; s <= 10; ++s) {
@@ -84,15 +82,7 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
       {"complete", true},
       {"summary", {{"tps", tps}, {"duration_s", 10.0}, {"transactions", transactions}}},
       {"transactions", {{"processed", transactions}, {"failed", 0}}},
-      {"histogram",
-       {{"count", d.count},
-        {"min_ns", d.min_ns},
-        {"max_ns", d.max_ns},
-        {"sum_ns", d.sum_ns},
-        {"sum_squares_ns2", d.sum_squares_ns2},
-        {"saturated_count", d.saturated_count},
-        {"negative_count", d.negative_count},
-        {"buckets", buckets}}},
+      {"histogram", results::HistogramJson(h)},
       {"client",
        {{"cpu_user_s", client_cpu_s * 0.4},
         {"cpu_system_s", client_cpu_s * 0.6},

@@ -5,7 +5,14 @@
 namespace pgrig::report {
 namespace {
 
-std::string Num(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+// The parameters of one row of the cells table: the suite, the shared cell
+// columns, the metric.
+std::vector<std::string> CellParams(const std::string& suite_id, const CellStats& c) {
+  std::vector<std::string> p = {suite_id};
+  for (std::string& f : CellFigureFields(c)) p.push_back(std::move(f));
+  p.push_back(c.metric);
+  return p;
+}
 
 // ExecParams takes text; "" is not NULL, so NULLs are written with NULLIF.
 constexpr const char* kDdl = R"sql(
@@ -99,9 +106,10 @@ Result<int> LoadFsync(pg::Connection& conn, const results::Suite& su, const std:
                   "NULLIF($4, '')::float8, NULLIF($5, '')::float8, NULLIF($6, '')::integer, "
                   "NULLIF($7, ''), NULLIF($8, '')::float8, $9::boolean)",
                   s),
-              {su.suite_id, f.dir, f.best_method, Num(f.best_ops_per_s), Num(f.best_p99_ms),
+              {su.suite_id, f.dir, f.best_method, FigureText(f.best_ops_per_s),
+               FigureText(f.best_p99_ms),
                f.headline_write_bytes ? std::to_string(*f.headline_write_bytes) : "",
-               f.server_method, Num(f.server_method_ops_per_s),
+               f.server_method, FigureText(f.server_method_ops_per_s),
                f.memory_file_system ? "true" : "false"})
           .status());
   int rows = 0;
@@ -117,8 +125,8 @@ Result<int> LoadFsync(pg::Connection& conn, const results::Suite& su, const std:
                     s),
                 {su.suite_id, std::to_string(rows), t.label, t.method.empty() ? t.label : t.method,
                  t.o_direct ? "true" : "false", std::to_string(t.write_bytes),
-                 std::to_string(t.writers), Num(t.ops_per_s), Num(t.p50_ms), Num(t.p99_ms),
-                 t.unavailable})
+                 std::to_string(t.writers), FigureText(t.ops_per_s), FigureText(t.p50_ms),
+                 FigureText(t.p99_ms), t.unavailable})
             .status());
     ++rows;
   }
@@ -147,12 +155,12 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
                   s),
               {su.suite_id, su.label, su.source, su.schema, su.started_at,
                su.complete ? "true" : "false", su.plan_name,
-               su.scale ? std::to_string(*su.scale) : "", su.pg_version, Num(su.usd_per_hour),
-               su.instance_type, su.facts.is_null() ? "{}" : su.facts.dump()})
+               su.scale ? std::to_string(*su.scale) : "", su.pg_version,
+               FigureText(su.usd_per_hour), su.instance_type,
+               su.facts.is_null() ? "{}" : su.facts.dump()})
           .status());
   for (size_t i = 0; i < st.cells.size(); ++i) {
     const CellStats& c = st.cells[i];
-    const bool ok = c.runs_ok > 0;
     PGRIG_RETURN_IF_ERROR(
         conn.ExecParams(
                 fmt::format(
@@ -167,27 +175,7 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
                     "NULLIF($15, '')::float8, NULLIF($16, '')::float8, NULLIF($17, '')::float8, "
                     "NULLIF($18, '')::float8, NULLIF($19, ''), NULLIF($20, '')::float8, $21)",
                     s),
-                {su.suite_id,
-                 c.id,
-                 c.workload,
-                 c.protocol,
-                 c.variant,
-                 std::to_string(c.clients),
-                 std::to_string(c.threads),
-                 std::to_string(c.runs_ok),
-                 std::to_string(c.runs_failed),
-                 ok ? Num(c.tps_summary.median) : "",
-                 ok ? Num(c.tps_summary.min) : "",
-                 ok ? Num(c.tps_summary.max) : "",
-                 c.tps_ci ? Num(c.tps_ci->low) : "",
-                 c.tps_ci ? Num(c.tps_ci->high) : "",
-                 c.latency_ms.empty() ? "" : Num(c.latency_ms[0]),
-                 c.latency_ms.empty() ? "" : Num(c.latency_ms[3]),
-                 Num(c.client_cpu_us_per_transaction),
-                 Num(c.server_cpu_us_per_transaction),
-                 c.bottleneck,
-                 Num(c.transactions_per_usd),
-                 c.metric})
+                CellParams(su.suite_id, c))
             .status());
     ++out.cells;
     const results::Cell& model = su.cells[i];
@@ -201,8 +189,8 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
                               "NULLIF($8, '')::float8, $9)",
                               s),
                   {su.suite_id, c.id, std::to_string(k), std::to_string(r.iteration),
-                   r.ok ? "true" : "false", r.error, r.ok ? Num(r.tps) : "", Num(r.duration_s),
-                   model.metric})
+                   r.ok ? "true" : "false", r.error, r.ok ? FigureText(r.tps) : "",
+                   FigureText(r.duration_s), model.metric})
               .status());
       ++out.runs;
     }

@@ -82,6 +82,23 @@ class ScriptParser {
                                 newlines_.begin());
   }
 
+  // Moves pos_ from an opening quote `q` past its closing one (a doubled quote
+  // stands for itself), or to the end of the text when it is not closed.
+  void SkipQuoted(char q, bool backslash_escapes) {
+    pos_++;
+    while (pos_ < s_.size()) {
+      if (backslash_escapes && s_[pos_] == '\\' && pos_ + 1 < s_.size()) {
+        pos_ += 2;
+      } else if (s_[pos_] == q) {
+        pos_++;
+        if (pos_ >= s_.size() || s_[pos_] != q) return;
+        pos_++;  // doubled quote
+      } else {
+        pos_++;
+      }
+    }
+  }
+
   // psql's lexer, reduced to what decides where an SQL command ends: quotes,
   // dollar quotes, comments, parentheses, ';', "\;" / "\:" and backslashes.
   // Leading blanks and "--" comments are dropped, as psql does.
@@ -120,41 +137,9 @@ class ScriptParser {
         last_ident = {};
         continue;
       }
-      if (c == '\'') {
-        const bool extended = last_ident == "e" || last_ident == "E";
-        pos_++;
-        while (pos_ < s_.size()) {
-          if (extended && s_[pos_] == '\\' && pos_ + 1 < s_.size()) {
-            pos_ += 2;
-          } else if (s_[pos_] == '\'') {
-            pos_++;
-            if (pos_ < s_.size() && s_[pos_] == '\'') {
-              pos_++;  // doubled quote
-            } else {
-              break;
-            }
-          } else {
-            pos_++;
-          }
-        }
-        buf->append(s_.substr(start, pos_ - start));
-        last_ident = {};
-        continue;
-      }
-      if (c == '"') {
-        pos_++;
-        while (pos_ < s_.size()) {
-          if (s_[pos_] == '"') {
-            pos_++;
-            if (pos_ < s_.size() && s_[pos_] == '"') {
-              pos_++;
-            } else {
-              break;
-            }
-          } else {
-            pos_++;
-          }
-        }
+      if (c == '\'' || c == '"') {
+        // E'...' strings take backslash escapes; identifiers never do.
+        SkipQuoted(static_cast<char>(c), c == '\'' && (last_ident == "e" || last_ident == "E"));
         buf->append(s_.substr(start, pos_ - start));
         last_ident = {};
         continue;

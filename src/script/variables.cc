@@ -93,7 +93,7 @@ const Variables::Var* Variables::FindVar(std::string_view name) const {
   return it == extra_.end() ? nullptr : &it->second;
 }
 
-Status Variables::SetByName(std::string_view context, std::string_view name, Value v) {
+Result<Variables::Var*> Variables::VarToSet(std::string_view context, std::string_view name) {
   Var* var = FindVar(name);
   if (var == nullptr || !var->defined) {
     // As pgbench, names are checked only when a variable is created.
@@ -103,6 +103,11 @@ Status Variables::SetByName(std::string_view context, std::string_view name, Val
     }
     if (var == nullptr) var = &extra_[std::string(name)];
   }
+  return var;
+}
+
+Status Variables::SetByName(std::string_view context, std::string_view name, Value v) {
+  PGRIG_ASSIGN_OR_RETURN(Var * var, VarToSet(context, name));
   var->value = v;
   var->defined = true;
   var->has_value = true;
@@ -112,14 +117,7 @@ Status Variables::SetByName(std::string_view context, std::string_view name, Val
 
 Status Variables::SetStringByName(std::string_view context, std::string_view name,
                                   std::string_view s) {
-  Var* var = FindVar(name);
-  if (var == nullptr || !var->defined) {
-    if (!IsValidVariableName(name)) {
-      return InvalidArgument(std::string(context) + ": invalid variable name: \"" +
-                             std::string(name) + "\"");
-    }
-    if (var == nullptr) var = &extra_[std::string(name)];
-  }
+  PGRIG_ASSIGN_OR_RETURN(Var * var, VarToSet(context, name));
   var->str.assign(s.data(), s.size());
   var->defined = true;
   var->has_value = false;

@@ -97,6 +97,9 @@ class Variables {
     bool has_str = false;    // str is current
   };
   Var* FindVar(std::string_view name);
+  // The variable SetByName/SetStringByName write: found, or created when
+  // `name` is a valid variable name (an error naming `context` otherwise).
+  Result<Var*> VarToSet(std::string_view context, std::string_view name);
   const Var* FindVar(std::string_view name) const;
   Result<Value> GetVar(Var& var, std::string_view name);
   const std::string* GetVarString(Var& var);

@@ -26,20 +26,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The private cluster as the flow's restartable server (the cli has the same
-// binding; tune itself does not depend on cluster).
-class ClusterServer : public RestartableServer {
- public:
-  explicit ClusterServer(cluster::Cluster& c) : c_(c) {}
-  Status Stop() override { return c_.Stop(); }
-  Status Start() override { return c_.Start().status(); }
-  std::string DataDir() const override { return c_.data_dir(); }
-  pg::ConnectionParams Params() const override { return c_.Params(); }
-
- private:
-  cluster::Cluster& c_;
-};
-
 class TuneApplyTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

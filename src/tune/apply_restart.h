@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster.h"
 #include "common/status.h"
 #include "pg/connection.h"
 #include "tune/apply.h"
@@ -39,6 +40,19 @@ class RestartableServer {
   virtual std::string DataDir() const = 0;
   // How to connect once it runs again.
   virtual pg::ConnectionParams Params() const = 0;
+};
+
+// The embedded cluster as a RestartableServer; `c` outlives it.
+class ClusterServer : public RestartableServer {
+ public:
+  explicit ClusterServer(cluster::Cluster& c) : c_(c) {}
+  Status Stop() override { return c_.Stop(); }
+  Status Start() override { return c_.Start().status(); }
+  std::string DataDir() const override { return c_.data_dir(); }
+  pg::ConnectionParams Params() const override { return c_.Params(); }
+
+ private:
+  cluster::Cluster& c_;
 };
 
 struct ApplyFlowOptions {
