@@ -31,7 +31,7 @@ namespace {
 
 using workload::InitStep;
 
-constexpr char kUsage[] =
+constexpr char kUsageHead[] =
     "pgrig init creates pgbench's tables and loads them, over several connections at once.\n"
     "It takes pgbench -i's options: replace \"pgbench -i\" by \"pgrig init\" (or link pgrig\n"
     "as \"pgbench\" and keep the command line).\n"
@@ -40,24 +40,10 @@ constexpr char kUsage[] =
     "  pgrig init [OPTION]... [DBNAME]\n"
     "\n"
     "Initialization options:\n"
-    "  -i, --initialize         accepted and ignored (pgbench's mode switch)\n"
-    "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
-    "                           run selected initialization steps:\n"
-    "                           d drop tables, t create tables, g generate data on the\n"
-    "                           client, G generate data on the server, v vacuum,\n"
-    "                           p primary keys, f foreign keys\n"
-    "  -F, --fillfactor=NUM     set fill factor (10..100, default 100)\n"
-    "  -n, --no-vacuum          do not run VACUUM during initialization\n"
-    "  -q, --quiet              quiet logging (one progress line each 5 seconds)\n"
-    "  -s, --scale=NUM          scaling factor (100000 accounts per unit, default 1)\n"
-    "  --foreign-keys           create foreign key constraints between tables\n"
-    "  --index-tablespace=TABLESPACE\n"
-    "                           create indexes in the specified tablespace\n"
-    "  --partition-method=(range|hash)\n"
-    "                           partition pgbench_accounts with this method (default: range)\n"
-    "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
-    "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
-    "  --unlogged-tables        create tables as unlogged tables\n"
+    "  -i, --initialize         accepted and ignored (pgbench's mode switch)\n";
+
+// After workload::kInitOptionsHelp.
+constexpr char kUsageTail[] =
     "  -j, --jobs=NUM           loading connections (pgrig's; default: the number of cores)\n"
     "\n"
     "Options to select what to run, Benchmarking options:\n"
@@ -65,14 +51,10 @@ constexpr char kUsage[] =
     "  pgbench -i refuses them; \"pgrig bench\" runs the benchmark.\n"
     "\n"
     "Common options:\n"
-    "  -d, --debug              print every SQL statement sent\n"
-    "  -h, --host=HOSTNAME      database server host or socket directory\n"
-    "  -p, --port=PORT          database server port number\n"
-    "  -U, --username=USERNAME  connect as specified database user\n"
-    "  --db=CONNINFO            database name, conninfo string or postgresql:// URI\n"
-    "                           (pgrig's; the same as DBNAME)\n"
-    "  -V, --version            output version information, then exit\n"
-    "  -?, --help               show this help, then exit\n"
+    "  -d, --debug              print every SQL statement sent\n";
+
+// After workload::kConnectionOptionsHelp.
+constexpr char kUsageEnd[] =
     "\n"
     "With no server named (-h/-p/-U, DBNAME, --db, or PGHOST, PGPORT, PGUSER,\n"
     "PGDATABASE, ...) the embedded cluster is used, started on demand; ~/.pgpass is\n"
@@ -333,7 +315,11 @@ int RunInit(int argc, char** argv) {
     return kExitBadInvocation;
   }
   if (parsed->help) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kUsageHead, stdout);
+    std::fputs(workload::kInitOptionsHelp, stdout);
+    std::fputs(kUsageTail, stdout);
+    std::fputs(workload::kConnectionOptionsHelp, stdout);
+    std::fputs(kUsageEnd, stdout);
     return kExitOk;
   }
   if (parsed->version) {

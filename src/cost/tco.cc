@@ -89,6 +89,21 @@ std::string Count(int64_t count) {
   return fmt::format("{} instance{}", count, count == 1 ? "" : "s");
 }
 
+// Adds a line priced per unit (quantity x unit price) to `t`; its cost.
+double AddPricedLine(Tco& t, const char* component, double quantity, const char* unit,
+                     double unit_price_usd, const char* price_unit, std::string how) {
+  TcoLine l;
+  l.component = component;
+  l.quantity = quantity;
+  l.unit = unit;
+  l.unit_price_usd = unit_price_usd;
+  l.price_unit = price_unit;
+  l.how = std::move(how);
+  l.usd = quantity * unit_price_usd;
+  t.lines.push_back(l);
+  return l.usd;
+}
+
 }  // namespace
 
 Result<Tco> ComputeTco(const TcoInput& in) {
@@ -99,20 +114,11 @@ Result<Tco> ComputeTco(const TcoInput& in) {
   t.months = kMonthsPerYear * in.years;
   const double n = static_cast<double>(in.count);
 
-  {
-    TcoLine l;
-    l.component = "compute";
-    l.quantity = n * t.hours;
-    l.unit = "instance-hours";
-    l.unit_price_usd = in.usd_per_hour;
-    l.price_unit = "USD per instance-hour";
-    l.how = fmt::format("{} x {} h ({} year{} x 8,760 h)", Count(in.count),
-                        FormatNumber(t.hours, t.hours == std::floor(t.hours) ? 0 : 2),
-                        FormatPlain(in.years), in.years == 1 ? "" : "s");
-    l.usd = l.quantity * l.unit_price_usd;
-    t.compute_usd = l.usd;
-    t.lines.push_back(l);
-  }
+  t.compute_usd = AddPricedLine(
+      t, "compute", n * t.hours, "instance-hours", in.usd_per_hour, "USD per instance-hour",
+      fmt::format("{} x {} h ({} year{} x 8,760 h)", Count(in.count),
+                  FormatNumber(t.hours, t.hours == std::floor(t.hours) ? 0 : 2),
+                  FormatPlain(in.years), in.years == 1 ? "" : "s"));
   if (in.discount_pct > 0) {
     TcoLine l;
     l.component = "discount";
@@ -125,56 +131,33 @@ Result<Tco> ComputeTco(const TcoInput& in) {
   }
   if (in.storage_gb > 0) {
     const StoragePrice& sp = *in.storage;
-    {
-      TcoLine l;
-      l.component = "storage";
-      l.quantity = n * in.storage_gb * t.months;
-      l.unit = "GB-months";
-      l.unit_price_usd = sp.usd_per_gb_month;
-      l.price_unit = "USD per GB-month";
-      l.how = fmt::format("{} x {} GB {} x {} months", Count(in.count), FormatPlain(in.storage_gb),
-                          sp.name, FormatPlain(t.months));
-      l.usd = l.quantity * l.unit_price_usd;
-      t.storage_usd = l.usd;
-      t.lines.push_back(l);
-    }
+    t.storage_usd =
+        AddPricedLine(t, "storage", n * in.storage_gb * t.months, "GB-months", sp.usd_per_gb_month,
+                      "USD per GB-month",
+                      fmt::format("{} x {} GB {} x {} months", Count(in.count),
+                                  FormatPlain(in.storage_gb), sp.name, FormatPlain(t.months)));
     const double extra_iops = std::max(0.0, in.iops - sp.included_iops);
     if (in.iops > 0) {
-      TcoLine l;
-      l.component = "iops";
-      l.quantity = n * extra_iops * t.months;
-      l.unit = "IOPS-months";
-      l.unit_price_usd = sp.usd_per_iops_month;
-      l.price_unit = "USD per IOPS-month";
-      l.how =
-          fmt::format("{} x ({} - {} included) IOPS x {} months", Count(in.count),
-                      FormatPlain(in.iops), FormatPlain(sp.included_iops), FormatPlain(t.months));
-      if (extra_iops == 0) {
-        l.how = fmt::format("{} IOPS <= {} included: nothing extra", FormatPlain(in.iops),
-                            FormatPlain(sp.included_iops));
-      }
-      l.usd = l.quantity * l.unit_price_usd;
-      t.iops_usd = l.usd;
-      t.lines.push_back(l);
+      t.iops_usd = AddPricedLine(
+          t, "iops", n * extra_iops * t.months, "IOPS-months", sp.usd_per_iops_month,
+          "USD per IOPS-month",
+          extra_iops == 0 ? fmt::format("{} IOPS <= {} included: nothing extra",
+                                        FormatPlain(in.iops), FormatPlain(sp.included_iops))
+                          : fmt::format("{} x ({} - {} included) IOPS x {} months", Count(in.count),
+                                        FormatPlain(in.iops), FormatPlain(sp.included_iops),
+                                        FormatPlain(t.months)));
     }
     const double extra_mbps = std::max(0.0, in.throughput_mbps - sp.included_mbps);
     if (in.throughput_mbps > 0) {
-      TcoLine l;
-      l.component = "throughput";
-      l.quantity = n * extra_mbps * t.months;
-      l.unit = "MB/s-months";
-      l.unit_price_usd = sp.usd_per_mbps_month;
-      l.price_unit = "USD per MB/s-month";
-      l.how = fmt::format("{} x ({} - {} included) MB/s x {} months", Count(in.count),
-                          FormatPlain(in.throughput_mbps), FormatPlain(sp.included_mbps),
-                          FormatPlain(t.months));
-      if (extra_mbps == 0) {
-        l.how = fmt::format("{} MB/s <= {} included: nothing extra",
-                            FormatPlain(in.throughput_mbps), FormatPlain(sp.included_mbps));
-      }
-      l.usd = l.quantity * l.unit_price_usd;
-      t.throughput_usd = l.usd;
-      t.lines.push_back(l);
+      t.throughput_usd = AddPricedLine(
+          t, "throughput", n * extra_mbps * t.months, "MB/s-months", sp.usd_per_mbps_month,
+          "USD per MB/s-month",
+          extra_mbps == 0
+              ? fmt::format("{} MB/s <= {} included: nothing extra",
+                            FormatPlain(in.throughput_mbps), FormatPlain(sp.included_mbps))
+              : fmt::format("{} x ({} - {} included) MB/s x {} months", Count(in.count),
+                            FormatPlain(in.throughput_mbps), FormatPlain(sp.included_mbps),
+                            FormatPlain(t.months)));
     }
   }
   t.subtotal_usd = t.compute_usd - t.discount_usd + t.storage_usd + t.iops_usd + t.throughput_usd;

@@ -12,14 +12,21 @@ namespace {
 using nlohmann::json;
 using results::ResultDoc;
 
-void AddCounters(results::ResultTransactions& into, const results::ResultTransactions& from) {
-  into.processed += from.processed;
+// The failure and retry counters a run's transactions and each of its
+// intervals both have (ResultTransactions, ResultInterval).
+template <typename T>
+void AddFailureCounters(T& into, const T& from) {
   into.failed += from.failed;
   into.serialization_failures += from.serialization_failures;
   into.deadlock_failures += from.deadlock_failures;
   into.skipped += from.skipped;
   into.retried += from.retried;
   into.retries += from.retries;
+}
+
+void AddCounters(results::ResultTransactions& into, const results::ResultTransactions& from) {
+  into.processed += from.processed;
+  AddFailureCounters(into, from);
   into.above_latency_limit += from.above_latency_limit;
 }
 
@@ -29,12 +36,7 @@ void AddInterval(results::ResultInterval& m, const results::ResultInterval& x) {
   const int64_t before = m.transactions;
   const int64_t n = x.transactions;
   m.transactions += x.transactions;
-  m.failed += x.failed;
-  m.serialization_failures += x.serialization_failures;
-  m.deadlock_failures += x.deadlock_failures;
-  m.skipped += x.skipped;
-  m.retried += x.retried;
-  m.retries += x.retries;
+  AddFailureCounters(m, x);
   m.end_s = std::max(m.end_s, x.end_s);
   m.tps += x.tps;
   if (n <= 0) return;

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "workload/bench_options.h"
+#include "workload/pgbench_init_options.h"
 
 namespace pgrig::workload {
 
@@ -16,20 +17,9 @@ std::string BenchUsage() {
          "  pgrig bench refuses them. Run as \"pgbench\", pgrig gives -i command lines to\n"
          "  \"pgrig init\" and the others to \"pgrig bench\".\n"
          "  -i, --initialize         initialization mode (\"pgrig init\")\n"
-         "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
-         "                           run selected initialization steps\n"
-         "  -F, --fillfactor=NUM     set fill factor\n"
-         "  -n, --no-vacuum          do not run VACUUM during initialization\n"
-         "  -q, --quiet              quiet logging (one message each 5 seconds)\n"
-         "  -s, --scale=NUM          scaling factor\n"
-         "  --foreign-keys           create foreign key constraints between tables\n"
-         "  --index-tablespace=TABLESPACE\n"
-         "                           create indexes in the specified tablespace\n"
-         "  --partition-method=(range|hash)\n"
-         "                           partition pgbench_accounts with this method (default: range)\n"
-         "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
-         "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
-         "  --unlogged-tables        create tables as unlogged tables\n\n"
+         "  -i, --initialize         initialization mode (\"pgrig init\")\n" +
+         kInitOptionsHelp +
+         "\n"
          "Options to select what to run:\n"
          "  -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)\n"
          "                           (use \"-b list\" to list available scripts)\n"
@@ -69,14 +59,9 @@ std::string BenchUsage() {
          "  --json=FILE              write the results (pgrig.result/1) to FILE (pgrig's;\n"
          "                           checked writable before the run)\n\n"
          "Common options:\n"
-         "  -d, --debug              print debugging output\n"
-         "  -h, --host=HOSTNAME      database server host or socket directory\n"
-         "  -p, --port=PORT          database server port number\n"
-         "  -U, --username=USERNAME  connect as specified database user\n"
-         "  --db=CONNINFO            database name, conninfo string or postgresql:// URI\n"
-         "                           (pgrig's; the same as DBNAME)\n"
-         "  -V, --version            output version information, then exit\n"
-         "  -?, --help               show this help, then exit\n\n"
+         "  -d, --debug              print debugging output\n" +
+         kConnectionOptionsHelp +
+         "\n"
          "With no server named (-h/-p/-U, DBNAME, --db or PG* variables) the embedded cluster is\n"
          "used, started on demand; nothing starts or connects for a refused command line.\n"
          "Exit status: 0 success, 1 bad invocation or setup, 2 failure during the run.\n";

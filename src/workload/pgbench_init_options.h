@@ -36,6 +36,38 @@ enum class PartitionMethod { kNone, kRange, kHash };
 inline constexpr std::string_view kAllInitSteps = "dtgGvpf";
 inline constexpr std::string_view kDefaultInitSteps = "dtgvp";
 
+// The connection lines of "Common options:" (-h through --help), as both
+// `pgrig init --help` and `pgrig bench --help` print them after their -d line.
+inline constexpr char kConnectionOptionsHelp[] =
+    "  -h, --host=HOSTNAME      database server host or socket directory\n"
+    "  -p, --port=PORT          database server port number\n"
+    "  -U, --username=USERNAME  connect as specified database user\n"
+    "  --db=CONNINFO            database name, conninfo string or postgresql:// URI\n"
+    "                           (pgrig's; the same as DBNAME)\n"
+    "  -V, --version            output version information, then exit\n"
+    "  -?, --help               show this help, then exit\n";
+
+// The help lines of pgbench -i's options (-I through --unlogged-tables), as
+// both `pgrig init --help` and `pgrig bench --help` print them.
+inline constexpr char kInitOptionsHelp[] =
+    "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
+    "                           run selected initialization steps:\n"
+    "                           d drop tables, t create tables, g generate data on the\n"
+    "                           client, G generate data on the server, v vacuum,\n"
+    "                           p primary keys, f foreign keys\n"
+    "  -F, --fillfactor=NUM     set fill factor (10..100, default 100)\n"
+    "  -n, --no-vacuum          do not run VACUUM during initialization\n"
+    "  -q, --quiet              quiet logging (one progress line each 5 seconds)\n"
+    "  -s, --scale=NUM          scaling factor (100000 accounts per unit, default 1)\n"
+    "  --foreign-keys           create foreign key constraints between tables\n"
+    "  --index-tablespace=TABLESPACE\n"
+    "                           create indexes in the specified tablespace\n"
+    "  --partition-method=(range|hash)\n"
+    "                           partition pgbench_accounts with this method (default: range)\n"
+    "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
+    "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
+    "  --unlogged-tables        create tables as unlogged tables\n";
+
 // From scale 20000 up, aid no longer fits in int4 and pgbench uses bigint.
 inline constexpr int kBigintScaleThreshold = 20000;
 inline constexpr int64_t kAccountsPerScale = 100000;
