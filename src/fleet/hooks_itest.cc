@@ -21,6 +21,7 @@
 namespace pgrig::fleet {
 namespace {
 
+using pgrig::testing::FleetHostTable;
 using pgrig::testing::NetnsHosts;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -53,13 +54,6 @@ size_t IndexOf(const std::vector<std::string>& v, const std::string& s) {
 std::string MarkHook(const std::string& marks, const std::string& word,
                      const std::string& after = "") {
   return "{ command = \"echo " + word + " >> " + marks + after + "\", timeout = 30 }";
-}
-
-std::string HostEntry(const NetnsHosts& h, size_t i, const std::string& home,
-                      const std::string& extra) {
-  return "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
-         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
-         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n" + extra;
 }
 
 nlohmann::json Json(const std::string& path) {
@@ -99,7 +93,7 @@ TEST(FleetHooks, OrderTeardownAfterFailureInstanceWarningScriptsAndResume) {
              MarkHook(marks, box + "-provision-$PGRIG_FLEET_LABEL",
                       i == 1 ? "; test -f " + allow + " || { echo no-go; exit 5; }" : "") +
              "\nteardown = " + MarkHook(marks, box + "-teardown") + "\n";
-    f += HostEntry(h, i, clusters.homes[i], extra);
+    f += FleetHostTable(h, i, clusters.homes[i], extra);
   }
   const std::string file = h.dir() + "/fleet.toml";
   ASSERT_TRUE(WriteFileAtomically(file, f).ok());
@@ -185,23 +179,14 @@ TEST(FleetHooks, CtrlCRunsTeardownsAndResumeContinuesThePartialSuite) {
   std::string f = "[fleet]\nplan = \"plans/p.toml\"\nssh_config = \"" + h.ssh_config() +
                   "\"\nresults = \"results\"\nteardown = " + MarkHook(marks, "fleet-teardown") +
                   "\n" +
-                  HostEntry(h, 0, clusters.homes[0],
-                            "provision = " + MarkHook(marks, "box0-provision") +
-                                "\nteardown = " + MarkHook(marks, "box0-teardown") + "\n");
+                  FleetHostTable(h, 0, clusters.homes[0],
+                                 "provision = " + MarkHook(marks, "box0-provision") +
+                                     "\nteardown = " + MarkHook(marks, "box0-teardown") + "\n");
   const std::string file = h.dir() + "/fleet.toml";
   ASSERT_TRUE(WriteFileAtomically(file, f).ok());
   const std::string out_file = h.dir() + "/out.txt";
-  pid_t pid = ::fork();
+  const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", file}, out_file);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    std::string exe = pgrig::testing::PgrigExe();
-    ::execl(exe.c_str(), exe.c_str(), "fleet", "run", file.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   auto running = [&] {
     auto o = ReadWholeFile(out_file);
     return o.ok() && o->find("[box0] [run 2/") != std::string::npos;
@@ -284,18 +269,8 @@ TEST(FleetHooks, SecondCtrlCKillsTheRunningHookAndSkipsTeardowns) {
       "/down\", timeout = 10 }\n\n[[host]]\nlabel = \"never\"\nssh = \"never.invalid\"\n";
   ASSERT_TRUE(WriteFileAtomically(dir + "/fleet.toml", f).ok());
   const std::string out_file = dir + "/out.txt";
-  pid_t pid = ::fork();
+  const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", dir + "/fleet.toml"}, out_file);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    std::string exe = pgrig::testing::PgrigExe();
-    std::string fleet = dir + "/fleet.toml";
-    ::execl(exe.c_str(), exe.c_str(), "fleet", "run", fleet.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   for (int i = 0; i < 100 && !std::filesystem::exists(dir + "/up"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -23,6 +23,7 @@
 namespace pgrig::fleet {
 namespace {
 
+using pgrig::testing::FleetHostTable;
 using pgrig::testing::NetnsHosts;
 using ::testing::HasSubstr;
 
@@ -44,10 +45,8 @@ TEST(FleetRun, CompareModeOnTwoHosts) {
   for (size_t i = 0; i < 2; ++i) {
     std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
     clusters.homes.push_back(home);
-    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
-         "\"\nusd_per_hour = " + (i == 0 ? "0.1" : "0.2") + "\npgrig = \"" +
-         pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
-         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+    f += FleetHostTable(h, i, home,
+                        std::string("usd_per_hour = ") + (i == 0 ? "0.1" : "0.2") + "\n");
   }
   std::string file = h.dir() + "/fleet.toml";
   ASSERT_TRUE(WriteFileAtomically(file, f).ok());
@@ -105,9 +104,7 @@ TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   for (size_t i = 0; i < 2; ++i) {
     std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
     clusters.homes.push_back(home);
-    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
-         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
-         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+    f += FleetHostTable(h, i, home);
   }
   std::string file = h.dir() + "/fleet.toml";
   ASSERT_TRUE(WriteFileAtomically(file, f).ok());
@@ -171,24 +168,13 @@ TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
   for (size_t i = 0; i < 2; ++i) {
     std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
     clusters.homes.push_back(home);
-    f += "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
-         "\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
-         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n";
+    f += FleetHostTable(h, i, home);
   }
   std::string file = h.dir() + "/fleet.toml";
   ASSERT_TRUE(WriteFileAtomically(file, f).ok());
   std::string out_file = h.dir() + "/out.txt";
-  pid_t pid = ::fork();
+  const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", file}, out_file);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    std::string exe = pgrig::testing::PgrigExe();
-    ::execl(exe.c_str(), exe.c_str(), "fleet", "run", file.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   // Both remote runs are measuring: interrupt, as Ctrl-C would.
   auto running = [&] {
     auto o = ReadWholeFile(out_file);

@@ -27,12 +27,8 @@ using ::testing::HasSubstr;
 class CellSettingsServerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    home_ = new std::string(testing::MakeTempHome("pgrig-cellset"));
-    auto c = cluster::Cluster::Open({.home = *home_});
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    cluster_ = new cluster::Cluster(std::move(c).value());
-    auto s = cluster_->Start();
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    cluster_ = testing::StartPrivateCluster("pgrig-cellset");
+    if (cluster_ == nullptr) return;
     // One entry of postgresql.auto.conf that the tests change, so that the
     // restore of an existing entry (SET back, not RESET) is exercised.
     auto conn = pg::Connect(cluster_->Params());
@@ -41,12 +37,8 @@ class CellSettingsServerTest : public ::testing::Test {
     ASSERT_TRUE(conn->Exec("SELECT pg_reload_conf()").ok());
   }
   static void TearDownTestSuite() {
-    if (cluster_) (void)cluster_->Destroy();
-    if (home_) (void)RemoveTree(std::filesystem::path(*home_).parent_path().string());
-    delete cluster_;
-    delete home_;
+    testing::DestroyPrivateCluster(cluster_);
     cluster_ = nullptr;
-    home_ = nullptr;
   }
 
   void SetUp() override {
@@ -54,7 +46,7 @@ class CellSettingsServerTest : public ::testing::Test {
     if (!cluster_->RunningPid()) {
       ASSERT_TRUE(cluster_->Start().ok());
     }
-    state_ = std::filesystem::path(*home_).parent_path().string() + "/state-" +
+    state_ = std::filesystem::path(cluster_->home()).parent_path().string() + "/state-" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name();
     conn_ = Connect();
     before_ = Snapshot();
@@ -117,14 +109,12 @@ class CellSettingsServerTest : public ::testing::Test {
 
   bool MarkerExists() { return std::filesystem::exists(MarkerPath(state_)); }
 
-  static std::string* home_;
   static cluster::Cluster* cluster_;
   std::string state_;
   pg::Connection conn_;
   std::map<std::string, std::string> before_;
 };
 
-std::string* CellSettingsServerTest::home_ = nullptr;
 cluster::Cluster* CellSettingsServerTest::cluster_ = nullptr;
 
 TEST_F(CellSettingsServerTest, PerConnectionSettingsTravelInTheConnectionOnly) {

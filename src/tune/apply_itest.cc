@@ -29,28 +29,19 @@ using ::testing::HasSubstr;
 class TuneApplyTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    home_ = new std::string(testing::MakeTempHome("pgrig-tune"));
-    auto c = cluster::Cluster::Open({.home = *home_});
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    cluster_ = new cluster::Cluster(std::move(c).value());
-    auto s = cluster_->Start();
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    cluster_ = testing::StartPrivateCluster("pgrig-tune");
+    if (cluster_ == nullptr) return;
   }
   static void TearDownTestSuite() {
-    if (cluster_) (void)cluster_->Destroy();
-    // MakeTempHome returns <fresh dir>/home; the backups sit beside it.
-    if (home_) (void)RemoveTree(std::filesystem::path(*home_).parent_path().string());
-    delete cluster_;
-    delete home_;
+    testing::DestroyPrivateCluster(cluster_);
     cluster_ = nullptr;
-    home_ = nullptr;
   }
   void SetUp() override {
     ASSERT_NE(cluster_, nullptr);
     if (!cluster_->RunningPid()) {
       ASSERT_TRUE(cluster_->Start().ok());
     }
-    backups_ = *home_ + ".tune-backups";
+    backups_ = cluster_->home() + ".tune-backups";
     conn_ = Connect();
   }
 
@@ -104,13 +95,11 @@ class TuneApplyTest : public ::testing::Test {
     return std::move(r).value();
   }
 
-  static std::string* home_;
   static cluster::Cluster* cluster_;
   std::string backups_;
   pg::Connection conn_;
 };
 
-std::string* TuneApplyTest::home_ = nullptr;
 cluster::Cluster* TuneApplyTest::cluster_ = nullptr;
 
 TEST_F(TuneApplyTest, AppliesVerifiesAndRollsBack) {
@@ -348,7 +337,7 @@ class TuneCliTest : public TuneApplyTest {
  protected:
   ProcessResult Pgrig(std::vector<std::string> args) {
     args.insert(args.begin(), "tune");
-    return testing::RunPgrig(args, {{"PGRIG_HOME", *home_}});
+    return testing::RunPgrig(args, {{"PGRIG_HOME", cluster_->home()}});
   }
 };
 

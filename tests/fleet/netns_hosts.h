@@ -34,6 +34,7 @@
 
 #include "common/process.h"
 #include "common/status.h"
+#include "support/test_cluster.h"
 
 namespace pgrig::testing {
 
@@ -87,6 +88,16 @@ class NetnsHosts {
   std::vector<std::string> namespaces_;  // every namespace made, hub first
   int saved_netns_fd_ = -1;              // the calling thread's namespace before Start
 };
+
+// A fleet file's [[host]] table for h's host i: label "box<i>", this build's
+// pgrig, a work directory beside the host's keys, its own embedded cluster
+// at `home` (a MakeTempHome() home), then the `extra` lines.
+inline std::string FleetHostTable(const NetnsHosts& h, size_t i, const std::string& home,
+                                  const std::string& extra = "") {
+  return "\n[[host]]\nlabel = \"box" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
+         "\"\npgrig = \"" + PgrigExe() + "\"\nwork_dir = \"" + h.hosts()[i].dir +
+         "/work\"\nenv = { PGRIG_HOME = \"" + home + "\" }\n" + extra;
+}
 
 }  // namespace pgrig::testing
 

@@ -1,5 +1,6 @@
 #include "support/test_cluster.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -100,7 +101,48 @@ TempClusters::~TempClusters() {
   }
 }
 
+cluster::Cluster* StartPrivateCluster(const std::string& prefix) {
+  auto c = cluster::Cluster::Open({.home = MakeTempHome(prefix)});
+  if (!c.ok()) {
+    ADD_FAILURE() << c.status().ToString();
+    return nullptr;
+  }
+  auto* cluster = new cluster::Cluster(std::move(c).value());
+  if (auto s = cluster->Start(); !s.ok()) {
+    ADD_FAILURE() << s.status().ToString();
+    DestroyPrivateCluster(cluster);
+    return nullptr;
+  }
+  return cluster;
+}
+
+void DestroyPrivateCluster(cluster::Cluster* c) {
+  if (c == nullptr) return;
+  (void)c->Destroy();
+  const std::string& home = c->home();
+  (void)RemoveTree(home.substr(0, home.rfind('/')));  // MakeTempHome's directory
+  delete c;
+}
+
 std::string PgrigExe() { return PGRIG_EXE; }
+
+pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_file) {
+  std::vector<std::string> argv = {PgrigExe()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
 
 ProcessResult RunPgrig(const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env,

@@ -11,6 +11,8 @@
 #ifndef PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
 #define PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
 
+#include <sys/types.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -49,6 +51,17 @@ struct TempClusters {
   ~TempClusters();
 };
 
+// A private embedded cluster for one test suite (for tests that restart the
+// server or change its settings, which must not disturb the shared cluster),
+// made under a MakeTempHome(prefix) home and started.  Records a fatal
+// failure and returns nullptr when that fails.  The caller owns it and ends
+// it with DestroyPrivateCluster.
+cluster::Cluster* StartPrivateCluster(const std::string& prefix);
+
+// Destroys `c`, removes its MakeTempHome directory (with whatever a test put
+// beside the home) and deletes it; nullptr does nothing.
+void DestroyPrivateCluster(cluster::Cluster* c);
+
 // The pgrig executable of this build.
 std::string PgrigExe();
 
@@ -56,6 +69,11 @@ std::string PgrigExe();
 ProcessResult RunPgrig(const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env = {},
                        const std::string& stdin_data = "");
+
+// Starts the pgrig executable with `args` in a process group of its own (so
+// that a test can signal it and everything it started, as a terminal's Ctrl-C
+// does), its standard output and error into `out_file`; its pid, or -1.
+pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_file);
 
 // Runs a program (pgbench, psql, ...) from the server's bin directory.
 ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,
