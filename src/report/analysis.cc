@@ -7,14 +7,10 @@
 
 #include "common/enum_names.h"
 #include "cost/per_dollar.h"
+#include "results/cell_summary.h"
 
 namespace pgrig::report {
 namespace {
-
-std::optional<double> Median(std::vector<double> v) {
-  if (v.empty()) return std::nullopt;
-  return stats::Summarize(v).median;
-}
 
 // Mean of the runs that have the value.
 std::optional<double> MeanOf(const std::vector<results::Run>& runs,
@@ -36,20 +32,6 @@ std::vector<double> PercentilesMs(const stats::Histogram& h) {
   std::vector<double> ms;
   for (int64_t v : ns) ms.push_back(static_cast<double>(v) / 1e6);
   return ms;
-}
-
-// The server's CPU per transaction when the server ran on the observed host:
-// busy host CPU time over the window minus the client's own, per transaction.
-std::optional<double> ServerCpuUsPerTransaction(const results::Run& r) {
-  const results::Observation& o = r.observation;
-  if (!o.server_is_local || !o.host_cpus || !o.host_duration_s || !o.cpu_user || !o.cpu_system ||
-      !r.client_cpu_s || !r.transactions || *r.transactions <= 0) {
-    return std::nullopt;
-  }
-  const double busy_s = (*o.cpu_user + *o.cpu_system) * *o.host_cpus * *o.host_duration_s;
-  const double server_s = busy_s - *r.client_cpu_s;
-  if (server_s <= 0) return std::nullopt;
-  return server_s * 1e6 / static_cast<double>(*r.transactions);
 }
 
 }  // namespace
@@ -114,49 +96,22 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     // lio cells are no read-only/read-write workload for the decision table.
     cs.kind = lio ? WorkloadKind::kOther : ClassifyWorkload(c.workload);
 
-    stats::Histogram merged;
-    bool any_histogram = false;
-    std::vector<double> client_cpu, server_cpu;
-    int server_measured = 0, server_estimated = 0;
-    std::map<std::string, int> bottleneck_votes;
+    const results::CellSummary sum = results::SummarizeCell(c);
+    if (!sum.notes.empty()) return InvalidArgument(c.id + ": " + sum.notes.front());
+    cs.runs_ok = static_cast<int>(sum.tps.size());
+    cs.runs_failed = sum.runs_failed;
+    cs.failures = sum.failures;
+    cs.tps = sum.tps;
     for (const results::Run& r : c.runs) {
-      if (!r.ok || !(r.tps > 0)) {
-        ++cs.runs_failed;
-        cs.failures.push_back(!r.error.empty() ? r.error
-                              : lio            ? "measured no logical reads"
-                                               : "measured no transactions");
-        continue;
-      }
-      ++cs.runs_ok;
-      cs.tps.push_back(r.tps);
+      if (!results::RunCounts(r)) continue;
       if (r.histogram) {
         PGRIG_ASSIGN_OR_RETURN(stats::Histogram h, stats::Histogram::Import(*r.histogram));
         cs.run_latency_ms.push_back(PercentilesMs(h));
-        merged.Add(h);
-        any_histogram = true;
       }
-      if (r.client_cpu_us_per_transaction) client_cpu.push_back(*r.client_cpu_us_per_transaction);
-      if (r.server_cpu_us_per_transaction) {
-        server_cpu.push_back(*r.server_cpu_us_per_transaction);
-        ++server_measured;
-      } else if (auto server = ServerCpuUsPerTransaction(r)) {
-        server_cpu.push_back(*server);
-        ++server_estimated;
-      }
-      cs.client_saturated = cs.client_saturated || r.client_saturated ||
-                            std::any_of(r.observation.warnings.begin(),
-                                        r.observation.warnings.end(), [](const std::string& w) {
-                                          return w.find("client saturated") != std::string::npos;
-                                        });
       if (r.observation.cpu_steal) {
         cs.steal_max = std::max(cs.steal_max.value_or(0.0), *r.observation.cpu_steal);
       }
       for (const auto& [k, v] : r.observation.wait_events) cs.wait_events[k] += v;
-      if (!r.observation.bottleneck.empty()) {
-        if (++bottleneck_votes[r.observation.bottleneck] == 1 && cs.bottleneck_evidence.empty()) {
-          cs.bottleneck_evidence = r.observation.bottleneck_evidence;
-        }
-      }
       if (!r.tps_series.empty()) {
         cs.tps_series.push_back(r.tps_series);
         cs.checkpoint_times_s.push_back(r.observation.checkpoint_times_s);
@@ -165,16 +120,16 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     }
     cs.tps_summary = stats::Summarize(cs.tps);
     cs.tps_ci = cs.tps_summary.geometric_mean_ci;
-    if (any_histogram && merged.count() > 0) {
-      cs.latency_ms = PercentilesMs(merged);
-      cs.latency_ms_avg = merged.mean() / 1e6;
+    if (sum.latency.count() > 0) {
+      cs.latency_ms = PercentilesMs(sum.latency);
+      cs.latency_ms_avg = sum.latency.mean() / 1e6;
     }
-    cs.client_cpu_us_per_transaction = Median(client_cpu);
-    cs.server_cpu_us_per_transaction = Median(server_cpu);
-    cs.server_cpu_source = server_measured > 0 && server_estimated > 0 ? "mixed"
-                           : server_measured > 0                       ? "measured"
-                           : server_estimated > 0                      ? "estimated"
-                                                                       : "";
+    cs.client_cpu_us_per_transaction = sum.client_cpu_us_per_transaction;
+    cs.server_cpu_us_per_transaction = sum.server_cpu_us_per_transaction;
+    cs.server_cpu_source = sum.server_cpu_source;
+    cs.client_saturated = sum.client_saturated;
+    cs.bottleneck = sum.bottleneck;
+    cs.bottleneck_evidence = sum.bottleneck_evidence;
     cs.cpu_user = MeanOf(c.runs, &results::Observation::cpu_user);
     cs.cpu_system = MeanOf(c.runs, &results::Observation::cpu_system);
     cs.cpu_iowait = MeanOf(c.runs, &results::Observation::cpu_iowait);
@@ -182,17 +137,6 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     cs.cpu_idle = MeanOf(c.runs, &results::Observation::cpu_idle);
     cs.read_bytes_per_s = MeanOf(c.runs, &results::Observation::read_bytes_per_s);
     cs.write_bytes_per_s = MeanOf(c.runs, &results::Observation::write_bytes_per_s);
-    int best_votes = 0;
-    for (const auto& [name, votes] : bottleneck_votes) {
-      if (votes > best_votes) {
-        best_votes = votes;
-        cs.bottleneck = name;
-      }
-    }
-    if (cs.bottleneck.empty() && cs.client_saturated) {
-      cs.bottleneck = "client_cpu";
-      cs.bottleneck_evidence = "the load client was busy >= 90% of its CPU (client.bottleneck)";
-    }
     if (!lio && suite.usd_per_hour && cs.runs_ok > 0) {
       const double k = cost::kSecondsPerHour / *suite.usd_per_hour;
       cs.transactions_per_usd = cs.tps_summary.median * k;

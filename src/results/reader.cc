@@ -405,6 +405,10 @@ Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
                          "\"); a newer pgrig may have written it");
 }
 
+Result<Run> ReadSuiteRunJson(const nlohmann::json& run, const std::string& where) {
+  return ReadSuiteRun(run, where);
+}
+
 Result<Suite> LoadSuite(const std::string& path) {
   std::error_code ec;
   std::string file = path;

@@ -13,6 +13,7 @@
 #ifndef PGRIG_RESULTS_READER_H_
 #define PGRIG_RESULTS_READER_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,11 @@ Result<Suite> LoadSuite(const std::string& path);
 
 // The same from text; `source` names the input in messages and in the model.
 Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source);
+
+// One element of a pgrig.suite/1 "runs" array, read as LoadSuite reads it
+// (`where` names it in errors): the suite writer sums its cells up over the
+// same Runs that report reads (cell_summary.h).
+Result<Run> ReadSuiteRunJson(const nlohmann::json& run, const std::string& where);
 
 }  // namespace pgrig::results
 

@@ -11,7 +11,9 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "cost/per_dollar.h"
+#include "results/cell_summary.h"
 #include "results/histogram_json.h"
+#include "results/reader.h"
 #include "results/result_json.h"
 #include "results/schemas.h"
 #include "stats/distributions.h"
@@ -222,70 +224,30 @@ void UpdateCellSummaries(json& suite) {
     std::string metric = Str(cell, "metric");
     if (metric.empty()) metric = "tps";
     const bool lio = metric == "lio_per_s";
-    std::vector<double> tps;
-    stats::Histogram merged;
-    // Client CPU per transaction: the median of the runs' own figures, as
-    // for tps (pgrig report computes the same).
-    std::vector<double> cpu_us;
-    std::vector<double> server_cpu_us;  // measured from /proc only (host/server_cpu.h)
-    int failed = 0;
-    std::map<std::string, int> kinds;
-    std::map<std::string, std::string> evidence;
-    // Warnings by kind (their text up to " ("): the first run's text and a count.
-    std::vector<std::string> warning_kinds;
-    std::map<std::string, std::pair<std::string, int>> warnings_by_kind;
-    std::vector<std::string> notes;
+    // The runs as pgrig report reads them, summed up by the same function, so
+    // that the summary written here is what report and compare print.
+    Cell model;
+    model.id = id;
+    model.metric = metric;
+    std::vector<std::string> unreadable;
     for (const json& run : At(suite, "runs")) {
       if (Str(run, "cell") != id) continue;
-      if (Str(run, "status") != "ok") {
-        ++failed;
-        continue;
-      }
-      const json& r = At(run, "result");
-      tps.push_back(Num(At(r, "summary"), metric.c_str()));
-      auto h = results::HistogramFromJson(At(r, "histogram"),
-                                          "run " + std::to_string(run.value("run", 0)));
-      if (h.ok()) {
-        merged.Add(*h);
+      Result<Run> r = ReadSuiteRunJson(run, "run " + std::to_string(run.value("run", 0)));
+      if (r.ok()) {
+        model.runs.push_back(std::move(r).value());
       } else {
-        notes.push_back(h.status().message());
-      }
-      if (At(r, "client").is_object() &&
-          At(At(r, "client"), "cpu_us_per_transaction").is_number()) {
-        cpu_us.push_back(At(At(r, "client"), "cpu_us_per_transaction").get<double>());
-      }
-      if (At(r, "summary").is_object() &&
-          At(At(r, "summary"), "server_cpu_us_per_transaction").is_number()) {
-        server_cpu_us.push_back(
-            At(At(r, "summary"), "server_cpu_us_per_transaction").get<double>());
-      }
-      const json& b = At(run, "bottleneck");
-      if (b.is_object()) {
-        const std::string kind = Str(b, "kind");
-        if (kinds[kind]++ == 0) evidence[kind] = Str(b, "evidence");
-        if (b.contains("warnings") && At(b, "warnings").is_array()) {
-          for (const auto& w : At(b, "warnings")) {
-            if (!w.is_string()) continue;
-            const std::string text = w.get<std::string>();
-            const std::string warning_kind = text.substr(0, text.find(" ("));
-            auto [it, added] = warnings_by_kind.try_emplace(warning_kind, text, 0);
-            if (added) warning_kinds.push_back(warning_kind);
-            ++it->second.second;
-          }
-        }
+        unreadable.push_back(r.status().message());
       }
     }
-    std::vector<std::string> warnings;
-    for (const auto& k : warning_kinds) {
-      const auto& [text, n] = warnings_by_kind[k];
-      warnings.push_back(text + " [" + std::to_string(n) + " of " + std::to_string(tps.size()) +
-                         " runs]");
-    }
+    CellSummary cs = SummarizeCell(model);
+    cs.notes.insert(cs.notes.end(), unreadable.begin(), unreadable.end());
+    const std::vector<double>& tps = cs.tps;
     json summary{{"runs", tps.size()},
-                 {"failed_runs", failed},
+                 {"failed_runs", cs.runs_failed},
                  {"metric", metric},
                  {"tps", lio ? json(nullptr) : TpsSummaryJson(tps)}};
     if (lio) summary["lio_per_s"] = TpsSummaryJson(tps);
+    const stats::Histogram& merged = cs.latency;
     if (merged.count() > 0) {
       static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
       const std::vector<int64_t> v = merged.ValuesAtPercentiles(kPs);
@@ -296,22 +258,21 @@ void UpdateCellSummaries(json& suite) {
     } else {
       summary["latency_ms"] = nullptr;
     }
-    summary["client_cpu_us_per_transaction"] =
-        cpu_us.empty() ? json(nullptr) : json(stats::Summarize(cpu_us).median);
-    summary["server_cpu_us_per_transaction"] =
-        server_cpu_us.empty() ? json(nullptr) : json(stats::Summarize(server_cpu_us).median);
-    if (!kinds.empty()) {
-      auto best = std::max_element(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
-        return a.second < b.second;
-      });
-      summary["bottleneck"] = {{"kind", best->first},
-                               {"runs", best->second},
+    auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    summary["client_cpu_us_per_transaction"] = opt(cs.client_cpu_us_per_transaction);
+    summary["server_cpu_us_per_transaction"] = opt(cs.server_cpu_us_per_transaction);
+    summary["server_cpu_source"] =
+        cs.server_cpu_source.empty() ? json(nullptr) : json(cs.server_cpu_source);
+    if (!cs.bottleneck.empty()) {
+      summary["bottleneck"] = {{"kind", cs.bottleneck},
+                               {"runs", cs.bottleneck_runs},
                                {"of_runs", tps.size()},
-                               {"evidence", evidence[best->first]},
-                               {"warnings", warnings}};
+                               {"evidence", cs.bottleneck_evidence},
+                               {"warnings", cs.warnings}};
     } else {
       summary["bottleneck"] = nullptr;
     }
+    std::vector<std::string> notes = cs.notes;
     summary["per_dollar"] = nullptr;
     if (!lio && price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
       const json& t = At(summary, "tps");
@@ -425,6 +386,7 @@ std::string CellTable(const json& suite) {
   out += priced ? " txn per USD [95% interval] |\n" : "\n";
   out += "|---|---|---|---|---|---|---|---|---|";
   out += priced ? "---|\n" : "\n";
+  bool estimated = false;
   for (const json& c : At(suite, "cells")) {
     const json& s = At(c, "summary");
     if (!s.is_object()) continue;
@@ -452,7 +414,9 @@ std::string CellTable(const json& suite) {
                 : "-") +
            " | " +
            (At(s, "server_cpu_us_per_transaction").is_number()
-                ? NumText(At(s, "server_cpu_us_per_transaction").get<double>(), 1)
+                // "~": estimated (the host's busy CPU minus the client's) for some runs.
+                ? (Str(s, "server_cpu_source") == "measured" ? "" : "~") +
+                      NumText(At(s, "server_cpu_us_per_transaction").get<double>(), 1)
                 : "-") +
            " | " + (At(s, "bottleneck").is_object() ? Str(At(s, "bottleneck"), "kind") : "-") +
            " |";
@@ -469,6 +433,13 @@ std::string CellTable(const json& suite) {
       out += " " + v + " |";
     }
     out += "\n";
+    estimated = estimated || (At(s, "server_cpu_us_per_transaction").is_number() &&
+                              Str(s, "server_cpu_source") != "measured");
+  }
+  if (estimated) {
+    out +=
+        "\n~: server CPU estimated as the host's busy CPU minus the client's (some runs have "
+        "no reading of the server's processes).\n";
   }
   return out;
 }
