@@ -5,7 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +18,6 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "support/test_cluster.h"
-
-extern char** environ;
 
 namespace pgrig {
 namespace {
@@ -261,35 +258,14 @@ TEST(BenchFaultTest, UnreachableServerExitsOneWithLibpqMessage) {
   EXPECT_THAT(r.err, HasSubstr("could not create connection for setup"));
 }
 
-// Starts `pgrig bench` asynchronously, stdout/stderr to files.
+// `pgrig bench ...` started in the background, output to files.
 pid_t Spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> all = {testing::PgrigExe(), "bench"};
+  std::vector<std::string> all = {"bench"};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
+  return testing::SpawnPgrig(all, out, err);
 }
 
-// Waits up to timeout_s; returns the exit code, or -1 on timeout (then kills).
-int WaitExit(pid_t pid, double timeout_s) {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
-  int status = 0;
-  while (MonotonicNanos() < deadline) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
+using testing::WaitExit;
 
 // Waits until the file at `path` contains `text`, checking every 100 ms for
 // at most `timeout_s` seconds; true when it did.

@@ -1276,18 +1276,7 @@ class PgbenchLink {
 
   ProcessResult Run(const std::vector<std::string>& args,
                     const std::map<std::string, std::string>& env = {}) const {
-    ProcessOptions o;
-    o.argv.push_back(path_);
-    o.argv.insert(o.argv.end(), args.begin(), args.end());
-    o.env = env;
-    o.timeout = std::chrono::minutes(5);
-    auto r = RealProcessRunner().Run(o);
-    if (!r.ok()) {
-      ProcessResult failed;
-      failed.err = r.status().message();
-      return failed;
-    }
-    return std::move(r).value();
+    return testing::RunProgram(path_, args, env, "", std::chrono::minutes(5));
   }
 
  private:
@@ -1473,13 +1462,7 @@ ProcessResult RunWithoutServer(const std::vector<std::string>& args, const std::
   o.unset_env = {"PGHOST",     "PGHOSTADDR", "PGPORT",       "PGUSER",
                  "PGDATABASE", "PGSERVICE",  "PGSERVICEFILE"};
   o.timeout = std::chrono::minutes(2);
-  auto r = RealProcessRunner().Run(o);
-  if (!r.ok()) {
-    ProcessResult failed;
-    failed.err = r.status().message();
-    return failed;
-  }
-  return std::move(r).value();
+  return testing::RunProcess(o);
 }
 
 TEST(CompatSideEffects, RefusedInvocationsTouchNothing) {

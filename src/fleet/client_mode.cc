@@ -18,6 +18,7 @@
 #include "observe/bottleneck.h"
 #include "observe/observe.h"
 #include "pg/connection.h"
+#include "results/observation_json.h"
 #include "workload/bench_options.h"
 
 namespace pgrig::fleet {
@@ -374,13 +375,13 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
   json bottleneck = nullptr;
   if (observer) {
     const observe::Observation obs = observer->Stop();
-    observation = obs.ToJson();
+    observation = results::ObservationJson(obs);
     // The clients ran elsewhere (their CPU is in the merged result, per
     // host), so nothing is said of them here.  The host's CPU is the
     // server's only when the server runs on this machine; otherwise this
     // machine's load would be taken for the server's, and no bottleneck is
     // named.
-    if (o.server_is_local) bottleneck = observe::Diagnose(obs, observe::ClientUse{}).ToJson();
+    if (o.server_is_local) bottleneck = results::BottleneckJson(observe::Diagnose(obs, observe::ClientUse{}));
   }
   if (!observe_note.empty()) observation = json{{"notes", json::array({observe_note})}};
 

@@ -79,10 +79,6 @@ const char* BottleneckName(BottleneckKind k) {
   return NameAt<BottleneckKind::kUnknown>(k, kNames, "unknown");
 }
 
-nlohmann::json Bottleneck::ToJson() const {
-  return {{"kind", BottleneckName(kind)}, {"evidence", evidence}, {"warnings", warnings}};
-}
-
 std::string WaitClass(const std::string& key) {
   if (key == "CPU") return "cpu";
   auto colon = key.find(':');

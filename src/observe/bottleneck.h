@@ -6,7 +6,6 @@
 #ifndef PGRIG_OBSERVE_BOTTLENECK_H_
 #define PGRIG_OBSERVE_BOTTLENECK_H_
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -41,7 +40,6 @@ struct Bottleneck {
   std::string evidence;
   // "the client saturated its CPUs (92%)", "client and server shared 2 CPUs", "steal 12%"
   std::vector<std::string> warnings;
-  nlohmann::json ToJson() const;  // {"kind":"server_cpu","evidence":"...","warnings":[...]}
 };
 
 // "server_cpu", "client_cpu", "io_wait", "lock_waits", "lwlock_waits", "wal", "steal", "unknown"

@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +41,6 @@ struct HostSample {
   std::optional<uint64_t> mem_available_bytes;
 
   double CpuBusyPct() const { return cpu_user_pct + cpu_system_pct; }
-  nlohmann::json ToJson() const;
 };
 
 struct ServerSample {
@@ -77,8 +75,6 @@ struct ServerSample {
   std::optional<double> active_backends;
   int64_t wait_polls = 0;
   std::map<std::string, int64_t> wait_events;
-
-  nlohmann::json ToJson() const;
 };
 
 // Time-weighted means over the host samples (what Diagnose reasons about).
@@ -96,7 +92,26 @@ struct HostMeans {
   std::optional<double> disk_write_bytes_per_s;
 
   double CpuBusyPct() const { return cpu_user_pct + cpu_system_pct; }
-  nlohmann::json ToJson() const;
+};
+
+// Counter differences between the first and the last server sample of the
+// window; each part absent when its view could not be read (all of them
+// when fewer than one sample was taken).
+struct ServerTotals {
+  std::optional<double> duration_s;  // between the first and the last sample
+  struct Database {                  // pg_stat_database of the observed database
+    int64_t xact_commit = 0, xact_rollback = 0, blks_hit = 0, blks_read = 0;
+    int64_t tup_returned = 0, tup_fetched = 0, tup_inserted = 0, tup_updated = 0;
+    int64_t tup_deleted = 0, temp_bytes = 0, deadlocks = 0;
+  };
+  std::optional<Database> database;
+  std::optional<int64_t> wal_bytes;  // WAL written by the server
+  struct Bgwriter {                  // checkpointer and background writer
+    int64_t checkpoints_timed = 0, checkpoints_req = 0;
+    int64_t buffers_checkpoint = 0, buffers_clean = 0;
+    std::optional<int64_t> buffers_backend;  // not in PostgreSQL 17+
+  };
+  std::optional<Bgwriter> bgwriter;
 };
 
 struct Observation {
@@ -107,9 +122,7 @@ struct Observation {
   std::optional<std::string> data_device;
   std::vector<HostSample> host;
   std::vector<ServerSample> server;
-  // Counter differences between the first and the last server sample
-  // (xact_commit, ..., wal_bytes, checkpoints_timed, ...), plus "duration_s".
-  nlohmann::json server_totals = nlohmann::json::object();
+  ServerTotals server_totals;
   // Over all polls: wait event -> (backend, poll) observations.
   std::map<std::string, int64_t> wait_events;
   int64_t wait_samples = 0;        // backends observed in total (the denominator)
@@ -123,10 +136,6 @@ struct Observation {
   HostMeans MeanHost() const;
   // Mean active backends over all polls.
   std::optional<double> MeanActiveBackends() const;
-  // {"interval_s","wait_interval_s","server_is_local","host_cpus","data_device","host":[...],
-  //  "host_mean":{...},"server":[...],"server_totals":{...},"wait_events":{...},
-  //  "wait_samples","notes":[...],"sampler_cpu_s","sampler_backend_cpu_s"}
-  nlohmann::json ToJson() const;
 };
 
 }  // namespace pgrig::observe

@@ -61,7 +61,7 @@ class Observer::Impl {
         sampler_->Abandon();
     }
     thread_.join();
-    obs_.server_totals = window_.ToJson();
+    obs_.server_totals = window_.Totals();
     if (backend_cpu0_) {
       if (auto cpu1 = ProcessCpuSeconds(options_.sysfs, backend_pid_))
         obs_.sampler_backend_cpu_s = std::max(0.0, *cpu1 - *backend_cpu0_);

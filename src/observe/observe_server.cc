@@ -275,37 +275,39 @@ void ServerWindow::Add(const ServerSnapshot& s) {
   }
 }
 
-nlohmann::json ServerWindow::ToJson() const {
-  nlohmann::json j = nlohmann::json::object();
-  if (!edge_) return j;
-  j["duration_s"] = static_cast<double>(edge_->last_ns - edge_->first_ns) * 1e-9;
+ServerTotals ServerWindow::Totals() const {
+  ServerTotals t;
+  if (!edge_) return t;
+  t.duration_s = static_cast<double>(edge_->last_ns - edge_->first_ns) * 1e-9;
   if (db_first_) {
     const DatabaseCounters& x = *db_first_;
     const DatabaseCounters& y = *db_last_;
-    j["xact_commit"] = y.xact_commit - x.xact_commit;
-    j["xact_rollback"] = y.xact_rollback - x.xact_rollback;
-    j["blks_hit"] = y.blks_hit - x.blks_hit;
-    j["blks_read"] = y.blks_read - x.blks_read;
-    j["tup_returned"] = y.tup_returned - x.tup_returned;
-    j["tup_fetched"] = y.tup_fetched - x.tup_fetched;
-    j["tup_inserted"] = y.tup_inserted - x.tup_inserted;
-    j["tup_updated"] = y.tup_updated - x.tup_updated;
-    j["tup_deleted"] = y.tup_deleted - x.tup_deleted;
-    j["temp_bytes"] = y.temp_bytes - x.temp_bytes;
-    j["deadlocks"] = y.deadlocks - x.deadlocks;
+    t.database = ServerTotals::Database{.xact_commit = y.xact_commit - x.xact_commit,
+                                        .xact_rollback = y.xact_rollback - x.xact_rollback,
+                                        .blks_hit = y.blks_hit - x.blks_hit,
+                                        .blks_read = y.blks_read - x.blks_read,
+                                        .tup_returned = y.tup_returned - x.tup_returned,
+                                        .tup_fetched = y.tup_fetched - x.tup_fetched,
+                                        .tup_inserted = y.tup_inserted - x.tup_inserted,
+                                        .tup_updated = y.tup_updated - x.tup_updated,
+                                        .tup_deleted = y.tup_deleted - x.tup_deleted,
+                                        .temp_bytes = y.temp_bytes - x.temp_bytes,
+                                        .deadlocks = y.deadlocks - x.deadlocks};
   }
-  if (wal_first_) j["wal_bytes"] = *wal_last_ - *wal_first_;
+  if (wal_first_) t.wal_bytes = *wal_last_ - *wal_first_;
   if (bgw_first_) {
     const BgwriterCounters& x = *bgw_first_;
     const BgwriterCounters& y = *bgw_last_;
-    j["checkpoints_timed"] = y.checkpoints_timed - x.checkpoints_timed;
-    j["checkpoints_req"] = y.checkpoints_req - x.checkpoints_req;
-    j["buffers_checkpoint"] = y.buffers_checkpoint - x.buffers_checkpoint;
-    j["buffers_clean"] = y.buffers_clean - x.buffers_clean;
-    if (x.buffers_backend && y.buffers_backend)
-      j["buffers_backend"] = *y.buffers_backend - *x.buffers_backend;
+    t.bgwriter = ServerTotals::Bgwriter{
+        .checkpoints_timed = y.checkpoints_timed - x.checkpoints_timed,
+        .checkpoints_req = y.checkpoints_req - x.checkpoints_req,
+        .buffers_checkpoint = y.buffers_checkpoint - x.buffers_checkpoint,
+        .buffers_clean = y.buffers_clean - x.buffers_clean,
+        .buffers_backend = x.buffers_backend && y.buffers_backend
+                               ? std::optional<int64_t>(*y.buffers_backend - *x.buffers_backend)
+                               : std::nullopt};
   }
-  return j;
+  return t;
 }
 
 }  // namespace pgrig::observe

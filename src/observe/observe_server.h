@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,7 +103,7 @@ ServerSample ServerDelta(const ServerSnapshot& a, const ServerSnapshot& b, doubl
 class ServerWindow {
  public:
   void Add(const ServerSnapshot& s);
-  nlohmann::json ToJson() const;
+  ServerTotals Totals() const;
 
  private:
   struct Edge {

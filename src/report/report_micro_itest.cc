@@ -53,6 +53,18 @@ INSERT INTO pgrig_results.runs VALUES ('old', 'select-only/simple/default/c1/j1'
 
 class ReportMicroTest : public ::testing::Test {
  protected:
+  // A synthetic suite of tps cells (no lio, no fsync) in directory `dir`.
+  static void WriteTpsSuite(const std::string& dir) {
+    ASSERT_TRUE(MakeDirs(dir).ok());
+    ASSERT_TRUE(
+        WriteFileAtomically(
+            dir + "/suite.json",
+            testing::MakeSuiteJson(
+                {.label = "tps", .seed = 5, .cells = testing::StandardCells(20000, 4000, 6000)})
+                .dump(1))
+            .ok());
+  }
+
   void SetUp() override {
     dir_ = pgrig::testing::MakeTempHome("pgrig-report-micro");
     ASSERT_TRUE(MakeDirs(dir_).ok());
@@ -167,14 +179,7 @@ TEST_F(ReportMicroTest, LioAndFsyncFilesGoThroughReportCompareAndToDb) {
   ASSERT_EQ(cft.exit_code, 0) << cft.err;
   EXPECT_THAT(cft.out, HasSubstr("WAL flushes side by side"));
   const std::string tps = dir_ + "/tps-20261201T100000Z";
-  ASSERT_TRUE(MakeDirs(tps).ok());
-  ASSERT_TRUE(
-      WriteFileAtomically(
-          tps + "/suite.json",
-          testing::MakeSuiteJson(
-              {.label = "tps", .seed = 5, .cells = testing::StandardCells(20000, 4000, 6000)})
-              .dump(1))
-          .ok());
+  ASSERT_NO_FATAL_FAILURE(WriteTpsSuite(tps));
   ProcessResult mixed = Pgrig({"compare", tps, lio1_, "--format", "json"}, false);
   ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
   const auto mj = nlohmann::json::parse(mixed.out);
@@ -222,14 +227,7 @@ TEST_F(ReportMicroTest, ToDbUpgradesASchemaWithoutTheMetricColumn) {
                   "'pgrig_results' AND column_name = 'metric'"),
             "0");
   const std::string tps = dir_ + "/tps-20261201T100000Z";
-  ASSERT_TRUE(MakeDirs(tps).ok());
-  ASSERT_TRUE(
-      WriteFileAtomically(
-          tps + "/suite.json",
-          testing::MakeSuiteJson(
-              {.label = "tps", .seed = 5, .cells = testing::StandardCells(20000, 4000, 6000)})
-              .dump(1))
-          .ok());
+  ASSERT_NO_FATAL_FAILURE(WriteTpsSuite(tps));
   ProcessResult r = Pgrig({"report", tps, "--format", "csv", "--to-db", conninfo_}, false);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* table : {"cells", "runs"}) {

@@ -109,6 +109,23 @@ class CellSettingsServerTest : public ::testing::Test {
 
   bool MarkerExists() { return std::filesystem::exists(MarkerPath(state_)); }
 
+  // A run that applies `settings` in a child process and dies without
+  // restoring anything: the child's exit code, 0 when it applied them (and
+  // restarted the server, when `restart`).
+  static int ApplyAndDie(const ServerSettingsOptions& o,
+                         const std::map<std::string, std::string>& settings, bool restart) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      auto ss = ServerSettings::Open(cluster_->Params(), o);
+      if (!ss.ok()) ::_exit(3);
+      auto r = (*ss)->Apply(settings);
+      ::_exit(r.ok() && (r->restarted || !restart) ? 0 : 4);
+    }
+    int status = 0;
+    if (child < 0 || ::waitpid(child, &status, 0) != child) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+  }
+
   static cluster::Cluster* cluster_;
   std::string state_;
   pg::Connection conn_;
@@ -275,19 +292,9 @@ TEST_F(CellSettingsServerTest, ClusterThatWillNotStartIsRestored) {
 
 TEST_F(CellSettingsServerTest, KilledRunIsRecoveredFromTheMarker) {
   ServerSettingsOptions o = Options();
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // A run that changes settings and dies without restoring anything.
-    auto ss = ServerSettings::Open(cluster_->Params(), o);
-    if (!ss.ok()) ::_exit(3);
-    auto r = (*ss)->Apply({{"checkpoint_completion_target", "0.45"}, {"max_connections", "33"}});
-    ::_exit(r.ok() && r->restarted ? 0 : 4);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_EQ(ApplyAndDie(o, {{"checkpoint_completion_target", "0.45"}, {"max_connections", "33"}},
+                        /*restart=*/true),
+            0);
   conn_ = Connect();
   EXPECT_EQ(Show("checkpoint_completion_target"), "0.45");
   EXPECT_EQ(Show("max_connections"), "33");
@@ -301,17 +308,7 @@ TEST_F(CellSettingsServerTest, KilledRunIsRecoveredFromTheMarker) {
 
 TEST_F(CellSettingsServerTest, OpenRecoversAMarkerLeftBehind) {
   ServerSettingsOptions o = Options();
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    auto ss = ServerSettings::Open(cluster_->Params(), o);
-    if (!ss.ok()) ::_exit(3);
-    auto r = (*ss)->Apply({{"checkpoint_timeout", "11min"}});
-    ::_exit(r.ok() ? 0 : 4);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(ApplyAndDie(o, {{"checkpoint_timeout", "11min"}}, /*restart=*/false), 0);
   EXPECT_EQ(Show("checkpoint_timeout"), "11min");
 
   auto ss = ServerSettings::Open(cluster_->Params(), o);

@@ -22,6 +22,7 @@
 #include "observe/bottleneck.h"
 #include "observe/observe.h"
 #include "results/lio_json.h"
+#include "results/observation_json.h"
 #include "results/schemas.h"
 #include "results/suite_doc.h"
 #include "results/suite_json.h"
@@ -410,14 +411,14 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, results::Suit
   run.result = results::LioResultToJson(in, lo, *r, nullptr);
   const double lio_per_s = micro::PerSecond(r->main.delta.logical_reads(), r->main.window_s);
   if (observer) {
-    run.observation = obs.ToJson();
+    run.observation = results::ObservationJson(obs);
     ClientUse use;
     use.cpu_s = cpu_s;  // includes the table warm-up and checks before the window
     use.duration_s = r->main.window_s;
     use.threads = cell.clients;
     use.cpus = o_.cpus;
     use.tps = r->main.window_s > 0 ? static_cast<double>(r->main.ranges) / r->main.window_s : 0;
-    run.bottleneck = Diagnose(obs, use).ToJson();
+    run.bottleneck = results::BottleneckJson(Diagnose(obs, use));
   }
   for (const std::string& n : r->notes) run.notes.push_back(n);
   run.ok = true;
@@ -627,9 +628,9 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   // The suite holds the facts once (suite.facts); a run's own "facts" is null.
   run.result = results::RunResultToJson(in, *r, nullptr);
   if (observer) {
-    run.observation = obs.ToJson();
+    run.observation = results::ObservationJson(obs);
     const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
-    run.bottleneck = Diagnose(obs, use).ToJson();
+    run.bottleneck = results::BottleneckJson(Diagnose(obs, use));
   }
   if (r->stop_reason == engine::StopReason::kAborted) {
     error =

@@ -6,7 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,8 +20,6 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "support/test_cluster.h"
-
-extern char** environ;
 
 namespace pgrig {
 namespace {
@@ -72,32 +69,18 @@ std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
-pid_t Spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> all = {testing::PgrigExe()};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
-}
+using testing::SpawnPgrig;
+using testing::WaitExit;
 
-int WaitExit(pid_t pid, double timeout_s) {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
-  int status = 0;
+// Waits up to two minutes until the suite.json at `path` holds a run.
+bool WaitForFirstRun(const std::string& path) {
+  const int64_t deadline = MonotonicNanos() + 120'000'000'000;
   while (MonotonicNanos() < deadline) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const json s = ReadJson(path);
+    if (s.is_object() && s["runs"].size() >= 1) return true;
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
+  return false;
 }
 
 std::string Show(const std::string& db, const std::string& name) {
@@ -209,17 +192,10 @@ TEST(RunSuiteTest, ResumeAfterSigintRunsOnlyTheMissingRuns) {
   WriteText(plan, TinyPlan(2, 2));
   const std::string out = dir + "/out";
   const std::vector<std::string> conn = testing::FreshDatabase("run_itest_resume");
-  pid_t pid = Spawn(Args(conn, {plan, "--out", out}), dir + "/1.out", dir + "/1.err");
+  pid_t pid = SpawnPgrig(Args(conn, {plan, "--out", out}), dir + "/1.out", dir + "/1.err");
   ASSERT_GT(pid, 0);
   // SIGINT once the first run is in suite.json (the second is then running).
-  const int64_t deadline = MonotonicNanos() + 120'000'000'000;
-  bool first = false;
-  while (!first && MonotonicNanos() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const json s = ReadJson(out + "/suite.json");
-    first = s.is_object() && s["runs"].size() >= 1;
-  }
-  ASSERT_TRUE(first);
+  ASSERT_TRUE(WaitForFirstRun(out + "/suite.json"));
   kill(pid, SIGINT);
   EXPECT_EQ(WaitExit(pid, 60), 2) << Text(dir + "/1.err");
   json s = ReadJson(out + "/suite.json");
@@ -301,16 +277,9 @@ TEST(RunSuiteTest, ServerDeathFailsTheRunAndOnErrorContinueGoesOn) {
   std::vector<std::string> args = {"run", plan,   "--out", out,    "--on-error", "continue",
                                    "-h",  p.host, "-p",    p.port, "-d",         "pgrig"};
   if (!p.user.empty()) args.insert(args.end(), {"-U", p.user});
-  pid_t pid = Spawn(args, dir + "/1.out", dir + "/1.err");
+  pid_t pid = SpawnPgrig(args, dir + "/1.out", dir + "/1.err");
   ASSERT_GT(pid, 0);
-  const int64_t deadline = MonotonicNanos() + 120'000'000'000;
-  bool first = false;
-  while (!first && MonotonicNanos() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const json s = ReadJson(out + "/suite.json");
-    first = s.is_object() && s["runs"].size() >= 1;
-  }
-  ASSERT_TRUE(first);
+  ASSERT_TRUE(WaitForFirstRun(out + "/suite.json"));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the second run
   auto pm = c.RunningPid();
   ASSERT_TRUE(pm.has_value());

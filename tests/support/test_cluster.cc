@@ -2,13 +2,17 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <functional>
+#include <thread>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/strings.h"
 
@@ -126,7 +130,8 @@ void DestroyPrivateCluster(cluster::Cluster* c) {
 
 std::string PgrigExe() { return PGRIG_EXE; }
 
-pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_file) {
+pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_file,
+                 const std::string& err_file) {
   std::vector<std::string> argv = {PgrigExe()};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
@@ -135,24 +140,32 @@ pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_fi
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
-    const int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
+    const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err =
+        err_file.empty() ? out : ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
     ::execv(cargv[0], cargv.data());
     ::_exit(127);
   }
   return pid;
 }
 
-ProcessResult RunPgrig(const std::vector<std::string>& args,
-                       const std::map<std::string, std::string>& env,
-                       const std::string& stdin_data) {
-  ProcessOptions o;
-  o.argv.push_back(PgrigExe());
-  o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.env = env;
-  o.stdin_data = stdin_data;
-  o.timeout = std::chrono::minutes(10);
+int WaitExit(pid_t pid, double timeout_s) {
+  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
+  int status = 0;
+  while (MonotonicNanos() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -1;
+}
+
+ProcessResult RunProcess(const ProcessOptions& o) {
   auto r = RealProcessRunner().Run(o);
   if (!r.ok()) {
     ProcessResult failed;
@@ -162,22 +175,30 @@ ProcessResult RunPgrig(const std::vector<std::string>& args,
   return std::move(r).value();
 }
 
+ProcessResult RunProgram(const std::string& program, const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env,
+                         const std::string& stdin_data, std::chrono::milliseconds timeout) {
+  ProcessOptions o;
+  o.argv.push_back(program);
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.env = env;
+  o.stdin_data = stdin_data;
+  o.timeout = timeout;
+  return RunProcess(o);
+}
+
+ProcessResult RunPgrig(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env,
+                       const std::string& stdin_data) {
+  return RunProgram(PgrigExe(), args, env, stdin_data, std::chrono::minutes(10));
+}
+
 ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,
                             const std::map<std::string, std::string>& env) {
   RealProcessRunner runner;
   auto bins = cluster::FindServerBinaries(runner);
-  ProcessOptions o;
-  o.argv.push_back(bins.ok() ? bins->bindir + "/" + tool : tool);
-  o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.env = env;
-  o.timeout = std::chrono::minutes(10);
-  auto r = runner.Run(o);
-  if (!r.ok()) {
-    ProcessResult failed;
-    failed.err = r.status().message();
-    return failed;
-  }
-  return std::move(r).value();
+  return RunProgram(bins.ok() ? bins->bindir + "/" + tool : tool, args, env, "",
+                    std::chrono::minutes(10));
 }
 
 }  // namespace pgrig::testing

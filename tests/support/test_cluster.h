@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -65,6 +66,15 @@ void DestroyPrivateCluster(cluster::Cluster* c);
 // The pgrig executable of this build.
 std::string PgrigExe();
 
+// Runs `o`; a program that could not run gives a result whose `err` says why.
+ProcessResult RunProcess(const ProcessOptions& o);
+
+// Runs `program` with `args`; env entries are added to the environment.  A
+// program that could not run gives a result whose `err` says why.
+ProcessResult RunProgram(const std::string& program, const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env,
+                         const std::string& stdin_data, std::chrono::milliseconds timeout);
+
 // Runs the pgrig executable; env entries are added to the environment.
 ProcessResult RunPgrig(const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env = {},
@@ -72,8 +82,14 @@ ProcessResult RunPgrig(const std::vector<std::string>& args,
 
 // Starts the pgrig executable with `args` in a process group of its own (so
 // that a test can signal it and everything it started, as a terminal's Ctrl-C
-// does), its standard output and error into `out_file`; its pid, or -1.
-pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_file);
+// does), its standard output into `out_file` and its standard error into
+// `err_file` (empty: into `out_file` too); its pid, or -1.
+pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_file,
+                 const std::string& err_file = "");
+
+// Waits up to timeout_s for `pid` to end: its exit code, -2 when a signal
+// ended it, or -1 when the time ran out (it is then killed and reaped).
+int WaitExit(pid_t pid, double timeout_s);
 
 // Runs a program (pgbench, psql, ...) from the server's bin directory.
 ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,
