@@ -20,6 +20,7 @@
 #include "cli/bench_json.h"
 #include "cli/bench_report.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
@@ -46,11 +47,6 @@ using workload::ParseBenchArgs;
 using workload::ScriptSpec;
 
 namespace {
-
-// The one piece of process-wide state: what a SIGINT handler may touch.
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void OnSigint(int) { g_interrupted.store(true); }
 
 void PrintErr(const std::string& s) { std::fputs(s.c_str(), stderr); }
 
@@ -324,8 +320,7 @@ int RunBench(int argc, char** argv) {
   cfg.on_message = [](const std::string& line) {
     PrintErr(std::string(kBenchProgram) + ": " + line + "\n");
   };
-  g_interrupted.store(false);
-  cfg.stop_requested = &g_interrupted;
+  cfg.stop_requested = InterruptScope::flag();
   // Clients mode: ready once every connection is open, the window from "go".
   std::optional<int> fleet_gate_s;
   if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0')
@@ -339,15 +334,10 @@ int RunBench(int argc, char** argv) {
     server_cpu.Start();
     return Status();
   };
-  struct sigaction sa {};
-  struct sigaction old_sa {};
-  sa.sa_handler = OnSigint;
-  sa.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills as usual
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_sa);
-
-  auto run = engine::RunBenchmark(cfg);
-  sigaction(SIGINT, &old_sa, nullptr);
+  auto run = [&cfg] {
+    InterruptScope interrupt;
+    return engine::RunBenchmark(cfg);
+  }();
   if (!run.ok()) {
     PrintErr(BenchError(run.status().message()));
     return kExitBadInvocation;

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/interrupt.h"
 #include "cli/micro_cli.h"
 #include "cli/parse_args.h"
 #include "cli/server_probe.h"

@@ -25,6 +25,7 @@
 #include "cli/bench_json.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/interrupt.h"
 #include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
@@ -44,10 +45,6 @@
 namespace pgrig::cli {
 
 namespace {
-
-std::atomic<bool> g_run_interrupted{false};
-
-extern "C" void OnRunSigint(int) { g_run_interrupted.store(true); }
 
 constexpr CommandName kRunCommand{"pgrig run"};
 
@@ -345,16 +342,11 @@ int RunRun(int argc, char** argv) {
   so.resume = chosen->previous;
   ProgressPrinter printer(o.quiet);
   so.on_progress = [&printer](const runner::SuiteProgress& p) { printer(p); };
-  g_run_interrupted.store(false);
-  so.stop_requested = &g_run_interrupted;
-  struct sigaction sa {};
-  struct sigaction old_sa {};
-  sa.sa_handler = OnRunSigint;
-  sa.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills as usual
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_sa);
-  auto outcome = runner::RunSuite(so);
-  sigaction(SIGINT, &old_sa, nullptr);
+  so.stop_requested = InterruptScope::flag();
+  auto outcome = [&so] {
+    InterruptScope interrupt;
+    return runner::RunSuite(so);
+  }();
   printer.Clear();
   if (!outcome.ok()) return Fail(kRunCommand, outcome.status().message());
   return PrintOutcome(*outcome, out_dir);

@@ -9,11 +9,6 @@
 
 namespace pgrig::cli {
 
-namespace {
-std::atomic<bool> g_micro_interrupted{false};
-void OnMicroSigint(int) { g_micro_interrupted.store(true); }
-}  // namespace
-
 Status CheckJsonDestination(const std::string& file) {
   if (file.empty() || file == "-") return Status::Ok();
   std::error_code ec;
@@ -32,18 +27,5 @@ Status CheckJsonDestination(const std::string& file) {
   }
   return Status::Ok();
 }
-
-InterruptScope::InterruptScope() {
-  g_micro_interrupted.store(false);
-  struct sigaction sa {};
-  sa.sa_handler = OnMicroSigint;
-  sa.sa_flags = SA_RESETHAND;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_);
-}
-
-InterruptScope::~InterruptScope() { sigaction(SIGINT, &old_, nullptr); }
-
-const std::atomic<bool>* InterruptScope::flag() { return &g_micro_interrupted; }
 
 }  // namespace pgrig::cli

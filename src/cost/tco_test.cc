@@ -43,9 +43,22 @@ TEST(TcoTest, ComputeOnlyHandComputed) {
   EXPECT_DOUBLE_EQ(t->lines[0].quantity, 26280);
 }
 
+// 2 instances at 1.00 USD/h for 3 years, 500 GB gp3 each, 6,000 IOPS and
+// 250 MB/s provisioned per volume, 20% discount, 10% support.
+TcoInput EveryComponentInput() {
+  return TcoInput{.usd_per_hour = 1.0,
+                  .count = 2,
+                  .years = 3,
+                  .storage_gb = 500,
+                  .iops = 6000,
+                  .throughput_mbps = 250,
+                  .support_pct = 10,
+                  .discount_pct = 20,
+                  .storage = Gp3()};
+}
+
 TEST(TcoTest, EveryComponentHandComputed) {
-  // 2 instances at 1.00 USD/h for 3 years, 500 GB gp3 each, 6,000 IOPS and
-  // 250 MB/s provisioned per volume, 20% discount, 10% support.
+  // EveryComponentInput():
   //   compute    = 2 x 1.00 x 26,280                = 52,560.00
   //   discount   = 52,560 x 20%                     = 10,512.00
   //   storage    = 2 x 500 GB x 36 months x 0.08    = 36,000 GB-months x 0.08  = 2,880.00
@@ -55,15 +68,7 @@ TEST(TcoTest, EveryComponentHandComputed) {
   //   support    = 46,368 x 10%                     = 4,636.80
   //   total      = 51,004.80; per year 17,001.60; per month 1,416.80;
   //   per cluster-hour 51,004.80 / 26,280 = 1.9408219...
-  TcoInput in{.usd_per_hour = 1.0,
-              .count = 2,
-              .years = 3,
-              .storage_gb = 500,
-              .iops = 6000,
-              .throughput_mbps = 250,
-              .support_pct = 10,
-              .discount_pct = 20,
-              .storage = Gp3()};
+  const TcoInput in = EveryComponentInput();
   auto t = ComputeTco(in);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_NEAR(t->compute_usd, 52560.00, 1e-6);
@@ -164,15 +169,7 @@ TEST(ClaimTest, ClaimedTotalImpliesHourlyPrice) {
   //   / (2 x 26,280 x 0.80 = 42,048) = 1.00.
   // A claimed 60,000: (60,000/1.1 - 4,320) / 42,048 = (54,545.4545 - 4,320) / 42,048
   //   = 50,225.4545 / 42,048 = 1.194479...
-  TcoInput in{.usd_per_hour = 1.0,
-              .count = 2,
-              .years = 3,
-              .storage_gb = 500,
-              .iops = 6000,
-              .throughput_mbps = 250,
-              .support_pct = 10,
-              .discount_pct = 20,
-              .storage = Gp3()};
+  const TcoInput in = EveryComponentInput();
   auto ref = ComputeTco(in);
   ASSERT_TRUE(ref.ok());
   auto same = CheckClaim(*ref, {.total_usd = 51004.80});

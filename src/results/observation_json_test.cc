@@ -7,33 +7,20 @@ namespace pgrig::results {
 namespace {
 
 using json = nlohmann::json;
-using observe::HostSample;
 using observe::Observation;
-using observe::ServerSample;
 
 TEST(ObservationJsonTest, SamplesMeansAndTotals) {
   Observation o;
-  HostSample a;
-  a.dt_s = 1;
-  a.cpu_user_pct = 90;
-  a.cpu_idle_pct = 10;
-  a.run_queue = 4;
-  HostSample b;
-  b.dt_s = 3;
-  b.cpu_user_pct = 10;
-  b.cpu_idle_pct = 90;
-  b.disk_util_pct = 50;  // only b has a device figure
-  o.host = {a, b};
-
-  ServerSample s;
-  s.active_backends = 3;
-  s.wait_polls = 1;
-  s.wait_events = {{"CPU", 2}, {"IO:DataFileRead", 1}};
-  ServerSample s2;
-  s2.active_backends = 1.5;  // over 4 polls
-  s2.wait_polls = 4;
-  o.server = {s, ServerSample{}, s2};
-  o.wait_events = s.wait_events;
+  o.host.resize(2);
+  o.host[0].dt_s = 1;
+  o.host[0].cpu_user_pct = 90;
+  o.host[0].run_queue = 4;
+  o.host[1].dt_s = 3;
+  o.host[1].cpu_user_pct = 10;
+  o.server.resize(3);
+  o.server[0].wait_events = {{"CPU", 2}, {"IO:DataFileRead", 1}};
+  o.server[2].wait_polls = 4;
+  o.wait_events = {{"CPU", 2}};
   o.wait_samples = 3;
   o.notes = {"disk: data directory unknown; no data device observed"};
   json j = ObservationJson(o);
@@ -41,7 +28,7 @@ TEST(ObservationJsonTest, SamplesMeansAndTotals) {
   EXPECT_EQ(j["server"][2]["wait_polls"], 4);
   EXPECT_EQ(j["host"][0]["run_queue"], 4);
   EXPECT_TRUE(j["host"][0]["disk_util_pct"].is_null());
-  EXPECT_DOUBLE_EQ(j["host_mean"]["cpu_user_pct"].get<double>(), 30.0);
+  EXPECT_DOUBLE_EQ(j["host_mean"]["cpu_user_pct"].get<double>(), 30.0);  // time-weighted
   EXPECT_EQ(j["server"][0]["wait_events"]["IO:DataFileRead"], 1);
   EXPECT_TRUE(j["server"][1]["xact_commit_per_s"].is_null());
   EXPECT_EQ(j["wait_events"]["CPU"], 2);
@@ -52,7 +39,7 @@ TEST(ObservationJsonTest, SamplesMeansAndTotals) {
   // Rounded to the hundredth, and printed short.
   o.host[0].cpu_user_pct = 15.619999;
   o.host[0].context_switches_per_s = 1546.4951;
-  json r = ObservationJson(o);
+  const json r = ObservationJson(o);
   EXPECT_EQ(r["host"][0]["cpu_user_pct"].dump(), "15.62");
   EXPECT_EQ(r["host"][0]["context_switches_per_s"].dump(), "1546.5");
   EXPECT_TRUE(r["sampler_backend_cpu_s"].is_null());

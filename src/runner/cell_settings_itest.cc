@@ -24,10 +24,10 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-class CellSettingsServerTest : public ::testing::Test {
+class CellSettingsServerTest : public testing::PrivateClusterTest<CellSettingsServerTest> {
  protected:
   static void SetUpTestSuite() {
-    cluster_ = testing::StartPrivateCluster("pgrig-cellset");
+    StartCluster("pgrig-cellset");
     if (cluster_ == nullptr) return;
     // One entry of postgresql.auto.conf that the tests change, so that the
     // restore of an existing entry (SET back, not RESET) is exercised.
@@ -36,16 +36,9 @@ class CellSettingsServerTest : public ::testing::Test {
     ASSERT_TRUE(conn->Exec("ALTER SYSTEM SET checkpoint_completion_target = '0.8'").ok());
     ASSERT_TRUE(conn->Exec("SELECT pg_reload_conf()").ok());
   }
-  static void TearDownTestSuite() {
-    testing::DestroyPrivateCluster(cluster_);
-    cluster_ = nullptr;
-  }
-
   void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    if (!cluster_->RunningPid()) {
-      ASSERT_TRUE(cluster_->Start().ok());
-    }
+    PrivateClusterTest::SetUp();
+    if (HasFatalFailure()) return;
     state_ = std::filesystem::path(cluster_->home()).parent_path().string() + "/state-" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name();
     conn_ = Connect();
@@ -126,13 +119,10 @@ class CellSettingsServerTest : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
   }
 
-  static cluster::Cluster* cluster_;
   std::string state_;
   pg::Connection conn_;
   std::map<std::string, std::string> before_;
 };
-
-cluster::Cluster* CellSettingsServerTest::cluster_ = nullptr;
 
 TEST_F(CellSettingsServerTest, PerConnectionSettingsTravelInTheConnectionOnly) {
   auto split = SplitAndValidate(conn_, {{"jit", "off"},

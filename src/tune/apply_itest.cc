@@ -26,21 +26,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class TuneApplyTest : public ::testing::Test {
+class TuneApplyTest : public testing::PrivateClusterTest<TuneApplyTest> {
  protected:
-  static void SetUpTestSuite() {
-    cluster_ = testing::StartPrivateCluster("pgrig-tune");
-    if (cluster_ == nullptr) return;
-  }
-  static void TearDownTestSuite() {
-    testing::DestroyPrivateCluster(cluster_);
-    cluster_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartCluster("pgrig-tune"); }
   void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    if (!cluster_->RunningPid()) {
-      ASSERT_TRUE(cluster_->Start().ok());
-    }
+    PrivateClusterTest::SetUp();
+    if (HasFatalFailure()) return;
     backups_ = cluster_->home() + ".tune-backups";
     conn_ = Connect();
   }
@@ -95,12 +86,9 @@ class TuneApplyTest : public ::testing::Test {
     return std::move(r).value();
   }
 
-  static cluster::Cluster* cluster_;
   std::string backups_;
   pg::Connection conn_;
 };
-
-cluster::Cluster* TuneApplyTest::cluster_ = nullptr;
 
 TEST_F(TuneApplyTest, AppliesVerifiesAndRollsBack) {
   std::vector<std::string> before = AutoConf(conn_);

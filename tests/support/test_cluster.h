@@ -11,6 +11,7 @@
 #ifndef PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
 #define PGRIG_TESTS_SUPPORT_TEST_CLUSTER_H_
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -62,6 +63,29 @@ cluster::Cluster* StartPrivateCluster(const std::string& prefix);
 // Destroys `c`, removes its MakeTempHome directory (with whatever a test put
 // beside the home) and deletes it; nullptr does nothing.
 void DestroyPrivateCluster(cluster::Cluster* c);
+
+// A test suite on a private cluster (StartPrivateCluster): the derived
+// fixture's SetUpTestSuite calls StartCluster(prefix); the cluster is
+// started again before a test when an earlier one left it stopped, and
+// destroyed after the suite.  `Suite` is the derived fixture, so that each
+// fixture has a cluster of its own.
+template <typename Suite>
+class PrivateClusterTest : public ::testing::Test {
+ protected:
+  static void StartCluster(const std::string& prefix) { cluster_ = StartPrivateCluster(prefix); }
+  static void TearDownTestSuite() {
+    DestroyPrivateCluster(cluster_);
+    cluster_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(cluster_, nullptr);
+    if (!cluster_->RunningPid()) {
+      ASSERT_TRUE(cluster_->Start().ok());
+    }
+  }
+
+  static inline cluster::Cluster* cluster_ = nullptr;
+};
 
 // The pgrig executable of this build.
 std::string PgrigExe();
