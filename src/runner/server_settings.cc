@@ -275,6 +275,38 @@ bool WriterAlive(const Marker& m) {
   return start && *start == m.pid_start;
 }
 
+// Whether this session may change every setting in `names` (tune's check).
+Status CheckMayChange(pg::Connection& conn, const std::vector<std::string>& names) {
+  std::vector<tune::Recommendation> recs(names.size());
+  std::vector<const tune::Recommendation*> ptrs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    recs[i].name = names[i];
+    ptrs.push_back(&recs[i]);
+  }
+  return tune::CheckPrivileges(conn, ptrs);
+}
+
+// The plan's settings as recommendations, for tune's safe apply.
+tune::TuneReport PlanSettingsReport(const std::vector<const CheckedSetting*>& settings,
+                                    const tune::CurrentSettings& current) {
+  tune::TuneReport tr;
+  tr.has_server = true;
+  for (const CheckedSetting* c : settings) {
+    tune::Recommendation r;
+    r.name = c->name;
+    r.proposed = c->text;
+    r.value = c->value;
+    r.unit = current.at(c->name).unit;
+    r.context = c->context;
+    r.apply = c->context == "postmaster" ? tune::Apply::kRestart : tune::Apply::kReload;
+    r.changed = true;
+    r.reason = "plan setting";
+    r.rule = "plan";
+    tr.recommendations.push_back(std::move(r));
+  }
+  return tr;
+}
+
 }  // namespace
 
 std::string MarkerPath(const std::string& state_dir) { return state_dir + "/" + kMarkerName; }
@@ -441,16 +473,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
         "was changed",
         Join(restart_only, ", "), target_.Describe(), restart_only.size() == 1 ? "it" : "them"));
   }
-  std::vector<tune::Recommendation> recs;
-  recs.reserve(touched.size());
-  for (const auto& name : touched) {
-    tune::Recommendation r;
-    r.name = name;
-    recs.push_back(std::move(r));
-  }
-  std::vector<const tune::Recommendation*> rec_ptrs;
-  for (const auto& r : recs) rec_ptrs.push_back(&r);
-  PGRIG_RETURN_IF_ERROR(tune::CheckPrivileges(conn_, rec_ptrs));
+  PGRIG_RETURN_IF_ERROR(CheckMayChange(conn_, touched));
 
   // The marker names the original of every setting about to change.
   for (const auto& name : touched) {
@@ -505,21 +528,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
   if (!via_tune.empty()) {
     // tune's safe apply: validation, backup, ALTER SYSTEM, file check,
     // reload, verification, and its own rollback on failure.
-    tune::TuneReport tr;
-    tr.has_server = true;
-    for (const auto* c : via_tune) {
-      tune::Recommendation r;
-      r.name = c->name;
-      r.proposed = c->text;
-      r.value = c->value;
-      r.unit = current.at(c->name).unit;
-      r.context = c->context;
-      r.apply = c->context == "postmaster" ? tune::Apply::kRestart : tune::Apply::kReload;
-      r.changed = true;
-      r.reason = "plan setting";
-      r.rule = "plan";
-      tr.recommendations.push_back(std::move(r));
-    }
+    const tune::TuneReport tr = PlanSettingsReport(via_tune, current);
     tune::ApplyOptions ao;
     ao.backup_dir = options_.state_dir + "/" + kBackupDirName;
     ao.verify_timeout = options_.verify_timeout;
