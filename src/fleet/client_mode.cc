@@ -381,7 +381,8 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
     // server's only when the server runs on this machine; otherwise this
     // machine's load would be taken for the server's, and no bottleneck is
     // named.
-    if (o.server_is_local) bottleneck = results::BottleneckJson(observe::Diagnose(obs, observe::ClientUse{}));
+    if (o.server_is_local)
+      bottleneck = results::BottleneckJson(observe::Diagnose(obs, observe::ClientUse{}));
   }
   if (!observe_note.empty()) observation = json{{"notes", json::array({observe_note})}};
 
