@@ -11,18 +11,8 @@
 #include "script/runner.h"
 #include "script/script.h"
 
+namespace pgrig::script {
 namespace {
-
-using pgrig::script::BuiltinScripts;
-using pgrig::script::NameTable;
-using pgrig::script::ParseScript;
-using pgrig::script::Prng;
-using pgrig::script::QueryMode;
-using pgrig::script::Script;
-using pgrig::script::ScriptRunner;
-using pgrig::script::StepKind;
-using pgrig::script::Value;
-using pgrig::script::Variables;
 
 // One client: a parsed script, its variables (scale set) and a runner.
 struct Client {
@@ -92,5 +82,6 @@ void BM_TwentySets(benchmark::State& state) {
 BENCHMARK(BM_TwentySets);
 
 }  // namespace
+}  // namespace pgrig::script
 
 BENCHMARK_MAIN();

@@ -29,15 +29,8 @@
 #include "script/script.h"
 #include "script/variables.h"
 
+namespace pgrig::script {
 namespace {
-
-using pgrig::script::Capture;
-using pgrig::script::Command;
-using pgrig::script::CommandKind;
-using pgrig::script::QueryMode;
-using pgrig::script::Script;
-using pgrig::script::ScriptRunner;
-using pgrig::script::StepKind;
 
 // Transactions per query mode, and a bound on steps per transaction (each
 // Advance() moves forward through the script, so this bound is never the
@@ -51,7 +44,7 @@ constexpr int kMaxSteps = 10000;
 // start; "false" -> exit 1 with no output; "text" -> a non-integer line;
 // otherwise exit 0 printing the command's length.
 // Never runs anything: the fuzzer's input must not reach a real shell.
-class FakeShell : public pgrig::script::Shell {
+class FakeShell : public Shell {
  public:
   bool Run(const std::string& command) const override {
     return command.find("false") == std::string::npos &&
@@ -69,7 +62,7 @@ bool IsBranch(CommandKind k) {
   return k == CommandKind::kElif || k == CommandKind::kElse || k == CommandKind::kEndif;
 }
 
-void CheckParsed(const Script& script, const pgrig::script::NameTable& names) {
+void CheckParsed(const Script& script, const NameTable& names) {
   FUZZ_CHECK(!script.commands.empty());
   const int n = static_cast<int>(script.commands.size());
   for (const Command& c : script.commands) {
@@ -83,7 +76,7 @@ void CheckParsed(const Script& script, const pgrig::script::NameTable& names) {
       FUZZ_CHECK(script.commands[static_cast<size_t>(c.endif_index)].kind == CommandKind::kEndif);
     }
     if (c.kind == CommandKind::kSql) {
-      FUZZ_CHECK(c.param_slots.size() <= static_cast<size_t>(pgrig::script::kMaxSqlParams));
+      FUZZ_CHECK(c.param_slots.size() <= static_cast<size_t>(kMaxSqlParams));
       for (const auto& seg : c.segments) {
         FUZZ_CHECK(seg.literal_begin <= seg.literal_end && seg.literal_end <= c.sql.size());
         FUZZ_CHECK(seg.slot < names.size());
@@ -91,7 +84,7 @@ void CheckParsed(const Script& script, const pgrig::script::NameTable& names) {
       for (int slot : c.param_slots) FUZZ_CHECK(slot >= 0 && slot < names.size());
     }
     if (c.kind == CommandKind::kSet || c.kind == CommandKind::kIf || c.kind == CommandKind::kElif) {
-      std::string rendered = pgrig::script::ExprToString(c.expr, names);
+      std::string rendered = ExprToString(c.expr, names);
       FUZZ_CHECK(!rendered.empty());
     }
     if (c.kind == CommandKind::kShell || c.kind == CommandKind::kSetShell) {
@@ -117,17 +110,17 @@ void StoreRows(ScriptRunner& runner) {
   }
 }
 
-void RunScript(const Script& script, std::shared_ptr<const pgrig::script::NameTable> names,
-               QueryMode mode, bool report_meta) {
+void RunScript(const Script& script, std::shared_ptr<const NameTable> names, QueryMode mode,
+               bool report_meta) {
   FakeShell shell;
   std::string debug_out;
-  pgrig::script::Variables vars(names);
-  FUZZ_CHECK(vars.SetByName("fuzz", "client_id", pgrig::script::Value::Int(0)).ok());
-  FUZZ_CHECK(vars.SetByName("fuzz", "scale", pgrig::script::Value::Int(1)).ok());
-  FUZZ_CHECK(vars.SetByName("fuzz", "default_seed", pgrig::script::Value::Int(5432)).ok());
-  FUZZ_CHECK(vars.SetByName("fuzz", "random_seed", pgrig::script::Value::Int(5432)).ok());
+  Variables vars(names);
+  FUZZ_CHECK(vars.SetByName("fuzz", "client_id", Value::Int(0)).ok());
+  FUZZ_CHECK(vars.SetByName("fuzz", "scale", Value::Int(1)).ok());
+  FUZZ_CHECK(vars.SetByName("fuzz", "default_seed", Value::Int(5432)).ok());
+  FUZZ_CHECK(vars.SetByName("fuzz", "random_seed", Value::Int(5432)).ok());
   FUZZ_CHECK(vars.SetStringByName("fuzz", "zero", "0").ok());
-  pgrig::script::Prng rng(5432);
+  Prng rng(5432);
   ScriptRunner::Options options;
   options.mode = mode;
   options.report_meta_commands = report_meta;
@@ -167,37 +160,43 @@ void RunScript(const Script& script, std::shared_ptr<const pgrig::script::NameTa
   if (debug_out.size() > (1u << 20)) debug_out.clear();
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+// One input, as LLVMFuzzerTestOneInput is given it.
+int FuzzOne(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
 
   // The first line also goes through the -b/-f "name@weight" parser.
   std::string_view first = text.substr(0, text.find('\n'));
   if (first.size() < 64) {
-    auto w = pgrig::script::ParseScriptWeight(first);
+    auto w = ParseScriptWeight(first);
     if (w.ok()) FUZZ_CHECK(w->weight >= 0);
-    (void)pgrig::script::FindBuiltin(first);
+    (void)FindBuiltin(first);
   }
 
-  auto names = std::make_shared<pgrig::script::NameTable>();
+  auto names = std::make_shared<NameTable>();
   for (const char* n : {"client_id", "scale", "default_seed", "random_seed", "zero"}) {
     names->Intern(n);
   }
-  pgrig::Result<Script> parsed = pgrig::script::ParseScript(text, "fuzz.sql", *names);
+  pgrig::Result<Script> parsed = ParseScript(text, "fuzz.sql", *names);
   if (!parsed.ok()) {
     FUZZ_CHECK(!parsed.status().message().empty());
     return 0;
   }
   const Script& script = *parsed;
   CheckParsed(script, *names);
-  const std::string listing = pgrig::script::RenderScript(script);
+  const std::string listing = RenderScript(script);
   FUZZ_CHECK(!listing.empty());
-  const pgrig::script::BuiltinScript as_builtin{"fuzz", "fuzz.sql", text};
-  FUZZ_CHECK(!pgrig::script::ShowScriptText(as_builtin).empty());
+  const BuiltinScript as_builtin{"fuzz", "fuzz.sql", text};
+  FUZZ_CHECK(!ShowScriptText(as_builtin).empty());
 
   RunScript(script, names, QueryMode::kSimple, false);
   RunScript(script, names, QueryMode::kExtended, true);
   RunScript(script, names, QueryMode::kPrepared, false);
   return 0;
+}
+
+}  // namespace
+}  // namespace pgrig::script
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return pgrig::script::FuzzOne(data, size);
 }

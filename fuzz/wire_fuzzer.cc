@@ -34,15 +34,8 @@
 #include "fuzz_check.h"
 #include "pg/wire.h"
 
+namespace pgrig::pg {
 namespace {
-
-using pgrig::pg::FormatServerMessage;
-using pgrig::pg::ParseServerMessage;
-using pgrig::pg::ServerMessageFields;
-using pgrig::pg::ServerMessageKind;
-using pgrig::pg::WireMessage;
-using pgrig::pg::WireReader;
-using pgrig::pg::WireWriter;
 
 // A message copied out of the reader (its views die at the next Feed()).
 struct Copied {
@@ -181,9 +174,8 @@ void CheckWriter(std::string_view query) {
              back[5].body.empty());
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+// One input, as LLVMFuzzerTestOneInput is given it.
+int FuzzOne(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   const auto flags = static_cast<unsigned char>(in[0]);
@@ -204,4 +196,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const Copied& m : want) CheckServerMessage(m, q, utf8);
   CheckWriter(query);
   return 0;
+}
+
+}  // namespace
+}  // namespace pgrig::pg
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return pgrig::pg::FuzzOne(data, size);
 }
