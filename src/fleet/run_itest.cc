@@ -32,24 +32,34 @@ constexpr const char* kTinyPlan =
     "duration_s = 1\nwarmup_s = 0\niterations = 2\n"
     "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n";
 
+// Writes `plan_text` and a fleet file for h's two hosts, each with its own
+// embedded cluster (recorded in `clusters`); when `priced`, box1 at twice
+// box0's price.  `fleet_extra` goes into [fleet].  The fleet file's path.
+std::string WriteTwoHostFleet(const NetnsHosts& h, const std::string& plan_text,
+                              const std::string& fleet_extra,
+                              pgrig::testing::TempClusters& clusters, bool priced = false) {
+  const std::string plan = h.dir() + "/tiny.toml";
+  EXPECT_TRUE(WriteFileAtomically(plan, plan_text).ok());
+  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
+                  "\"\nresults = \"" + h.dir() + "/results\"\n" + fleet_extra;
+  for (size_t i = 0; i < 2; ++i) {
+    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
+    clusters.homes.push_back(home);
+    f += FleetHostTable(
+        h, i, home, priced ? std::string("usd_per_hour = ") + (i == 0 ? "0.1" : "0.2") + "\n" : "");
+  }
+  const std::string file = h.dir() + "/fleet.toml";
+  EXPECT_TRUE(WriteFileAtomically(file, f).ok());
+  return file;
+}
+
 TEST(FleetRun, CompareModeOnTwoHosts) {
   PGRIG_SKIP_WITHOUT_NETNS();
   auto hosts = NetnsHosts::Start(2);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   const NetnsHosts& h = **hosts;
   pgrig::testing::TempClusters clusters;
-  std::string plan = h.dir() + "/tiny.toml";
-  ASSERT_TRUE(WriteFileAtomically(plan, kTinyPlan).ok());
-  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
-                  "\"\nresults = \"" + h.dir() + "/results\"\n";
-  for (size_t i = 0; i < 2; ++i) {
-    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
-    clusters.homes.push_back(home);
-    f += FleetHostTable(h, i, home,
-                        std::string("usd_per_hour = ") + (i == 0 ? "0.1" : "0.2") + "\n");
-  }
-  std::string file = h.dir() + "/fleet.toml";
-  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+  const std::string file = WriteTwoHostFleet(h, kTinyPlan, "", clusters, /*priced=*/true);
 
   ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -95,19 +105,9 @@ TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   NetnsHosts& h = **hosts;
   pgrig::testing::TempClusters clusters;
-  std::string plan = h.dir() + "/tiny.toml";
   std::string text = kTinyPlan;
   text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
-  ASSERT_TRUE(WriteFileAtomically(plan, text).ok());
-  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
-                  "\"\nconnect_timeout = 3\nresults = \"" + h.dir() + "/results\"\n";
-  for (size_t i = 0; i < 2; ++i) {
-    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
-    clusters.homes.push_back(home);
-    f += FleetHostTable(h, i, home);
-  }
-  std::string file = h.dir() + "/fleet.toml";
-  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+  const std::string file = WriteTwoHostFleet(h, text, "connect_timeout = 3\n", clusters);
 
   ProcessResult r;
   std::thread runner([&] { r = pgrig::testing::RunPgrig({"fleet", "run", file}); });
@@ -158,20 +158,10 @@ TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   NetnsHosts& h = **hosts;
   pgrig::testing::TempClusters clusters;
-  std::string plan = h.dir() + "/tiny.toml";
   std::string text = kTinyPlan;
   text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
   text.replace(text.find("iterations = 2"), 14, "iterations = 5");
-  ASSERT_TRUE(WriteFileAtomically(plan, text).ok());
-  std::string f = "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" + h.ssh_config() +
-                  "\"\nresults = \"" + h.dir() + "/results\"\n";
-  for (size_t i = 0; i < 2; ++i) {
-    std::string home = pgrig::testing::MakeTempHome("pgrig-fleet-run");
-    clusters.homes.push_back(home);
-    f += FleetHostTable(h, i, home);
-  }
-  std::string file = h.dir() + "/fleet.toml";
-  ASSERT_TRUE(WriteFileAtomically(file, f).ok());
+  const std::string file = WriteTwoHostFleet(h, text, "", clusters);
   std::string out_file = h.dir() + "/out.txt";
   const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", file}, out_file);
   ASSERT_GE(pid, 0);

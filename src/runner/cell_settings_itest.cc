@@ -82,16 +82,7 @@ class CellSettingsServerTest : public testing::PrivateClusterTest<CellSettingsSe
     return out;
   }
 
-  // postgresql.auto.conf as the server parses it.
-  std::vector<std::string> AutoConf() {
-    auto r = conn_.Exec(
-        "SELECT name || '=' || setting FROM pg_file_settings "
-        "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
-    EXPECT_TRUE(r.ok());
-    std::vector<std::string> out;
-    for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Get(i, 0));
-    return out;
-  }
+  std::vector<std::string> AutoConf() { return PrivateClusterTest::AutoConf(conn_); }
 
   ServerSettingsOptions Options(bool embedded = true) {
     ServerSettingsOptions o;

@@ -50,17 +50,6 @@ class TuneApplyTest : public testing::PrivateClusterTest<TuneApplyTest> {
     return v.ok() ? *v : "";
   }
 
-  // postgresql.auto.conf as the server parses it.
-  std::vector<std::string> AutoConf(pg::Connection& c) {
-    auto r = c.Exec(
-        "SELECT name || '=' || setting FROM pg_file_settings "
-        "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
-    EXPECT_TRUE(r.ok());
-    std::vector<std::string> out;
-    for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Get(i, 0));
-    return out;
-  }
-
   size_t BackupCount() {
     size_t n = 0;
     std::error_code ec;

@@ -84,6 +84,17 @@ class PrivateClusterTest : public ::testing::Test {
     }
   }
 
+  // postgresql.auto.conf as the server parses it ("name=setting", in order).
+  static std::vector<std::string> AutoConf(pg::Connection& c) {
+    auto r = c.Exec(
+        "SELECT name || '=' || setting FROM pg_file_settings "
+        "WHERE sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno");
+    EXPECT_TRUE(r.ok());
+    std::vector<std::string> out;
+    for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Get(i, 0));
+    return out;
+  }
+
   static inline cluster::Cluster* cluster_ = nullptr;
 };
 
