@@ -35,17 +35,11 @@ WITH_FLOOR=0
 if [[ ${1:-} == --floor ]]; then WITH_FLOOR=1; shift; fi
 PAIRS=${1:-5}
 DURATION=${2:-10}
-here=$(cd "$(dirname "$0")/.." && pwd)
-PGRIG=${PGRIG:-$here/build/pgrig}
-PGBENCH=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
+source "$(dirname "$0")/common.sh"
 FLOOR_BIN=${FLOOR_BIN:-$here/build/bench/floor}
 FLOOR_LOOP=${FLOOR_LOOP:-uring}
-CLIENTS=${CLIENTS:-8}
-THREADS=${THREADS:-2}
-MODES=${MODES:-"prepared simple"}
 SCRIPT_OPT=${SCRIPT_OPT--S}  # set and empty: the built-in tpcb-like script
 PIN=${PIN:-}
-export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
 if [[ -n $PIN ]]; then
   if [[ ! $PIN =~ ^[0-9,-]+:[0-9,-]+$ ]]; then
     echo "bench_vs_pgbench.sh: PIN takes CLIENT_CPUS:SERVER_CPUS in taskset's list form (e.g. 0:1), not $PIN" >&2
@@ -69,20 +63,16 @@ if [[ $WITH_FLOOR == 1 ]]; then
   fi
 fi
 
-"$PGRIG" cluster start >/dev/null
-SOCK="$PGRIG_HOME/run"
-if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_branches" >/dev/null 2>&1; then
-  "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
-fi
+bench_start_server
 
 python3 - "$PAIRS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" \
   "$here/bench" "$PGRIG_HOME/data" "$WITH_FLOOR" "$FLOOR_BIN" "$FLOOR_LOOP" "$PIN" <<'PY'
-import os, re, resource, statistics, subprocess, sys
+import os, re, statistics, subprocess, sys
 (pairs, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt,
  bench_dir, data_dir, with_floor, floor_bin, floor_loop, pin) = sys.argv[1:]
 pairs, duration, with_floor = int(pairs), int(duration), with_floor == "1"
 sys.path.insert(0, bench_dir)
-import server_cpu
+import measure, server_cpu
 server = server_cpu.open_or_none(data_dir)
 
 def cpu_list(text):
@@ -120,28 +110,15 @@ def unpin():
 
 def run(name, cmd):
     """(tps, client us/txn, user, sys, server us/txn or None)."""
-    snap0 = server.snapshot() if server and name != "floor" else None
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run((client_prefix if name != "floor" else []) + cmd,
-                         capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
-    snap1 = server.settle(snap0[2]) if snap0 else None
-    tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
-    n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
-    if name == "floor":
-        # getrusage of the child would include the floor's peer: take the
-        # floor's own per-thread figures, and the peer's as the server's.
-        c = re.search(r"^client CPU per round trip: ([0-9.]+) us \(user ([0-9.]+), sys ([0-9.]+)\)", out.stdout, re.M)
-        p = re.search(r"^peer CPU per round trip: ([0-9.]+) us", out.stdout, re.M)
-        return tps, float(c.group(1)), float(c.group(2)), float(c.group(3)), float(p.group(1))
-    user = (after.ru_utime - before.ru_utime) * 1e6 / n
-    sys_ = (after.ru_stime - before.ru_stime) * 1e6 / n
-    srv = None
-    if snap0:
-        srv = ((snap1[0] - snap0[0]) + (snap1[1] - snap0[1])) * 1e6 / n
-    return tps, user + sys_, user, sys_, srv
+    if name != "floor":
+        return measure.measure(client_prefix + cmd, server)
+    # getrusage of the child would include the floor's peer: take the
+    # floor's own per-thread figures, and the peer's as the server's.
+    out = measure.run_checked(cmd)
+    tps = measure.summary_figure(out, r"^tps = ([0-9.]+) \(without")
+    c = re.search(r"^client CPU per round trip: ([0-9.]+) us \(user ([0-9.]+), sys ([0-9.]+)\)", out, re.M)
+    p = re.search(r"^peer CPU per round trip: ([0-9.]+) us", out, re.M)
+    return tps, float(c.group(1)), float(c.group(2)), float(c.group(3)), float(p.group(1))
 
 def med(rows, j):
     vals = [r[j] for r in rows if r[j] is not None]

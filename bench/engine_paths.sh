@@ -14,46 +14,19 @@
 set -euo pipefail
 ROUNDS=${1:-5}
 DURATION=${2:-8}
-here=$(cd "$(dirname "$0")/.." && pwd)
-PGRIG=${PGRIG:-$here/build/pgrig}
-PGBENCH=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
-CLIENTS=${CLIENTS:-8}
-THREADS=${THREADS:-2}
-MODES=${MODES:-"prepared simple"}
+source "$(dirname "$0")/common.sh"
 SCRIPT_OPT=${SCRIPT_OPT:--S}
-export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
 
-"$PGRIG" cluster start >/dev/null
-SOCK="$PGRIG_HOME/run"
-if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_branches" >/dev/null 2>&1; then
-  "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
-fi
+bench_start_server
 
 python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" \
   "$here/bench" "$PGRIG_HOME/data" <<'PY'
-import os, re, resource, statistics, subprocess, sys
+import statistics, sys
 rounds, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt, bench_dir, data_dir = sys.argv[1:]
 rounds = int(rounds)
 sys.path.insert(0, bench_dir)
-import server_cpu
+import measure, server_cpu
 server = server_cpu.open_or_none(data_dir)
-
-def run(cmd, env):
-    e = dict(os.environ)
-    e.update(env)
-    snap0 = server.snapshot() if server else None
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(cmd, capture_output=True, text=True, env=e)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
-    snap1 = server.settle(snap0[2]) if server else None
-    tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
-    n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
-    user = (after.ru_utime - before.ru_utime) * 1e6 / n
-    sys_ = (after.ru_stime - before.ru_stime) * 1e6 / n
-    srv = ((snap1[0] - snap0[0]) + (snap1[1] - snap0[1])) * 1e6 / n if server else 0.0
-    return tps, user + sys_, user, sys_, srv
 
 print("rounds=%d duration=%ss clients=%s threads=%s script=%s server CPU: %s" % (
     rounds, duration, clients, threads, script_opt,
@@ -69,8 +42,9 @@ for mode in modes.split():
     for i in range(rounds):
         k = i % len(tools)  # the order rotates so that none always goes first
         for name, cmd, env in tools[k:] + tools[:k]:
-            res[name].append(run(cmd, env))
-    med = {k: [statistics.median(x[j] for x in v) for j in range(5)] for k, v in res.items()}
+            res[name].append(measure.measure(cmd, server, env))
+    med = {k: [statistics.median(x[j] for x in v) if j < 4 or server else None for j in range(5)]
+           for k, v in res.items()}
     base = med["pgbench"]
     print("mode=%s" % mode)
     for name, _, _ in tools:

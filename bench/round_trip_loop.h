@@ -56,6 +56,25 @@ inline int64_t MonotonicNs() {
   return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
 }
 
+enum class ReplyStep { kIncomplete, kSendNext, kDone };
+
+// After `got` more reply bytes on c: kIncomplete while the reply is not
+// whole.  Otherwise counts the round trip, empties c's reply and says
+// whether c sends its next request, or is done (dropped from *inflight)
+// because end_ns has passed.
+template <class Policy>
+ReplyStep ReplyArrived(RoundTripConn& c, size_t got, Policy& policy, int64_t end_ns, bool* ending,
+                       size_t* inflight, int64_t* round_trips) {
+  c.in_len += got;
+  if (!policy.Complete(c)) return ReplyStep::kIncomplete;
+  c.in_len = 0;
+  ++*round_trips;
+  if (!*ending) *ending = MonotonicNs() >= end_ns;
+  if (!*ending) return ReplyStep::kSendNext;
+  --*inflight;
+  return ReplyStep::kDone;
+}
+
 template <class Policy>
 void RunEpollLoop(const std::vector<RoundTripConn*>& conns, int64_t end_ns, Policy& policy,
                   int64_t* round_trips) {
@@ -88,16 +107,10 @@ void RunEpollLoop(const std::vector<RoundTripConn*>& conns, int64_t end_ns, Poli
         if (errno == EAGAIN) continue;
         DieErrno("recv", errno);
       }
-      c.in_len += static_cast<size_t>(r);
-      if (!policy.Complete(c)) continue;
-      c.in_len = 0;
-      ++*round_trips;
-      if (!ending) ending = MonotonicNs() >= end_ns;
-      if (ending) {
-        --inflight;
-        continue;
+      if (ReplyArrived(c, static_cast<size_t>(r), policy, end_ns, &ending, &inflight,
+                       round_trips) == ReplyStep::kSendNext) {
+        send_next(c);
       }
-      send_next(c);
     }
   }
   close(ep);
@@ -148,19 +161,17 @@ void RunUringLoop(const std::vector<RoundTripConn*>& conns, int64_t end_ns, Poli
                  cqe->res < 0 ? -cqe->res : EPIPE);
       }
       RoundTripConn& c = *conns[idx];
-      c.in_len += static_cast<size_t>(cqe->res);
-      if (!policy.Complete(c)) {
-        queue_recv(idx);
-        continue;
+      switch (ReplyArrived(c, static_cast<size_t>(cqe->res), policy, end_ns, &ending, &inflight,
+                           round_trips)) {
+        case ReplyStep::kIncomplete:
+          queue_recv(idx);
+          break;
+        case ReplyStep::kSendNext:
+          queue_round_trip(idx);
+          break;
+        case ReplyStep::kDone:
+          break;
       }
-      c.in_len = 0;
-      ++*round_trips;
-      if (!ending) ending = MonotonicNs() >= end_ns;
-      if (ending) {
-        --inflight;
-        continue;
-      }
-      queue_round_trip(idx);
     }
     io_uring_cq_advance(&ring, seen);
   }

@@ -1,6 +1,6 @@
 """CPU used by a local PostgreSQL cluster, read from /proc (issue 16, point 3).
 
-Used by bench/bench_vs_pgbench.sh and bench/engine_paths.sh to put the
+Used by bench/measure.py (for bench_vs_pgbench.sh and engine_paths.sh) to put the
 server's CPU per transaction beside the client's: a client that makes the
 server work harder per transaction is not leaner.
 

@@ -14,37 +14,18 @@
 set -euo pipefail
 ROUNDS=${1:-5}
 DURATION=${2:-8}
-here=$(cd "$(dirname "$0")/.." && pwd)
-PGRIG=${PGRIG:-$here/build/pgrig}
-PGBENCH=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
+source "$(dirname "$0")/common.sh"
 PROBE=${PROBE:-$here/build/bench/wire_probe}
-CLIENTS=${CLIENTS:-8}
-THREADS=${THREADS:-2}
-MODES=${MODES:-"prepared simple"}
-export PGRIG_HOME=${PGRIG_HOME:-/tmp/pgrig-bench-vs}
 
-"$PGRIG" cluster start >/dev/null
-SOCK="$PGRIG_HOME/run"
-if ! psql -h "$SOCK" -U postgres -d pgrig -Atc "select count(*) from pgbench_branches" >/dev/null 2>&1; then
-  "$PGBENCH" -i -q -s 10 -h "$SOCK" -U postgres pgrig >/dev/null 2>&1
-fi
+bench_start_server
 
-python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$PROBE" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" <<'PY'
-import re, resource, statistics, subprocess, sys
-rounds, duration, pgrig, pgbench, probe, sock, clients, threads, modes = sys.argv[1:]
+python3 - "$ROUNDS" "$DURATION" "$PGRIG" "$PGBENCH" "$PROBE" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" \
+  "$here/bench" <<'PY'
+import statistics, sys
+rounds, duration, pgrig, pgbench, probe, sock, clients, threads, modes, bench_dir = sys.argv[1:]
 rounds, duration = int(rounds), int(duration)
-
-def run(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
-    tps = float(re.search(r"^tps = ([0-9.]+) \(without", out.stdout, re.M).group(1))
-    n = int(re.search(r"^number of transactions actually processed: (\d+)", out.stdout, re.M).group(1))
-    user = after.ru_utime - before.ru_utime
-    sys_ = after.ru_stime - before.ru_stime
-    return tps, (user + sys_) * 1e6 / n, user * 1e6 / n, sys_ * 1e6 / n
+sys.path.insert(0, bench_dir)
+import measure
 
 print("rounds=%d duration=%ds clients=%s threads=%s select-only" % (rounds, duration, clients, threads))
 conninfo = "host=%s user=postgres dbname=pgrig" % sock
@@ -59,7 +40,7 @@ for mode in modes.split():
         # every tool once per round, the order rotating so none always goes first
         k = i % len(tools)
         for name, cmd in tools[k:] + tools[:k]:
-            res[name].append(run(cmd))
+            res[name].append(measure.measure(cmd))
     med = {k: [statistics.median(x[j] for x in v) for j in range(4)] for k, v in res.items()}
     base = med["pgbench"]
     print("mode=%s" % mode)
