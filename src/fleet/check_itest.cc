@@ -41,10 +41,7 @@ std::string LineFor(const std::string& out, const std::string& label) {
 }
 
 TEST(FleetCheck, ReadyHostAndCopiedBinary) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   // box0 has this build's pgrig; box1 has none at the path its [[host]] names.
   std::string file = FleetFile(h, {pgrig::testing::PgrigExe(), h.dir() + "/missing/pgrig"});
   ProcessResult r = pgrig::testing::RunPgrig({"fleet", "check", file});
@@ -116,10 +113,7 @@ TEST(FleetCheck, ReadyHostAndCopiedBinary) {
 // architecture is not this build: the check copies this one (and with
 // --no-copy uses the host's, saying that it differs).
 TEST(FleetCheck, SameVersionOtherBuildIsReplacedByThisBuild) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(1);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 1);
   // This build with one byte more at the end: it runs and says the same version.
   const std::string other = h.dir() + "/other-pgrig";
   auto exe = ReadWholeFile(pgrig::testing::PgrigExe());
@@ -143,10 +137,7 @@ TEST(FleetCheck, SameVersionOtherBuildIsReplacedByThisBuild) {
 }
 
 TEST(FleetCheck, UnknownHostKeyAndDeadHostAreReportedOthersGoOn) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(3);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 3);
   ASSERT_TRUE(h.ForgetHostKey(0).ok());
   h.KillHost(2);
   std::string exe = pgrig::testing::PgrigExe();
@@ -170,10 +161,7 @@ TEST(FleetCheck, UnknownHostKeyAndDeadHostAreReportedOthersGoOn) {
 // A check compares a host's facts with its declared instance, as a run does,
 // and runs no hook: provisioning would make (and bill) machines.
 TEST(FleetCheck, InstancesAreCheckedAndHooksAreNotRun) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   const std::string exe = pgrig::testing::PgrigExe();
   std::string f = ReadWholeFile(FleetFile(h, {exe, exe})).value();
   const std::string marks = h.dir() + "/hook-ran";

@@ -98,9 +98,7 @@ json ReadJson(const std::string& path) {
 }
 
 TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   const std::string file =
       FleetFile(h, "[\"-S\", \"-c\", \"2\", \"-j\", \"1\", \"-T\", \"3\", \"-n\"]", "");
   const int64_t before = CommittedSoFar();
@@ -193,9 +191,7 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
 }
 
 TEST_F(ClientModeTest, AClientThatCannotStartMeansNoLoadAnywhere) {
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   // load1's server connection is refused (an invalid setting in PGOPTIONS):
   // its bench fails during setup, before it is ready; load0 gets ready and
   // must not start.
@@ -215,9 +211,7 @@ TEST_F(ClientModeTest, AClientThatCannotStartMeansNoLoadAnywhere) {
 }
 
 TEST_F(ClientModeTest, AClientKilledMidRunMakesThePartialResultExplicit) {
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   const std::string file =
       FleetFile(h, "[\"-S\", \"-c\", \"2\", \"-j\", \"1\", \"-T\", \"5\", \"-n\"]", "");
   ProcessResult r;

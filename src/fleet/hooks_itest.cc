@@ -69,10 +69,7 @@ std::string RunDir(const std::string& out) {
 }
 
 TEST(FleetHooks, OrderTeardownAfterFailureInstanceWarningScriptsAndResume) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   pgrig::testing::TempClusters clusters;
   ASSERT_TRUE(MakeDirs(h.dir() + "/plans/sql").ok());
   ASSERT_TRUE(WriteFileAtomically(h.dir() + "/plans/sql/one.sql", "SELECT 1;\n").ok());
@@ -163,10 +160,7 @@ TEST(FleetHooks, OrderTeardownAfterFailureInstanceWarningScriptsAndResume) {
 }
 
 TEST(FleetHooks, CtrlCRunsTeardownsAndResumeContinuesThePartialSuite) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(1);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 1);
   pgrig::testing::TempClusters clusters;
   std::string plan = kScriptPlan;
   plan.replace(plan.find("duration_s = 1"), 14, "duration_s = 2");

@@ -16,6 +16,7 @@ bool Exists(const std::string& p) {
 
 TEST(NetnsHosts, EachHostIsItsOwnNamespaceReachedOverSsh) {
   PGRIG_SKIP_WITHOUT_NETNS();
+  // Started by hand, not with PGRIG_START_NETNS_HOSTS: the test ends them.
   auto hosts = NetnsHosts::Start(2);
   ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
   std::string dir = (*hosts)->dir();
@@ -40,26 +41,22 @@ TEST(NetnsHosts, EachHostIsItsOwnNamespaceReachedOverSsh) {
 }
 
 TEST(NetnsHosts, UnknownAndChangedHostKeysAreRefusedBySsh) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  ASSERT_TRUE((*hosts)->ForgetHostKey(0).ok());
-  ProcessResult unknown = (*hosts)->Ssh(0, {"true"});
+  PGRIG_START_NETNS_HOSTS(hosts, 2);
+  ASSERT_TRUE(hosts.ForgetHostKey(0).ok());
+  ProcessResult unknown = hosts.Ssh(0, {"true"});
   EXPECT_EQ(unknown.exit_code, 255);
   EXPECT_NE(unknown.err.find("Host key verification failed"), std::string::npos) << unknown.err;
-  ASSERT_TRUE((*hosts)->ChangeHostKey(1).ok());
-  ProcessResult changed = (*hosts)->Ssh(1, {"true"});
+  ASSERT_TRUE(hosts.ChangeHostKey(1).ok());
+  ProcessResult changed = hosts.Ssh(1, {"true"});
   EXPECT_EQ(changed.exit_code, 255);
   EXPECT_NE(changed.err.find("REMOTE HOST IDENTIFICATION HAS CHANGED"), std::string::npos)
       << changed.err;
 }
 
 TEST(NetnsHosts, KilledHostStopsAnswering) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(1);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  (*hosts)->KillHost(0);
-  ProcessResult r = (*hosts)->Ssh(0, {"true"});
+  PGRIG_START_NETNS_HOSTS(hosts, 1);
+  hosts.KillHost(0);
+  ProcessResult r = hosts.Ssh(0, {"true"});
   EXPECT_EQ(r.exit_code, 255);
 }
 

@@ -27,10 +27,13 @@ using pgrig::testing::FleetHostTable;
 using pgrig::testing::NetnsHosts;
 using ::testing::HasSubstr;
 
-constexpr const char* kTinyPlan =
-    "[plan]\nname = \"fleet-tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\n"
-    "duration_s = 1\nwarmup_s = 0\niterations = 2\n"
-    "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n";
+// A select-only plan at scale 1 with 2 clients (1 s runs, 2 iterations by default).
+std::string TinyPlan(int duration_s = 1, int iterations = 2) {
+  return "[plan]\nname = \"fleet-tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\n"
+         "duration_s = " +
+         std::to_string(duration_s) + "\nwarmup_s = 0\niterations = " + std::to_string(iterations) +
+         "\n\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n";
+}
 
 // Writes `plan_text` and a fleet file for h's two hosts, each with its own
 // embedded cluster (recorded in `clusters`); when `priced`, box1 at twice
@@ -54,12 +57,9 @@ std::string WriteTwoHostFleet(const NetnsHosts& h, const std::string& plan_text,
 }
 
 TEST(FleetRun, CompareModeOnTwoHosts) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  const NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   pgrig::testing::TempClusters clusters;
-  const std::string file = WriteTwoHostFleet(h, kTinyPlan, "", clusters, /*priced=*/true);
+  const std::string file = WriteTwoHostFleet(h, TinyPlan(), "", clusters, /*priced=*/true);
 
   ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -100,14 +100,9 @@ bool Exists(const std::string& p) {
 }
 
 TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   pgrig::testing::TempClusters clusters;
-  std::string text = kTinyPlan;
-  text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
-  const std::string file = WriteTwoHostFleet(h, text, "connect_timeout = 3\n", clusters);
+  const std::string file = WriteTwoHostFleet(h, TinyPlan(3), "connect_timeout = 3\n", clusters);
 
   ProcessResult r;
   std::thread runner([&] { r = pgrig::testing::RunPgrig({"fleet", "run", file}); });
@@ -153,15 +148,9 @@ bool AnyPgrigMentions(const std::string& needle) {
 }
 
 TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
-  PGRIG_SKIP_WITHOUT_NETNS();
-  auto hosts = NetnsHosts::Start(2);
-  ASSERT_TRUE(hosts.ok()) << hosts.status().ToString();
-  NetnsHosts& h = **hosts;
+  PGRIG_START_NETNS_HOSTS(h, 2);
   pgrig::testing::TempClusters clusters;
-  std::string text = kTinyPlan;
-  text.replace(text.find("duration_s = 1"), 14, "duration_s = 3");
-  text.replace(text.find("iterations = 2"), 14, "iterations = 5");
-  const std::string file = WriteTwoHostFleet(h, text, "", clusters);
+  const std::string file = WriteTwoHostFleet(h, TinyPlan(3, 5), "", clusters);
   std::string out_file = h.dir() + "/out.txt";
   const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", file}, out_file);
   ASSERT_GE(pid, 0);

@@ -108,4 +108,13 @@ inline std::string FleetHostTable(const NetnsHosts& h, size_t i, const std::stri
     if (!pgrig_skip_.empty()) GTEST_SKIP() << pgrig_skip_;                \
   } while (0)
 
+// In a TEST: skips as PGRIG_SKIP_WITHOUT_NETNS does, else starts `count`
+// hosts and declares `NetnsHosts& name` for them (they stop at the end of
+// the test), or fails the test when they cannot be started.
+#define PGRIG_START_NETNS_HOSTS(name, count)                                \
+  PGRIG_SKIP_WITHOUT_NETNS();                                               \
+  auto name##_started_ = ::pgrig::testing::NetnsHosts::Start(count);        \
+  ASSERT_TRUE(name##_started_.ok()) << name##_started_.status().ToString(); \
+  ::pgrig::testing::NetnsHosts& name = **name##_started_
+
 #endif  // PGRIG_TESTS_FLEET_NETNS_HOSTS_H_
