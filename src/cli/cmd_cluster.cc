@@ -11,6 +11,7 @@
 #include "cli/target.h"
 #include "cluster/cluster.h"
 #include "common/strings.h"
+#include "runner/server_settings.h"
 
 namespace pgrig::cli {
 
@@ -85,26 +86,66 @@ int RunCluster(int argc, char** argv) {
   // status
   auto st = c.GetStatus();
   if (!st.ok()) return Fail(kClusterCommand, st.status());
+  // What an interrupted run left: restored now when the cluster runs.
+  std::vector<std::string> restored;
+  auto left = runner::FindEmbeddedLeftSettings(c);
+  if (!left.ok()) return Fail(kClusterCommand, left.status());
+  if (*left && !(*left)->writer_alive && st->running) {
+    auto settled = runner::SettleLeftSettings(c.Params(), &c, /*restore=*/true, "");
+    if (!settled.ok()) return Fail(kClusterCommand, settled.status());
+    restored = settled->restored;
+    left->reset();
+    std::fprintf(stderr,
+                 "pgrig: restored %s, which an interrupted pgrig run had left changed on the "
+                 "embedded cluster\n",
+                 Join(restored, ", ").c_str());
+  }
   if (json) {
-    nlohmann::json j = {{"initialized", st->initialized},
-                        {"running", st->running},
-                        {"pid", st->running ? nlohmann::json(st->pid) : nlohmann::json()},
-                        {"server_version", st->version},
-                        {"data_dir", st->data_dir},
-                        {"socket_dir", st->socket_dir},
-                        {"socket_path", st->socket_path},
-                        {"port", st->port},
-                        {"log_file", st->log_file},
-                        {"bindir", st->bindir},
-                        {"server_account", st->account},
-                        {"uptime_s", st->running ? nlohmann::json(st->uptime_s) : nlohmann::json()},
-                        {"size_bytes", st->size_bytes}};
+    nlohmann::json j = {
+        {"initialized", st->initialized},
+        {"running", st->running},
+        {"pid", st->running ? nlohmann::json(st->pid) : nlohmann::json()},
+        {"server_version", st->version},
+        {"data_dir", st->data_dir},
+        {"socket_dir", st->socket_dir},
+        {"socket_path", st->socket_path},
+        {"port", st->port},
+        {"log_file", st->log_file},
+        {"bindir", st->bindir},
+        {"server_account", st->account},
+        {"uptime_s", st->running ? nlohmann::json(st->uptime_s) : nlohmann::json()},
+        {"size_bytes", st->size_bytes},
+        {"crashed", st->crashed},
+        {"settings_restored", restored},
+        {"settings_left", *left ? nlohmann::json{{"names", (*left)->names},
+                                                 {"pid", (*left)->pid},
+                                                 {"since", (*left)->created_at},
+                                                 {"run_going", (*left)->writer_alive},
+                                                 {"record", (*left)->marker}}
+                                : nlohmann::json()}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("state:          %s\n", !st->initialized ? "not created"
-                                      : st->running    ? "running"
-                                                       : "stopped");
+  if (st->crashed) {
+    std::printf(
+        "state:          crashed (postmaster.pid names pid %d, which is gone: the server "
+        "did not shut down cleanly; `pgrig cluster logs` shows why, and the next start "
+        "recovers)\n",
+        st->crashed_pid);
+  } else {
+    std::printf("state:          %s\n", !st->initialized ? "not created"
+                                        : st->running    ? "running"
+                                                         : "stopped");
+  }
+  if (*left) {
+    std::printf("settings:       %s changed by %s (pid %lld, since %s)%s\n",
+                Join((*left)->names, ", ").c_str(),
+                (*left)->writer_alive ? "a pgrig run still going" : "an interrupted pgrig run",
+                static_cast<long long>((*left)->pid), (*left)->created_at.c_str(),
+                (*left)->writer_alive
+                    ? ""
+                    : "; the next pgrig command that starts the cluster restores them");
+  }
   std::printf("version:        %s\n", st->version.empty() ? "unknown" : st->version.c_str());
   std::printf("data directory: %s\n", st->data_dir.c_str());
   std::printf("socket:         %s\n", st->socket_path.c_str());

@@ -25,13 +25,13 @@
 #include "cli/bench_json.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
-#include "cli/interrupt.h"
 #include "cli/parse_args.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/interrupt.h"
 #include "cost/catalog.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
@@ -126,6 +126,7 @@ struct RunOptions {
   std::string on_error = "stop";
   bool quiet = false;
   bool dry_run = false;
+  bool restore_settings = false;
 };
 
 void AddRunOptions(CLI::App& app, RunOptions& o) {
@@ -151,6 +152,33 @@ void AddRunOptions(CLI::App& app, RunOptions& o) {
   app.add_flag("-q,--quiet", o.quiet, "no progress lines");
   app.add_flag("--dry-run", o.dry_run,
                "print the cells and the time estimate; run and write nothing");
+  app.add_flag("--restore-settings", o.restore_settings,
+               "run nothing: put back the server settings an interrupted run left changed on "
+               "the server (-h/-p/-U/-d, or the embedded cluster), then exit");
+}
+
+// --restore-settings: settles the server's record and says what it did.
+int RestoreLeftSettings(const RunOptions& o) {
+  if (!o.plan_arg.empty() || o.quick || !o.out_dir.empty() || !o.resume_dir.empty() || o.dry_run) {
+    return Fail(kRunCommand,
+                "--restore-settings runs nothing: give it only the server options (-h/-p/-U/-d)");
+  }
+  auto target = ResolveTarget(o.params, o.quiet, /*restore_left=*/true);
+  if (!target.ok()) return Fail(kRunCommand, target.status().message());
+  const std::string where = target->embedded ? "the embedded cluster" : target->params.Describe();
+  if (target->left_in_use) {
+    return Fail(kRunCommand,
+                fmt::format("the settings changed on {} belong to a pgrig run that is still going "
+                            "(pid {}); it restores them when it ends",
+                            where, target->left_in_use->pid));
+  }
+  if (target->restored_settings.empty()) {
+    std::printf("pgrig run: no settings left to restore on %s\n", where.c_str());
+  } else {
+    std::printf("pgrig run: restored %s on %s\n", Join(target->restored_settings, ", ").c_str(),
+                where.c_str());
+  }
+  return kExitOk;
 }
 
 // The plan to run and where its results go: the suite being resumed, or
@@ -262,6 +290,8 @@ int RunRun(int argc, char** argv) {
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   std::vector<std::string> raw(argv, argv + argc);
   const std::vector<std::string> command_line = pg::RedactedCommandLine(raw, "pgrig run");
+
+  if (o.restore_settings) return RestoreLeftSettings(o);
 
   // --- Validate everything before anything happens. ----------------------
   const plan::PlanSearch search = plan::PlanSearchFromEnvironment(ExecutableDir());

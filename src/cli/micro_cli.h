@@ -1,5 +1,5 @@
 // What `pgrig lio` and `pgrig fsync` share: checking a --json destination
-// before anything runs.  (Their Ctrl-C handling is interrupt.h's.)
+// before anything runs.  (Their Ctrl-C handling is common/interrupt.h's.)
 #ifndef PGRIG_CLI_MICRO_CLI_H_
 #define PGRIG_CLI_MICRO_CLI_H_
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/strings.h"
+
 namespace pgrig::cli {
 
 Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet) {
@@ -35,10 +37,52 @@ Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet) {
   return action;
 }
 
-Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet) {
+namespace {
+
+// What an interrupted run left on t's server: restored, refused or warned of.
+Status SettleLeft(Target& t, const pg::ConnectionParams& named, bool quiet, bool restore_left) {
+  auto settled = runner::SettleLeftSettings(t.params, t.cluster ? &*t.cluster : nullptr,
+                                            restore_left, RestoreSettingsCommand(named));
+  if (!settled.ok()) return settled.status();
+  if (!settled->restored.empty()) {
+    std::fprintf(stderr,
+                 "pgrig: restored %s, which an interrupted pgrig run had left changed on %s\n",
+                 Join(settled->restored, ", ").c_str(),
+                 t.embedded ? "the embedded cluster" : t.params.Describe().c_str());
+  }
+  t.restored_settings = settled->restored;
+  t.left_in_use = settled->in_use;
+  if (settled->in_use && !quiet) {
+    const runner::LeftSettings& l = *settled->in_use;
+    std::fprintf(stderr,
+                 "pgrig: warning: a pgrig run (pid %lld, since %s) has %s changed on this server "
+                 "and is still going; what this command does sees those settings\n",
+                 static_cast<long long>(l.pid), l.created_at.c_str(), Join(l.names, ", ").c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string RestoreSettingsCommand(const pg::ConnectionParams& named) {
+  std::string cmd = "pgrig run --restore-settings";
+  auto add = [&cmd](const char* flag, const std::string& v) {
+    if (!v.empty()) cmd += std::string(" ") + flag + " " + ShellQuote(v);
+  };
+  add("-h", named.host);
+  add("-p", named.port);
+  add("-U", named.user);
+  add("-d", named.dbname.find_first_of("=:") == std::string::npos
+                ? named.dbname
+                : pg::RedactConninfo(named.dbname));
+  return cmd;
+}
+
+Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet, bool restore_left) {
   Target t;
   if (named.NamesAServer()) {
     t.params = named;
+    PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, quiet, restore_left));
     return t;
   }
   PGRIG_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::Cluster::Open({}));
@@ -53,6 +97,7 @@ Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet) {
   t.params.application_name = named.application_name;
   t.embedded = true;
   t.cluster.emplace(std::move(c));
+  PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, quiet, restore_left));
   return t;
 }
 

@@ -5,10 +5,12 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster.h"
 #include "common/status.h"
 #include "pg/connection.h"
+#include "runner/server_settings.h"
 #include "tune/rules.h"
 
 namespace pgrig::cli {
@@ -17,11 +19,25 @@ struct Target {
   pg::ConnectionParams params;
   bool embedded = false;
   std::optional<cluster::Cluster> cluster;  // set when embedded
+  // What ResolveTarget found of an interrupted run (runner::SettleLeftSettings).
+  std::vector<std::string> restored_settings;       // put back just now
+  std::optional<runner::LeftSettings> left_in_use;  // changed by a suite still running
 };
 
 // When `named` names no server, opens and starts the embedded cluster
-// (printing a line to stderr when it had to start it, unless quiet).
-Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet);
+// (printing a line to stderr when it had to start it, unless quiet).  Then
+// settles what an interrupted run left on the server
+// (runner::SettleLeftSettings): the embedded cluster's settings are
+// restored (said on stderr); a named server's are restored only when
+// `restore_left` (`run --restore-settings`), otherwise the command is
+// refused with the command that restores them.  Settings of a suite still
+// running are left alone with a warning.
+Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet,
+                             bool restore_left = false);
+
+// `pgrig run --restore-settings` with the options that name `named`'s
+// server (passwords removed), for messages.
+std::string RestoreSettingsCommand(const pg::ConnectionParams& named);
 
 // Starts the embedded cluster.  A cluster this call created gets the tuner's
 // profile for this machine ($PGRIG_EMBEDDED_PROFILE, default "benchmark";

@@ -351,6 +351,14 @@ std::optional<int> Cluster::RunningPid() const {
   return static_cast<int>(*pid);
 }
 
+std::optional<std::string> Cluster::SystemIdentifier() const {
+  auto text = ReadWholeFile(data_dir() + "/global/pg_control");
+  uint64_t id = 0;
+  if (!text.ok() || text->size() < sizeof(id)) return std::nullopt;
+  std::memcpy(&id, text->data(), sizeof(id));  // ControlFileData.system_identifier, host order
+  return std::to_string(id);
+}
+
 Status Cluster::PrepareHome() {
   PGRIG_RETURN_IF_ERROR(CheckReachable(home_, account_));
   Status s = MakeDirs(home_, 0700);
@@ -592,6 +600,9 @@ Result<ClusterStatus> Cluster::GetStatus() const {
       auto v = conn->QueryValue("SHOW server_version");
       if (v.ok()) s.version = *v;
     }
+  } else if (auto text = ReadWholeFile(data_dir() + "/postmaster.pid"); text.ok()) {
+    s.crashed = true;
+    s.crashed_pid = static_cast<int>(ParseInt64(Split(*text, '\n')[0]).value_or(0));
   }
   return s;
 }

@@ -103,6 +103,11 @@ struct ClusterOptions {
 struct ClusterStatus {
   bool initialized = false;
   bool running = false;
+  // Not running, but postmaster.pid is still there: the server did not shut
+  // down cleanly (killed, crashed, or the machine stopped); the next start
+  // recovers.  crashed_pid is the pid it names.
+  bool crashed = false;
+  int crashed_pid = 0;
   int pid = 0;
   std::string version;  // server_version
   std::string data_dir;
@@ -148,6 +153,10 @@ class Cluster {
 
   // The postmaster's pid when a server is running on our data directory.
   std::optional<int> RunningPid() const;
+  // The data directory's system identifier (the first field of
+  // global/pg_control, as pg_control_system() shows it), read without a
+  // server; nullopt when there is no data directory yet.
+  std::optional<std::string> SystemIdentifier() const;
 
  private:
   Cluster(ClusterOptions options, std::string home, ServerAccount account);

@@ -33,6 +33,7 @@
 #include "script/prng.h"
 #include "script/script.h"
 #include "script/variables.h"
+#include "tune/apply.h"
 #include "workload/bench_options.h"
 #include "workload/pgbench_loader.h"
 
@@ -727,15 +728,19 @@ Result<SuiteOutcome> Runner::Run() {
   const bool created_dir = !fs::exists(o_.out_dir, ec);
   PGRIG_RETURN_IF_ERROR(MakeDirs(o_.out_dir));
   Note("scale: " + scale_.reason);
-  if (any_server_settings_ || fs::exists(MarkerPath(o_.out_dir))) {
+  if (any_server_settings_) {
     ServerSettingsOptions so;
-    so.state_dir = o_.out_dir;
+    PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(o_.target));
+    PGRIG_ASSIGN_OR_RETURN(std::string server_id, tune::ServerId(conn));
+    so.state_dir = SettingsStateDir(server_id);
     so.embedded = o_.embedded;
     auto ss = ServerSettings::Open(o_.target, so);
     if (!ss.ok()) return ss.status();
     server_settings_ = std::move(ss).value();
-    if (any_server_settings_)
-      Note("settings: server-level settings will be applied per cell and restored at the end");
+    Note(
+        "settings: server-level settings will be applied per cell and restored at the end "
+        "(record: " +
+        so.state_dir + ")");
   }
   Status data = pgbench_ ? EnsureData() : Status::Ok();
   if (data.ok() && lio_ != nullptr) data = EnsureLioData();

@@ -1,7 +1,9 @@
 // Integration tests of `pgrig run` (runner/runner.h) against the shared
 // embedded cluster, each test in a database of its own: a short real suite
 // and its results directory, resume after SIGINT, server settings restored
-// after a failed run, and invocations refused before anything happens.
+// after a failed run, and invocations refused before anything happens.  On
+// a private cluster (SettingsRecordTest): server settings left by a suite
+// that SIGKILL or SIGTERM ended, restored by the next command.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "runner/server_settings.h"
 #include "support/test_cluster.h"
 
 namespace pgrig {
@@ -342,6 +345,175 @@ TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
   EXPECT_FALSE(fs::exists(home));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir + "/full"), fs::directory_iterator()), 1);
   EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
+}
+
+// Server-level settings of a suite that is killed, on a private cluster used
+// both as the embedded cluster (PGRIG_HOME) and as a named server (-h).
+class SettingsRecordTest : public testing::PrivateClusterTest<SettingsRecordTest> {
+ protected:
+  static void SetUpTestSuite() { StartCluster("pgrig-settings-record"); }
+
+  void SetUp() override {
+    PrivateClusterTest::SetUp();
+    if (const char* h = std::getenv("PGRIG_HOME")) saved_home_ = h;
+    ::setenv("PGRIG_HOME", cluster_->home().c_str(), 1);
+    dir_ = TempDir();
+    originals_ = Settings();
+    ASSERT_FALSE(originals_.empty());
+  }
+
+  void TearDown() override {
+    if (saved_home_) {
+      ::setenv("PGRIG_HOME", saved_home_->c_str(), 1);
+    } else {
+      ::unsetenv("PGRIG_HOME");
+    }
+    (void)RemoveTree(fs::path(dir_).parent_path());
+  }
+
+  // The two settings the plans change, as pg_settings shows them:
+  // "max_wal_size=1024 false,shared_buffers=16384 false" (the second word
+  // is pending_restart).
+  std::string Settings() {
+    auto c = pg::Connect(cluster_->Params());
+    if (!c.ok()) return "";
+    auto r = c->Exec(
+        "SELECT string_agg(name || '=' || setting || ' ' || pending_restart, ',' ORDER BY name) "
+        "FROM pg_settings WHERE name IN ('max_wal_size', 'shared_buffers')");
+    return r.ok() ? std::string(r->Get(0, 0)) : "";
+  }
+
+  // A plan whose cells run 2 s with max_wal_size (and, unless `reload_only`,
+  // shared_buffers: a restart) set to values other than the originals.
+  std::string SettingsPlan(bool reload_only) {
+    const bool wal_1g = originals_.find("max_wal_size=1024 ") != std::string::npos;
+    std::string settings = std::string("max_wal_size = \"") + (wal_1g ? "1536MB" : "1GB") + "\"";
+    if (!reload_only) {
+      const bool sb_128m = originals_.find("shared_buffers=16384 ") != std::string::npos;
+      settings += std::string(", shared_buffers = \"") + (sb_128m ? "144MB" : "128MB") + "\"";
+    }
+    const std::string plan = dir_ + "/settings.toml";
+    WriteText(plan, TinyPlan(2, 2, "settings = { " + settings + " }\n"));
+    return plan;
+  }
+
+  // -h -p -U -d naming the private cluster as a server.
+  std::vector<std::string> Named() {
+    const pg::ConnectionParams p = cluster_->Params();
+    std::vector<std::string> a = {"-h", p.host, "-p", p.port, "-d", p.dbname};
+    if (!p.user.empty()) a.insert(a.end(), {"-U", p.user});
+    return a;
+  }
+
+  // Starts `pgrig run PLAN --out OUT ARGS...`, waits until a run is in its
+  // suite.json (the settings are live then) and sends `sig` to its process
+  // group; returns its exit (WaitExit).
+  int RunAndSignal(const std::string& plan, const std::string& out,
+                   const std::vector<std::string>& args, int sig) {
+    std::vector<std::string> argv = {"run", plan, "--out", out};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = SpawnPgrig(argv, dir_ + "/run.out", dir_ + "/run.err");
+    if (pid <= 0) return -1;
+    if (!WaitForFirstRun(out + "/suite.json")) ADD_FAILURE() << Text(dir_ + "/run.err");
+    EXPECT_NE(Settings(), originals_) << "the plan's settings are not live";
+    ::kill(sig == SIGKILL ? -pid : pid, sig);
+    return WaitExit(pid, 120);
+  }
+
+  // The pgrig backends still connected (none may outlive a pgrig process).
+  int PgrigBackends() {
+    auto c = pg::Connect(cluster_->Params());
+    if (!c.ok()) return -1;
+    for (int i = 0; i < 50; ++i) {
+      auto v = c->QueryValue(
+          "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgrig%' AND pid <> "
+          "pg_backend_pid()");
+      if (v.ok() && *v == "0") return 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return 1;
+  }
+
+  std::optional<std::string> saved_home_;
+  std::string dir_;
+  std::string originals_;
+};
+
+TEST_F(SettingsRecordTest, KilledSuiteOnTheEmbeddedClusterIsRestoredByTheNextCommand) {
+  const std::string out = dir_ + "/out";
+  EXPECT_EQ(RunAndSignal(SettingsPlan(/*reload_only=*/false), out, {}, SIGKILL), -2);
+  EXPECT_EQ(PgrigBackends(), 0);
+  const json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["complete"], false);
+  // The record is the server's, not the results directory's.
+  EXPECT_FALSE(fs::exists(out + "/settings-restore-pending.json"));
+  auto left = runner::FindEmbeddedLeftSettings(*cluster_);
+  ASSERT_TRUE(left.ok() && left->has_value());
+  EXPECT_EQ((*left)->names, (std::vector<std::string>{"max_wal_size", "shared_buffers"}));
+  EXPECT_FALSE((*left)->writer_alive);
+
+  // `cluster status` finds it and restores (a restart for shared_buffers).
+  ProcessResult st = testing::RunPgrig({"cluster", "status"});
+  EXPECT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_THAT(st.err, HasSubstr("restored max_wal_size, shared_buffers, which an interrupted"));
+  EXPECT_EQ(Settings(), originals_);
+  left = runner::FindEmbeddedLeftSettings(*cluster_);
+  ASSERT_TRUE(left.ok());
+  EXPECT_FALSE(left->has_value());
+  EXPECT_FALSE(fs::exists(cluster_->home() + ".state"));
+
+  // Killed again; this time the next `run` restores before it measures,
+  // and --resume completes the first suite.
+  const std::string out2 = dir_ + "/out2";
+  EXPECT_EQ(RunAndSignal(SettingsPlan(false), out2, {}, SIGKILL), -2);
+  ProcessResult resumed = testing::RunPgrig({"run", "--resume", out2});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("restored max_wal_size, shared_buffers"));
+  EXPECT_EQ(ReadJson(out2 + "/suite.json")["complete"], true);
+  EXPECT_EQ(Settings(), originals_);
+  EXPECT_EQ(PgrigBackends(), 0);
+}
+
+TEST_F(SettingsRecordTest, SigtermEndsTheSuiteLikeCtrlCAndRestores) {
+  const std::string out = dir_ + "/out";
+  EXPECT_EQ(RunAndSignal(SettingsPlan(false), out, {}, SIGTERM), 2) << Text(dir_ + "/run.err");
+  EXPECT_EQ(Settings(), originals_);
+  const json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["stop_reason"], "interrupted");
+  EXPECT_EQ(s["settings"]["restored"], true);
+  EXPECT_THAT(Text(dir_ + "/run.out"), HasSubstr("pgrig run --resume " + out));
+  EXPECT_FALSE(fs::exists(cluster_->home() + ".state"));
+  EXPECT_EQ(PgrigBackends(), 0);
+}
+
+TEST_F(SettingsRecordTest, KilledSuiteOnANamedServerIsRefusedUntilRestored) {
+  const std::string out = dir_ + "/out";
+  EXPECT_EQ(RunAndSignal(SettingsPlan(/*reload_only=*/true), out, Named(), SIGKILL), -2);
+  const std::string changed = Settings();
+  ASSERT_NE(changed, originals_);
+
+  const std::vector<std::string> named = Named();
+  std::vector<std::string> bench = {"bench", "-S", "-T", "1"};
+  bench.insert(bench.end(), named.begin(), named.end());
+  ProcessResult refused = testing::RunPgrig(bench);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("left max_wal_size changed on this server"));
+  EXPECT_THAT(refused.err, HasSubstr("pgrig run --restore-settings -h " + cluster_->socket_dir()));
+  EXPECT_EQ(Settings(), changed);  // refused before anything
+
+  std::vector<std::string> restore = {"run", "--restore-settings"};
+  restore.insert(restore.end(), named.begin(), named.end());
+  ProcessResult r = testing::RunPgrig(restore);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("restored max_wal_size"));
+  EXPECT_EQ(Settings(), originals_);
+  r = testing::RunPgrig(restore);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("no settings left to restore"));
+  ProcessResult ok = testing::RunPgrig(bench);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 }  // namespace

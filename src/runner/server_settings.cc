@@ -18,8 +18,10 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/interrupt.h"
 #include "common/strings.h"
 #include "runner/setting_value.h"
+#include "tune/apply.h"
 
 namespace pgrig::runner {
 
@@ -307,6 +309,23 @@ tune::TuneReport PlanSettingsReport(const std::vector<const CheckedSetting*>& se
   return tr;
 }
 
+// Once the settings are restored: the marker, then the record's backups
+// (they were that suite's alone) and every directory of it left empty
+// (rmdir leaves one that is not).
+Status RemoveRecord(const std::string& state_dir) {
+  const std::string marker = state_dir + "/" + kMarkerName;
+  if (::unlink(marker.c_str()) != 0 && errno != ENOENT) {
+    return Internal(fmt::format("settings restored, but cannot remove {}", marker));
+  }
+  (void)RemoveTree(state_dir + "/" + kBackupDirName);
+  const std::filesystem::path dir = state_dir;
+  if (::rmdir(dir.c_str()) == 0 && dir.parent_path().filename() == "servers" &&
+      ::rmdir(dir.parent_path().c_str()) == 0) {
+    ::rmdir(dir.parent_path().parent_path().c_str());  // <home>.state (SettingsStateDir)
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string MarkerPath(const std::string& state_dir) { return state_dir + "/" + kMarkerName; }
@@ -377,10 +396,63 @@ Status RecoverInterrupted(const pg::ConnectionParams& target,
                               "the backup of postgresql.auto.conf is {}",
                               path, s.message(), m.backup_path));
   }
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return Internal(fmt::format("settings restored, but cannot remove {}", path));
+  return RemoveRecord(options.state_dir);
+}
+
+std::string SettingsStateDir(const std::string& server_id) {
+  return cluster::DefaultHome() + ".state/servers/" + server_id;
+}
+
+Result<std::optional<LeftSettings>> FindLeftSettings(const std::string& state_dir) {
+  const std::string path = MarkerPath(state_dir);
+  if (::access(path.c_str(), F_OK) != 0) return std::optional<LeftSettings>();
+  PGRIG_ASSIGN_OR_RETURN(Marker m, ReadMarker(path));
+  LeftSettings l;
+  l.marker = path;
+  for (const auto& [name, o] : m.originals) l.names.push_back(name);
+  l.pid = m.pid;
+  l.created_at = m.created_at;
+  l.backup_path = m.backup_path;
+  l.writer_alive = WriterAlive(m);
+  return std::optional<LeftSettings>(std::move(l));
+}
+
+Result<std::optional<LeftSettings>> FindEmbeddedLeftSettings(const cluster::Cluster& c) {
+  std::optional<std::string> id = c.SystemIdentifier();
+  if (!id) return std::optional<LeftSettings>();
+  return FindLeftSettings(SettingsStateDir(*id));
+}
+
+Result<SettledSettings> SettleLeftSettings(const pg::ConnectionParams& target,
+                                           cluster::Cluster* embedded, bool restore,
+                                           const std::string& restore_command) {
+  // A server that cannot be reached or identified has no record to find:
+  // the command's own connection then says what is wrong, as it would have.
+  auto conn = pg::Connect(target);
+  if (!conn.ok()) return SettledSettings{};
+  auto id = tune::ServerId(*conn);
+  *conn = pg::Connection();
+  if (!id.ok()) return SettledSettings{};
+  ServerSettingsOptions so;
+  so.state_dir = SettingsStateDir(*id);
+  so.embedded = embedded;
+  PGRIG_ASSIGN_OR_RETURN(std::optional<LeftSettings> left, FindLeftSettings(so.state_dir));
+  SettledSettings out;
+  if (!left) return out;
+  if (left->writer_alive) {
+    out.in_use = std::move(left);
+    return out;
   }
-  return Status::Ok();
+  if (!embedded && !restore) {
+    return FailedPrecondition(fmt::format(
+        "an interrupted pgrig run (pid {}, {}) left {} changed on this server (record {}, backup "
+        "of postgresql.auto.conf {}); nothing was done.  Restore them with: {}",
+        left->pid, left->created_at, Join(left->names, ", "), left->marker, left->backup_path,
+        restore_command));
+  }
+  PGRIG_RETURN_IF_ERROR(RecoverInterrupted(target, so));
+  out.restored = std::move(left->names);
+  return out;
 }
 
 ServerSettings::ServerSettings(pg::ConnectionParams target, ServerSettingsOptions options)
@@ -429,6 +501,12 @@ Status ServerSettings::Reconnect() {
 }
 
 Status ServerSettings::RestoreLocked() {
+  std::vector<std::string> names;
+  for (const auto& [name, o] : originals_) names.push_back(name);
+  CriticalSection guard(fmt::format(
+      "\npgrig: restoring the server's settings ({}); interrupt once more to stop the restore "
+      "and leave them changed (the next pgrig command on this server restores them from {})\n",
+      Join(names, ", "), MarkerPath(options_.state_dir)));
   Status s = Reconnect();
   if (s.ok()) s = RestoreOriginals(conn_, target_, options_, originals_, &backup_);
   if (s.ok()) applied_.clear();
@@ -568,10 +646,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
 Status ServerSettings::RestoreAll() {
   if (restored_) return Status::Ok();
   PGRIG_RETURN_IF_ERROR(RestoreLocked());
-  std::string path = MarkerPath(options_.state_dir);
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return Internal(fmt::format("settings restored, but cannot remove {}", path));
-  }
+  PGRIG_RETURN_IF_ERROR(RemoveRecord(options_.state_dir));
   restored_ = true;
   return Status::Ok();
 }

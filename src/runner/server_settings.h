@@ -2,7 +2,8 @@
 //
 // ServerSettings owns the server side for one suite.  Open() backs up
 // postgresql.auto.conf (tune::TakeBackup) and writes a marker file,
-// <state_dir>/settings-restore-pending.json, before any change; the marker
+// <state_dir>/settings-restore-pending.json, before any change (the runner's
+// state_dir is the server's own, SettingsStateDir() below); the marker
 // lists the original value of every setting touched so far and is rewritten
 // (atomically) before each new setting is touched.  Apply() moves the server
 // from one cell's settings to the next; RestoreAll() puts every original back
@@ -21,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -124,6 +126,52 @@ class ServerSettings {
 // server (system identifier), or of a pgrig process still running, is left
 // alone with an error.
 Status RecoverInterrupted(const pg::ConnectionParams& target, const ServerSettingsOptions& options);
+
+// --- One record per server ------------------------------------------------
+//
+// A suite keeps its marker and backups in SettingsStateDir(the server's
+// system identifier), not in its results directory, so that whatever ends a
+// run (SIGKILL included) every later pgrig command that talks to that server
+// finds what is left to restore, and a second suite cannot back up the first
+// one's values as "originals".  The directory is <home>.state/servers/<id>/,
+// beside the embedded cluster's home (cluster::DefaultHome(), $PGRIG_HOME),
+// outside it so that `cluster destroy` keeps a named server's record.
+
+std::string SettingsStateDir(const std::string& server_id);
+
+// What an interrupted run left on a server, as its marker says.
+struct LeftSettings {
+  std::string marker;              // the marker's path
+  std::vector<std::string> names;  // the settings it changed
+  int64_t pid = 0;                 // the pgrig process that changed them
+  std::string created_at;          // when it opened the record (UTC)
+  std::string backup_path;         // its backup of postgresql.auto.conf
+  bool writer_alive = false;       // that process still runs: a suite in progress
+};
+
+// The marker in `state_dir`, or nullopt when there is none.
+Result<std::optional<LeftSettings>> FindLeftSettings(const std::string& state_dir);
+
+// What SettleLeftSettings found and did.
+struct SettledSettings {
+  std::vector<std::string> restored;   // restored now (the embedded cluster, or `restore`)
+  std::optional<LeftSettings> in_use;  // changed by a suite that is still running
+};
+
+// For every command about to use `target`: looks up the server's record.
+// Nothing left, or a server that cannot be reached or identified: nothing
+// done.  Left by a run that is gone: restored when
+// `embedded` is the target (pgrig runs it) or `restore` is set (`pgrig run
+// --restore-settings`); for a named server otherwise FailedPrecondition
+// whose message ends with `restore_command`.  Left by a run still going:
+// reported in in_use and left alone.
+Result<SettledSettings> SettleLeftSettings(const pg::ConnectionParams& target,
+                                           cluster::Cluster* embedded, bool restore,
+                                           const std::string& restore_command);
+
+// The same for the embedded cluster without connecting (`cluster status`):
+// its record, found by the system identifier in its pg_control file.
+Result<std::optional<LeftSettings>> FindEmbeddedLeftSettings(const cluster::Cluster& c);
 
 }  // namespace pgrig::runner
 
