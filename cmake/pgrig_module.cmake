@@ -1,4 +1,4 @@
-# pgrig_module(NAME DEPS dep... [TEST_DEPS dep...])
+# pgrig_module(NAME DEPS dep... [TEST_DEPS dep...] [ITEST_RESOURCE_LOCK name])
 #
 # One static library per module, built from every *.cc in the module's
 # directory except *_test.cc, *_itest.cc and *_benchmark.cc.  Globbing keeps
@@ -15,6 +15,9 @@
 #                                cluster, label "integration"
 #   <module>_serial_itests       *_serial_itest.cc: integration tests that load
 #                                the whole machine, also RUN_SERIAL
+# With ITEST_RESOURCE_LOCK, the module's integration tests hold that CTest
+# resource lock: tests of every module naming the same lock run one at a
+# time (the runner's suites, which refuse to share a server).
 #   <module>_tsan_tests, ...     the same, for files matching PGRIG_TSAN_TESTS
 #                                (labels "unit_tsan", "integration_tsan")
 #
@@ -39,7 +42,7 @@
 # `ctest -L` takes a regular expression, so -L unit still selects them) and
 # join the target tsan_suite.
 function(pgrig_module name)
-  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "ITEST_RESOURCE_LOCK" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   list(FILTER srcs EXCLUDE REGEX "_(test|itest|benchmark)\\.cc$")
   list(FILTER srcs EXCLUDE REGEX "/main\\.cc$")
@@ -108,9 +111,13 @@ function(pgrig_module name)
       if(g MATCHES "_serial_itests$")
         set(serial TRUE)
       endif()
+      set(lock "")
+      if(ARG_ITEST_RESOURCE_LOCK)
+        set(lock RESOURCE_LOCK ${ARG_ITEST_RESOURCE_LOCK})
+      endif()
       gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60
                            PROPERTIES LABELS "integration${tsan}" TIMEOUT 900
-                           FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial})
+                           FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial} ${lock})
     else()
       set_property(GLOBAL APPEND PROPERTY PGRIG_UNIT_TEST_TARGETS ${g})
       gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60

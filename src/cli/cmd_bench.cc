@@ -257,7 +257,7 @@ int RunBench(int argc, char** argv) {
   if (!OutputsCanBeWritten(o)) return kExitBadInvocation;
 
   // Target and setup connection.
-  auto target = ResolveTarget(o.conn, /*quiet=*/false);
+  auto target = ResolveTarget(o.conn);
   if (!target.ok()) {
     PrintErr(BenchError(target.status().message()));
     return kExitBadInvocation;

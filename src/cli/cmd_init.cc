@@ -333,7 +333,7 @@ int RunInit(int argc, char** argv) {
   }
   const workload::InitOptions& options = parsed->options;
 
-  auto target = ResolveTarget(parsed->connection, /*quiet=*/false);
+  auto target = ResolveTarget(parsed->connection);
   if (!target.ok()) return Fail(kInitCommand, OneLine(target.status().message()));
 
   workload::PgbenchLoader loader(options, target->params);

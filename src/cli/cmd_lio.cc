@@ -85,7 +85,7 @@ int DoInit(pg::ConnectionParams params, int tables, const std::string& scale, bo
       }
     }
   }
-  auto target = ResolveTarget(params, /*quiet=*/false);
+  auto target = ResolveTarget(params);
   if (!target.ok()) return Fail(kLioCommand, target.status().message());
   auto conn = pg::Connect(target->params);
   if (!conn.ok()) return Fail(kLioCommand, conn.status().message());
@@ -184,7 +184,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
           std::vector<std::string> command_line) {
   if (Status s = micro::ValidateLioRun(o); !s.ok()) return Fail(kLioCommand, s.message());
   if (Status s = CheckJsonDestination(json_file); !s.ok()) return Fail(kLioCommand, s.message());
-  auto target = ResolveTarget(params, /*quiet=*/false);
+  auto target = ResolveTarget(params);
   if (!target.ok()) return Fail(kLioCommand, target.status().message());
   auto conn = pg::Connect(target->params);
   if (!conn.ok()) return Fail(kLioCommand, conn.status().message());

@@ -40,6 +40,7 @@
 #include "plan/plan_search.h"
 #include "results/suite_json.h"
 #include "runner/runner.h"
+#include "runner/suite_lock.h"
 #include "runner/suite_setup.h"
 
 namespace pgrig::cli {
@@ -163,7 +164,8 @@ int RestoreLeftSettings(const RunOptions& o) {
     return Fail(kRunCommand,
                 "--restore-settings runs nothing: give it only the server options (-h/-p/-U/-d)");
   }
-  auto target = ResolveTarget(o.params, o.quiet, /*restore_left=*/true);
+  auto target =
+      ResolveTarget(o.params, {.quiet = o.quiet, .restore_left = true, .warn_if_suite = false});
   if (!target.ok()) return Fail(kRunCommand, target.status().message());
   const std::string where = target->embedded ? "the embedded cluster" : target->params.Describe();
   if (target->left_in_use) {
@@ -338,8 +340,18 @@ int RunRun(int argc, char** argv) {
   std::fflush(stdout);
 
   // --- The server, the facts, the suite. ----------------------------------
-  auto target = ResolveTarget(o.params, o.quiet);
+  // One suite per server: the embedded cluster's lock before it is started.
+  const runner::SuiteHolder me = runner::ThisProcess(command_line);
+  std::unique_ptr<runner::SuiteLock> embedded_lock;
+  if (!o.params.NamesAServer()) {
+    auto lock = runner::SuiteLock::LockEmbedded(cluster::DefaultHome(), me);
+    if (!lock.ok()) return Fail(kRunCommand, lock.status().message());
+    embedded_lock = std::move(lock).value();
+  }
+  auto target = ResolveTarget(o.params, {.quiet = o.quiet, .warn_if_suite = false});
   if (!target.ok()) return Fail(kRunCommand, target.status().message());
+  auto server_lock = runner::SuiteLock::LockServer(target->params, me);
+  if (!server_lock.ok()) return Fail(kRunCommand, server_lock.status().message());
   auto con = pg::Connect(target->params);
   if (!con.ok()) return Fail(kRunCommand, con.status().message());
   results::ResultServer server;

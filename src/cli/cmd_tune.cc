@@ -371,7 +371,7 @@ int RunTune(int argc, char** argv) {
   std::optional<pg::Connection> conn;
   bool local = true;
   if (!o.offline) {
-    auto resolved = ResolveTarget(o.params, /*quiet=*/t.format == tune::Format::kJson);
+    auto resolved = ResolveTarget(o.params, {.quiet = t.format == tune::Format::kJson});
     if (!resolved.ok()) return Fail(kTuneCommand, resolved.status().message());
     target.emplace(std::move(resolved).value());
     auto c = pg::Connect(target->params);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/strings.h"
+#include "runner/suite_lock.h"
 
 namespace pgrig::cli {
 
@@ -40,9 +41,10 @@ Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet) {
 namespace {
 
 // What an interrupted run left on t's server: restored, refused or warned of.
-Status SettleLeft(Target& t, const pg::ConnectionParams& named, bool quiet, bool restore_left) {
+Status SettleLeft(Target& t, const pg::ConnectionParams& named, const TargetOptions& o) {
+  const bool quiet = o.quiet;
   auto settled = runner::SettleLeftSettings(t.params, t.cluster ? &*t.cluster : nullptr,
-                                            restore_left, RestoreSettingsCommand(named));
+                                            o.restore_left, RestoreSettingsCommand(named));
   if (!settled.ok()) return settled.status();
   if (!settled->restored.empty()) {
     std::fprintf(stderr,
@@ -58,6 +60,18 @@ Status SettleLeft(Target& t, const pg::ConnectionParams& named, bool quiet, bool
                  "pgrig: warning: a pgrig run (pid %lld, since %s) has %s changed on this server "
                  "and is still going; what this command does sees those settings\n",
                  static_cast<long long>(l.pid), l.created_at.c_str(), Join(l.names, ", ").c_str());
+  }
+  if (o.warn_if_suite && !quiet) {
+    auto conn = pg::Connect(t.params);
+    if (conn.ok()) {
+      auto holder = runner::SuiteOnServer(*conn);
+      if (holder.ok() && *holder) {
+        std::fprintf(stderr,
+                     "pgrig: warning: a pgrig run suite is measuring this server (%s); what this "
+                     "command measures shares the server with it, and so does the suite\n",
+                     (*holder)->Describe().c_str());
+      }
+    }
   }
   return Status::Ok();
 }
@@ -78,11 +92,12 @@ std::string RestoreSettingsCommand(const pg::ConnectionParams& named) {
   return cmd;
 }
 
-Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet, bool restore_left) {
+Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOptions& options) {
+  const bool quiet = options.quiet;
   Target t;
   if (named.NamesAServer()) {
     t.params = named;
-    PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, quiet, restore_left));
+    PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, options));
     return t;
   }
   PGRIG_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::Cluster::Open({}));
@@ -97,7 +112,7 @@ Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet, bool
   t.params.application_name = named.application_name;
   t.embedded = true;
   t.cluster.emplace(std::move(c));
-  PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, quiet, restore_left));
+  PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, options));
   return t;
 }
 

@@ -24,16 +24,22 @@ struct Target {
   std::optional<runner::LeftSettings> left_in_use;  // changed by a suite still running
 };
 
+struct TargetOptions {
+  bool quiet = false;  // no "started the embedded cluster" line, no warnings
+  bool restore_left =
+      false;  // also restore a named server's left settings (run --restore-settings)
+  bool warn_if_suite = true;  // warn when a pgrig run holds the server (runner/suite_lock.h)
+};
+
 // When `named` names no server, opens and starts the embedded cluster
 // (printing a line to stderr when it had to start it, unless quiet).  Then
 // settles what an interrupted run left on the server
 // (runner::SettleLeftSettings): the embedded cluster's settings are
 // restored (said on stderr); a named server's are restored only when
-// `restore_left` (`run --restore-settings`), otherwise the command is
-// refused with the command that restores them.  Settings of a suite still
-// running are left alone with a warning.
-Result<Target> ResolveTarget(const pg::ConnectionParams& named, bool quiet,
-                             bool restore_left = false);
+// `restore_left`, otherwise the command is refused with the command that
+// restores them.  Settings of a suite still running are left alone with a
+// warning, and so is a server that a suite holds (warn_if_suite).
+Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOptions& options = {});
 
 // `pgrig run --restore-settings` with the options that name `named`'s
 // server (passwords removed), for messages.

@@ -29,6 +29,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 // A plan of two workloads, one client, `duration_s` per run.
@@ -514,6 +515,43 @@ TEST_F(SettingsRecordTest, KilledSuiteOnANamedServerIsRefusedUntilRestored) {
   EXPECT_THAT(r.out, HasSubstr("no settings left to restore"));
   ProcessResult ok = testing::RunPgrig(bench);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST_F(SettingsRecordTest, ASecondSuiteOnTheSameServerIsRefusedNamingTheFirst) {
+  const std::string plan = dir_ + "/tiny.toml";
+  WriteText(plan, TinyPlan(2, 2));
+  const std::string out = dir_ + "/out";
+  const pid_t pid = SpawnPgrig({"run", plan, "--out", out}, dir_ + "/run.out", dir_ + "/run.err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitForFirstRun(out + "/suite.json")) << Text(dir_ + "/run.err");
+  const std::string holder = "pid " + std::to_string(pid);
+
+  // The embedded cluster: refused by the file lock, before anything.
+  ProcessResult second = testing::RunPgrig({"run", plan, "--out", dir_ + "/out2"});
+  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  EXPECT_THAT(second.err, HasSubstr("another pgrig run is measuring the embedded cluster"));
+  EXPECT_THAT(second.err, HasSubstr(holder));
+  EXPECT_THAT(second.err, HasSubstr("--out " + out));  // its command line
+  EXPECT_FALSE(fs::exists(dir_ + "/out2"));
+  // The same server named: refused by the advisory lock.
+  std::vector<std::string> named = {"run", plan, "--out", dir_ + "/out3"};
+  for (const std::string& a : Named()) named.push_back(a);
+  second = testing::RunPgrig(named);
+  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  EXPECT_THAT(second.err, HasSubstr("another pgrig run is measuring this server"));
+  EXPECT_THAT(second.err, HasSubstr(holder));
+  EXPECT_FALSE(fs::exists(dir_ + "/out3"));
+  // bench goes on, with a warning.
+  ProcessResult bench = testing::RunPgrig({"bench", "-S", "-T", "1"});
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_THAT(bench.err,
+              HasSubstr("warning: a pgrig run suite is measuring this server (" + holder));
+
+  EXPECT_EQ(WaitExit(pid, 120), 0) << Text(dir_ + "/run.err");
+  EXPECT_FALSE(fs::exists(cluster_->home() + ".suite.lock"));
+  bench = testing::RunPgrig({"bench", "-S", "-T", "1"});
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_THAT(bench.err, Not(HasSubstr("warning")));
 }
 
 }  // namespace
