@@ -279,7 +279,9 @@ bool WaitForText(const std::string& path, const std::string& text, double timeou
   }
 }
 
-TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
+// The server ends under a running benchmark: SIGQUIT (what pg_ctl stop -m
+// immediate sends) or SIGKILL of the postmaster (a crash).
+void ServerEndsMidRun(int sig) {
   const std::string home = testing::MakeTempHome("pgrig-bench-fault");
   auto opened = cluster::Cluster::Open({.home = home});
   ASSERT_TRUE(opened.ok()) << opened.status().message();
@@ -303,7 +305,7 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
   }
   auto pm = c.RunningPid();
   ASSERT_TRUE(pm.has_value());
-  kill(*pm, SIGQUIT);  // what pg_ctl stop -m immediate sends
+  kill(*pm, sig);
   const int64_t t0 = MonotonicNanos();
   const int code = WaitExit(pid, 20);
   const double took = static_cast<double>(MonotonicNanos() - t0) / 1e9;
@@ -318,12 +320,31 @@ TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) {
   EXPECT_EQ(j["complete"], false);
   EXPECT_EQ(j["stop_reason"], "aborted");
   EXPECT_GT(j["summary"]["transactions"].get<int64_t>(), 0);
+  // Never a negative CPU figure; none at all from a postmaster that died
+  // (SIGQUIT: it was alive for the closing snapshot, and the figure stands).
+  auto out = ReadWholeFile(base + ".out");
+  ASSERT_TRUE(out.ok());
+  const size_t line = out->find("server CPU per transaction");
+  ASSERT_NE(line, std::string::npos) << *out;
+  EXPECT_EQ(out->substr(line, out->find('\n', line) - line).find('-'), std::string::npos) << *out;
+  if (sig == SIGKILL) {
+    EXPECT_THAT(*out,
+                HasSubstr("server CPU per transaction: not measured (the server's postmaster"));
+    EXPECT_TRUE(j["server_cpu_unavailable"].is_string()) << j["server_cpu_unavailable"];
+  }
+  // A postmaster that did not shut down is shown as crashed.
+  ProcessResult st = testing::RunPgrig({"cluster", "status"}, {{"PGRIG_HOME", home}});
+  EXPECT_EQ(st.out.find("state:          crashed") != std::string::npos, sig == SIGKILL) << st.out;
   (void)c.Destroy();
   // The cluster's home and the run's files all live in MakeTempHome's
   // directory.
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(home).parent_path(), ec);
 }
+
+TEST(BenchFaultTest, ServerStoppedMidRunExitsTwoWithPartialJson) { ServerEndsMidRun(SIGQUIT); }
+
+TEST(BenchFaultTest, PostmasterKilledMidRunExitsTwoAndIsShownCrashed) { ServerEndsMidRun(SIGKILL); }
 
 TEST_F(BenchSharedTest, SigintStopsCleanlyAndWritesResults) {
   const std::string base = "/tmp/pgrig-bench-itest-sigint-" + std::to_string(getpid());

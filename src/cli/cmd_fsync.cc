@@ -116,20 +116,33 @@ void PrintFsyncResult(const micro::FsyncResult& r, const results::FsyncDocContex
                 static_cast<double>(v[1]) / 1e6, static_cast<double>(t.latency.max()) / 1e6);
   }
   const results::FsyncHeadline h = results::ComputeFsyncHeadline(r, ctx.server_wal_sync_method);
+  const micro::BestMethodChoice& c = h.choice;
+  if (c.leader && c.runner_up && c.over_runner_up) {
+    std::printf("%s leads %s by %.2fx", micro::SyncMethodName(*c.leader),
+                micro::SyncMethodName(*c.runner_up), *c.over_runner_up);
+    if (c.over_runner_up_interval) {
+      std::printf(" [95%% interval %.2f, %.2f]", c.over_runner_up_interval->low,
+                  c.over_runner_up_interval->high);
+    }
+    std::printf(" over %d samples each%s\n",
+                static_cast<int>(r.tests.empty() ? 0 : r.tests.front().sample_ops_per_s.size()),
+                h.best ? "" : ": no method is significantly best; any of them will do");
+  }
   if (h.best && h.best_test != nullptr) {
     std::printf("best: %s, %.0f flushes/s (%d bytes, %d writer)", micro::SyncMethodName(*h.best),
                 h.best_test->ops_per_s(), h.best_test->write_bytes, h.best_test->writers);
-    if (ctx.server_wal_sync_method) {
-      std::printf("; the server uses %s", ctx.server_wal_sync_method->c_str());
-      if (h.best_over_server) {
-        std::printf(" (%.0f flushes/s; best/current %.2fx)", h.server_test->ops_per_s(),
-                    *h.best_over_server);
-      }
-    } else {
-      std::printf("; no server reachable to compare its wal_sync_method");
-    }
-    std::printf("\n");
   }
+  if (ctx.server_wal_sync_method) {
+    std::printf("%sthe server uses %s", h.best ? "; " : "", ctx.server_wal_sync_method->c_str());
+    if (h.server_test != nullptr) {
+      std::printf(" (%.0f flushes/s", h.server_test->ops_per_s());
+      if (h.best_over_server) std::printf("; best/current %.2fx", *h.best_over_server);
+      std::printf(")");
+    }
+  } else {
+    std::printf("%sno server reachable to compare its wal_sync_method", h.best ? "; " : "");
+  }
+  std::printf("\n");
 }
 
 }  // namespace
@@ -148,6 +161,9 @@ int RunFsync(int argc, char** argv) {
   pg::ConnectionParams params;
   app.add_option("PATH", dir, "directory on the device to test (default: the data directory)");
   app.add_option("--seconds", o.seconds_per_test, "seconds per test (default 2, at most 60)");
+  app.add_option("--samples", o.samples,
+                 "measure each test this many times, in rounds, splitting --seconds (default 5); "
+                 "a method is named best only when it is significantly best");
   app.add_option("--sizes", sizes, "write sizes in bytes (default 8192,16384; 8k works)");
   app.add_option("--writers", writers, "writer thread counts (default 1,4)");
   app.add_flag("--allow-tmpfs", allow_tmpfs,

@@ -379,6 +379,13 @@ int RunRun(int argc, char** argv) {
   so.tool_version = kVersion;
   so.command_line = command_line;
   so.facts = host::FactsToJson(hf, sf);
+  so.facts_after_load = [&target, &hf, &so] {
+    auto c = pg::Connect(target->params);
+    if (!c.ok()) return so.facts;
+    host::HostFacts after = hf;
+    const host::ServerFacts server_after = ProbeServer(*c, &after);
+    return host::FactsToJson(after, server_after);
+  };
   so.price = priced->price;
   so.on_error = o.on_error == "continue" ? runner::OnError::kContinue : runner::OnError::kStop;
   so.resume = chosen->previous;

@@ -93,6 +93,8 @@ Result<ServerCpuMeter> ServerCpuMeter::ForProcess(int pid, ServerCpuOptions opti
   return ServerCpuMeter(pid, std::move(options));
 }
 
+Result<ProcStat> ServerCpuMeter::Stat() const { return ReadProcStat(options_.proc_root, pid_); }
+
 Result<ServerCpuSnapshot> ServerCpuMeter::Snapshot() const {
   const std::string& root = options_.proc_root;
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {

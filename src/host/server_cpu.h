@@ -92,6 +92,8 @@ class ServerCpuMeter {
   static Result<ServerCpuMeter> ForProcess(int pid, ServerCpuOptions options = {});
 
   int pid() const { return pid_; }
+  // The process's own /proc/<pid>/stat now.
+  Result<ProcStat> Stat() const;
 
   Result<ServerCpuSnapshot> Snapshot() const;
 

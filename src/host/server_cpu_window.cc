@@ -64,9 +64,22 @@ ServerCpuMeasure ServerCpuWindow::Finish(std::chrono::milliseconds settle) {
     m.unavailable = end.status().message();
     return m;
   }
-  m.usage = ServerCpuUsage{.user_s = end->snapshot.user_s - start_->user_s,
-                           .sys_s = end->snapshot.sys_s - start_->sys_s,
-                           .settled = end->settled};
+  // A postmaster that died during the run (a zombie's children are gone
+  // from its counters) or was replaced gives no figure, never a negative one.
+  auto stat = meter_->Stat();
+  const ServerCpuUsage usage{.user_s = end->snapshot.user_s - start_->user_s,
+                             .sys_s = end->snapshot.sys_s - start_->sys_s,
+                             .settled = end->settled};
+  if (!stat.ok() || stat->state == 'Z' || stat->state == 'X') {
+    m.unavailable =
+        "the server's postmaster (pid " + std::to_string(meter_->pid()) + ") ended during the run";
+  } else if (usage.user_s < 0 || usage.sys_s < 0) {
+    m.unavailable =
+        "the server's CPU counters went backwards during the run (its postmaster "
+        "restarted or its children were lost)";
+  } else {
+    m.usage = usage;
+  }
   return m;
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -134,7 +135,9 @@ void Writer(int fd, SyncMethod m, int write_bytes, int64_t region_start, int64_t
   }
 }
 
-Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
+// One sample of `t`: its writers for `seconds`; adds to t's totals and
+// appends the sample's rate.
+Status RunOne(const std::string& path, const FsyncOptions& o, double seconds, FlushTest* t) {
   std::vector<Fd> fds;
   for (int w = 0; w < t->writers; ++w) {
     Fd fd(open(path.c_str(), OpenFlags(t->method, t->direct)));
@@ -156,7 +159,7 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
   }
   std::vector<WriterOutcome> outs(static_cast<size_t>(t->writers));
   const int64_t start = MonotonicNanos();
-  const int64_t deadline = start + static_cast<int64_t>(o.seconds_per_test * 1e9);
+  const int64_t deadline = start + static_cast<int64_t>(seconds * 1e9);
   {
     std::vector<std::thread> threads;
     for (int w = 0; w < t->writers; ++w) {
@@ -166,7 +169,8 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
     }
     for (auto& th : threads) th.join();
   }
-  t->seconds = static_cast<double>(MonotonicNanos() - start) / 1e9;
+  const double took = static_cast<double>(MonotonicNanos() - start) / 1e9;
+  int64_t ops = 0;
   for (auto& w : outs) {
     if (!w.status.ok()) {
       if (t->direct == DirectIo::kOn &&
@@ -176,9 +180,12 @@ Status RunOne(const std::string& path, const FsyncOptions& o, FlushTest* t) {
       }
       return w.status.WithContext(fmt::format("{} on {}", t->Label(), path));
     }
-    t->ops += w.ops;
+    ops += w.ops;
     t->latency.Add(w.latency);
   }
+  t->ops += ops;
+  t->seconds += took;
+  if (took > 0) t->sample_ops_per_s.push_back(static_cast<double>(ops) / took);
   return Status::Ok();
 }
 
@@ -210,6 +217,12 @@ Status ValidateFsync(const FsyncOptions& o) {
     return InvalidArgument(
         fmt::format("--seconds {} is out of range: give more than 0 and at most {:.0f} per test",
                     o.seconds_per_test, kMaxFsyncSeconds));
+  }
+  if (o.samples < 1 || o.samples > 100 || o.seconds_per_test / o.samples < 0.01) {
+    return InvalidArgument(fmt::format(
+        "--samples {} is out of range: give 1 to 100, and at most one per 10 ms of --seconds "
+        "({})",
+        o.samples, o.seconds_per_test));
   }
   if (o.write_sizes.empty() || o.writers.empty()) {
     return InvalidArgument("give at least one write size and one writer count");
@@ -284,16 +297,25 @@ Result<FsyncResult> RunFsync(const FsyncOptions& o) {
                                   .writers = writers});
       }
     }
+    // Round after round, every test once per round: a device that drifts
+    // (a cache filling, a neighbour) moves every method alike.
+    const double per_sample = o.seconds_per_test / o.samples;
+    for (int round = 0; round < o.samples && !r.interrupted; ++round) {
+      for (auto& t : specs) {
+        if (o.stop_requested && o.stop_requested->load()) {
+          r.interrupted = true;
+          break;
+        }
+        if (t.unavailable) continue;
+        if (o.on_note) {
+          o.on_note(fmt::format("{}: {} bytes, {} writer(s), sample {} of {}", t.Label(),
+                                t.write_bytes, t.writers, round + 1, o.samples));
+        }
+        PGRIG_RETURN_IF_ERROR(RunOne(path, o, per_sample, &t));
+      }
+    }
     for (auto& t : specs) {
-      if (o.stop_requested && o.stop_requested->load()) {
-        r.interrupted = true;
-        break;
-      }
-      if (o.on_note) {
-        o.on_note(fmt::format("{}: {} bytes, {} writer(s)", t.Label(), t.write_bytes, t.writers));
-      }
-      PGRIG_RETURN_IF_ERROR(RunOne(path, o, &t));
-      r.tests.push_back(std::move(t));
+      if (t.unavailable || !t.sample_ops_per_s.empty()) r.tests.push_back(std::move(t));
     }
     if (o.stop_requested && o.stop_requested->load()) r.interrupted = true;
   }
@@ -313,17 +335,57 @@ const FlushTest* HeadlineTest(const FsyncResult& r, SyncMethod method) {
   return best;
 }
 
-std::optional<SyncMethod> BestMethod(const FsyncResult& r) {
-  std::optional<SyncMethod> best;
-  double best_rate = 0;
+double GeometricMeanOpsPerS(const FlushTest& t) {
+  if (t.sample_ops_per_s.empty()) return t.ops_per_s();
+  double log_sum = 0;
+  for (double v : t.sample_ops_per_s) log_sum += std::log(std::max(v, 1e-9));
+  return std::exp(log_sum / static_cast<double>(t.sample_ops_per_s.size()));
+}
+
+double MedianOpsPerS(const FlushTest& t) {
+  if (t.sample_ops_per_s.empty()) return t.ops_per_s();
+  std::vector<double> v = t.sample_ops_per_s;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+BestMethodChoice ChooseBestMethod(const FsyncResult& r) {
+  BestMethodChoice c;
+  const FlushTest* top = nullptr;
   for (SyncMethod m : PlatformSyncMethods()) {
     const FlushTest* t = HeadlineTest(r, m);
-    if (t && t->ops_per_s() > best_rate) {
-      best_rate = t->ops_per_s();
-      best = m;
-    }
+    if (t && (!top || GeometricMeanOpsPerS(*t) > GeometricMeanOpsPerS(*top))) top = t;
   }
-  return best;
+  if (!top) return c;
+  c.leader = top->method;
+  // The leader is the best only when it beats every other method
+  // significantly (a 95% interval of the ratio of geometric means above 1).
+  bool significant = true;
+  double runner_up_low = 0;
+  for (SyncMethod m : PlatformSyncMethods()) {
+    const FlushTest* t = HeadlineTest(r, m);
+    if (!t || t == top) continue;
+    auto ratio = stats::CompareRatio(top->sample_ops_per_s, t->sample_ops_per_s);
+    if (!ratio.ok() || !ratio->ratio) {
+      significant = false;
+      continue;
+    }
+    // The runner-up is the method the leader is least surely ahead of: the
+    // lowest bound of the ratio's interval (the ratio itself without one).
+    const double low = ratio->interval ? ratio->interval->low : *ratio->ratio;
+    if (!c.runner_up || low < runner_up_low) {
+      c.runner_up = m;
+      c.over_runner_up = ratio->ratio;
+      c.over_runner_up_interval = ratio->interval;
+      runner_up_low = low;
+    }
+    if (ratio->verdict != stats::Verdict::kHigher) significant = false;
+  }
+  if (significant) c.best = c.leader;
+  return c;
 }
+
+std::optional<SyncMethod> BestMethod(const FsyncResult& r) { return ChooseBestMethod(r).best; }
 
 }  // namespace pgrig::micro

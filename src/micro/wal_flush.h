@@ -32,6 +32,7 @@
 
 #include "common/status.h"
 #include "stats/histogram.h"
+#include "stats/summary.h"
 
 namespace pgrig::micro {
 
@@ -54,6 +55,9 @@ struct FsyncOptions {
   double seconds_per_test = 2;
   std::vector<int> write_sizes = {8192, 16384};
   std::vector<int> writers = {1, 4};
+  // Each test is measured `samples` times, seconds_per_test / samples each,
+  // in rounds (every test once per round), for an interval per method.
+  int samples = 5;
   TmpfsPolicy tmpfs = TmpfsPolicy::kRefuse;
   std::function<void(const std::string&)> on_note;
   const std::atomic<bool>* stop_requested = nullptr;
@@ -66,7 +70,8 @@ struct FlushTest {
   int writers = 1;
   int64_t ops = 0;
   double seconds = 0;
-  stats::Histogram latency;                // write + flush, per operation
+  stats::Histogram latency;                // write + flush, per operation, all samples
+  std::vector<double> sample_ops_per_s;    // one per sample, in order
   std::optional<std::string> unavailable;  // why this combination could not run
   double ops_per_s() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
   std::string Label() const;  // "open_datasync+O_DIRECT"
@@ -91,8 +96,28 @@ bool IsMemoryFileSystem(int64_t f_type);
 
 Result<FsyncResult> RunFsync(const FsyncOptions& options);
 
-// The best of PostgreSQL's methods (no O_DIRECT variant) for 8 KB single
-// writer tests (the smallest size and writer count measured otherwise).
+// The median and the geometric mean of a test's samples' flushes per second
+// (its overall rate when it has no samples).
+double MedianOpsPerS(const FlushTest& t);
+double GeometricMeanOpsPerS(const FlushTest& t);
+
+// Which of PostgreSQL's methods (no O_DIRECT variant) is best, on the
+// headline tests (HeadlineTest: single writer, smallest size): the leader
+// has the highest geometric mean (the ratio CompareRatio reports is of
+// geometric means, so the leader's is never below 1); it is the best only
+// when its samples beat every
+// other method's significantly (stats::CompareRatio, 95%, verdict higher).
+struct BestMethodChoice {
+  std::optional<SyncMethod> leader;
+  std::optional<SyncMethod> best;  // the leader, when significantly best; else none
+  // The method the leader is least surely ahead of (the lowest bound of the
+  // ratio's interval).
+  std::optional<SyncMethod> runner_up;
+  std::optional<double> over_runner_up;  // leader / runner-up, geometric means
+  std::optional<stats::Interval> over_runner_up_interval;
+};
+BestMethodChoice ChooseBestMethod(const FsyncResult& r);
+// ChooseBestMethod(r).best.
 std::optional<SyncMethod> BestMethod(const FsyncResult& r);
 // The single-writer, smallest-size test of `method` without O_DIRECT.
 const FlushTest* HeadlineTest(const FsyncResult& r, SyncMethod method);

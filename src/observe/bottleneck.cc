@@ -74,8 +74,9 @@ std::string DiskText(const Observation& obs, const HostMeans& m) {
 }  // namespace
 
 const char* BottleneckName(BottleneckKind k) {
-  static constexpr const char* kNames[] = {"server_cpu",   "client_cpu", "io_wait", "lock_waits",
-                                           "lwlock_waits", "wal",        "steal",   "unknown"};
+  static constexpr const char* kNames[] = {"server_cpu", "client_cpu",      "io_wait",
+                                           "lock_waits", "lwlock_waits",    "wal",
+                                           "steal",      "other_processes", "unknown"};
   return NameAt<BottleneckKind::kUnknown>(k, kNames, "unknown");
 }
 
@@ -99,6 +100,14 @@ ClientUse ClientUseOf(const engine::RunResult& run, const Observation& obs, int 
           .threads = std::max(1, run.threads),
           .cpus = std::max(1, cpus),
           .tps = run.Tps()};
+}
+
+std::optional<Disturbance> AssessDisturbance(const Observation& obs) {
+  const HostMeans m = obs.MeanHost();
+  if (!m.cpu_other_pct) return std::nullopt;
+  Disturbance d{.other_cpu_pct = *m.cpu_other_pct, .steal_pct = m.cpu_steal_pct};
+  d.disturbed = d.other_cpu_pct + d.steal_pct >= kDisturbedPct;
+  return d;
 }
 
 Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
@@ -134,6 +143,12 @@ Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
                       cpus, cpus == 1 ? "" : "s", Pct(client_machine.value_or(0)), client.threads,
                       client.threads == 1 ? "" : "s", backends));
   }
+  const double other = m.cpu_other_pct.value_or(0);
+  if (have_host && other >= kDisturbedPct)
+    b.warnings.push_back(fmt::format(
+        "other processes took {} of the host's CPU (neither the client nor the server): the run "
+        "was disturbed",
+        Pct(other)));
   if (have_host && m.cpu_steal_pct >= kStealWarnPct)
     b.warnings.push_back(
         fmt::format("steal {}: the hypervisor gave this VM's CPU time to others; results vary with "
@@ -167,6 +182,10 @@ Bottleneck Diagnose(const Observation& obs, const ClientUse& client) {
     if (!obs.server_is_local) {
       b.kind = BottleneckKind::kClientCpu;
       b.evidence = CpuText(m) + " on the client's machine (the server is remote)" + client_text;
+    } else if (other >= kOtherDominantPct) {
+      b.kind = BottleneckKind::kOtherProcesses;
+      b.evidence = CpuText(m) + ", of which other processes " + Pct(other) +
+                   " (neither the client nor the server)" + client_text;
     } else if (steal_dominant) {
       b.kind = BottleneckKind::kSteal;
       b.evidence = CpuText(m) + ", of which steal " + Pct(m.cpu_steal_pct) + client_text;

@@ -6,6 +6,7 @@
 #ifndef PGRIG_OBSERVE_BOTTLENECK_H_
 #define PGRIG_OBSERVE_BOTTLENECK_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ enum class BottleneckKind {
   kLwLockWaits,
   kWal,
   kSteal,
+  kOtherProcesses,  // programs that are neither the client nor the server
   kUnknown
 };
 
@@ -42,7 +44,8 @@ struct Bottleneck {
   std::vector<std::string> warnings;
 };
 
-// "server_cpu", "client_cpu", "io_wait", "lock_waits", "lwlock_waits", "wal", "steal", "unknown"
+// "server_cpu", "client_cpu", "io_wait", "lock_waits", "lwlock_waits", "wal", "steal",
+// "other_processes", "unknown"
 const char* BottleneckName(BottleneckKind k);
 
 // Thresholds (percent of time, or share of active-backend observations).
@@ -55,6 +58,21 @@ inline constexpr double kDiskUtilPct = 80;
 inline constexpr double kWaitDominantShare = 0.5;  // beats a busy CPU
 inline constexpr double kWaitLeadingShare = 0.25;  // names the limit when the CPU is not busy
 inline constexpr double kClientShareWarnPct = 20;  // of the whole machine, when the server is local
+// Other processes' share of the host's CPU (HostSample::cpu_other_pct) plus
+// steal: from kDisturbedPct a run is marked disturbed (Disturbance); from
+// kOtherDominantPct, on a busy host, they are the bottleneck.
+inline constexpr double kDisturbedPct = 10;
+inline constexpr double kOtherDominantPct = 20;
+
+// How much of the host's CPU went to neither the client nor the server
+// during a window: other processes, and the hypervisor's other guests.
+struct Disturbance {
+  double other_cpu_pct = 0;  // time-weighted mean of cpu_other_pct
+  double steal_pct = 0;
+  bool disturbed = false;  // other_cpu_pct + steal_pct >= kDisturbedPct
+};
+// Nullopt when the window has no host samples with cpu_other_pct.
+std::optional<Disturbance> AssessDisturbance(const Observation& obs);
 
 Bottleneck Diagnose(const Observation& obs, const ClientUse& client);
 

@@ -12,10 +12,12 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 struct Cpu {
   double user = 0, system = 0, iowait = 0, steal = 0;
   std::optional<double> util;
+  std::optional<double> other;  // HostSample::cpu_other_pct
 };
 
 Observation Obs(const Cpu& c, std::map<std::string, int64_t> waits = {}, int cpus = 8) {
@@ -32,6 +34,7 @@ Observation Obs(const Cpu& c, std::map<std::string, int64_t> waits = {}, int cpu
     h.cpu_steal_pct = c.steal;
     h.cpu_idle_pct = 100 - c.user - c.system - c.iowait - c.steal;
     h.disk_util_pct = c.util;
+    h.cpu_other_pct = c.other;
     if (c.util) h.disk_write_bytes_per_s = 50e6;
     o.host.push_back(h);
   }
@@ -64,6 +67,7 @@ TEST(BottleneckName, AllKinds) {
   EXPECT_STREQ(BottleneckName(BottleneckKind::kLwLockWaits), "lwlock_waits");
   EXPECT_STREQ(BottleneckName(BottleneckKind::kWal), "wal");
   EXPECT_STREQ(BottleneckName(BottleneckKind::kSteal), "steal");
+  EXPECT_STREQ(BottleneckName(BottleneckKind::kOtherProcesses), "other_processes");
   EXPECT_STREQ(BottleneckName(BottleneckKind::kUnknown), "unknown");
 }
 
@@ -162,6 +166,31 @@ TEST(Diagnose, StealWarnsAndNamesItWhenDominant) {
   Bottleneck light = Diagnose(Obs({.user = 20, .system = 5, .steal = 25}), Client(0.1));
   EXPECT_EQ(light.kind, BottleneckKind::kUnknown);
   EXPECT_THAT(light.warnings, Contains(HasSubstr("steal 25%")));
+}
+
+TEST(Diagnose, OtherProcessesWarnFromTenPercentAndAreTheBottleneckFromTwenty) {
+  Bottleneck quiet = Diagnose(Obs({.user = 70, .system = 25, .other = 4}), Client(0.2));
+  EXPECT_EQ(quiet.kind, BottleneckKind::kServerCpu);
+  EXPECT_THAT(quiet.warnings, Not(Contains(HasSubstr("other processes"))));
+  Bottleneck warn = Diagnose(Obs({.user = 70, .system = 25, .other = 12}), Client(0.2));
+  EXPECT_EQ(warn.kind, BottleneckKind::kServerCpu);
+  EXPECT_THAT(warn.warnings, Contains(HasSubstr("other processes took 12% of the host's CPU")));
+  // A busy host that is busy with other programs: not the server's limit.
+  Bottleneck dom = Diagnose(Obs({.user = 70, .system = 25, .other = 45}), Client(0.2));
+  EXPECT_EQ(dom.kind, BottleneckKind::kOtherProcesses);
+  EXPECT_THAT(dom.evidence, HasSubstr("of which other processes 45%"));
+}
+
+TEST(AssessDisturbance, OtherPlusStealFromTheThreshold) {
+  EXPECT_FALSE(AssessDisturbance(Obs({.user = 50})).has_value());  // not measured
+  auto calm = AssessDisturbance(Obs({.user = 50, .steal = 3, .other = 6}));
+  ASSERT_TRUE(calm.has_value());
+  EXPECT_DOUBLE_EQ(calm->other_cpu_pct, 6);
+  EXPECT_FALSE(calm->disturbed);
+  auto busy = AssessDisturbance(Obs({.user = 50, .steal = 3, .other = 7}));
+  ASSERT_TRUE(busy.has_value());
+  EXPECT_TRUE(busy->disturbed);  // 7 + 3 = kDisturbedPct
+  EXPECT_DOUBLE_EQ(busy->steal_pct, 3);
 }
 
 TEST(Diagnose, SharedCpusWarning) {

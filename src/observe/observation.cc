@@ -16,7 +16,7 @@ HostMeans Observation::MeanHost() const {
       if (w <= 0) return std::nullopt;
       return sum / w;
     }
-  } user, sys, iowait, steal, idle, rq, cs, util, rd, wr;
+  } user, sys, iowait, steal, idle, other, rq, cs, util, rd, wr;
   for (const HostSample& h : host) {
     double dt = h.dt_s > 0 ? h.dt_s : 0;
     user.Add(h.cpu_user_pct, dt);
@@ -24,6 +24,7 @@ HostMeans Observation::MeanHost() const {
     iowait.Add(h.cpu_iowait_pct, dt);
     steal.Add(h.cpu_steal_pct, dt);
     idle.Add(h.cpu_idle_pct, dt);
+    other.Add(h.cpu_other_pct, dt);
     if (h.run_queue) rq.Add(static_cast<double>(*h.run_queue), dt);
     cs.Add(h.context_switches_per_s, dt);
     util.Add(h.disk_util_pct, dt);
@@ -36,6 +37,7 @@ HostMeans Observation::MeanHost() const {
   m.cpu_iowait_pct = iowait.Mean().value_or(0);
   m.cpu_steal_pct = steal.Mean().value_or(0);
   m.cpu_idle_pct = idle.Mean().value_or(0);
+  m.cpu_other_pct = other.Mean();
   m.run_queue = rq.Mean();
   m.context_switches_per_s = cs.Mean();
   m.disk_util_pct = util.Mean();

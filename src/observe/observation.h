@@ -29,6 +29,11 @@ struct HostSample {
   double cpu_iowait_pct = 0;
   double cpu_steal_pct = 0;
   double cpu_idle_pct = 0;
+  // The part of user + system that neither the client process nor the
+  // server's processes used: other programs on the host (never below 0).
+  // Nullopt when the measurement's own CPU could not be read (a local server
+  // whose postmaster is unknown).
+  std::optional<double> cpu_other_pct;
   std::optional<int64_t> run_queue;  // procs_running at the sample (includes the sampler)
   std::optional<double> context_switches_per_s;
   // The data device (nullopt when there is none or it is unknown).
@@ -85,6 +90,7 @@ struct HostMeans {
   double cpu_iowait_pct = 0;
   double cpu_steal_pct = 0;
   double cpu_idle_pct = 0;
+  std::optional<double> cpu_other_pct;  // over the samples that have it
   std::optional<double> run_queue;
   std::optional<double> context_switches_per_s;
   std::optional<double> disk_util_pct;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "host/server_cpu.h"
 #include "observe/observe_host.h"
 #include "observe/observe_server.h"
 
@@ -38,6 +39,18 @@ class Observer::Impl {
       auto comm = options_.sysfs.ReadLine("/proc/" + std::to_string(backend_pid_) + "/comm");
       if (comm.ok() && comm->rfind("postgres", 0) == 0)
         backend_cpu0_ = ProcessCpuSeconds(options_.sysfs, backend_pid_);
+    }
+    if (options_.server_is_local && options_.server_pid) {
+      auto meter = host::ServerCpuMeter::ForProcess(
+          *options_.server_pid,
+          host::ServerCpuOptions{.proc_root = options_.sysfs.Resolve("/proc")});
+      if (meter.ok()) {
+        server_meter_ = std::move(*meter);
+      } else {
+        Note("other processes' CPU: not measured (" + meter.status().message() + ")");
+      }
+    } else if (options_.server_is_local) {
+      Note("other processes' CPU: not measured (the local server's postmaster is unknown)");
     }
     start_ns_ = MonotonicNanos();
     const double cpu0 = ThisThreadCpuSeconds();
@@ -78,9 +91,33 @@ class Observer::Impl {
     ns.clear();
   }
 
+  // The client's CPU so far, and the local server's; nullopt when a part
+  // that should be there cannot be read.
+  std::optional<double> MeasuredCpu() const {
+    if (options_.server_is_local && !server_meter_) return std::nullopt;
+    double s = 0;
+    if (options_.client_pid > 0) {
+      auto c = ProcessCpuSeconds(options_.sysfs, options_.client_pid);
+      if (!c) return std::nullopt;
+      s += *c;
+    }
+    if (server_meter_) {
+      auto snap = server_meter_->Snapshot();
+      if (!snap.ok()) return std::nullopt;
+      s += snap->user_s + snap->sys_s;
+    }
+    return s;
+  }
+
+  HostSnapshot ReadHost(std::vector<std::string>* notes) const {
+    HostSnapshot h = ReadHostSnapshot(options_.sysfs, device_, notes);
+    h.measured_cpu_s = MeasuredCpu();
+    return h;
+  }
+
   void TakeBaseline() {
     std::vector<std::string> notes;
-    host_prev_ = ReadHostSnapshot(options_.sysfs, device_, &notes);
+    host_prev_ = ReadHost(&notes);
     if (host_prev_.stat) obs_.host_cpus = host_prev_.stat->cpus;
     if (sampler_) {
       server_prev_ = sampler_->Take(&notes);
@@ -120,7 +157,7 @@ class Observer::Impl {
 
   void Sample() {
     std::vector<std::string> notes;
-    HostSnapshot h = ReadHostSnapshot(options_.sysfs, device_, &notes);
+    HostSnapshot h = ReadHost(&notes);
     double t = static_cast<double>(h.mono_ns - start_ns_) * 1e-9;
     if (obs_.host.size() < kMaxSamples) {
       if (auto s = HostDelta(host_prev_, h, t)) obs_.host.push_back(*s);
@@ -202,6 +239,7 @@ class Observer::Impl {
 
   const ObserveOptions options_;
   std::optional<ServerSampler> sampler_;
+  std::optional<host::ServerCpuMeter> server_meter_;  // the local server, for cpu_other_pct
   std::string device_;
   int64_t start_ns_ = 0;
   HostSnapshot host_prev_;

@@ -45,6 +45,13 @@ struct ObserveOptions {
   std::string database;
   std::chrono::milliseconds interval{1000};
   bool server_is_local = true;  // host CPU figures describe the server only when local
+  // The measurement's own processes, so that the rest of the host's busy CPU
+  // is "other processes" (HostSample::cpu_other_pct): the client process
+  // (0: none on this host) and, when the server is local, its postmaster
+  // (the whole process tree, host/server_cpu.h).  A local server without a
+  // postmaster pid gives no such figure.
+  int client_pid = 0;
+  std::optional<int> server_pid;
   // How often the wait events (pg_stat_activity) are polled: more often than
   // the counters, so that short runs still give a usable histogram.  0: once
   // per sample.  Rounded so that a whole number of polls fits in `interval`.

@@ -133,6 +133,14 @@ std::optional<HostSample> HostDelta(const HostSnapshot& a, const HostSnapshot& b
   h.cpu_iowait_pct = pct(Delta(x.iowait, y.iowait));
   h.cpu_steal_pct = pct(Delta(x.steal, y.steal));
   h.cpu_idle_pct = pct(Delta(x.idle, y.idle));
+  if (a.measured_cpu_s && b.measured_cpu_s) {
+    // /proc/stat counts all CPUs' time in clock ticks; so does the measured
+    // CPU once scaled by the tick rate.
+    static const double kTicksPerS = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    const double measured = std::max(0.0, *b.measured_cpu_s - *a.measured_cpu_s) * kTicksPerS;
+    h.cpu_other_pct =
+        std::clamp(h.cpu_user_pct + h.cpu_system_pct - 100.0 * measured / total, 0.0, 100.0);
+  }
   h.run_queue = b.stat->procs_running;
   const double dt = h.dt_s;
   auto per_s = [dt](uint64_t d) { return static_cast<double>(d) / dt; };

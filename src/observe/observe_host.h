@@ -54,6 +54,10 @@ MemInfo ParseMeminfo(std::string_view text);
 
 struct HostSnapshot {
   int64_t mono_ns = 0;
+  // CPU seconds the measurement itself has used so far (the client process,
+  // and the server's processes when it is local): set by the Observer, not
+  // by ReadHostSnapshot.  Both snapshots need it for HostSample::cpu_other_pct.
+  std::optional<double> measured_cpu_s;
   std::optional<ProcStat> stat;
   std::optional<DiskCounters> disk;
   MemInfo mem;

@@ -112,6 +112,26 @@ TEST(HostDelta, TwoSnapshotsGiveSharesAndRates) {
   EXPECT_EQ(*h->mem_used_bytes, 5000000ull * 1024);
 }
 
+TEST(HostDelta, OtherProcessesAreTheBusyCpuTheMeasurementDidNotUse) {
+  std::vector<std::string> notes;
+  HostSnapshot a = ReadHostSnapshot(SysFs(Root("t0")), "vda", &notes);
+  HostSnapshot b = ReadHostSnapshot(SysFs(Root("t1")), "vda", &notes);
+  a.mono_ns = 0;
+  b.mono_ns = 2'000'000'000;
+  EXPECT_FALSE(HostDelta(a, b, 2)->cpu_other_pct.has_value());  // not measured
+  // 1000 ticks of all CPUs, 70% busy (700 ticks); the client and the server
+  // used 400 ticks' worth of seconds: the other 300 ticks are 30%.
+  const double tick_s = 1.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  a.measured_cpu_s = 10.0;
+  b.measured_cpu_s = 10.0 + 400 * tick_s;
+  auto h = HostDelta(a, b, 2);
+  ASSERT_TRUE(h->cpu_other_pct.has_value());
+  EXPECT_NEAR(*h->cpu_other_pct, 30.0, 1e-9);
+  // More measured than the host counted (sampling edges): 0, never below.
+  b.measured_cpu_s = 10.0 + 800 * tick_s;
+  EXPECT_DOUBLE_EQ(*HostDelta(a, b, 2)->cpu_other_pct, 0.0);
+}
+
 TEST(HostDelta, NoTicksNoSampleAndBackwardsCountersAreZero) {
   std::vector<std::string> notes;
   HostSnapshot a = ReadHostSnapshot(SysFs(Root("t0")), "vda", &notes);

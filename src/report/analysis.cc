@@ -111,6 +111,10 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
       if (r.observation.cpu_steal) {
         cs.steal_max = std::max(cs.steal_max.value_or(0.0), *r.observation.cpu_steal);
       }
+      if (r.observation.disturbed_other) {
+        ++cs.runs_disturbed;
+        cs.disturbed_max = std::max(cs.disturbed_max.value_or(0.0), *r.observation.disturbed_other);
+      }
       for (const auto& [k, v] : r.observation.wait_events) cs.wait_events[k] += v;
       if (!r.tps_series.empty()) {
         cs.tps_series.push_back(r.tps_series);

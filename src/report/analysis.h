@@ -63,8 +63,10 @@ struct CellStats {
   std::optional<double> server_cpu_us_per_transaction;
   // Which: "measured", "estimated" (host minus client), "mixed"; "" when none.
   std::string server_cpu_source;
-  bool client_saturated = false;    // in any run
-  std::optional<double> steal_max;  // highest run-average steal fraction
+  bool client_saturated = false;        // in any run
+  std::optional<double> steal_max;      // highest run-average steal fraction
+  int runs_disturbed = 0;               // runs marked disturbed (other processes took CPU)
+  std::optional<double> disturbed_max;  // the highest such share (0..1)
   // CPU split averaged over runs (fractions of the machine).
   std::optional<double> cpu_user, cpu_system, cpu_iowait, cpu_steal, cpu_idle;
   std::optional<double> read_bytes_per_s, write_bytes_per_s;

@@ -172,14 +172,24 @@ Speed SpeedFromVerdict(stats::Verdict v) {
 
 const char* MismatchKindName(MismatchKind k) {
   static constexpr const char* kNames[] = {
-      "scale",       "postgresql_major", "durability",      "plan",  "saturated_client", "steal",
-      "failed_runs", "incomplete",       "unmatched_cells", "metric"};
-  return NameAt<MismatchKind::kMetric>(k, kNames, "unknown");
+      "scale",       "postgresql_major", "durability",      "plan",   "saturated_client", "steal",
+      "failed_runs", "incomplete",       "unmatched_cells", "metric", "disturbed"};
+  return NameAt<MismatchKind::kDisturbed>(k, kNames, "unknown");
 }
 
 std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {
   std::vector<Mismatch> out;
   const results::Suite& suite = *s.suite;
+  // Disturbed runs first: a figure measured beside other work is the first
+  // thing a reader must know about it.
+  for (const CellStats& c : s.cells) {
+    if (c.runs_disturbed == 0) continue;
+    out.push_back({MismatchKind::kDisturbed,
+                   fmt::format("{}: {}: {} of {} runs were disturbed: other processes took up to "
+                               "{:.1f}% of the host's CPU; those runs understate the machine",
+                               suite.label, c.id, c.runs_disturbed, c.runs_ok + c.runs_failed,
+                               c.disturbed_max.value_or(0) * 100)});
+  }
   if (!suite.complete) {
     out.push_back(
         {MismatchKind::kIncomplete,
@@ -260,6 +270,8 @@ Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
   for (const SuiteStats* s : suites) {
     for (Mismatch& m : SuiteWarnings(*s)) c.mismatches.push_back(std::move(m));
   }
+  std::stable_partition(c.mismatches.begin(), c.mismatches.end(),
+                        [](const Mismatch& m) { return m.kind == MismatchKind::kDisturbed; });
   std::map<std::string, const CellStats*> base_cells;
   std::set<std::string> base_metrics;
   for (const CellStats& cs : base.cells) {

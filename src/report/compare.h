@@ -68,7 +68,8 @@ enum class MismatchKind {
   kFailedRuns,
   kIncomplete,
   kUnmatchedCells,
-  kMetric,  // cells measure different quantities (tps, lio_per_s): never divided
+  kMetric,     // cells measure different quantities (tps, lio_per_s): never divided
+  kDisturbed,  // runs shared the host with other work (listed first)
 };
 const char* MismatchKindName(MismatchKind k);  // "scale", "postgresql_major", ...
 

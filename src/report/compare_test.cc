@@ -112,6 +112,27 @@ TEST(ReaderTest, ReadsTheObservationOfAFleetsMergedResult) {
   EXPECT_EQ(st->cells[0].bottleneck_evidence, "host CPU 95% busy");
 }
 
+TEST(ReaderTest, ASliverOfALastIntervalIsNotDrawnButAShortOneIs) {
+  // 3 whole seconds, then 4 ms in which the clients finished: 1 transaction
+  // there would draw as a collapse to 250 tps.
+  auto doc = [](double last_end) {
+    return R"({"schema": "pgrig.result/1", "complete": true, "started_at": "t",
+      "options": {"clients": 2, "threads": 1, "query_mode": "simple", "scale": 1},
+      "scripts": [{"spec": "select-only"}], "summary": {"tps": 9000, "duration_s": 3.0},
+      "series": {"interval_s": 1.0, "intervals": [
+        {"end_s": 1, "tps": 9000}, {"end_s": 2, "tps": 9100}, {"end_s": 3, "tps": 8900},
+        {"end_s": )" +
+           std::to_string(last_end) + R"(, "tps": 250}]}})";
+  };
+  auto sliver = results::ParseSuiteJson(doc(3.004), "/tmp/sliver.json");
+  ASSERT_TRUE(sliver.ok()) << sliver.status().message();
+  EXPECT_EQ(sliver->cells[0].runs[0].tps_series, (std::vector<double>{9000, 9100, 8900}));
+  // Half an interval or more is a rate worth drawing.
+  auto half = results::ParseSuiteJson(doc(3.6), "/tmp/half.json");
+  ASSERT_TRUE(half.ok());
+  EXPECT_EQ(half->cells[0].runs[0].tps_series.size(), 4u);
+}
+
 TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
   const std::string dir = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
   auto r1 = results::LoadSuite(dir + "tiny-r1");
@@ -290,6 +311,26 @@ TEST(CompareTest, MismatchesAreFound) {
   EXPECT_THAT(seen[MismatchKind::kSaturatedClient], HasSubstr("saturated"));
   EXPECT_THAT(seen[MismatchKind::kSteal], HasSubstr("12.0% of CPU time was stolen"));
   EXPECT_THAT(seen[MismatchKind::kUnmatchedCells], HasSubstr("select-only/simple/default/c8/j2"));
+}
+
+TEST(CompareTest, DisturbedRunsComeFirstAmongTheMismatches) {
+  FixtureSuite a{.label = "a", .scale = 100, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite b{.label = "b",
+                 .scale = 10,
+                 .disturbed_other = 0.35,
+                 .cells = StandardCells(20000, 4000, 6000)};
+  const results::Suite sa = Read(a), sb = Read(b);
+  auto ta = Analyze(sa), tb = Analyze(sb);
+  ASSERT_EQ(tb->cells.front().runs_disturbed, 3);
+  auto c = Compare({&*ta, &*tb});
+  ASSERT_TRUE(c.ok());
+  ASSERT_GE(c->mismatches.size(), 4u);  // a disturbed line per cell, then the scale
+  EXPECT_EQ(c->mismatches.front().kind, MismatchKind::kDisturbed);
+  EXPECT_THAT(c->mismatches.front().message,
+              HasSubstr("3 of 3 runs were disturbed: other processes took up to 35.0%"));
+  EXPECT_EQ(c->mismatches.back().kind, MismatchKind::kScale);
+  // Nothing is disturbed in a: no such line for it.
+  for (const Mismatch& m : c->mismatches) EXPECT_EQ(m.message.rfind("a: ", 0), std::string::npos);
 }
 
 TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {

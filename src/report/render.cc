@@ -100,6 +100,8 @@ Json CellJson(const CellStats& c) {
            c.server_cpu_source.empty() ? Json(nullptr) : Json(c.server_cpu_source)},
           {"client_saturated", c.client_saturated},
           {"steal_fraction_max", OptJson(c.steal_max)},
+          {"runs_disturbed", c.runs_disturbed},
+          {"disturbed_fraction_max", OptJson(c.disturbed_max)},
           {"bottleneck", c.bottleneck.empty() ? Json(nullptr) : Json(c.bottleneck)},
           {"bottleneck_evidence", c.bottleneck_evidence},
           {"transactions_per_usd", OptJson(c.transactions_per_usd)},

@@ -28,14 +28,10 @@ std::string RatioText(const std::optional<double>& r, const std::optional<stats:
 
 std::string Pretty(const std::string& kind) {
   if (kind.empty()) return "-";
-  static const std::pair<const char*, const char*> kNames[] = {{"server_cpu", "server CPU"},
-                                                               {"client_cpu", "client CPU"},
-                                                               {"io_wait", "I/O wait"},
-                                                               {"lock_waits", "lock waits"},
-                                                               {"lwlock_waits", "LWLock waits"},
-                                                               {"wal", "WAL"},
-                                                               {"steal", "steal"},
-                                                               {"unknown", "unknown"}};
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"server_cpu", "server CPU"}, {"client_cpu", "client CPU"},           {"io_wait", "I/O wait"},
+      {"lock_waits", "lock waits"}, {"lwlock_waits", "LWLock waits"},       {"wal", "WAL"},
+      {"steal", "steal"},           {"other_processes", "other processes"}, {"unknown", "unknown"}};
   for (const auto& [k, v] : kNames) {
     if (kind == k) return v;
   }
@@ -139,6 +135,9 @@ std::optional<Table> FsyncTable(const SuiteStats& s) {
                             Opt(f.server_method_ops_per_s, 0));
     }
     t.note += ".";
+  } else if (!f.leading_method.empty()) {
+    t.note = fmt::format("no method is significantly best (leading: {}); any of them will do.",
+                         f.leading_method);
   }
   if (f.memory_file_system) t.note += " On a memory file system: these figures mean nothing.";
   return t;

@@ -46,6 +46,7 @@ struct FixtureSuite {
       {"fsync", "on"}, {"synchronous_commit", "on"}, {"wal_level", "replica"}};
   bool client_saturated = false;
   double steal = 0.0;
+  double disturbed_other = 0;  // > 0: every run marked disturbed with this share
   std::vector<FixtureCell> cells;
 };
 
@@ -123,7 +124,12 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
           {"bottleneck",
            {{"kind", "server_cpu"},
             {"evidence", "host CPU 80% busy (user 55%, system 25%, iowait 2%, steal 0%)"},
-            {"warnings", warnings}}}};
+            {"warnings", warnings}}},
+          {"disturbed", f.disturbed_other > 0
+                            ? nlohmann::json{{"other_cpu_pct", f.disturbed_other * 100},
+                                             {"steal_pct", f.steal * 100},
+                                             {"threshold_pct", 10}}
+                            : nlohmann::json()}};
 }
 
 inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {

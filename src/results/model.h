@@ -47,11 +47,14 @@ struct Observation {
   // Sampled wait events: "LWLock:WALWrite" -> samples.
   std::map<std::string, int64_t> wait_events;
   // The suite's verdict for the run ("server_cpu", "client_cpu", "io_wait",
-  // "lock_waits", "lwlock_waits", "wal", "steal", "unknown"), its evidence,
+  // "lock_waits", "lwlock_waits", "wal", "steal", "other_processes", "unknown"), its evidence,
   // and its warnings ("the client saturated its CPUs (92%)", "steal 12%").
   std::string bottleneck;
   std::string bottleneck_evidence;
   std::vector<std::string> warnings;
+  // Set when the run was marked disturbed (the run's "disturbed"): the share
+  // of the host's CPU that other processes took (0..1).
+  std::optional<double> disturbed_other;
 };
 
 struct Run {
@@ -70,7 +73,8 @@ struct Run {
   std::optional<double> server_cpu_us_per_transaction;
   std::optional<int64_t> transactions;  // successful
   bool client_saturated = false;        // client.bottleneck in pgrig.result/1
-  // Throughput per interval (series.intervals), for the over-time chart.
+  // Throughput per interval (series.intervals), for the over-time chart; a
+  // last interval shorter than half an interval is left out (reader.cc).
   std::vector<double> tps_series;
   double series_interval_s = 1;
   Observation observation;
@@ -108,7 +112,8 @@ struct FsyncTest {
 // suite): the best method's single-writer figure and every test.
 struct FsyncRecord {
   std::string dir;
-  std::string best_method;  // "" when nothing could run
+  std::string best_method;     // "" when nothing could run or no method is significantly best
+  std::string leading_method;  // the highest rate, significant or not ("" in older documents)
   std::optional<double> best_ops_per_s;
   std::optional<double> best_p99_ms;
   std::optional<int> headline_write_bytes;

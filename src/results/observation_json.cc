@@ -28,6 +28,7 @@ json HostSampleJson(const observe::HostSample& h) {
           {"cpu_iowait_pct", R(h.cpu_iowait_pct)},
           {"cpu_steal_pct", R(h.cpu_steal_pct)},
           {"cpu_idle_pct", R(h.cpu_idle_pct)},
+          {"cpu_other_pct", Opt(h.cpu_other_pct)},
           {"run_queue", Opt(h.run_queue)},
           {"context_switches_per_s", Opt(h.context_switches_per_s)},
           {"disk_read_bytes_per_s", Opt(h.disk_read_bytes_per_s)},
@@ -73,6 +74,7 @@ json HostMeansJson(const observe::HostMeans& m) {
           {"cpu_iowait_pct", R(m.cpu_iowait_pct)},
           {"cpu_steal_pct", R(m.cpu_steal_pct)},
           {"cpu_idle_pct", R(m.cpu_idle_pct)},
+          {"cpu_other_pct", Opt(m.cpu_other_pct)},
           {"run_queue", Opt(m.run_queue)},
           {"context_switches_per_s", Opt(m.context_switches_per_s)},
           {"disk_util_pct", Opt(m.disk_util_pct)},
@@ -131,6 +133,13 @@ json ObservationJson(const observe::Observation& o) {
   j["sampler_backend_cpu_s"] =
       o.sampler_backend_cpu_s ? json(R(*o.sampler_backend_cpu_s, 1e4)) : json();
   return j;
+}
+
+json DisturbedJson(const std::optional<observe::Disturbance>& d) {
+  if (!d || !d->disturbed) return nullptr;
+  return {{"other_cpu_pct", R(d->other_cpu_pct)},
+          {"steal_pct", R(d->steal_pct)},
+          {"threshold_pct", observe::kDisturbedPct}};
 }
 
 json BottleneckJson(const observe::Bottleneck& b) {

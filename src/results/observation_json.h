@@ -6,6 +6,7 @@
 #define PGRIG_RESULTS_OBSERVATION_JSON_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "observe/bottleneck.h"
 #include "observe/observation.h"
@@ -20,6 +21,11 @@ nlohmann::json ObservationJson(const observe::Observation& o);
 
 // {"kind": "server_cpu", "evidence": "...", "warnings": [...]}
 nlohmann::json BottleneckJson(const observe::Bottleneck& b);
+
+// A run's "disturbed": {"other_cpu_pct", "steal_pct", "threshold_pct"} when
+// other processes and steal took at least observe::kDisturbedPct of the
+// host's CPU; null otherwise (and when it could not be measured).
+nlohmann::json DisturbedJson(const std::optional<observe::Disturbance>& d);
 
 }  // namespace pgrig::results
 

@@ -88,6 +88,9 @@ void ReadObservationOf(const Json& holder, Run* run) {
   if (const Json* o = FindPath(holder, {"observation"}); o != nullptr && o->is_object()) {
     run->observation = ReadObservation(*o);
   }
+  if (const Json* d = FindPath(holder, {"disturbed"}); d != nullptr && d->is_object()) {
+    run->observation.disturbed_other = Number(*d, {"other_cpu_pct"}).value_or(0) / 100.0;
+  }
   if (const Json* b = FindPath(holder, {"bottleneck"}); b != nullptr && b->is_object()) {
     run->observation.bottleneck = String(*b, {"kind"});
     run->observation.bottleneck_evidence = String(*b, {"evidence"});
@@ -126,10 +129,21 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   run.client_saturated = Bool(r, {"client", "bottleneck"}, false);
   run.series_interval_s = Number(r, {"series", "interval_s"}).value_or(1);
   if (const Json* iv = FindPath(r, {"series", "intervals"}); iv != nullptr && iv->is_array()) {
+    double prev_end = 0;
+    double last_len = run.series_interval_s;
     for (const Json& i : *iv) {
       if (i.is_object() && i.contains("tps") && i["tps"].is_number()) {
         run.tps_series.push_back(i["tps"].get<double>());
+        const double end = Number(i, {"end_s"}).value_or(prev_end + run.series_interval_s);
+        last_len = end - prev_end;
+        prev_end = end;
       }
+    }
+    // The run's last interval when it is a sliver (the clients finishing
+    // after the duration): a handful of transactions over a few
+    // milliseconds is no rate to draw beside whole intervals.
+    if (run.tps_series.size() > 1 && last_len < 0.5 * run.series_interval_s) {
+      run.tps_series.pop_back();
     }
   }
   return run;
@@ -243,6 +257,7 @@ Result<FsyncRecord> ReadFsync(const Json& f, const std::string& where) {
   FsyncRecord r;
   r.dir = String(f, {"options", "dir"});
   r.best_method = String(f, {"summary", "best_method"});
+  r.leading_method = String(f, {"summary", "leading_method"});
   r.best_ops_per_s = Number(f, {"summary", "best_ops_per_s"});
   r.best_p99_ms = Number(f, {"summary", "best_latency_ms_p99"});
   if (auto b = Integer(f, {"summary", "headline_write_bytes"})) {

@@ -29,6 +29,7 @@ json RunToJson(const SuiteRun& r) {
               {"result", r.result},
               {"observation", r.observation},
               {"bottleneck", r.bottleneck},
+              {"disturbed", r.disturbed},
               {"notes", r.notes}};
 }
 
@@ -127,6 +128,7 @@ Result<SuiteRun> RunFromJson(const json& j, const std::string& where) {
   r.result = f.Raw("result");
   r.observation = f.Raw("observation");
   r.bottleneck = f.Raw("bottleneck");
+  r.disturbed = f.Raw("disturbed");
   PGRIG_RETURN_IF_ERROR(f.Strings("notes", r.notes));
   return r;
 }

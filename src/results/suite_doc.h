@@ -43,6 +43,7 @@ struct SuiteRun {
   nlohmann::json result = nullptr;       // pgrig.result/1 or pgrig.lio/1; null when none
   nlohmann::json observation = nullptr;  // null when not observed
   nlohmann::json bottleneck = nullptr;
+  nlohmann::json disturbed = nullptr;  // observation_json.h DisturbedJson; null: not disturbed
   std::vector<std::string> notes;
 };
 

@@ -88,6 +88,16 @@ std::string FsyncMarkdown(const json& f) {
         out += " (" + NumText(Num(sum, "server_method_ops_per_s"), 0) + " flushes/s)";
     }
     out += ".\n\n";
+  } else if (At(sum, "leading_method").is_string() && At(sum, "runner_up_method").is_string()) {
+    out += "No method is significantly best: " + Str(sum, "leading_method") + " leads " +
+           Str(sum, "runner_up_method") + " by " + NumText(Num(sum, "leader_over_runner_up"), 2) +
+           "x";
+    const json& ci = At(sum, "leader_over_runner_up_ci95");
+    if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
+      out += " [95% interval " + NumText(ci[0].get<double>(), 2) + ", " +
+             NumText(ci[1].get<double>(), 2) + "]";
+    }
+    out += ".\n\n";
   }
   out +=
       "| method | write bytes | writers | flushes/s | p50 ms | p99 ms "
@@ -312,7 +322,7 @@ std::string RunsCsv(const json& suite) {
       "run,cell,workload,protocol,variant,clients,threads,iteration,status,started_at,ended_at,"
       "duration_s,tps,transactions,failed_transactions,latency_ms_avg,latency_ms_p50,"
       "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error,lio_per_s,"
-      "server_cpu_us_per_transaction\n";
+      "server_cpu_us_per_transaction,disturbed_other_cpu_pct\n";
   std::map<std::string, json> cells;
   for (const json& c : At(suite, "cells")) cells[At(c, "id").get<std::string>()] = c;
   for (const json& run : At(suite, "runs")) {
@@ -348,6 +358,8 @@ std::string RunsCsv(const json& suite) {
         txn && At(At(r, "summary"), "server_cpu_us_per_transaction").is_number()
             ? NumText(Num(At(r, "summary"), "server_cpu_us_per_transaction"), 2)
             : "",  // not measured (a remote server): empty, never 0
+        At(run, "disturbed").is_object() ? NumText(Num(At(run, "disturbed"), "other_cpu_pct"), 1)
+                                         : "",  // empty: not disturbed (or not measured)
     };
     for (size_t i = 0; i < f.size(); ++i) {
       if (i > 0) out += ',';
@@ -484,6 +496,22 @@ std::string SummaryMarkdown(const json& suite) {
     for (const auto& w : At(b, "warnings")) notes += "  - warning: " + w.get<std::string>() + "\n";
   }
   if (!notes.empty()) out += "\n## Bottlenecks\n\n" + notes;
+  std::string disturbed;
+  for (const json& run : At(suite, "runs")) {
+    const json& d = At(run, "disturbed");
+    if (!d.is_object()) continue;
+    disturbed += "- run " + std::to_string(run.value("run", 0)) + " (" + Str(run, "cell") +
+                 ", iteration " + std::to_string(run.value("iteration", 0)) +
+                 "): other processes took " + NumText(Num(d, "other_cpu_pct"), 1) +
+                 "% of the host's CPU and steal " + NumText(Num(d, "steal_pct"), 1) +
+                 "% (threshold " + NumText(Num(d, "threshold_pct"), 0) + "%)\n";
+  }
+  if (!disturbed.empty()) {
+    out +=
+        "\n## Disturbed runs\n\nThese runs shared the host with other work; their figures "
+        "understate the machine.\n\n" +
+        disturbed;
+  }
   std::string failures;
   for (const json& run : At(suite, "runs")) {
     if (Str(run, "status") == "ok") continue;

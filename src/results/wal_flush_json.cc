@@ -11,7 +11,8 @@ using nlohmann::json;
 FsyncHeadline ComputeFsyncHeadline(const micro::FsyncResult& r,
                                    const std::optional<std::string>& server_wal_sync_method) {
   FsyncHeadline h;
-  h.best = micro::BestMethod(r);
+  h.choice = micro::ChooseBestMethod(r);
+  h.best = h.choice.best;
   h.best_test = h.best ? micro::HeadlineTest(r, *h.best) : nullptr;
   std::optional<micro::SyncMethod> current;
   if (server_wal_sync_method) current = micro::ParseSyncMethod(*server_wal_sync_method);
@@ -37,6 +38,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
          {"ops", t.ops},
          {"duration_s", t.seconds},
          {"ops_per_s", t.unavailable ? json(nullptr) : json(t.ops_per_s())},
+         {"samples_ops_per_s", t.sample_ops_per_s},
          {"latency_ms", results::LatencyMsJson(t.latency)},
          {"histogram", t.latency.count() > 0 ? results::HistogramJson(t.latency) : json(nullptr)}});
   }
@@ -46,6 +48,15 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
   const micro::FlushTest* cur_t = h.server_test;
   json summary{
       {"best_method", best ? json(micro::SyncMethodName(*best)) : json(nullptr)},
+      {"leading_method",
+       h.choice.leader ? json(micro::SyncMethodName(*h.choice.leader)) : json(nullptr)},
+      {"runner_up_method",
+       h.choice.runner_up ? json(micro::SyncMethodName(*h.choice.runner_up)) : json(nullptr)},
+      {"leader_over_runner_up", h.choice.over_runner_up ? json(*h.choice.over_runner_up) : json()},
+      {"leader_over_runner_up_ci95",
+       h.choice.over_runner_up_interval
+           ? json{h.choice.over_runner_up_interval->low, h.choice.over_runner_up_interval->high}
+           : json()},
       {"best_ops_per_s", best_t ? json(best_t->ops_per_s()) : json(nullptr)},
       {"best_latency_ms_p99",
        best_t ? json(static_cast<double>(best_t->latency.ValueAtPercentile(99)) / 1e6)
@@ -68,6 +79,7 @@ json FsyncResultToJson(const MicroDocInputs& in, const micro::FsyncOptions& o,
       {"options",
        {{"dir", r.dir},
         {"seconds_per_test", o.seconds_per_test},
+        {"samples", o.samples},
         {"write_sizes", o.write_sizes},
         {"writers", o.writers},
         {"file_bytes", micro::kFsyncFileBytes}}},

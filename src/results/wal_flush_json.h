@@ -27,7 +27,8 @@ struct FsyncDocContext {
 // the server's method's headline test, and best over server's.  The tests
 // point into the FsyncResult given.
 struct FsyncHeadline {
-  std::optional<micro::SyncMethod> best;
+  micro::BestMethodChoice choice;         // leader, runner-up, the ratio and its interval
+  std::optional<micro::SyncMethod> best;  // choice.best: only a significantly best method
   const micro::FlushTest* best_test = nullptr;
   const micro::FlushTest* server_test = nullptr;
   std::optional<double> best_over_server;

@@ -153,6 +153,7 @@ class Runner {
   std::string data_directory_;
   std::string database_;
   bool local_ = true;
+  std::optional<int> postmaster_pid_;  // the local server's, when found
   results::SuiteDoc suite_;
   int next_run_ = 1;
   int runs_to_do_ = 0;
@@ -206,7 +207,20 @@ Status Runner::Prepare() {
     cell_settings_.push_back(by_variant[std::to_string(c.variant)]);
     if (!cell_settings_.back().server.empty()) any_server_settings_ = true;
   }
+  // Every cell's clients must find a connection: refused now, not after the
+  // data load with "too many clients" in the middle of the suite.
+  PGRIG_ASSIGN_OR_RETURN(ConnectionRoom room, ReadConnectionRoom(*conn));
+  std::vector<std::map<std::string, std::string>> server_settings;
+  for (const SplitSettings& s : cell_settings_) server_settings.push_back(s.server);
+  PGRIG_RETURN_IF_ERROR(
+      CheckClientsFit(o_.cells, server_settings, room).WithContext("plan '" + o_.plan.name + "'"));
   local_ = pg::ServerIsLocal(*conn);
+  if (local_) {
+    // The server's processes, so that the observer can tell other programs'
+    // CPU from the measurement's own (observe.h client_pid/server_pid).
+    auto pm = host::LocateLocalPostmaster(o_.target);
+    if (pm.ok()) postmaster_pid_ = *pm;
+  }
   database_ = OneValue(*conn, "select current_database()");
   if (local_) data_directory_ = OneValue(*conn, "select current_setting('data_directory', true)");
   if (fsync_ != nullptr) {
@@ -420,6 +434,7 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, results::Suit
     use.cpus = o_.cpus;
     use.tps = r->main.window_s > 0 ? static_cast<double>(r->main.ranges) / r->main.window_s : 0;
     run.bottleneck = results::BottleneckJson(Diagnose(obs, use));
+    run.disturbed = results::DisturbedJson(observe::AssessDisturbance(obs));
   }
   for (const std::string& n : r->notes) run.notes.push_back(n);
   run.ok = true;
@@ -436,6 +451,8 @@ std::unique_ptr<Observer> Runner::StartObserver(results::SuiteRun& run) const {
   oo.server = o_.target;
   oo.database = database_;
   oo.server_is_local = local_;
+  oo.client_pid = ::getpid();
+  oo.server_pid = postmaster_pid_;
   auto started = Observer::Start(oo);
   if (!started.ok()) {
     run.notes.push_back("no observation: " + started.status().message());
@@ -632,6 +649,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
     run.observation = results::ObservationJson(obs);
     const ClientUse use = ClientUseOf(*r, obs, o_.cpus);
     run.bottleneck = results::BottleneckJson(Diagnose(obs, use));
+    run.disturbed = results::DisturbedJson(observe::AssessDisturbance(obs));
   }
   if (r->stop_reason == engine::StopReason::kAborted) {
     error =
@@ -769,6 +787,7 @@ Result<SuiteOutcome> Runner::Run() {
     if (lio_ != nullptr) suite_.lio = lio_data_;
   } else {
     suite_ = NewSuite();
+    if (o_.facts_after_load) suite_.facts = o_.facts_after_load();
   }
   if (fsync_ != nullptr && !suite_.fsync.is_object() && !Stopping()) {
     RunFsyncOnce();
@@ -821,8 +840,12 @@ Result<SuiteOutcome> Runner::Run() {
   out.runs_made = runs_made_;
   out.wall_s = NowS() - started_;
   suite_.wall_s = suite_.wall_s.value_or(0) + out.wall_s;
-  Status saved = Save();
-  if (!saved.ok()) return saved;
+  // The runs are over: a results file that cannot be written now (a full
+  // disk) is a failed suite, exit 2, not a refused command.
+  if (Status saved = Save(); !saved.ok()) {
+    warnings_.push_back("could not write the results: " + saved.message());
+    out.end = SuiteEnd::kRunFailed;
+  }
   out.warnings = warnings_;
   out.suite = results::SuiteDocToJson(suite_);
   return out;

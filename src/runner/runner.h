@@ -83,7 +83,11 @@ struct SuiteOptions {
   std::string label;
   std::string tool_version;
   std::vector<std::string> command_line;  // redacted
-  nlohmann::json facts;                   // pgrig.facts/1 taken once at the start
+  nlohmann::json facts;                   // pgrig.facts/1 taken before anything starts
+  // Takes the facts again once the data is loaded (database size, whether it
+  // fits in shared_buffers and RAM describe what is measured, not an empty
+  // database); its result replaces `facts` in a new suite.  Optional.
+  std::function<nlohmann::json()> facts_after_load;
   std::optional<PriceSpec> price;
   OnError on_error = OnError::kStop;
   const std::atomic<bool>* stop_requested = nullptr;

@@ -124,6 +124,10 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
   EXPECT_EQ(s["scale"]["value"], 1);
   EXPECT_EQ(s["scale"]["loaded"], true);
   EXPECT_EQ(s["facts"]["schema"], "pgrig.facts/1");
+  // Taken after the load: scale 1's tables (about 22 MB), not an empty
+  // database (about 7.5 MB).
+  EXPECT_GT(s["facts"]["server"]["database_size_bytes"].get<int64_t>(), 15'000'000)
+      << s["facts"]["server"].dump();
   ASSERT_EQ(s["cells"].size(), 2u);
   ASSERT_EQ(s["runs"].size(), 4u);
 
@@ -306,6 +310,79 @@ TEST(RunSuiteTest, ServerDeathFailsTheRunAndOnErrorContinueGoesOn) {
   fs::remove_all(fs::path(home).parent_path(), ec);
 }
 
+// A small tmpfs mounted for one test (root only; skipped where mount is
+// not allowed), unmounted whatever the test does.
+struct SmallTmpfs {
+  std::string dir;
+  bool mounted = false;
+  explicit SmallTmpfs(const std::string& d) : dir(d) {
+    fs::create_directories(dir);
+    mounted = testing::RunProgram("mount", {"-t", "tmpfs", "-o", "size=8m", "tmpfs", dir}, {}, "",
+                                  std::chrono::seconds(10))
+                  .exit_code == 0;
+  }
+  ~SmallTmpfs() {
+    if (mounted) {
+      (void)testing::RunProgram("umount", {dir}, {}, "", std::chrono::seconds(10));
+    }
+  }
+};
+
+TEST(RunSuiteTest, AFullDiskDuringTheSuiteExitsTwoAndResumeCompletesIt) {
+  const std::string dir = TempDir();
+  SmallTmpfs disk(dir + "/disk");
+  if (!disk.mounted) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  const std::string plan = dir + "/tiny.toml";
+  WriteText(plan, TinyPlan(2, 2));
+  const std::string out = disk.dir + "/out";
+  const std::vector<std::string> conn = testing::FreshDatabase("run_itest_full_disk");
+  const pid_t pid = SpawnPgrig(Args(conn, {plan, "--out", out}), dir + "/1.out", dir + "/1.err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitForFirstRun(out + "/suite.json")) << Text(dir + "/1.err");
+  {  // Fill the file system: the next write of the results fails.
+    std::ofstream filler(disk.dir + "/filler", std::ios::binary);
+    const std::string block(1 << 16, 'x');
+    for (int i = 0; i < 1000 && filler.write(block.data(), block.size()); ++i) {
+    }
+  }
+  EXPECT_EQ(WaitExit(pid, 120), 2) << Text(dir + "/1.out") << Text(dir + "/1.err");
+  EXPECT_THAT(Text(dir + "/1.out"), HasSubstr("could not write the results"));
+  // What was written before stays whole (atomic rewrites).
+  json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["complete"], false);
+  EXPECT_GE(s["runs"].size(), 1u);
+
+  fs::remove(disk.dir + "/filler");
+  ProcessResult r = testing::RunPgrig(Args(conn, {"--resume", out}));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  s = ReadJson(out + "/suite.json");
+  EXPECT_EQ(s["complete"], true);
+  EXPECT_EQ(s["runs"].size(), 4u);
+}
+
+TEST(RunSuiteTest, ClientsBeyondMaxConnectionsAreRefusedBeforeTheDataLoad) {
+  const std::string dir = TempDir();
+  const std::string plan = dir + "/many.toml";
+  WriteText(plan,
+            "[plan]\nname = \"many\"\nscale = 1\nclients = [2, 1500]\nthreads = [1]\n"
+            "duration_s = 1\niterations = 1\n\n[[workload]]\nname = \"read\"\n"
+            "builtin = \"select-only\"\n");
+  const std::string db = "run_itest_many_clients";
+  const std::vector<std::string> conn = testing::FreshDatabase(db);
+  ProcessResult r = testing::RunPgrig(Args(conn, {plan, "--out", dir + "/out"}));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("cell read/simple/default/c1500/j1 needs 1500 client connections"));
+  EXPECT_THAT(r.err, HasSubstr("max_connections"));
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+  auto c = pg::Connect(testing::SharedParams(db));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(
+      c->QueryValue("SELECT count(*) FROM pg_class WHERE relname = 'pgbench_accounts'").value(),
+      "0");  // nothing was loaded
+  EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
+}
+
 TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
   const std::string dir = TempDir();
   const std::string home = dir + "/home";  // an embedded cluster would appear here
@@ -331,6 +408,7 @@ TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
       {{"run", good, "--quick", "--out", out}, "either a PLAN or --quick"},
       {{"run", "--resume", dir + "/nowhere"}, "no suite.json"},
       {{"run", good, "--out", out, "--label", "a b"}, "--label"},
+      {{"run", good, "--out", "/proc/pgrig-out"}, "no directory can be made in /proc"},
   };
   for (const Case& c : cases) {
     ProcessResult r = testing::RunPgrig(c.args, env);

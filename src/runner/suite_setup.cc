@@ -196,6 +196,14 @@ Status CheckOutDir(const std::string& dir) {
     return InvalidArgument("cannot create " + dir + ": " + parent.string() +
                            " is not writable: " + std::strerror(errno));
   }
+  // access() says yes to root everywhere, /proc and /sys included: make (and
+  // remove at once) a directory there to know that one can be made.
+  std::string probe = (parent / ".pgrig-out-probe-XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr) {
+    return InvalidArgument("cannot create " + dir + ": no directory can be made in " +
+                           parent.string() + " (" + std::strerror(errno) + ")");
+  }
+  ::rmdir(probe.c_str());
   return Status::Ok();
 }
 
@@ -269,6 +277,53 @@ Result<ResumedSuite> ReadResumable(const std::string& dir, const std::string& pl
   }
   r.label = r.suite.label.empty() ? r.plan.name : r.suite.label;
   return r;
+}
+
+}  // namespace pgrig::runner
+
+namespace pgrig::runner {
+
+Result<ConnectionRoom> ReadConnectionRoom(pg::Connection& conn) {
+  PGRIG_ASSIGN_OR_RETURN(
+      pg::QueryResult r,
+      conn.Exec("SELECT current_setting('max_connections')::int, "
+                "current_setting('superuser_reserved_connections')::int + "
+                "coalesce(current_setting('reserved_connections', true)::int, 0), "
+                "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                "AND pid <> pg_backend_pid())"));
+  ConnectionRoom room;
+  room.max_connections = static_cast<int>(ParseInt64(r.Get(0, 0)).value_or(0));
+  room.reserved = static_cast<int>(ParseInt64(r.Get(0, 1)).value_or(0));
+  room.in_use = static_cast<int>(ParseInt64(r.Get(0, 2)).value_or(0));
+  return room;
+}
+
+Status CheckClientsFit(const std::vector<plan::Cell>& cells,
+                       const std::vector<std::map<std::string, std::string>>& server_settings,
+                       const ConnectionRoom& room) {
+  const plan::Cell* worst = nullptr;
+  int worst_room = 0;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    int max = room.max_connections;
+    if (i < server_settings.size()) {
+      auto it = server_settings[i].find("max_connections");
+      if (it != server_settings[i].end()) {
+        max = static_cast<int>(ParseInt64(it->second).value_or(max));
+      }
+    }
+    const int free = max - room.reserved - room.in_use - kSuiteOwnSessions;
+    if (cells[i].clients > free && (worst == nullptr || cells[i].clients > worst->clients)) {
+      worst = &cells[i];
+      worst_room = free;
+    }
+  }
+  if (worst == nullptr) return Status::Ok();
+  return InvalidArgument(fmt::format(
+      "cell {} needs {} client connections, but the server has room for {} (max_connections {}, "
+      "{} reserved, {} in use now, {} for pgrig itself); lower the plan's clients or raise "
+      "max_connections (a server setting in the plan, or on the server); nothing was started",
+      worst->id, worst->clients, std::max(worst_room, 0), room.max_connections, room.reserved,
+      room.in_use, kSuiteOwnSessions));
 }
 
 }  // namespace pgrig::runner

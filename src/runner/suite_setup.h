@@ -6,6 +6,7 @@
 #ifndef PGRIG_RUNNER_SUITE_SETUP_H_
 #define PGRIG_RUNNER_SUITE_SETUP_H_
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -101,6 +102,28 @@ struct ScaleChoice {
 // `memory_bytes` (about 16 MB of tables and indexes per unit of scale).
 Result<ScaleChoice> ChooseScale(const plan::Plan& plan, pg::Connection& conn,
                                 std::optional<uint64_t> memory_bytes);
+
+// Room for the suite's connections on the server: max_connections less the
+// slots kept for superusers (and, from PostgreSQL 16, reserved_connections),
+// less the client sessions open now.
+struct ConnectionRoom {
+  int max_connections = 0;
+  int reserved = 0;
+  int in_use = 0;  // client backends other than the one asking
+};
+Result<ConnectionRoom> ReadConnectionRoom(pg::Connection& conn);
+
+// Sessions a suite opens besides a cell's clients (its lock, its settings
+// and observer connections).
+inline constexpr int kSuiteOwnSessions = 3;
+
+// Every cell's clients (a lio cell's sessions) fit `room`, with the suite's
+// own sessions; a cell whose server settings set max_connections is judged
+// against that value.  InvalidArgument naming the largest cell that does
+// not fit and what to change.
+Status CheckClientsFit(const std::vector<plan::Cell>& cells,
+                       const std::vector<std::map<std::string, std::string>>& server_settings,
+                       const ConnectionRoom& room);
 
 // The scale pgbench_branches holds, or nullopt when pgbench's tables are missing.
 Result<std::optional<int>> ExistingScale(pg::Connection& conn);

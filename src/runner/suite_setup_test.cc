@@ -1,5 +1,5 @@
 // The suite's price (ChoosePrice, moved out of cli/cmd_run.cc by issue 26),
-// against the built-in price catalog.
+// against the built-in price catalog; the clients-against-connections check.
 #include "runner/suite_setup.h"
 
 #include <gmock/gmock.h>
@@ -120,6 +120,35 @@ TEST_F(ReadResumableTest, WhatCannotBeResumedIsSaid) {
   EXPECT_THAT(ReadResumable(dir_, "").status().message(), HasSubstr("holds no plan"));
   WriteSuite(R"({"schema": "pgrig.suite/1", "plan": {"source_text": "[plan\nscale = "}})");
   EXPECT_FALSE(ReadResumable(dir_, "").ok());
+}
+
+plan::Cell CellOf(const std::string& id, int clients) {
+  plan::Cell c;
+  c.id = id;
+  c.clients = clients;
+  return c;
+}
+
+TEST(CheckClientsFitTest, RoomIsMaxLessReservedInUseAndPgrigsOwn) {
+  const ConnectionRoom room{.max_connections = 100, .reserved = 3, .in_use = 7};
+  // 100 - 3 - 7 - kSuiteOwnSessions = 87.
+  EXPECT_TRUE(CheckClientsFit({CellOf("a/c87", 87)}, {}, room).ok());
+  Status s =
+      CheckClientsFit({CellOf("a/c8", 8), CellOf("a/c88", 88), CellOf("a/c90", 90)}, {}, room);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  // The largest cell that does not fit is named, with the numbers.
+  EXPECT_THAT(s.message(), HasSubstr("cell a/c90 needs 90 client connections"));
+  EXPECT_THAT(s.message(), HasSubstr("room for 87 (max_connections 100, 3 reserved, 7 in use"));
+}
+
+TEST(CheckClientsFitTest, ACellThatRaisesMaxConnectionsIsJudgedByItsOwnValue) {
+  const ConnectionRoom room{.max_connections = 100, .reserved = 3, .in_use = 0};
+  const std::vector<std::map<std::string, std::string>> settings = {{{"max_connections", "500"}},
+                                                                    {}};
+  EXPECT_TRUE(CheckClientsFit({CellOf("big", 400)}, settings, room).ok());
+  EXPECT_FALSE(
+      CheckClientsFit({CellOf("big", 400), CellOf("small-server", 400)}, settings, room).ok());
 }
 
 }  // namespace
