@@ -15,9 +15,12 @@
 #                                cluster, label "integration"
 #   <module>_serial_itests       *_serial_itest.cc: integration tests that load
 #                                the whole machine, also RUN_SERIAL
-# With ITEST_RESOURCE_LOCK, the module's integration tests hold that CTest
-# resource lock: tests of every module naming the same lock run one at a
-# time (the runner's suites, which refuse to share a server).
+#   <module>_private_itests      *_private_itest.cc: integration tests that use
+#                                only clusters of their own, never the shared
+#                                one: they hold no resource lock
+# With ITEST_RESOURCE_LOCK, the module's other integration tests hold that
+# CTest resource lock: tests of every module naming the same lock run one at
+# a time (the runner's suites, which refuse to share a server).
 #   <module>_tsan_tests, ...     the same, for files matching PGRIG_TSAN_TESTS
 #                                (labels "unit_tsan", "integration_tsan")
 #
@@ -76,6 +79,8 @@ function(pgrig_module name)
     endforeach()
     if(tn MATCHES "_serial_itest$")
       set(kind serial_itests)
+    elseif(tn MATCHES "_private_itest$")
+      set(kind private_itests)
     elseif(tn MATCHES "_itest$")
       set(kind itests)
     else()
@@ -112,7 +117,7 @@ function(pgrig_module name)
         set(serial TRUE)
       endif()
       set(lock "")
-      if(ARG_ITEST_RESOURCE_LOCK)
+      if(ARG_ITEST_RESOURCE_LOCK AND NOT g MATCHES "_private_itests$")
         set(lock RESOURCE_LOCK ${ARG_ITEST_RESOURCE_LOCK})
       endif()
       gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60

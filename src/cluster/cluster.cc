@@ -351,6 +351,14 @@ std::optional<int> Cluster::RunningPid() const {
   return static_cast<int>(*pid);
 }
 
+std::string Cluster::PostmasterStatus() const {
+  auto text = ReadWholeFile(data_dir() + "/postmaster.pid");
+  if (!text.ok()) return "";
+  const std::vector<std::string> lines = Split(*text, '\n');
+  // Line 8 is the postmaster's status (PM_STATUS_* in pidfile.h), padded.
+  return lines.size() >= 8 ? std::string(Trim(lines[7])) : "";
+}
+
 std::optional<std::string> Cluster::SystemIdentifier() const {
   auto text = ReadWholeFile(data_dir() + "/global/pg_control");
   uint64_t id = 0;
@@ -491,7 +499,22 @@ Result<StartAction> Cluster::Start() {
   }
   PGRIG_ASSIGN_OR_RETURN(FileLock lock, FileLock::Acquire(lock_file(), 300));
   PGRIG_RETURN_IF_ERROR(PrepareHome());
-  if (RunningPid()) return StartAction::kAlreadyRunning;
+  // A server still stopping or starting (a pg_ctl that a killed pgrig left
+  // running) is waited for, not taken for one that is up.
+  for (int i = 0; i < 600 && RunningPid(); ++i) {
+    const std::string status = PostmasterStatus();
+    if (status != "stopping" && status != "starting") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (auto pid = RunningPid()) {
+    const std::string status = PostmasterStatus();
+    if (status == "stopping" || status == "starting") {
+      return Unavailable(
+          fmt::format("the embedded server (pid {}) has been {} for a minute; see {}", *pid, status,
+                      log_file()));
+    }
+    return StartAction::kAlreadyRunning;
+  }
   PGRIG_ASSIGN_OR_RETURN(ServerBinaries bins, FindServerBinaries(runner(), *options_.env));
   StartAction action = StartAction::kStarted;
   if (::access((data_dir() + "/PG_VERSION").c_str(), F_OK) != 0) {

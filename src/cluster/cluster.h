@@ -153,6 +153,9 @@ class Cluster {
 
   // The postmaster's pid when a server is running on our data directory.
   std::optional<int> RunningPid() const;
+  // The status postmaster.pid gives: "starting", "stopping", "ready",
+  // "standby", or "" when there is none.
+  std::string PostmasterStatus() const;
   // The data directory's system identifier (the first field of
   // global/pg_control, as pg_control_system() shows it), read without a
   // server; nullopt when there is no data directory yet.

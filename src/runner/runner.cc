@@ -1,5 +1,6 @@
 #include "runner/runner.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "common/clock.h"
 #include "common/enum_names.h"
 #include "common/fs.h"
+#include "common/pause_point.h"
 #include "engine/engine.h"
 #include "host/server_cpu.h"
 #include "micro/lio_load.h"
@@ -112,6 +114,9 @@ class Runner {
   results::SuiteDoc NewSuite() const;
   // One (cell, iteration): returns false when the suite must stop.
   bool RunOne(int cell_index, int iteration, int position);
+  // The end of an attempt: restores the server's settings, records how it
+  // ended (`total` runs make the suite) and saves.
+  SuiteOutcome Finish(int total);
   // The steps of RunOne.  A failure sets `error`, Ctrl-C `interrupted`;
   // each step does nothing once either is set.
   // The cell's server settings, then VACUUM (writing workloads) and
@@ -251,17 +256,50 @@ Status Runner::Prepare() {
   return Status::Ok();
 }
 
+// The loader's observer during a suite's data load: marks the tables as
+// being loaded once they exist (ReadExistingData then refuses them until
+// the mark is taken off), and holds the test's "load" pause point.
+class LoadMarks : public workload::InitObserver {
+ public:
+  explicit LoadMarks(const pg::ConnectionParams& target) : target_(target) {}
+  void OnStepStart(workload::InitStep step) override {
+    if (step == workload::InitStep::kVacuum) PausePoint("load");
+  }
+  void OnStepDone(workload::InitStep step, double /*seconds*/) override {
+    if (step != workload::InitStep::kCreateTables) return;
+    auto c = pg::Connect(target_);
+    if (c.ok()) {
+      marked_ = c->Exec(fmt::format("COMMENT ON TABLE pgbench_accounts IS {}",
+                                    pg::QuoteLiteral(fmt::format(
+                                        "{} (pid {}); the tables are incomplete until it ends",
+                                        kLoadInProgress, ::getpid()))))
+                    .ok();
+    }
+  }
+  bool marked() const { return marked_; }
+
+ private:
+  pg::ConnectionParams target_;
+  bool marked_ = false;
+};
+
 Status Runner::EnsureData() {
   auto conn = pg::Connect(o_.target);
   if (!conn.ok()) return conn.status();
-  PGRIG_ASSIGN_OR_RETURN(std::optional<int> existing, ExistingScale(*conn));
-  if (existing && *existing == scale_.scale) {
+  PGRIG_ASSIGN_OR_RETURN(ExistingData existing, ReadExistingData(*conn));
+  if (existing.present && existing.scale == scale_.scale && existing.incomplete.empty()) {
     Note("data: pgbench's tables already hold scale " + std::to_string(scale_.scale) +
          " in database " + database_ + "; reusing them");
     return Status::Ok();
   }
+  std::string held;
+  if (existing.present && !existing.incomplete.empty()) {
+    held = " (the tables there cannot be used: " + existing.incomplete + ")";
+  } else if (existing.present) {
+    held = " (it held scale " + std::to_string(existing.scale) + ")";
+  }
   Note("data: loading scale " + std::to_string(scale_.scale) + " into database " + database_ +
-       (existing ? " (it held scale " + std::to_string(*existing) + ")" : std::string()) + "...");
+       held + "...");
   *conn = pg::Connection();
   workload::InitOptions init;
   init.scale = scale_.scale;
@@ -269,6 +307,7 @@ Status Runner::EnsureData() {
   if (init.partitions > 0) init.partition_method = workload::PartitionMethod::kRange;
   init.quiet = true;
   workload::PgbenchLoader loader(init, o_.target);
+  LoadMarks marks(o_.target);
   const double t0 = NowS();
   // Ctrl-C during the load cancels it (the loader then drops what it created).
   std::atomic<bool> load_done{false};
@@ -281,13 +320,19 @@ Status Runner::EnsureData() {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
-  auto report = loader.Run(nullptr);
+  auto report = loader.Run(&marks);
   load_done.store(true);
   watcher.join();
   if (!report.ok()) {
     return Status(report.status().code(), "loading pgbench's tables at scale " +
                                               std::to_string(scale_.scale) +
                                               " failed: " + report.status().message());
+  }
+  if (marks.marked()) {
+    auto c = pg::Connect(o_.target);
+    Status cleared =
+        c.ok() ? c->Exec("COMMENT ON TABLE pgbench_accounts IS NULL").status() : c.status();
+    if (!cleared.ok()) return cleared.WithContext("marking the loaded tables as complete");
   }
   loaded_ = true;
   Note("data: loaded in " + std::to_string(static_cast<int>(NowS() - t0 + 0.5)) + " s");
@@ -570,6 +615,7 @@ void Runner::BeforeRun(int cell_index, results::SuiteRun& run, std::string& erro
 
 void Runner::WarmUp(int cell_index, std::string& error, bool& interrupted) {
   if (!error.empty() || o_.plan.warmup_s <= 0 || Stopping()) return;
+  PausePoint("warmup");
   auto warm = engine::RunBenchmark(Config(cell_index, DurationSeconds(o_.plan.warmup_s)));
   if (!warm.ok() && Stopping()) {
     interrupted = true;
@@ -586,6 +632,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
                         results::SuiteRun& run, std::string& error, bool& interrupted) {
   const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
   const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  PausePoint("measure");
   std::unique_ptr<Observer> observer = StartObserver(run);
   // After the observer's connection is open, so that the children to come
   // back to include it (its queries' CPU is in the figure).
@@ -760,20 +807,8 @@ Result<SuiteOutcome> Runner::Run() {
         "(record: " +
         so.state_dir + ")");
   }
-  Status data = pgbench_ ? EnsureData() : Status::Ok();
-  if (data.ok() && lio_ != nullptr) data = EnsureLioData();
-  if (!data.ok()) {
-    // Nothing was measured: leave nothing behind but what a failed restore needs.
-    Status restored = server_settings_ ? server_settings_->RestoreAll() : Status::Ok();
-    if (restored.ok() && created_dir && !o_.resume) (void)RemoveTree(o_.out_dir);
-    if (!restored.ok()) {
-      return Status(
-          data.code(),
-          data.message() + "; restoring the server's settings also failed: " + restored.message());
-    }
-    return data;
-  }
-
+  // The suite's document exists before the first change to the server (the
+  // data load), so that however this attempt ends, --resume finds it.
   std::set<std::pair<std::string, int>> finished;
   if (o_.resume) {
     suite_ = *o_.resume;
@@ -783,15 +818,18 @@ Result<SuiteOutcome> Runner::Run() {
     suite_.complete = false;
     suite_.ended_at.reset();
     suite_.stop_reason.reset();
+    suite_.settings_restored.reset();
     Note("resume: " + std::to_string(finished.size()) + " finished runs kept");
-    if (lio_ != nullptr) suite_.lio = lio_data_;
   } else {
     suite_ = NewSuite();
-    if (o_.facts_after_load) suite_.facts = o_.facts_after_load();
   }
-  if (fsync_ != nullptr && !suite_.fsync.is_object() && !Stopping()) {
-    RunFsyncOnce();
+  if (Status saved = Save(); !saved.ok()) {
+    if (created_dir) (void)RemoveTree(o_.out_dir);
+    return saved.WithContext("writing " + o_.out_dir + "/suite.json");
   }
+
+  Status data = pgbench_ ? EnsureData() : Status::Ok();
+  if (data.ok() && lio_ != nullptr) data = EnsureLioData();
   int total = 0;
   for (int it = 0; it < o_.plan.iterations; ++it) {
     for (const plan::Cell& c : o_.cells) {
@@ -799,8 +837,27 @@ Result<SuiteOutcome> Runner::Run() {
       ++total;
     }
   }
-  PGRIG_RETURN_IF_ERROR(Save());
-
+  if (!data.ok()) {
+    // Nothing more is measured; the suite says how this attempt ended.
+    if (Stopping()) {
+      end_ = SuiteEnd::kInterrupted;
+    } else {
+      end_ = SuiteEnd::kRunFailed;
+      warnings_.push_back(data.message());
+      suite_.notes.push_back(data.message());
+    }
+    return Finish(total);
+  }
+  // Facts describe what is measured: taken after the load (a suite that
+  // never got past its load takes them again when resumed).
+  if (o_.facts_after_load && (!o_.resume || suite_.runs.empty())) {
+    suite_.facts = o_.facts_after_load();
+  }
+  if (lio_ != nullptr) suite_.lio = lio_data_;
+  if (suite_.scale && loaded_) suite_.scale->loaded = true;
+  if (fsync_ != nullptr && !suite_.fsync.is_object() && !Stopping()) {
+    RunFsyncOnce();
+  }
   bool go_on = true;
   for (int it = 0; it < o_.plan.iterations && go_on; ++it) {
     const std::vector<int> order = plan::IterationOrder(o_.cells.size(), it);
@@ -816,9 +873,14 @@ Result<SuiteOutcome> Runner::Run() {
     }
   }
   if (Stopping() && end_ == SuiteEnd::kCompleted) end_ = SuiteEnd::kInterrupted;
+  return Finish(total);
+}
 
+SuiteOutcome Runner::Finish(int total) {
+  bool restored_all = true;
   if (server_settings_) {
     Status restored = server_settings_->RestoreAll();
+    restored_all = restored.ok();
     suite_.settings_restored = restored.ok();
     if (!restored.ok()) {
       warnings_.push_back("server settings could not all be restored: " + restored.message());
@@ -833,8 +895,10 @@ Result<SuiteOutcome> Runner::Run() {
   out.runs_failed = static_cast<int>(suite_.runs.size()) - out.runs_ok;
   const bool all = static_cast<int>(std::set(done.begin(), done.end()).size()) == total;
   out.end = end_;
-  if (end_ == SuiteEnd::kCompleted && !all) out.end = SuiteEnd::kRunFailed;
-  suite_.complete = all;
+  // A suite is complete when every run is in it and the server is as it
+  // was; --resume finishes a restore that failed (the record is kept).
+  if (end_ == SuiteEnd::kCompleted && !(all && restored_all)) out.end = SuiteEnd::kRunFailed;
+  suite_.complete = all && restored_all;
   suite_.stop_reason = SuiteEndName(out.end);
   suite_.ended_at = IsoTimestampUtc(WallSeconds());
   out.runs_made = runs_made_;

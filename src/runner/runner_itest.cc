@@ -21,6 +21,8 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/strings.h"
+#include "runner/runner_itest_util.h"
 #include "runner/server_settings.h"
 #include "support/test_cluster.h"
 
@@ -32,40 +34,13 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-// A plan of two workloads, one client, `duration_s` per run.
-std::string TinyPlan(int duration_s, int iterations, const std::string& extra_plan_keys = "",
-                     const std::string& extra_workloads = "") {
-  return "[plan]\nname = \"tiny\"\nscale = 1\nclients = [2]\nthreads = [1]\nduration_s = " +
-         std::to_string(duration_s) + "\niterations = " + std::to_string(iterations) + "\n" +
-         extra_plan_keys +
-         "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n"
-         "\n[[workload]]\nname = \"write\"\nbuiltin = \"simple-update\"\n" +
-         extra_workloads;
-}
-
-// A new directory under /tmp (the server account can read the plan's files).
-std::string TempDir() {
-  const std::string dir = testing::MakeTempHome("pgrig-run-itest");
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string Text(const std::string& path) {
-  auto t = ReadWholeFile(path);
-  return t.ok() ? *t : std::string();
-}
-
-void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-json ReadJson(const std::string& path) {
-  auto t = ReadWholeFile(path);
-  if (!t.ok()) return nullptr;
-  try {
-    return json::parse(*t);
-  } catch (const json::exception&) {
-    return nullptr;  // a reader never sees a half-written file; null fails the caller's checks
-  }
-}
+using run_itest::ReadJson;
+using run_itest::SmallTmpfs;
+using run_itest::TempDir;
+using run_itest::Text;
+using run_itest::TinyPlan;
+using run_itest::WaitForFirstRun;
+using run_itest::WriteText;
 
 std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
   a.insert(a.begin(), "run");
@@ -75,17 +50,6 @@ std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std:
 
 using testing::SpawnPgrig;
 using testing::WaitExit;
-
-// Waits up to two minutes until the suite.json at `path` holds a run.
-bool WaitForFirstRun(const std::string& path) {
-  const int64_t deadline = MonotonicNanos() + 120'000'000'000;
-  while (MonotonicNanos() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const json s = ReadJson(path);
-    if (s.is_object() && s["runs"].size() >= 1) return true;
-  }
-  return false;
-}
 
 std::string Show(const std::string& db, const std::string& name) {
   auto c = pg::Connect(testing::SharedParams(db));
@@ -182,11 +146,19 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
   ASSERT_TRUE(csv.ok());
   EXPECT_EQ(std::count(csv->begin(), csv->end(), '\n'), 5);
   EXPECT_EQ(csv->rfind("run,cell,workload,", 0), 0u);
-  // The last column, the run's measured server CPU: a number on every line.
-  const std::string second_line = csv->substr(csv->find('\n') + 1);
-  const std::string last_field = second_line.substr(0, second_line.find('\n'))
-                                     .substr(second_line.rfind(',', second_line.find('\n')) + 1);
-  EXPECT_GT(std::stod(last_field), 0) << *csv;
+  // The run's measured server CPU: a number on every line; the disturbed
+  // figure, the last column, empty or a number.
+  const std::vector<std::string> lines = Split(*csv, '\n');
+  const std::vector<std::string> header = Split(lines[0], ',');
+  ASSERT_GE(header.size(), 2u);
+  ASSERT_EQ(header[header.size() - 2], "server_cpu_us_per_transaction");
+  ASSERT_EQ(header.back(), "disturbed_other_cpu_pct");
+  for (size_t i = 1; i < lines.size() && !lines[i].empty(); ++i) {
+    const std::vector<std::string> f = Split(lines[i], ',');
+    ASSERT_EQ(f.size(), header.size()) << lines[i];
+    EXPECT_GT(std::atof(f[f.size() - 2].c_str()), 0) << lines[i];
+    EXPECT_TRUE(f.back().empty() || std::atof(f.back().c_str()) > 0) << lines[i];
+  }
   auto md = ReadWholeFile(out + "/summary.md");
   ASSERT_TRUE(md.ok());
   EXPECT_THAT(*md, HasSubstr("| write/simple/default/c2/j1 | 2 |"));
@@ -310,24 +282,6 @@ TEST(RunSuiteTest, ServerDeathFailsTheRunAndOnErrorContinueGoesOn) {
   fs::remove_all(fs::path(home).parent_path(), ec);
 }
 
-// A small tmpfs mounted for one test (root only; skipped where mount is
-// not allowed), unmounted whatever the test does.
-struct SmallTmpfs {
-  std::string dir;
-  bool mounted = false;
-  explicit SmallTmpfs(const std::string& d) : dir(d) {
-    fs::create_directories(dir);
-    mounted = testing::RunProgram("mount", {"-t", "tmpfs", "-o", "size=8m", "tmpfs", dir}, {}, "",
-                                  std::chrono::seconds(10))
-                  .exit_code == 0;
-  }
-  ~SmallTmpfs() {
-    if (mounted) {
-      (void)testing::RunProgram("umount", {dir}, {}, "", std::chrono::seconds(10));
-    }
-  }
-};
-
 TEST(RunSuiteTest, AFullDiskDuringTheSuiteExitsTwoAndResumeCompletesIt) {
   const std::string dir = TempDir();
   SmallTmpfs disk(dir + "/disk");
@@ -339,12 +293,7 @@ TEST(RunSuiteTest, AFullDiskDuringTheSuiteExitsTwoAndResumeCompletesIt) {
   const pid_t pid = SpawnPgrig(Args(conn, {plan, "--out", out}), dir + "/1.out", dir + "/1.err");
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(WaitForFirstRun(out + "/suite.json")) << Text(dir + "/1.err");
-  {  // Fill the file system: the next write of the results fails.
-    std::ofstream filler(disk.dir + "/filler", std::ios::binary);
-    const std::string block(1 << 16, 'x');
-    for (int i = 0; i < 1000 && filler.write(block.data(), block.size()); ++i) {
-    }
-  }
+  disk.Fill();  // the next write of the results fails
   EXPECT_EQ(WaitExit(pid, 120), 2) << Text(dir + "/1.out") << Text(dir + "/1.err");
   EXPECT_THAT(Text(dir + "/1.out"), HasSubstr("could not write the results"));
   // What was written before stays whole (atomic rewrites).
@@ -353,7 +302,7 @@ TEST(RunSuiteTest, AFullDiskDuringTheSuiteExitsTwoAndResumeCompletesIt) {
   EXPECT_EQ(s["complete"], false);
   EXPECT_GE(s["runs"].size(), 1u);
 
-  fs::remove(disk.dir + "/filler");
+  disk.Unfill();
   ProcessResult r = testing::RunPgrig(Args(conn, {"--resume", out}));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   s = ReadJson(out + "/suite.json");
@@ -428,51 +377,15 @@ TEST(RunSuiteTest, BadInvocationsAreRefusedBeforeAnythingHappens) {
 
 // Server-level settings of a suite that is killed, on a private cluster used
 // both as the embedded cluster (PGRIG_HOME) and as a named server (-h).
-class SettingsRecordTest : public testing::PrivateClusterTest<SettingsRecordTest> {
+class SettingsRecordTest : public run_itest::SettingsClusterTest<SettingsRecordTest> {
  protected:
   static void SetUpTestSuite() { StartCluster("pgrig-settings-record"); }
-
-  void SetUp() override {
-    PrivateClusterTest::SetUp();
-    if (const char* h = std::getenv("PGRIG_HOME")) saved_home_ = h;
-    ::setenv("PGRIG_HOME", cluster_->home().c_str(), 1);
-    dir_ = TempDir();
-    originals_ = Settings();
-    ASSERT_FALSE(originals_.empty());
-  }
-
-  void TearDown() override {
-    if (saved_home_) {
-      ::setenv("PGRIG_HOME", saved_home_->c_str(), 1);
-    } else {
-      ::unsetenv("PGRIG_HOME");
-    }
-    (void)RemoveTree(fs::path(dir_).parent_path());
-  }
-
-  // The two settings the plans change, as pg_settings shows them:
-  // "max_wal_size=1024 false,shared_buffers=16384 false" (the second word
-  // is pending_restart).
-  std::string Settings() {
-    auto c = pg::Connect(cluster_->Params());
-    if (!c.ok()) return "";
-    auto r = c->Exec(
-        "SELECT string_agg(name || '=' || setting || ' ' || pending_restart, ',' ORDER BY name) "
-        "FROM pg_settings WHERE name IN ('max_wal_size', 'shared_buffers')");
-    return r.ok() ? std::string(r->Get(0, 0)) : "";
-  }
 
   // A plan whose cells run 2 s with max_wal_size (and, unless `reload_only`,
   // shared_buffers: a restart) set to values other than the originals.
   std::string SettingsPlan(bool reload_only) {
-    const bool wal_1g = originals_.find("max_wal_size=1024 ") != std::string::npos;
-    std::string settings = std::string("max_wal_size = \"") + (wal_1g ? "1536MB" : "1GB") + "\"";
-    if (!reload_only) {
-      const bool sb_128m = originals_.find("shared_buffers=16384 ") != std::string::npos;
-      settings += std::string(", shared_buffers = \"") + (sb_128m ? "144MB" : "128MB") + "\"";
-    }
     const std::string plan = dir_ + "/settings.toml";
-    WriteText(plan, TinyPlan(2, 2, "settings = { " + settings + " }\n"));
+    WriteText(plan, TinyPlan(2, 2, SettingsKey(reload_only)));
     return plan;
   }
 
@@ -498,24 +411,6 @@ class SettingsRecordTest : public testing::PrivateClusterTest<SettingsRecordTest
     ::kill(sig == SIGKILL ? -pid : pid, sig);
     return WaitExit(pid, 120);
   }
-
-  // The pgrig backends still connected (none may outlive a pgrig process).
-  int PgrigBackends() {
-    auto c = pg::Connect(cluster_->Params());
-    if (!c.ok()) return -1;
-    for (int i = 0; i < 50; ++i) {
-      auto v = c->QueryValue(
-          "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgrig%' AND pid <> "
-          "pg_backend_pid()");
-      if (v.ok() && *v == "0") return 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return 1;
-  }
-
-  std::optional<std::string> saved_home_;
-  std::string dir_;
-  std::string originals_;
 };
 
 TEST_F(SettingsRecordTest, KilledSuiteOnTheEmbeddedClusterIsRestoredByTheNextCommand) {

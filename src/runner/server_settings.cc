@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/interrupt.h"
+#include "common/pause_point.h"
 #include "common/strings.h"
 #include "runner/setting_value.h"
 #include "tune/apply.h"
@@ -264,6 +265,7 @@ Status RestoreOriginals(pg::Connection& conn, const pg::ConnectionParams& target
         "the original values are written back but some wait for a server restart, and pgrig does "
         "not restart a server it does not run; restart it to finish the restore");
   }
+  PausePoint("restore");
   conn = pg::Connection();  // the restart ends this session
   PGRIG_RETURN_IF_ERROR(RestartEmbedded(*o.embedded, fallback));
   PGRIG_ASSIGN_OR_RETURN(conn, pg::Connect(target));
@@ -628,6 +630,7 @@ Result<ApplyReport> ServerSettings::Apply(const std::map<std::string, std::strin
   auto waited = AwaitSettings(target_, expect, options_.verify_timeout, false);
   if (!waited.ok()) return fail(waited.status());
   if (*waited == Wait::kNeedsRestart) {
+    PausePoint("settings");
     conn_ = pg::Connection();
     if (Status s = RestartEmbedded(*options_.embedded, &backup_); !s.ok()) return fail(s);
     report.restarted = true;

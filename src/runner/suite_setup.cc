@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -110,17 +111,44 @@ Result<ScaleChoice> ChooseScale(const plan::Plan& plan, pg::Connection& conn,
 }
 
 // The scale pgbench_branches holds, or nullopt when the table is missing.
-Result<std::optional<int>> ExistingScale(pg::Connection& conn) {
+Result<ExistingData> ReadExistingData(pg::Connection& conn) {
+  ExistingData d;
   auto t = conn.Exec(
       "select to_regclass('pgbench_branches') is not null and "
       "to_regclass('pgbench_accounts') is not null and "
       "to_regclass('pgbench_tellers') is not null and "
       "to_regclass('pgbench_history') is not null");
   if (!t.ok()) return t.status();
-  if (std::string(t->Get(0, 0)) != "t") return std::optional<int>();
-  auto c = conn.Exec("select count(*) from pgbench_branches");
+  if (std::string(t->Get(0, 0)) != "t") return d;
+  d.present = true;
+  auto c = conn.Exec(
+      "select (select count(*) from pgbench_branches), (select count(*) from pgbench_tellers), "
+      "coalesce(obj_description('pgbench_accounts'::regclass, 'pg_class'), ''), "
+      "to_regclass('pgbench_branches_pkey') is not null and "
+      "to_regclass('pgbench_tellers_pkey') is not null and "
+      "to_regclass('pgbench_accounts_pkey') is not null");
   if (!c.ok()) return c.status();
-  return std::optional<int>(std::atoi(std::string(c->Get(0, 0)).c_str()));
+  d.scale = std::atoi(std::string(c->Get(0, 0)).c_str());
+  const int64_t tellers = std::atoll(std::string(c->Get(0, 1)).c_str());
+  const std::string comment(c->Get(0, 2));
+  if (comment.rfind(kLoadInProgress, 0) == 0) {
+    d.incomplete = "a load that did not finish left them (\"" + comment + "\")";
+    return d;
+  }
+  if (std::string(c->Get(0, 3)) != "t") {
+    d.incomplete = "a primary key is missing, so their load did not finish";
+    return d;
+  }
+  // The key makes this a look at one end of the index.
+  auto a = conn.Exec("select coalesce(max(aid), 0) from pgbench_accounts");
+  if (!a.ok()) return a.status();
+  const int64_t max_aid = std::atoll(std::string(a->Get(0, 0)).c_str());
+  if (tellers != 10LL * d.scale || max_aid != 100000LL * d.scale) {
+    d.incomplete =
+        fmt::format("{} branches, {} tellers and accounts up to aid {} are not one scale's rows",
+                    d.scale, tellers, max_aid);
+  }
+  return d;
 }
 
 std::string OneValue(pg::Connection& conn, const char* sql) {

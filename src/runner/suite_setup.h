@@ -125,8 +125,22 @@ Status CheckClientsFit(const std::vector<plan::Cell>& cells,
                        const std::vector<std::map<std::string, std::string>>& server_settings,
                        const ConnectionRoom& room);
 
-// The scale pgbench_branches holds, or nullopt when pgbench's tables are missing.
-Result<std::optional<int>> ExistingScale(pg::Connection& conn);
+// What pgbench's tables in a database hold, and whether a suite may use
+// them as they are.
+struct ExistingData {
+  bool present = false;  // all four tables exist
+  int scale = 0;         // rows in pgbench_branches
+  // Why they cannot be used as they are ("" when they can): a pgrig load
+  // that did not finish (kLoadInProgress on pgbench_accounts), a missing
+  // primary key, or row counts that do not match the scale.
+  std::string incomplete;
+};
+Result<ExistingData> ReadExistingData(pg::Connection& conn);
+
+// The comment a suite's data load puts on pgbench_accounts once the tables
+// are created and takes off when the load has finished: tables a killed
+// load left behind are never taken for loaded ones.
+inline constexpr const char* kLoadInProgress = "pgrig: load in progress";
 
 // The fsync test's options for the plan's fsync workload and `dir` (the
 // plan's, or the server's data directory); tmpfs is refused.
