@@ -243,9 +243,10 @@ struct StackRow {
 std::string StackChart(const std::string& kind, const std::string& title,
                        const std::vector<std::string>& part_names,
                        const std::vector<StackRow>& rows) {
-  std::string out =
-      fmt::format("<figure class=\"chart\" data-chart=\"{}\"><figcaption>{}</figcaption>",
-                  Esc(kind), Esc(title));
+  // Its table (the evidence in words) goes under the chart, at full width.
+  std::string out = fmt::format(
+      "<figure class=\"chart\" data-chart=\"{}\" data-layout=\"wide\"><figcaption>{}</figcaption>",
+      Esc(kind), Esc(title));
   if (rows.empty()) return out + "<p class=\"empty\">no data</p></figure>";
   const double row_h = 22, label_w = 250, bar_w = kW - label_w - kRight;
   const double h = kTop + row_h * static_cast<double>(rows.size()) + 8;
@@ -332,6 +333,10 @@ td.bad{color:var(--c1);font-weight:600}.note,.meta{color:var(--muted);font-size:
 figure.chart{margin:1.2em 0;display:grid;grid-template-columns:minmax(0,640px) minmax(0,1fr);gap:1em;align-items:start}
 figure.chart figcaption{grid-column:1/-1;font-weight:600}
 figure.chart table.data{grid-column:2;grid-row:2/4;max-height:320px;overflow:auto;display:block}
+figure.chart[data-layout=wide]{grid-template-columns:minmax(0,1fr)}
+figure.chart[data-layout=wide] svg.plot{max-width:640px}
+figure.chart[data-layout=wide] table.data{grid-column:1;grid-row:auto;max-height:none}
+figure.chart[data-layout=wide] td:first-child{white-space:nowrap}
 svg.plot{width:100%;height:auto}svg text{fill:var(--muted);font-size:11px}
 .grid{stroke:var(--grid)}.frame{stroke:var(--muted)}
 line.marker{stroke:currentColor;stroke-dasharray:4 3;opacity:.6}.series path.line{fill:none;stroke-width:1.8}.series path.whisker{stroke-width:1.2}

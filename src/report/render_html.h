@@ -3,7 +3,8 @@
 // readable in light and dark mode and printable, with a table beside every
 // chart.  Charts: throughput vs clients with 95% interval whiskers, latency
 // percentiles on a log axis, throughput over time per run, price/performance
-// bars, bottleneck evidence (CPU split, I/O, wait events) per cell.
+// bars, bottleneck evidence (CPU split, I/O, wait events) per cell (its
+// table, with the evidence in words, goes under the chart at full width).
 //
 // Every chart is a <figure data-chart="KIND"> whose SVG holds one
 // <g class="series" data-series="NAME"> per series and one element with

@@ -173,6 +173,9 @@ TEST(RenderTest, HtmlIsSelfContainedWithChartsAndTables) {
   EXPECT_EQ(Count(html, "<p class=\"markers\">"), 3u);
   EXPECT_EQ(Count(html, "data-chart=\"price-performance\""), 1u);
   EXPECT_EQ(Count(html, "data-chart=\"bottleneck\""), 1u);
+  // Its evidence table goes under the chart at full width (readable at 1400 px).
+  EXPECT_EQ(Count(html, "data-chart=\"bottleneck\" data-layout=\"wide\""), 1u);
+  EXPECT_THAT(html, HasSubstr("figure.chart[data-layout=wide] table.data{grid-column:1"));
   // Every chart has its table.
   EXPECT_EQ(Count(html, "<figure class=\"chart\""), Count(html, "<table class=\"data\">"));
   // The throughput point carries the median and the interval computed by stats.
