@@ -11,6 +11,7 @@
 
 #include "common/enum_names.h"
 #include "common/fs.h"
+#include "fleet/host_failure.h"
 #include "fleet/line_runner.h"
 
 namespace pgrig::fleet {
@@ -111,6 +112,7 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   std::atomic<bool> hard_cancel{false};
   std::atomic<bool> finished{false};
   std::atomic<bool> interrupted{false};
+  ErrorTail tail;
   LineRunOptions lo;
   lo.argv = ssh.SshArgv(h.destination, command);
   lo.timeout = o.host_timeout;
@@ -120,6 +122,7 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
       remote_pid = std::atol(std::string(line.substr(kPidTag.size())).c_str());
       return;
     }
+    tail.Add(s, line);
     shared.Say(h.label, line);
   };
   std::thread watcher([&] {
@@ -164,14 +167,11 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
                             : made;
   if (copied.ok()) run.local_results = local;
 
-  if (interrupted) {
-    return fail(std::string("interrupted") +
-                (copied.ok() ? "; its partial results were copied back" : ""));
-  }
-  if (!ssh_status.ok()) return fail(ssh_status.message());
-  if (!result->success()) {
-    return fail(fmt::format("pgrig run exited with {}{}", result->exit_code,
-                            copied.ok() ? "; its partial results were copied back" : ""));
+  const std::string partial = copied.ok() ? "; its partial results were copied back" : "";
+  if (interrupted) return fail("interrupted" + partial);
+  if (std::string why = DescribeHostFailure(h.destination, "pgrig run", *result, ssh_status, tail);
+      !why.empty()) {
+    return fail(why + partial);
   }
   if (!copied.ok()) return fail("copying the results back failed: " + copied.message());
   run.outcome = HostOutcome::kCompleted;
