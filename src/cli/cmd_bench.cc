@@ -95,9 +95,10 @@ Status CheckCanCreate(const std::string& path, const std::string& what) {
 
 // Hidden, for `pgrig fleet run` in clients mode (fleet/client_mode.h): with
 // PGRIG_FLEET_START_GATE=SECONDS in the environment, once every client is
-// connected (the engine's start_gate) say
-// kFleetReadyLine on stdout, then wait up to SECONDS for a "go" line on
-// stdin.  Anything else (end of input, another line, the timeout) refuses.
+// connected (the engine's start_gate) say kFleetReadyLine on stdout, then
+// wait up to SECONDS for a "go" line on stdin; the -T window starts at "go"
+// (EngineConfig::WindowStart::kStartGate).  Anything else (end of input,
+// another line, the timeout) refuses.
 Status WaitForFleetGo(int timeout_s) {
   std::printf("%s\n", fleet::kFleetReadyLine);
   std::fflush(stdout);
@@ -325,6 +326,9 @@ int RunBench(int argc, char** argv) {
   std::optional<int> fleet_gate_s;
   if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0')
     fleet_gate_s = std::atoi(gate);
+  // Every client of the fleet measures the same -T from "go", however long
+  // its own connections took to open (they are open before it says ready).
+  if (fleet_gate_s) cfg.window_start = engine::EngineConfig::WindowStart::kStartGate;
   // The server's CPU over the window: the first snapshot once every client
   // is connected (after the fleet's "go" in clients mode), the last after
   // the run's backends have been reaped (host/server_cpu.h).

@@ -106,10 +106,18 @@ struct EngineConfig {
   // Called once, from one worker thread, when every client is connected and
   // before any transaction: it may block (`pgrig fleet run` in clients mode
   // waits there for its controller's start signal).  The time it takes is
-  // not part of the run: the -T window and the connection time are counted
-  // as if the start had come at once.  An error ends the run as a setup
-  // failure (RunBenchmark returns it), before any transaction.
+  // not part of the run: neither the window nor the connection time.  An
+  // error ends the run as a setup failure (RunBenchmark returns it), before
+  // any transaction.
   std::function<Status()> start_gate;
+  // Where the -T window starts.  kRunStart (pgbench's): when the run starts
+  // connecting, so the initial connections use up part of -T (with a gate,
+  // as if it had opened at once).  kStartGate: when start_gate returns, every
+  // connection already open, so the window is -T of load whatever the
+  // connections took: `pgrig fleet run` in clients mode, where every client
+  // must measure the same -T from the controller's "go".  Needs start_gate.
+  enum class WindowStart { kRunStart, kStartGate };
+  WindowStart window_start = WindowStart::kRunStart;
 
   // Set by the caller (e.g. from a SIGINT handler) to stop the run early; the
   // engine lets in-flight transactions finish for a short grace period.

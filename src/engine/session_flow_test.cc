@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "support/fake_backend.h"
 #include "support/fake_bench.h"
 
@@ -332,6 +333,35 @@ TEST_P(SessionFlowTest, StartGateWaitsWithEveryClientConnectedAndKeepsTheWindowW
   EXPECT_LT(run.result.conn_elapsed_ns, 600'000'000);  // the gate is not connection time
   EXPECT_GE(run.wall_s, 1.6);
   EXPECT_GT(run.result.totals.transactions, 4 * 20);
+}
+
+// WindowStart::kStartGate (fleet clients mode): the window is all of -T
+// from the moment the gate opens; the connections were made before it and
+// take nothing from it.
+TEST_P(SessionFlowTest, WindowFromTheStartGateIsTheWholeDuration) {
+  auto fb = testing::StartFakeBackend([](const FakeStatement&) {
+    return FakeReply::Ok({"1"}).After(std::chrono::milliseconds(5));
+  });
+  ASSERT_NE(fb, nullptr);
+  FakeBenchOptions o{.script = "SELECT 1;\n", .clients = 4, .threads = 2, .duration_s = 1};
+  int64_t opened_ns = 0;
+  o.start_gate = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    opened_ns = MonotonicNanos();
+    return Status::Ok();
+  };
+  o.window_start = engine::EngineConfig::WindowStart::kStartGate;
+  const int64_t begin = MonotonicNanos();
+  const FakeBenchRun run = testing::RunFakeBenchOrFail(*fb, o, GetParam());
+  const int64_t end = MonotonicNanos();
+  EXPECT_EQ(run.result.stop_reason, StopReason::kCompleted);
+  EXPECT_GE(run.result.bench_duration_ns, 1'000'000'000);
+  EXPECT_LT(run.result.bench_duration_ns, 1'300'000'000);
+  // The load ran for -T after the gate opened, and the connections are
+  // still counted as connection time, outside the window.
+  EXPECT_GE(end - opened_ns, 1'000'000'000);
+  EXPECT_GT(run.result.conn_elapsed_ns, 0);
+  EXPECT_LT(run.result.conn_elapsed_ns, opened_ns - begin);
 }
 
 TEST_P(SessionFlowTest, StartGateErrorEndsTheRunBeforeAnyStatement) {

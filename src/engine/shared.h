@@ -24,10 +24,12 @@ namespace pgrig::engine {
 struct Shared {
   const EngineConfig* config = nullptr;
   int64_t total_weight = 0;
-  int64_t start_ns = 0;                    // before connections (pgbench's start_time)
-  int64_t end_ns = 0;                      // -T: when to stop; 0 with -t
-  std::atomic<int64_t> bench_start_ns{0};  // set once, when every worker is connected
-  int64_t gate_wait_ns = 0;                // how long config->start_gate took
+  int64_t start_ns = 0;  // before connections (pgbench's start_time)
+  int64_t end_ns = 0;    // -T: when to stop; 0 with -t
+  // Set once: when every worker is connected, or when the start gate opens
+  // (EngineConfig::WindowStart::kStartGate).
+  std::atomic<int64_t> bench_start_ns{0};
+  int64_t gate_wait_ns = 0;  // how long config->start_gate took
   std::atomic<bool> setup_failed{false};
   std::barrier<>* connected = nullptr;
   std::mutex message_mu;

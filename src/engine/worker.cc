@@ -164,14 +164,17 @@ void Worker::StartRun() {
 
 // Every worker is connected: worker 0 calls the caller's start gate while
 // the others wait at the barrier's next phase; the time spent there moves
-// the run's clock (start and -T end) forward, so the window is whole.
+// the run's clock (start and -T end) forward, so the window is whole.  With
+// WindowStart::kStartGate the window starts when the gate opens and ends -T
+// later, whatever the connections took.
 void Worker::PassStartGate() {
   // setup_failed here can only come from connecting, set before the first
   // phase ended: every worker sees the same value.
   if (thread_index_ == 0 && !w_.shared->setup_failed.load()) {
     const int64_t begin = MonotonicNanos();
     Status go = w_.config.start_gate();
-    const int64_t waited = MonotonicNanos() - begin;
+    const int64_t opened = MonotonicNanos();
+    const int64_t waited = opened - begin;
     Shared& shared = *w_.shared;
     shared.gate_wait_ns = waited;
     shared.start_ns += waited;
@@ -179,6 +182,13 @@ void Worker::PassStartGate() {
     if (!go.ok()) {
       shared.SetupError(go.message());
       shared.setup_failed.store(true);
+    } else if (w_.config.window_start == EngineConfig::WindowStart::kStartGate) {
+      // Set before the barrier releases the other workers, so each of them
+      // starts its clock here (StartRun keeps a start already set).
+      if (w_.config.duration_s > 0) {
+        shared.end_ns = opened + int64_t{w_.config.duration_s} * 1'000'000'000;
+      }
+      shared.bench_start_ns.store(opened);
     }
   }
   w_.shared->connected->arrive_and_wait();

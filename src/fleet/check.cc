@@ -85,6 +85,55 @@ std::optional<std::string> RemoteSha256(const FleetHost& host, const SshTranspor
   return ParseSha256Line(r->out);
 }
 
+// A pgrig of this version in the host's install_dir under a name pgrig
+// gives it: pgrig-<version>-<16 hex digits> (a copy, of any build) or
+// pgrig-<version> (installed by hand), newest first.
+struct InstalledPgrig {
+  std::string path;
+  std::string sha256;
+};
+
+bool IsInstalledName(std::string_view name, const std::string& version) {
+  const std::string plain = "pgrig-" + version;
+  if (name == plain) return true;
+  if (name.size() != plain.size() + 17 || !name.starts_with(plain + "-")) return false;
+  for (char ch : name.substr(plain.size() + 1)) {
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::optional<InstalledPgrig> FindInstalledVersion(const FleetHost& host, const SshTransport& ssh,
+                                                   const CheckOptions& o) {
+  auto listing = ssh.Run(
+      host.destination,
+      RemoteCommand{.argv = {"sh", "-c", "cd -- \"$0\" 2>/dev/null && ls -1t", host.install_dir},
+                    .timeout = o.command_timeout});
+  if (!listing.ok() || !listing->success()) return std::nullopt;
+  int tried = 0;
+  for (const std::string& line : Split(listing->out, '\n')) {
+    const std::string name(Trim(line));
+    if (!IsInstalledName(name, o.local.version)) continue;
+    if (++tried > 3) break;
+    const std::string path = host.install_dir + "/" + name;
+    // It must run and say this version; its hash says whether it is this build.
+    auto probe =
+        ssh.Run(host.destination,
+                RemoteCommand{
+                    .argv = {"sh", "-c",
+                             "v=$(\"$0\" --version) && s=$(sha256sum -- \"$0\") && echo \"$v\" && "
+                             "echo \"$s\"",
+                             path},
+                    .timeout = o.command_timeout});
+    if (!probe.ok() || !probe->success()) continue;
+    std::vector<std::string> lines = Split(std::string(Trim(probe->out)), '\n');
+    if (lines.size() != 2 || ParseVersionLine(lines[0]) != o.local.version) continue;
+    std::optional<std::string> sha = ParseSha256Line(lines[1]);
+    if (sha) return InstalledPgrig{.path = path, .sha256 = *sha};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckOptions& o) {
@@ -135,11 +184,6 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
     what = "pgrig " + o.local.version + " at '" + host.pgrig + "' is another build (sha256 " +
            (sha ? sha->substr(0, 16) : std::string("unknown")) + ", this one " +
            o.local.sha256.substr(0, 16) + ")";
-    if (o.copy == CopyPolicy::kNeverCopy) {
-      c.state = HostState::kReady;
-      c.message = what + "; used as it is (--no-copy)";
-      return c;
-    }
   }
   if (!same_arch) {
     c.state = HostState::kNeedsInstall;
@@ -158,8 +202,28 @@ HostCheck CheckHost(const FleetHost& host, const SshTransport& ssh, const CheckO
     return c;
   }
   if (o.copy == CopyPolicy::kNeverCopy) {
+    // --no-copy uses a pgrig of this version that is already there: the
+    // host's own, or one in install_dir (an earlier run's copy of another
+    // build, pgrig being rebuilt here since, or one installed by hand).
+    if (c.found_version == o.local.version) {
+      c.state = HostState::kReady;
+      c.message = what + "; used as it is (--no-copy)";
+      return c;
+    }
+    if (std::optional<InstalledPgrig> found = FindInstalledVersion(host, ssh, o)) {
+      c.state = HostState::kReady;
+      c.pgrig = found->path;
+      c.message = what + "; using pgrig " + o.local.version + " at '" + found->path +
+                  "' in install_dir" +
+                  (found->sha256 == o.local.sha256
+                       ? std::string(", this build")
+                       : ", another build (sha256 " + found->sha256.substr(0, 16) + ", this one " +
+                             o.local.sha256.substr(0, 16) + "), used as it is (--no-copy)");
+      return c;
+    }
     c.state = HostState::kNeedsInstall;
-    c.message = what + "; no copy of this build at " + target + " (--no-copy); " +
+    c.message = what + "; no copy of this build at " + target + " and no other pgrig " +
+                o.local.version + " in " + dir + " (--no-copy); " +
                 InstallAdvice(host, c.arch, o.local);
     return c;
   }

@@ -8,6 +8,11 @@
 // copy of this build is already in its install_dir (default ~/.pgrig/bin),
 // under the content-addressed name `pgrig-<version>-<first 16 hex digits of
 // the SHA-256>`: checked by its hash and reused, never copied again.
+// With CopyPolicy::kNeverCopy (`--no-copy`), a pgrig of this version that is
+// already there is used as it is, saying so: the host's own, or else one in
+// install_dir named pgrig-<version>-<16 hex digits> (an earlier run's copy of
+// another build, pgrig having been rebuilt here since) or pgrig-<version>
+// (installed by hand), the newest that runs and says this version.
 // Otherwise, when the host's architecture is this machine's, this machine's
 // own (stripped) executable is copied there (to a temporary name, then
 // renamed, so a copy never leaves a half-written binary and hosts that share

@@ -136,6 +136,83 @@ TEST(FleetCheck, SameVersionOtherBuildIsReplacedByThisBuild) {
   EXPECT_THAT(line, HasSubstr(h.hosts()[0].dir + "/bin/pgrig-")) << r.out;
 }
 
+// What an earlier `fleet run` installed in install_dir is recognised by a
+// later `fleet check --no-copy`: this build's copy, and (after pgrig was
+// rebuilt here) a copy of this version from another build, which is used
+// as --no-copy uses any pgrig of this version, saying so; so is a
+// pgrig-<version> put there by hand.
+TEST(FleetCheck, NoCopyRecognisesWhatAnEarlierRunInstalled) {
+  PGRIG_START_NETNS_HOSTS(h, 1);
+  pgrig::testing::TempClusters clusters;
+  clusters.homes.push_back(pgrig::testing::MakeTempHome("pgrig-fleet-check"));
+  const std::string plan = h.dir() + "/tiny.toml";
+  ASSERT_TRUE(WriteFileAtomically(plan,
+                                  "[plan]\nname = \"fleet-tiny\"\nscale = 1\nclients = [1]\n"
+                                  "threads = [1]\nduration_s = 1\nwarmup_s = 0\niterations = 1\n"
+                                  "\n[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n")
+                  .ok());
+  // No pgrig at the host's `pgrig`: the run copies this one to install_dir.
+  const std::string install = h.hosts()[0].dir + "/bin";
+  const std::string file = h.dir() + "/fleet.toml";
+  ASSERT_TRUE(WriteFileAtomically(file, "[fleet]\nplan = \"" + plan + "\"\nssh_config = \"" +
+                                            h.ssh_config() + "\"\nresults = \"" + h.dir() +
+                                            "/results\"\n\n[[host]]\nlabel = \"box0\"\n" +
+                                            "ssh = \"" + h.hosts()[0].alias + "\"\npgrig = \"" +
+                                            h.dir() + "/missing/pgrig\"\ninstall_dir = \"" +
+                                            install + "\"\nwork_dir = \"" + h.hosts()[0].dir +
+                                            "/work\"\nenv = { PGRIG_HOME = \"" + clusters.homes[0] +
+                                            "\" }\n")
+                  .ok());
+  ProcessResult run = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("[box0] check: copied")) << run.out;
+
+  ProcessResult nc = pgrig::testing::RunPgrig({"fleet", "check", file, "--no-copy"});
+  EXPECT_EQ(nc.exit_code, 0) << nc.out << nc.err;
+  EXPECT_THAT(LineFor(nc.out, "box0"), HasSubstr("ready")) << nc.out;
+  EXPECT_THAT(LineFor(nc.out, "box0"),
+              HasSubstr("using this build's copy at " + install + "/pgrig-"))
+      << nc.out;
+
+  // pgrig rebuilt here: the copy the run left is another build of this
+  // version (one byte more, same version), under its own hash's name.
+  auto listing = h.Ssh(0, {"sh", "-c", "ls \"$0\"", install});
+  ASSERT_TRUE(listing.success()) << listing.err;
+  const std::string copy = install + "/" + std::string(Trim(listing.out));
+  auto exe = ReadWholeFile(copy);
+  ASSERT_TRUE(exe.ok()) << copy;
+  const std::string version_prefix = copy.substr(0, copy.size() - 16);  // ".../pgrig-<version>-"
+  const std::string rebuilt = h.dir() + "/rebuilt";
+  ASSERT_TRUE(WriteFileAtomically(rebuilt, *exe + "\n").ok());
+  ASSERT_EQ(::chmod(rebuilt.c_str(), 0755), 0);
+  auto sum = h.Ssh(0, {"sha256sum", rebuilt});
+  ASSERT_TRUE(sum.success()) << sum.err;
+  const std::string other = version_prefix + SplitWords(sum.out).at(0).substr(0, 16);
+  ASSERT_EQ(::rename(rebuilt.c_str(), other.c_str()), 0);
+  ASSERT_EQ(::unlink(copy.c_str()), 0);
+  nc = pgrig::testing::RunPgrig({"fleet", "check", file, "--no-copy"});
+  EXPECT_EQ(nc.exit_code, 0) << nc.out << nc.err;
+  std::string line = LineFor(nc.out, "box0");
+  EXPECT_THAT(line, HasSubstr("ready")) << nc.out;
+  EXPECT_THAT(line, HasSubstr(other)) << nc.out;
+  EXPECT_THAT(line, HasSubstr("another build")) << nc.out;
+  EXPECT_THAT(line, HasSubstr("--no-copy")) << nc.out;
+
+  // Installed by hand as pgrig-<version> (no hash in the name).
+  const std::string plain = version_prefix.substr(0, version_prefix.size() - 1);
+  ASSERT_EQ(::rename(other.c_str(), plain.c_str()), 0);
+  nc = pgrig::testing::RunPgrig({"fleet", "check", file, "--no-copy"});
+  EXPECT_EQ(nc.exit_code, 0) << nc.out << nc.err;
+  line = LineFor(nc.out, "box0");
+  EXPECT_THAT(line, HasSubstr("ready")) << nc.out;
+  EXPECT_THAT(line, HasSubstr(plain + "'")) << nc.out;
+
+  // Without --no-copy, this build is copied beside it, as before.
+  ProcessResult c = pgrig::testing::RunPgrig({"fleet", "check", file});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_THAT(LineFor(c.out, "box0"), HasSubstr("copied")) << c.out;
+}
+
 TEST(FleetCheck, UnknownHostKeyAndDeadHostAreReportedOthersGoOn) {
   PGRIG_START_NETNS_HOSTS(h, 3);
   ASSERT_TRUE(h.ForgetHostKey(0).ok());

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/fs.h"
+#include "fleet/host_failure.h"
 #include "fleet/line_runner.h"
 #include "fleet/merge.h"
 #include "observe/bottleneck.h"
@@ -112,7 +113,9 @@ void RunClient(const Fleet& fleet, const SshTransport& ssh, const ClientRunOptio
     std::lock_guard<std::mutex> lock(co.mu);
     c.stdin_fd = fd;
   };
+  ErrorTail tail;
   lo.on_line = [&](Stream s, std::string_view line) {
+    tail.Add(s, line);
     if (s == Stream::kOut && line == kFleetReadyLine) {
       std::lock_guard<std::mutex> lock(co.mu);
       c.ready = true;
@@ -124,11 +127,7 @@ void RunClient(const Fleet& fleet, const SshTransport& ssh, const ClientRunOptio
   auto result = RunWithLines(lo);
   if (!result.ok()) return finish(result.status().message());
   Status ssh_status = ssh.CheckSshFailure(h.destination, "the benchmark", *result);
-  if (!ssh_status.ok()) return finish(ssh_status.message());
-  if (!result->success()) {
-    return finish(fmt::format("pgrig bench exited with {}", result->exit_code));
-  }
-  finish("");
+  finish(DescribeHostFailure(h.destination, "pgrig bench", *result, ssh_status, tail));
 }
 
 void CloseStdin(Client& c) {

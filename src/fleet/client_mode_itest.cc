@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -188,6 +189,43 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
   ProcessResult cmp = pgrig::testing::RunPgrig({"compare", merged_file, dir + "/host-load0.json"});
   EXPECT_NE(cmp.exit_code, 1) << cmp.out << cmp.err;
   EXPECT_THAT(cmp.out, HasSubstr("merged")) << cmp.out;
+}
+
+// Every client measures exactly -T from "go": its connections are opened
+// before it says ready, and the time they took is not taken out of its
+// window (pgbench's -T would count from before connecting).
+TEST_F(ClientModeTest, EveryClientMeasuresTheWholeWindowFromGo) {
+  PGRIG_START_NETNS_HOSTS(h, 2);
+  // 8 connections each: opening them takes a measurable time.
+  const std::string file =
+      FleetFile(h, "[\"-S\", \"-c\", \"8\", \"-j\", \"2\", \"-T\", \"2\", \"-n\"]", "");
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string merged_file;
+  for (const std::string& line : Split(r.out, '\n')) {
+    if (line.rfind("merged result: ", 0) == 0) merged_file = line.substr(15);
+  }
+  ASSERT_FALSE(merged_file.empty()) << r.out;
+  const std::string dir = merged_file.substr(0, merged_file.rfind('/'));
+  std::vector<double> starts;
+  for (const char* label : {"load0", "load1"}) {
+    const json d = ReadJson(dir + "/host-" + label + ".json");
+    ASSERT_TRUE(d.is_object()) << label;
+    const double window = d["summary"]["duration_s"].get<double>();
+    const double connecting_ms = d["durations"]["initial_connection_ms"].get<double>();
+    // The window starts at go and ends 2 s later (then the transactions in
+    // flight finish): never less than -T, whatever connecting took.
+    EXPECT_GE(window, 2.0) << label << ": connecting took " << connecting_ms << " ms";
+    EXPECT_LT(window, 2.25) << label;
+    EXPECT_DOUBLE_EQ(d["durations"]["benchmark_s"].get<double>(), window) << label;
+    EXPECT_GT(connecting_ms, 0.0) << label;  // recorded, outside the window
+    starts.push_back(d["start_unix_s"].get<double>());
+  }
+  // Both windows start at the one go (the skew is one line's ssh delivery).
+  EXPECT_LT(std::abs(starts[0] - starts[1]), 0.5);
+  const json m = ReadJson(merged_file);
+  EXPECT_GE(m["summary"]["duration_s"].get<double>(), 2.0);
+  EXPECT_LT(m["summary"]["duration_s"].get<double>(), 2.25);
 }
 
 TEST_F(ClientModeTest, AClientThatCannotStartMeansNoLoadAnywhere) {

@@ -21,12 +21,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kFleetKeys[] = {"plan",     "mode",    "ssh_config", "connect_timeout",
-                                           "parallel", "results", "server",     "provision",
-                                           "teardown", "bench"};
-constexpr std::string_view kHostKeys[] = {"label",        "ssh",       "role",        "instance",
-                                          "usd_per_hour", "pgrig",     "install_dir", "work_dir",
-                                          "env",          "provision", "teardown"};
+constexpr std::string_view kFleetKeys[] = {
+    "plan",   "mode",  "ssh_config", "connect_timeout", "parallel",    "results",
+    "server", "bench", "provision",  "teardown",        "keep_cluster"};
+constexpr std::string_view kHostKeys[] = {
+    "label",       "ssh",      "role", "instance",  "usd_per_hour", "pgrig",
+    "install_dir", "work_dir", "env",  "provision", "teardown",     "keep_cluster"};
 constexpr std::string_view kHookKeys[] = {"command", "timeout"};
 constexpr std::string_view kTopKeys[] = {"fleet", "host"};
 
@@ -97,6 +97,16 @@ class Reader {
     return std::optional<int64_t>(v);
   }
 
+  Result<std::optional<bool>> Bool(const toml::table& t, std::string_view key,
+                                   const std::string& where) const {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return std::optional<bool>();
+    if (!n->is_boolean()) {
+      return Error(LineOf(*n), fmt::format("'{}' in {} must be true or false", key, where));
+    }
+    return std::optional<bool>(n->as_boolean()->get());
+  }
+
   std::string Resolve(const std::string& p) const {
     fs::path path(p);
     return path.is_absolute() ? p : (dir_ / path).lexically_normal().string();
@@ -141,7 +151,13 @@ class Reader {
   fs::path dir_;
 };
 
-Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) {
+// What a [[host]] takes from [fleet] when it does not say.
+struct HostDefaults {
+  bool keep_cluster = false;
+};
+
+Status ReadHost(const Reader& r, const toml::table& t, int index, const HostDefaults& defaults,
+                FleetHost* h) {
   std::string where = fmt::format("[[host]] #{}", index + 1);
   h->line = LineOf(t);
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kHostKeys, where));
@@ -235,6 +251,14 @@ Status ReadHost(const Reader& r, const toml::table& t, int index, FleetHost* h) 
       h->env[name] = v.as_string()->get();
     }
   }
+  PGRIG_ASSIGN_OR_RETURN(auto keep, r.Bool(t, "keep_cluster", where));
+  if (keep && h->role == HostRole::kClient) {
+    return r.Error(LineOf(*t.get("keep_cluster")),
+                   fmt::format("'keep_cluster' in {}: a client host runs pgrig bench against the "
+                               "fleet's server and starts no embedded cluster; remove it",
+                               where));
+  }
+  h->keep_cluster = keep.value_or(defaults.keep_cluster);
   PGRIG_ASSIGN_OR_RETURN(h->provision, r.ReadHook(t, "provision", where));
   PGRIG_ASSIGN_OR_RETURN(h->teardown, r.ReadHook(t, "teardown", where));
   return Status::Ok();
@@ -311,6 +335,8 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
   PGRIG_ASSIGN_OR_RETURN(fleet.server, r.String(f, "server", where));
   PGRIG_ASSIGN_OR_RETURN(fleet.provision, r.ReadHook(f, "provision", where));
   PGRIG_ASSIGN_OR_RETURN(fleet.teardown, r.ReadHook(f, "teardown", where));
+  PGRIG_ASSIGN_OR_RETURN(auto keep_cluster, r.Bool(f, "keep_cluster", where));
+  const HostDefaults defaults{.keep_cluster = keep_cluster.value_or(false)};
 
   const toml::node* hn = root.get("host");
   const toml::array* hosts = hn ? hn->as_array() : nullptr;
@@ -323,7 +349,8 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
   std::set<std::string> labels;
   for (size_t i = 0; i < hosts->size(); ++i) {
     FleetHost h;
-    PGRIG_RETURN_IF_ERROR(ReadHost(r, *hosts->get(i)->as_table(), static_cast<int>(i), &h));
+    PGRIG_RETURN_IF_ERROR(
+        ReadHost(r, *hosts->get(i)->as_table(), static_cast<int>(i), defaults, &h));
     if (!labels.insert(h.label).second) {
       return r.Error(h.line, fmt::format("[[host]] '{}': the label is used by another host; labels "
                                          "name results directories and must differ",
@@ -347,6 +374,12 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
       return r.Error(LineOf(f), "mode \"compare\" needs at least one [[host]] with role = \"sut\"");
     }
   } else {
+    if (keep_cluster) {
+      return r.Error(LineOf(*f.get("keep_cluster")),
+                     "'keep_cluster' in [fleet] is for compare mode (the embedded cluster a sut "
+                     "host's run starts); a clients-mode run starts no cluster on its hosts; "
+                     "remove it");
+    }
     if (fleet.HostsWithRole(HostRole::kClient).empty()) {
       return r.Error(LineOf(f),
                      "mode \"clients\" needs at least one [[host]] with role = \"client\"");

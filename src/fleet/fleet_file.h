@@ -22,6 +22,8 @@
 //   install_dir = ".pgrig/bin"     # where pgrig copies itself there (relative: to the remote home)
 //   work_dir = ".pgrig/fleet"      # plan files and results there during a fleet run
 //   env = { PGRIG_HOME = "/srv/pgrig" }  # environment of every pgrig command there
+//   keep_cluster = false           # compare mode: leave the embedded cluster the run
+//                                  # started running (also in [fleet]: every host's default)
 //   provision = ...; teardown = ...  # per-host hooks, as above
 //
 // A hook's command is an argv array (run as is) or a string (run with
@@ -67,6 +69,11 @@ struct FleetHost {
   std::string work_dir = ".pgrig/fleet";
   // Set for every pgrig command run there (e.g. PGRIG_HOME).
   std::map<std::string, std::string> env;
+  // Compare mode: leave running the embedded cluster that this host's run
+  // started (by default a fleet run stops it at the end; one that was
+  // running before is never stopped).  The host's `keep_cluster`, else the
+  // fleet's.
+  bool keep_cluster = false;
   std::optional<Hook> provision;
   std::optional<Hook> teardown;
   int line = 0;

@@ -225,8 +225,37 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"env_name", "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nenv = { \"A-B\" = \"x\" }\n",
             "bad.toml:5: 'env' in [[host]] 'a': 'A-B' must be a variable name"},
         Bad{"mode", "[fleet]\nplan = \"q\"\nmode = \"both\"\n[[host]]\nssh = \"a\"\n",
-            "bad.toml:3: 'mode' in [fleet]: unknown mode \"both\""}),
+            "bad.toml:3: 'mode' in [fleet]: unknown mode \"both\""},
+        Bad{"keep_cluster_type",
+            "[fleet]\nplan = \"q\"\nkeep_cluster = \"yes\"\n[[host]]\nssh = \"a\"\n",
+            "bad.toml:3: 'keep_cluster' in [fleet] must be true or false"},
+        Bad{"keep_cluster_host_type",
+            "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\nkeep_cluster = 1\n",
+            "bad.toml:5: 'keep_cluster' in [[host]] 'a' must be true or false"},
+        Bad{"keep_cluster_on_client",
+            "[fleet]\nplan = \"q\"\n[[host]]\nssh = \"s\"\n[[host]]\nssh = \"c\"\nrole = "
+            "\"client\"\nkeep_cluster = true\n",
+            "bad.toml:8: 'keep_cluster' in [[host]] 'c': a client host"},
+        Bad{"keep_cluster_in_clients_mode",
+            "[fleet]\nserver = \"host=db\"\nbench = [\"-T\", \"5\"]\nkeep_cluster = false\n"
+            "[[host]]\nssh = \"a\"\nrole = \"client\"\n",
+            "bad.toml:4: 'keep_cluster' in [fleet] is for compare mode"}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
+
+// keep_cluster: the fleet's value is every sut host's default; a host's own
+// wins; without either, a run stops the clusters it started.
+TEST(FleetFile, KeepClusterPerFleetAndPerHost) {
+  auto none = ParseFleet("[fleet]\nplan = \"q\"\n[[host]]\nssh = \"a\"\n", "f.toml");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->hosts[0].keep_cluster);
+  auto f = ParseFleet(
+      "[fleet]\nplan = \"q\"\nkeep_cluster = true\n[[host]]\nssh = \"a\"\n[[host]]\nssh = "
+      "\"b\"\nkeep_cluster = false\n",
+      "f.toml");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_TRUE(f->hosts[0].keep_cluster);
+  EXPECT_FALSE(f->hosts[1].keep_cluster);
+}
 
 TEST(FleetFile, MissingFileSaysWhich) {
   auto f = ReadFleetFile("/nonexistent/fleet.toml");

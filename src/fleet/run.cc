@@ -6,11 +6,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "common/enum_names.h"
 #include "common/fs.h"
+#include "common/strings.h"
+#include "fleet/host_failure.h"
 #include "fleet/line_runner.h"
 
 namespace pgrig::fleet {
@@ -36,6 +39,103 @@ struct Shared {
 };
 
 std::string FormatPrice(double usd) { return fmt::format("{:.6g}", usd); }
+
+// The host's embedded cluster (the one its pgrig run uses, under the host's
+// PGRIG_HOME), as `PGRIG cluster status --json` there says.
+enum class ClusterState { kUnknown, kStopped, kRunning };
+
+struct ClusterProbe {
+  ClusterState state = ClusterState::kUnknown;
+  std::string why;  // when unknown
+};
+
+ClusterProbe ProbeCluster(const FleetHost& h, const std::string& pgrig, const SshTransport& ssh) {
+  auto r = ssh.Run(h.destination, RemoteCommand{.argv = {pgrig, "cluster", "status", "--json"},
+                                                .env = h.env,
+                                                .timeout = std::chrono::seconds(60)});
+  if (!r.ok()) return {.why = r.status().message()};
+  if (!r->success()) {
+    return {.why = fmt::format("`pgrig cluster status` exited with status {}: {}", r->exit_code,
+                               RedactLine(Trim(r->err)))};
+  }
+  nlohmann::json j = nlohmann::json::parse(r->out, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("running") || !j["running"].is_boolean()) {
+    return {.why = "`pgrig cluster status --json` did not say whether it runs"};
+  }
+  return {.state = j["running"].get<bool>() ? ClusterState::kRunning : ClusterState::kStopped};
+}
+
+struct SettleInput {
+  ClusterProbe before;   // before the run
+  long remote_pid = 0;   // the remote pgrig run's, 0 when unknown
+  bool aborted = false;  // a second Ctrl-C: nothing more is waited for
+};
+
+// After the host's run (whatever its outcome): stops the embedded cluster
+// when this run started it, unless the fleet file keeps it, and never while
+// the remote pgrig run still goes.  Says what it did; returns a warning for
+// the host's summary ("" when none).
+std::string SettleCluster(const FleetHost& h, const std::string& pgrig, const SshTransport& ssh,
+                          const SettleInput& in, const std::function<void(std::string_view)>& say) {
+  const std::string stop_hint =
+      "stop it there with `" + RemoteShellLine({pgrig, "cluster", "stop"}, h.env) + "`";
+  if (h.keep_cluster) {
+    if (ProbeCluster(h, pgrig, ssh).state == ClusterState::kRunning) {
+      say("left its embedded cluster running (keep_cluster)");
+    }
+    return "";
+  }
+  const ClusterProbe& before = in.before;
+  if (before.state == ClusterState::kRunning) {
+    say("left its embedded cluster running: it was running before the run");
+    return "";
+  }
+  if (before.state == ClusterState::kUnknown) {
+    say("could not tell whether its embedded cluster was running before the run (" + before.why +
+        "): left as the run left it");
+    return "";
+  }
+  if (in.aborted) {
+    say("did not stop its embedded cluster (second interrupt); " + stop_hint);
+    return "its embedded cluster may still be running (second interrupt): " + stop_hint;
+  }
+  const ClusterProbe after = ProbeCluster(h, pgrig, ssh);
+  if (after.state == ClusterState::kStopped) return "";
+  if (after.state == ClusterState::kUnknown) {
+    say("warning: could not stop its embedded cluster: " + after.why);
+    return "its embedded cluster may still be running (" + after.why + ")";
+  }
+  // The remote shell says "busy" instead of stopping while the run it
+  // started still goes (it restores settings as it stops).
+  std::vector<std::string> argv = {
+      "sh",
+      "-c",
+      "if [ \"$0\" -gt 0 ] && kill -0 \"$0\" 2>/dev/null; then echo pgrig-fleet-busy; exit 0; "
+      "fi; exec \"$@\"",
+      std::to_string(in.remote_pid),
+      pgrig,
+      "cluster",
+      "stop"};
+  auto stop =
+      ssh.Run(h.destination,
+              RemoteCommand{.argv = argv, .env = h.env, .timeout = std::chrono::seconds(180)});
+  if (stop.ok() && stop->success() && stop->out.find("pgrig-fleet-busy") != std::string::npos) {
+    say(
+        fmt::format("left its embedded cluster running: its pgrig run (pid {}) still goes there; "
+                    "{} once it ends",
+                    in.remote_pid, stop_hint));
+    return "its embedded cluster was left running (its pgrig run still goes): " + stop_hint;
+  }
+  if (stop.ok() && stop->success()) {
+    say("stopped its embedded cluster (this run started it)");
+    return "";
+  }
+  const std::string why = stop.ok() ? fmt::format("`pgrig cluster stop` exited with status {}: {}",
+                                                  stop->exit_code, RedactLine(Trim(stop->err)))
+                                    : stop.status().message();
+  say("warning: could not stop its embedded cluster: " + why);
+  return "its embedded cluster may still be running (" + why + "): " + stop_hint;
+}
 
 HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
                const SshTransport& ssh, const CompareRunOptions& o, Shared& shared) {
@@ -74,6 +174,11 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
     if (!s.ok()) return fail("copying the plan's script " + f.local + ": " + s.message());
   }
 
+  // Whether the run will start the host's embedded cluster (stopped again
+  // at the end); not asked when the fleet file keeps it.
+  const ClusterProbe cluster_before =
+      h.keep_cluster ? ClusterProbe{} : ProbeCluster(h, check.pgrig, ssh);
+
   // --resume: continue a partial suite there, or start again from nothing.
   bool continue_suite = false;
   if (o.resume == ResumeMode::kContinuePartial) {
@@ -111,6 +216,7 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
   std::atomic<bool> hard_cancel{false};
   std::atomic<bool> finished{false};
   std::atomic<bool> interrupted{false};
+  ErrorTail tail;
   LineRunOptions lo;
   lo.argv = ssh.SshArgv(h.destination, command);
   lo.timeout = o.host_timeout;
@@ -120,6 +226,7 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
       remote_pid = std::atol(std::string(line.substr(kPidTag.size())).c_str());
       return;
     }
+    tail.Add(s, line);
     shared.Say(h.label, line);
   };
   std::thread watcher([&] {
@@ -163,19 +270,23 @@ HostRun RunOne(const Fleet& fleet, const FleetHost& h, const HostCheck& check,
                                            CopyKind::kDirectory, o.copy_timeout)
                             : made;
   if (copied.ok()) run.local_results = local;
+  const std::string cluster_warning =
+      SettleCluster(h, check.pgrig, ssh,
+                    {.before = cluster_before,
+                     .remote_pid = remote_pid.load(),
+                     .aborted = o.abort != nullptr && o.abort->load()},
+                    [&](std::string_view line) { shared.Say(h.label, line); });
+  const std::string warned = cluster_warning.empty() ? "" : "; WARNING: " + cluster_warning;
 
-  if (interrupted) {
-    return fail(std::string("interrupted") +
-                (copied.ok() ? "; its partial results were copied back" : ""));
+  const std::string partial = copied.ok() ? "; its partial results were copied back" : "";
+  if (interrupted) return fail("interrupted" + partial + warned);
+  if (std::string why = DescribeHostFailure(h.destination, "pgrig run", *result, ssh_status, tail);
+      !why.empty()) {
+    return fail(why + partial + warned);
   }
-  if (!ssh_status.ok()) return fail(ssh_status.message());
-  if (!result->success()) {
-    return fail(fmt::format("pgrig run exited with {}{}", result->exit_code,
-                            copied.ok() ? "; its partial results were copied back" : ""));
-  }
-  if (!copied.ok()) return fail("copying the results back failed: " + copied.message());
+  if (!copied.ok()) return fail("copying the results back failed: " + copied.message() + warned);
   run.outcome = HostOutcome::kCompleted;
-  run.message = "results in " + local;
+  run.message = "results in " + local + warned;
   shared.Say(h.label, "done: " + run.message);
   return run;
 }

@@ -99,6 +99,29 @@ bool Exists(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0;
 }
 
+// The embedded cluster at `home`, as `pgrig cluster status --json` sees it
+// (the hosts share this machine's filesystem).
+nlohmann::json ClusterStatus(const std::string& home) {
+  ProcessResult r =
+      pgrig::testing::RunPgrig({"cluster", "status", "--json"}, {{"PGRIG_HOME", home}});
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "cluster status of " << home << ": " << r.out << r.err;
+    return nlohmann::json::object();
+  }
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+bool ClusterRunning(const std::string& home) { return ClusterStatus(home).value("running", false); }
+
+// The summary line of `label` ("  box0  completed ...") in a fleet run's output.
+std::string SummaryLine(const std::string& out, const std::string& label) {
+  std::string found;
+  for (const std::string& line : Split(out, '\n')) {
+    if (line.rfind("  " + label + " ", 0) == 0) found = line;
+  }
+  return found;
+}
+
 TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   PGRIG_START_NETNS_HOSTS(h, 2);
   pgrig::testing::TempClusters clusters;
@@ -127,6 +150,10 @@ TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   EXPECT_THAT(box0, HasSubstr("completed")) << r.out;
   EXPECT_THAT(box1, HasSubstr("failed")) << r.out;
   EXPECT_THAT(box1, HasSubstr("h1")) << r.out;  // the reason names the destination
+  // ssh's exit status and what ssh said, never the run's last progress line.
+  EXPECT_THAT(box1, HasSubstr("ssh exited with status 255")) << r.out;
+  EXPECT_THAT(box1, ::testing::Not(HasSubstr(": start ("))) << r.out;
+  std::printf("%s\n", box1.c_str());
   EXPECT_THAT(r.out, HasSubstr("[box1] failed: "));
   EXPECT_THAT(r.out, HasSubstr("nothing to compare"));
   auto pos = box0.find("results in ");
@@ -134,6 +161,110 @@ TEST(FleetRun, HostKilledMidRunIsFailedTheOtherIsKept) {
   auto suite = ReadWholeFile(std::string(Trim(box0.substr(pos + 11))) + "/suite.json");
   ASSERT_TRUE(suite.ok());
   EXPECT_EQ(nlohmann::json::parse(*suite)["complete"], true);
+  // box0's cluster, started by its run, was stopped at its end.
+  EXPECT_FALSE(ClusterRunning(clusters.homes[0])) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("[box0] stopped its embedded cluster")) << r.out;
+}
+
+// The process (from /proc) whose command line starts with `program` and
+// contains every one of `needles`; 0 when there is none.
+pid_t FindProcess(const std::string& program, const std::vector<std::string>& needles) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.rfind(program + std::string(1, '\0'), 0) != 0) continue;
+    bool all = true;
+    for (const std::string& n : needles) all = all && cmd.find(n) != std::string::npos;
+    if (all) return static_cast<pid_t>(std::atoi(e.path().filename().c_str()));
+  }
+  return 0;
+}
+
+// A host that fails mid-run is reported with how its command ended (the
+// remote pgrig's exit status, or ssh's fate here) and its last error lines,
+// not with the last progress line it printed.
+TEST(FleetRun, AFailedHostIsReportedWithItsExitStatusAndLastErrors) {
+  PGRIG_START_NETNS_HOSTS(h, 2);
+  pgrig::testing::TempClusters clusters;
+  const std::string file = WriteTwoHostFleet(h, TinyPlan(3, 3), "", clusters);
+  const std::string out_file = h.dir() + "/out.txt";
+  const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", file}, out_file);
+  ASSERT_GE(pid, 0);
+  auto measuring = [&] {
+    auto o = ReadWholeFile(out_file);
+    return o.ok() && o->find("[box0] [run 1/") != std::string::npos &&
+           o->find("[box1] [run 1/") != std::string::npos;
+  };
+  for (int i = 0; i < 900 && !measuring(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const bool was_measuring = measuring();
+  // box0: its server goes away under the run (immediate shutdown), so the
+  // remote pgrig run fails and exits non-zero.
+  const int server_pid = ClusterStatus(clusters.homes[0]).value("pid", 0);
+  // box1: the ssh client here that runs its pgrig dies.
+  const pid_t ssh_pid = FindProcess("ssh", {"h1", "pgrig-fleet-pid"});
+  if (server_pid > 0) ::kill(server_pid, SIGQUIT);
+  if (ssh_pid > 0) ::kill(ssh_pid, SIGKILL);
+  const int rc = pgrig::testing::WaitExit(pid, 240);
+  auto out_text = ReadWholeFile(out_file);
+  const std::string out = out_text.ok() ? *out_text : "";
+  ASSERT_TRUE(was_measuring) << out;
+  ASSERT_GT(server_pid, 0) << out;
+  ASSERT_GT(ssh_pid, 0) << out;
+  EXPECT_EQ(rc, 2) << out;
+
+  const std::string box0 = SummaryLine(out, "box0");
+  EXPECT_THAT(box0, HasSubstr("pgrig run exited with status 2")) << out;
+  EXPECT_THAT(box0, HasSubstr("last error lines: ")) << out;
+  // Its own last words, not "[run 1/3 ...] start (...)".
+  // (What it says depends on where the shutdown caught it: the run's
+  // failure, libpq's words, the server's WARNING.)
+  EXPECT_THAT(box0, ::testing::AnyOf(HasSubstr("aborted"), HasSubstr("terminat"),
+                                     HasSubstr("could not"), HasSubstr("server closed")))
+      << out;
+  EXPECT_THAT(box0, ::testing::Not(HasSubstr(": start ("))) << out;
+  const std::string box1 = SummaryLine(out, "box1");
+  EXPECT_THAT(box1, HasSubstr("ssh was killed by signal 9 (Killed) here")) << out;
+  EXPECT_THAT(box1, ::testing::Not(HasSubstr(": start ("))) << out;
+  EXPECT_THAT(out, HasSubstr("[box0] failed: ")) << out;
+  EXPECT_THAT(out, HasSubstr("[box1] failed: ")) << out;
+  std::printf("%s\n%s\n", box0.c_str(), box1.c_str());
+}
+
+// The run stops the embedded clusters it started, whatever the outcome,
+// unless the fleet file keeps them; a cluster that was running before the
+// run is left running.
+TEST(FleetRun, StopsTheClustersItStartedUnlessKept) {
+  PGRIG_START_NETNS_HOSTS(h, 2);
+  pgrig::testing::TempClusters clusters;
+  const std::string file = WriteTwoHostFleet(h, TinyPlan(1, 1), "", clusters);
+  ProcessResult started =
+      pgrig::testing::RunPgrig({"cluster", "start"}, {{"PGRIG_HOME", clusters.homes[1]}});
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(ClusterRunning(clusters.homes[0])) << r.out;
+  EXPECT_TRUE(ClusterRunning(clusters.homes[1])) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("[box0] stopped its embedded cluster (this run started it)"))
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("[box1] left its embedded cluster running: it was running "
+                               "before the run"))
+      << r.out;
+
+  // keep_cluster = true on box0: its cluster stays up after the run.
+  std::string text = ReadWholeFile(file).value();
+  const std::string box0 = "label = \"box0\"\n";
+  ASSERT_NE(text.find(box0), std::string::npos);
+  text.insert(text.find(box0) + box0.size(), "keep_cluster = true\n");
+  const std::string kept = h.dir() + "/fleet-kept.toml";
+  ASSERT_TRUE(WriteFileAtomically(kept, text).ok());
+  ProcessResult k = pgrig::testing::RunPgrig({"fleet", "run", kept});
+  ASSERT_EQ(k.exit_code, 0) << k.out << k.err;
+  EXPECT_TRUE(ClusterRunning(clusters.homes[0])) << k.out;
+  EXPECT_TRUE(ClusterRunning(clusters.homes[1])) << k.out;
+  EXPECT_THAT(k.out, HasSubstr("[box0] left its embedded cluster running (keep_cluster)")) << k.out;
 }
 
 // Any pgrig process whose command line mentions `needle` (from /proc).
@@ -198,6 +329,9 @@ TEST(FleetRun, CtrlCInterruptsRemoteRunsAndKeepsTheirResults) {
     EXPECT_EQ(j["complete"], false) << s;
     EXPECT_GE(j["runs"].size(), 1u) << s;
   }
+  // The clusters the runs started were stopped after the interrupted runs.
+  for (const std::string& home : clusters.homes) EXPECT_FALSE(ClusterRunning(home)) << out;
+  EXPECT_THAT(out, HasSubstr("[box0] stopped its embedded cluster")) << out;
 }
 
 }  // namespace

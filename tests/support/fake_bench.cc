@@ -64,6 +64,7 @@ Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOpt
   cfg.report_per_command = options.report_per_command;
   cfg.verbose_errors = options.verbose_errors;
   cfg.start_gate = options.start_gate;
+  cfg.window_start = options.window_start;
   cfg.random_seed = 12345;
   cfg.lean_wire = path != IoPath::kLibpq;
   cfg.io_uring = path == IoPath::kLeanUring;

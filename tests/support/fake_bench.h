@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "engine/config.h"
 #include "engine/result.h"
 #include "script/script.h"
 #include "support/fake_backend.h"
@@ -52,6 +53,7 @@ struct FakeBenchOptions {
   bool report_per_command = true;        // -r: per-command retries and failures
   bool verbose_errors = false;
   std::function<Status()> start_gate;  // EngineConfig::start_gate
+  engine::EngineConfig::WindowStart window_start = engine::EngineConfig::WindowStart::kRunStart;
   std::chrono::seconds watchdog{20};
 };
 
