@@ -356,7 +356,7 @@ TEST_P(SessionFlowTest, WindowFromTheStartGateIsTheWholeDuration) {
   const int64_t end = MonotonicNanos();
   EXPECT_EQ(run.result.stop_reason, StopReason::kCompleted);
   EXPECT_GE(run.result.bench_duration_ns, 1'000'000'000);
-  EXPECT_LT(run.result.bench_duration_ns, 1'300'000'000);
+  EXPECT_LT(run.result.bench_duration_ns, 1'600'000'000);  // loose: TSan, a busy CI machine
   // The load ran for -T after the gate opened, and the connections are
   // still counted as connection time, outside the window.
   EXPECT_GE(end - opened_ns, 1'000'000'000);
