@@ -42,7 +42,8 @@ Examples:
   pgrig compare results/graviton-* results/xeon-*
   pgrig compare A B --usd-per-hour 0.68 --usd-per-hour 0.85 --format html --out ab.html
 
-Exit codes: 0 success, 1 bad invocation or input.  See docs/report.md.)";
+Exit codes: 0 success, 1 bad invocation or input, 3 no cell of one suite matches
+a cell of the other (nothing was compared; the output says why).  See docs/report.md.)";
 
 constexpr CommandName kCompareCommand{"pgrig compare"};
 
@@ -89,6 +90,12 @@ int CompareSuites(const CompareRequest& r) {
   if (Status st = Emit(r.out, report::RenderComparison(in, r.format)); !st.ok())
     return Fail(kCompareCommand, st.message());
   if (!r.out.empty()) std::fprintf(stderr, "pgrig compare: wrote %s\n", r.out.c_str());
+  if (!comparison->AnyMatched()) {
+    std::fprintf(stderr,
+                 "pgrig compare: no cell of one suite matches a cell of the other (see the "
+                 "mismatches): nothing was compared\n");
+    return kExitNothingComparable;
+  }
   return kExitOk;
 }
 

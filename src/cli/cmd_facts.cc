@@ -19,6 +19,7 @@
 #include "host/host_facts.h"
 #include "host/server_facts.h"
 #include "pg/connection.h"
+#include "results/json_read.h"
 
 namespace pgrig::cli {
 
@@ -29,12 +30,7 @@ constexpr CommandName kFactsCommand{"pgrig facts"};
 Result<nlohmann::json> LoadFacts(const std::string& path) {
   auto text = ReadWholeFile(path);
   if (!text.ok()) return text.status();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return InvalidArgument(path + " is not JSON: " + e.what());
-  }
+  PGRIG_ASSIGN_OR_RETURN(nlohmann::json doc, results::ParseJson(*text, path));
   auto facts = host::ExtractFacts(doc);
   if (!facts.ok()) return facts.status().WithContext(path);
   return facts;

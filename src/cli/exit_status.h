@@ -25,6 +25,10 @@ namespace pgrig::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInvocation = 1;  // also setup failures
 inline constexpr int kExitRunFailure = 2;
+// `pgrig compare`: the suites were read and the output written, but no cell
+// of one matches a cell of the other (different client counts, protocols or
+// workloads): there is no ratio to give.
+inline constexpr int kExitNothingComparable = 3;
 
 // When an error happened, relative to the work the command was asked to do.
 enum class ExitStage {

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "results/json_read.h"
+
 namespace pgrig::fleet {
 namespace {
 
@@ -31,12 +33,9 @@ std::string Describe(const HostShape& s) {
 }  // namespace
 
 Result<HostShape> ParseHostShape(std::string_view facts_json) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(facts_json);
-  } catch (const nlohmann::json::parse_error& e) {
-    return InvalidArgument(std::string("pgrig facts --json did not print JSON: ") + e.what());
-  }
+  auto parsed = results::ParseJson(facts_json, "the output of pgrig facts --json");
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json j = std::move(parsed).value();
   if (!j.is_object() || !j.contains("host") || !j["host"].is_object()) {
     return InvalidArgument("pgrig facts --json printed no \"host\" object");
   }

@@ -63,7 +63,10 @@ TEST(Manifest, MissingDirectoryIsNotAFleetRun) {
 }
 
 TEST(Manifest, RefusesOtherJson) {
-  EXPECT_THAT(ParseManifest("{", "m.json").status().message(), HasSubstr("invalid JSON"));
+  EXPECT_THAT(ParseManifest("{", "m.json").status().message(), HasSubstr("not valid JSON"));
+  // A number beyond a double's range is an error, not an uncaught exception.
+  EXPECT_THAT(ParseManifest("{\"run_id\": 1e400}", "m.json").status().message(),
+              HasSubstr("m.json:1:12: not valid JSON: number overflow parsing '1e400'"));
   EXPECT_THAT(ParseManifest(R"({"schema":"pgrig.suite/1"})", "m.json").status().message(),
               HasSubstr("pgrig.fleet-run/1"));
   std::string text = results::ManifestToJson(Sample());

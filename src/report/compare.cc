@@ -195,6 +195,11 @@ std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {
         {MismatchKind::kIncomplete,
          fmt::format("{} is incomplete: the suite stopped early; cells may lack iterations",
                      suite.label)});
+  } else if (!suite.cells.empty() &&
+             std::all_of(suite.cells.begin(), suite.cells.end(),
+                         [](const results::Cell& c) { return c.runs.empty(); })) {
+    out.push_back({MismatchKind::kIncomplete,
+                   fmt::format("{} is marked complete but holds no runs", suite.label)});
   }
   for (const CellStats& c : s.cells) {
     if (c.client_saturated) {
@@ -301,6 +306,26 @@ Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
           {MismatchKind::kUnmatchedCells,
            fmt::format("{} cell(s) of {} have no match in {}: {}", unmatched.size(),
                        suites[i]->suite->label, base.suite->label, fmt::join(unmatched, ", "))});
+    }
+    // And the other way: the base's cells this suite lacks, whichever order
+    // the suites were given in.
+    std::set<std::string> ids, metrics;
+    for (const CellStats& cs : suites[i]->cells) {
+      ids.insert(cs.id);
+      metrics.insert(cs.metric);
+    }
+    std::vector<std::string> missing;
+    std::map<std::string, std::vector<std::string>> base_apart;  // metric -> cells
+    for (const CellStats& cs : base.cells) {
+      if (ids.count(cs.id)) continue;
+      (metrics.count(cs.metric) ? missing : base_apart[cs.metric]).push_back(cs.id);
+    }
+    MetricMismatches(base, *suites[i], base_apart, c.mismatches);
+    if (!missing.empty()) {
+      c.mismatches.push_back(
+          {MismatchKind::kUnmatchedCells,
+           fmt::format("{} cell(s) of {} have no match in {}: {}", missing.size(),
+                       base.suite->label, suites[i]->suite->label, fmt::join(missing, ", "))});
     }
     MetricMismatches(*suites[i], base, apart, c.mismatches);
     c.cells.push_back(std::move(row));

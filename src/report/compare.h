@@ -104,6 +104,19 @@ struct Comparison {
   std::vector<DecisionColumn> decision;  // one per suite
   // Facts of suites[i] against the base, most relevant first.
   std::vector<std::vector<host::FactDifference>> facts_diff;
+
+  // True when some suite has a cell that matches one of the base's, or
+  // every suite has a WAL flush test (compared side by side): the
+  // comparison then says something.
+  bool AnyMatched() const {
+    for (const auto& row : cells) {
+      if (!row.empty()) return true;
+    }
+    for (const SuiteStats* s : suites) {
+      if (!s->suite->fsync) return false;
+    }
+    return !suites.empty();
+  }
 };
 
 // REQUIRES: at least two suites, each outliving the result.

@@ -313,6 +313,34 @@ TEST(CompareTest, MismatchesAreFound) {
   EXPECT_THAT(seen[MismatchKind::kUnmatchedCells], HasSubstr("select-only/simple/default/c8/j2"));
 }
 
+// Cells on one side only are listed whichever order the suites come in,
+// and suites with no cell in common compare nothing.
+TEST(CompareTest, UnmatchedCellsAreListedInBothOrders) {
+  FixtureSuite a{.label = "a", .scale = 10, .cells = StandardCells(20000, 4000, 6000)};
+  FixtureSuite b{.label = "b", .scale = 10, .cells = StandardCells(20000, 4000, 6000)};
+  b.cells.push_back({"select-only", 8, 2, 30000});
+  const results::Suite sa = Read(a), sb = Read(b);
+  auto ta = Analyze(sa), tb = Analyze(sb);
+  for (const bool b_first : {false, true}) {
+    auto c = b_first ? Compare({&*tb, &*ta}) : Compare({&*ta, &*tb});
+    ASSERT_TRUE(c.ok());
+    std::vector<std::string> unmatched;
+    for (const Mismatch& m : c->mismatches) {
+      if (m.kind == MismatchKind::kUnmatchedCells) unmatched.push_back(m.message);
+    }
+    ASSERT_EQ(unmatched.size(), 1u) << b_first;
+    EXPECT_THAT(unmatched[0], HasSubstr("1 cell(s) of b have no match in a: "
+                                        "select-only/simple/default/c8/j2"));
+    EXPECT_TRUE(c->AnyMatched());
+  }
+  FixtureSuite only8{.label = "c", .scale = 10, .cells = {{"select-only", 8, 2, 30000}}};
+  const results::Suite sc = Read(only8);
+  auto tc = Analyze(sc);
+  auto none = Compare({&*ta, &*tc});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->AnyMatched());
+}
+
 TEST(CompareTest, DisturbedRunsComeFirstAmongTheMismatches) {
   FixtureSuite a{.label = "a", .scale = 100, .cells = StandardCells(20000, 4000, 6000)};
   FixtureSuite b{.label = "b",

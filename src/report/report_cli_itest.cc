@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "common/fs.h"
 #include "pg/connection.h"
@@ -141,6 +143,53 @@ TEST_F(ReportCliTest, CompareWritesEveryFormat) {
   ASSERT_EQ(text.exit_code, 0);
   EXPECT_LT(text.out.find("No mismatches found"), text.out.find("Decision table"));
   EXPECT_THAT(text.out, HasSubstr("graviton against xeon"));
+}
+
+// Suites with no cell in common: the output says which cells are unmatched
+// on each side, and the exit code (3) says nothing was compared.
+TEST_F(ReportCliTest, CompareOfSuitesWithNoCellInCommonExitsThree) {
+  const std::string c8 = Write(
+      "c8",
+      {.label = "c8", .host = "graviton3", .seed = 73, .cells = {{"select-only", 8, 2, 30000}}});
+  for (const auto& [x, y] : {std::pair{a_, c8}, std::pair{c8, a_}}) {
+    ProcessResult r = pgrig::testing::RunPgrig({"compare", x, y});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("nothing was compared"));
+    EXPECT_THAT(r.out, HasSubstr("1 cell(s) of c8 have no match in graviton"));
+    EXPECT_THAT(r.out, HasSubstr("cell(s) of graviton have no match in c8"));
+  }
+}
+
+// Input issue 28 found crashing or accepted: refused with the file and the
+// place, exit 1.
+TEST_F(ReportCliTest, OutOfRangeAndDuplicateInputIsRefusedNamingThePlace) {
+  const std::string base = *ReadWholeFile(a_ + "/suite.json");
+  struct Case {
+    std::string from, to, message;
+  };
+  // The last "tps" of the document (keys are sorted) is the last run's
+  // summary.tps, the rate the reader checks.
+  const size_t tps_at = base.rfind("\"tps\":");
+  ASSERT_NE(tps_at, std::string::npos);
+  const size_t tps_end = base.find_first_of(",}", tps_at);
+  const std::string tps = base.substr(tps_at, tps_end - tps_at);
+  const std::vector<Case> cases = {
+      {tps, "\"tps\": 1e400", "not valid JSON: number overflow parsing '1e400'"},
+      {tps, "\"tps\": -3", "summary.tps is -3: a rate must be 0"},
+      {tps, "\"tps\": 1e300", "a rate must be 0 (nothing measured) or lie in [1e-06, 1e+12]"},
+  };
+  for (const Case& c : cases) {
+    std::string text = base;
+    text.replace(text.rfind(c.from), c.from.size(), c.to);
+    const std::string d = dir_ + "/bad";
+    std::filesystem::remove_all(d);
+    ASSERT_TRUE(MakeDirs(d).ok());
+    ASSERT_TRUE(WriteFileAtomically(d + "/suite.json", text).ok());
+    ProcessResult r = pgrig::testing::RunPgrig({"report", d});
+    EXPECT_EQ(r.exit_code, 1) << c.to << r.err;
+    EXPECT_THAT(r.err, HasSubstr(d + "/suite.json")) << c.to;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.to;
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "common/clock.h"
 #include "common/enum_names.h"
 #include "common/fs.h"
+#include "results/json_read.h"
 #include "results/schemas.h"
 
 namespace pgrig::results {
@@ -53,12 +54,11 @@ Result<Manifest> ParseManifest(const std::string& text, const std::string& path)
   auto bad = [&](const std::string& why) {
     return InvalidArgument(path + ": not a fleet run manifest: " + why);
   };
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return bad(std::string("invalid JSON (") + e.what() + ")");
-  }
+  auto parsed = ParseJson(text, path);
+  if (!parsed.ok())
+    return Status(parsed.status().code(),
+                  parsed.status().message() + " (not a fleet run manifest)");
+  nlohmann::json j = std::move(parsed).value();
   PGRIG_RETURN_IF_ERROR(CheckSchema(j, kFleetRunSchema, path));
   Manifest m;
   try {

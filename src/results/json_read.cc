@@ -35,19 +35,47 @@ std::pair<size_t, size_t> LineColumnAt(std::string_view text, size_t byte) {
   return {line, col};
 }
 
+// The reason in a nlohmann exception's text, without its
+// "[json.exception.<kind>.<id>] " prefix.
+std::string_view Reason(std::string_view what) {
+  const size_t close = what.find("] ");
+  return close == std::string_view::npos ? what : what.substr(close + 2);
+}
+
 }  // namespace
 
-Result<nlohmann::json> ParseJsonObject(std::string_view text, const std::string& file,
-                                       std::string_view what) {
-  nlohmann::json doc;
+Result<nlohmann::json> ParseJson(std::string_view text, const std::string& file) {
   try {
-    doc = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     auto [line, col] = LineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0);
     return InvalidArgument(
-        fmt::format("{}:{}:{}: not valid JSON; expected {}", file, line, col, what));
+        fmt::format("{}:{}:{}: not valid JSON: {}", file, line, col, Reason(e.what())));
+  } catch (const nlohmann::json::exception& e) {
+    // "number overflow parsing '1e400'": no offset comes with it; the
+    // token's first place in the text is where it is.
+    const std::string_view reason = Reason(e.what());
+    size_t at = std::string_view::npos;
+    if (const size_t q = reason.find('\''); q != std::string_view::npos) {
+      const size_t end = reason.find('\'', q + 1);
+      if (end != std::string_view::npos && end > q + 1) {
+        at = text.find(reason.substr(q + 1, end - q - 1));
+      }
+    }
+    if (at == std::string_view::npos) {
+      return InvalidArgument(fmt::format("{}: not valid JSON: {}", file, reason));
+    }
+    auto [line, col] = LineColumnAt(text, at);
+    return InvalidArgument(fmt::format("{}:{}:{}: not valid JSON: {}", file, line, col, reason));
   }
-  if (!doc.is_object()) {
+}
+
+Result<nlohmann::json> ParseJsonObject(std::string_view text, const std::string& file,
+                                       std::string_view what) {
+  auto doc = ParseJson(text, file);
+  if (!doc.ok())
+    return Status(doc.status().code(), doc.status().message() + "; expected " + std::string(what));
+  if (!doc->is_object()) {
     return InvalidArgument(fmt::format("{}: not a JSON object; expected {}", file, what));
   }
   return doc;

@@ -22,6 +22,12 @@ namespace pgrig::results {
 // step is missing, is not an object, or the value is null.
 const nlohmann::json* FindPath(const nlohmann::json& root, std::initializer_list<const char*> path);
 
+// `text` parsed as JSON: any syntax error, and a number beyond a double's
+// range (which nlohmann reports as out_of_range, not as a syntax error), is
+// an InvalidArgument "<file>:<line>:<column>: not valid JSON: <reason>".
+// Nothing the parser throws escapes.
+Result<nlohmann::json> ParseJson(std::string_view text, const std::string& file);
+
 // `text` parsed as one JSON object.  A syntax error is an InvalidArgument
 // "<file>:<line>:<column>: not valid JSON (...)"; another value than an object
 // "<file>: not a JSON object".  `what` ends both ("; expected <what>").

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -112,10 +113,22 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   if (!tps) {
     return InvalidArgument(where + ": summary." + headline + " is missing or not a number");
   }
+  // A rate is a measurement only inside [kMinRate, kMaxRate] per second;
+  // zero is a real outcome (a run that measured nothing): a failed run.
+  if (!std::isfinite(*tps) || *tps < 0 || (*tps > 0 && *tps < kMinRate) || *tps > kMaxRate) {
+    return InvalidArgument(fmt::format(
+        "{}: summary.{} is {}: a rate must be 0 (nothing measured) or lie in [{:g}, {:g}] per "
+        "second",
+        where, headline, *tps, kMinRate, kMaxRate));
+  }
   run.tps = *tps;
   run.duration_s = Number(r, {"summary", "duration_s"}).value_or(0);
   run.ok = Bool(r, {"complete"}, true);
   if (!run.ok) run.error = String(r, {"abort_message"});
+  if (run.ok && run.tps == 0) {
+    run.ok = false;
+    run.error = fmt::format("summary.{} is 0: the run measured nothing", headline);
+  }
   if (const Json* h = FindPath(r, {"histogram"}); h != nullptr && h->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(run.histogram, results::HistogramDataFromJson(*h, where));
   }
@@ -213,8 +226,12 @@ Result<Run> ReadSuiteRun(const Json& r, const std::string& where) {
   } else if (status == "ok") {
     return InvalidArgument(where + ": status \"ok\" but no \"result\"");
   }
-  run.ok = status == "ok";
-  if (!run.ok) {
+  // A run that says ok but measured nothing (a rate of 0) is a failed run.
+  const bool measured_nothing = status == "ok" && run.tps == 0;
+  run.ok = status == "ok" && !measured_nothing;
+  if (measured_nothing) {
+    run.error = "its rate is 0: the run measured nothing";
+  } else if (!run.ok) {
     run.error = String(r, {"error"});
     if (run.error.empty()) run.error = "status \"" + status + "\"";
   }
@@ -374,6 +391,12 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
   for (size_t i = 0; i < cells->size(); ++i) {
     const std::string where = fmt::format("{}: cells[{}]", source, i);
     PGRIG_ASSIGN_OR_RETURN(Cell cell, ReadCell((*cells)[i], where));
+    for (size_t j = 0; j < s.cells.size(); ++j) {
+      if (s.cells[j].id == cell.id) {
+        return InvalidArgument(fmt::format(
+            "{}: cell \"{}\" appears twice (cells[{}] and cells[{}])", source, cell.id, j, i));
+      }
+    }
     s.cells.push_back(std::move(cell));
   }
   // Runs are kept at the top level in the order they ran, each naming its cell.

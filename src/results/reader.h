@@ -30,6 +30,14 @@ namespace pgrig::results {
 // (read into Suite::fsync).  Each embedded document is recognised by its own
 // "schema".
 //
+// What a reader refuses, naming the file and the place: a run's rate
+// (summary.tps, summary.lio_per_s) that is negative, not finite, or outside
+// [kMinRate, kMaxRate] per second (a rate of 0 is read as a failed run that
+// measured nothing); a cell id that appears twice; a number beyond a
+// double's range anywhere in the text.
+inline constexpr double kMinRate = 1e-6;
+inline constexpr double kMaxRate = 1e12;
+
 // `path` is a results directory (its suite.json is read) or a JSON file.
 // kNotFound when nothing is there, kInvalidArgument for a document that is
 // not one of these four documents (naming file, and line:column for syntax

@@ -125,6 +125,16 @@ TEST(SuiteDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
   auto syntax = ParseSuiteDoc("{\"schema\":\n", "y/suite.json");
   ASSERT_FALSE(syntax.ok());
   EXPECT_THAT(syntax.status().message(), HasSubstr("y/suite.json:2:1: not valid JSON"));
+  // Numbers beyond a double's range, anywhere: an error naming the place.
+  for (const char* number : {"1e400", "-1e400", "1e999999"}) {
+    const std::string text =
+        std::string("{\"schema\": \"pgrig.suite/1\",\n \"x\": ") + number + "}";
+    auto r = ParseSuiteDoc(text, "z/suite.json");
+    ASSERT_FALSE(r.ok()) << number;
+    EXPECT_THAT(r.status().message(),
+                HasSubstr("z/suite.json:2:7: not valid JSON: number overflow"))
+        << number;
+  }
 }
 
 }  // namespace
