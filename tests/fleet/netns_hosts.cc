@@ -209,7 +209,13 @@ Status NetnsHosts::StartSshd(const TestHost& t) {
     << "KbdInteractiveAuthentication no\n"
     << "PubkeyAuthentication yes\n"
     << "Subsystem sftp internal-sftp\n"
-    << "LogLevel ERROR\n";
+    << "LogLevel ERROR\n"
+    // Debian's bash sources ~/.bashrc for every command sshd runs unless
+    // SHLVL says it is a nested shell.  A machine's root .bashrc can be slow
+    // (pyenv's init takes about a second of CPU on these machines), and the
+    // fleet tests run hundreds of remote commands, so the test hosts' shells
+    // start bare: what pgrig runs remotely never depends on a login script.
+    << "SetEnv SHLVL=1\n";
   PGRIG_RETURN_IF_ERROR(WriteFileAtomically(t.dir + "/sshd_config", c.str()));
   ::unlink((t.dir + "/sshd.pid").c_str());
   // sshd forks into the background once its socket is bound; the parent's
