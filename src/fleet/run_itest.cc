@@ -186,7 +186,10 @@ pid_t FindProcess(const std::string& program, const std::vector<std::string>& ne
 TEST(FleetRun, AFailedHostIsReportedWithItsExitStatusAndLastErrors) {
   PGRIG_START_NETNS_HOSTS(h, 2);
   pgrig::testing::TempClusters clusters;
-  const std::string file = WriteTwoHostFleet(h, TinyPlan(3, 3), "", clusters);
+  // Long enough (4 x 5 s) that one host is still measuring when the other,
+  // slower to load under a busy CI machine, starts: both are then failed
+  // mid-run, and neither runs to its end.
+  const std::string file = WriteTwoHostFleet(h, TinyPlan(5, 4), "", clusters);
   const std::string out_file = h.dir() + "/out.txt";
   const pid_t pid = pgrig::testing::SpawnPgrig({"fleet", "run", file}, out_file);
   ASSERT_GE(pid, 0);
