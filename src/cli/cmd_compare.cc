@@ -31,12 +31,20 @@ and threads.
 
 Verdicts: "faster"/"slower" only when the whole 95% interval of the tps ratio
 lies above/below 1.0, otherwise "no significant difference"; "not decidable"
-with fewer than 2 iterations on a side.  Mismatches that make a comparison
+with fewer than 2 iterations on a side.  With m cells, chance alone calls
+about 0.05 m of them faster or slower: the output says how many, and
+--family-wise holm keeps the chance of any false call at 5%.  The decision
+table reads, per workload kind, one cell every suite measured (its interval
+widened for the choice); --best-each takes each suite's own best instead.  Mismatches that make a comparison
 unfair (scale, PostgreSQL major version, fsync/synchronous_commit/wal_level,
 different plans, a saturated client, steal time, failed runs) come first.
 
 Claims name suites by letter in command-line order (A, B, C, ...) or label:
   --claim "A is 1.38x B on read-only"   --claim "B: 19,000 TPS per dollar"
+and may end "in cell ID" or "at peak"; otherwise every matching cell is
+judged.  Each is supported, contradicted or undecided (with the iterations
+that would likely decide it); --claim-tolerance sets how near the claimed
+value counts as meeting it (default 0.05 = 5%).
 
 Examples:
   pgrig compare results/graviton-* results/xeon-*
@@ -62,11 +70,31 @@ int RunCompare(int argc, char** argv) {
   app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
   app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
   app.add_option("--usd-per-hour", prices, "price per suite, in order (\"-\" keeps the suite's)");
+  std::string family_wise = "none";
+  bool best_each = false;
+  double tolerance = report::ClaimOptions{}.tolerance;
+  app.add_option("--family-wise", family_wise,
+                 "none (default: each cell at 95%) or holm (at most 5% chance of any false "
+                 "\"faster\"/\"slower\" among the cells)");
+  app.add_flag("--best-each", best_each,
+               "decision table: each suite's own best cell, even of different coordinates");
+  app.add_option("--claim-tolerance", tolerance,
+                 "how near the claimed value counts as meeting it, relative (default 0.05)");
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto format = report::ParseFormat(format_name);
   if (!format.ok()) return Fail(kCompareCommand, format.status().message());
-  return CompareSuites(CompareRequest{
-      .dirs = dirs, .claims = claims, .prices = prices, .format = *format, .out = out});
+  auto fw = report::ParseFamilyWise(family_wise);
+  if (!fw.ok()) return Fail(kCompareCommand, fw.status().message());
+  if (!(tolerance >= 0 && tolerance <= 1)) {
+    return Fail(kCompareCommand, "--claim-tolerance: must be between 0 and 1 (0.05 = 5%)");
+  }
+  return CompareSuites(CompareRequest{.dirs = dirs,
+                                      .claims = claims,
+                                      .prices = prices,
+                                      .format = *format,
+                                      .out = out,
+                                      .options = {.family_wise = *fw, .best_each = best_each},
+                                      .claim_options = {.tolerance = tolerance}});
 }
 
 int CompareSuites(const CompareRequest& r) {
@@ -78,12 +106,12 @@ int CompareSuites(const CompareRequest& r) {
   auto loaded = LoadAndAnalyze(r.dirs, *price);
   if (!loaded.ok()) return Fail(kCompareCommand, loaded.status().message());
   const auto suites = loaded->Pointers();
-  auto comparison = report::Compare(suites);
+  auto comparison = report::Compare(suites, r.options);
   if (!comparison.ok()) return Fail(kCompareCommand, comparison.status().message());
   report::CompareInput in;
   in.comparison = &*comparison;
   for (const std::string& c : r.claims) {
-    auto checked = report::CheckClaim(c, suites);
+    auto checked = report::CheckClaim(c, suites, r.claim_options);
     if (!checked.ok()) return Fail(kCompareCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }

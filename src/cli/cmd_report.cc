@@ -35,8 +35,10 @@ transactions per USD (tps x 3,600 / USD per hour) when the suite is priced.
 Warnings (saturated client, steal, failed runs, incomplete suite) come first.
 
 Claims: --claim "19,000 TPS per dollar" or "5.1M transactions per dollar on
-read-write": supported (inside the 95% interval), contradicted, or not
-decidable (no price, fewer than 2 iterations).
+read-write", optionally ending "in cell ID" or "at peak" (otherwise every
+matching cell is judged): supported (the 95% interval meets the claim within
+--claim-tolerance, default 0.05 = 5%), contradicted (it misses it), or
+undecided (no price, fewer than 2 iterations, cells that disagree).
 
 --to-db CONNINFO loads the suite into schema pgrig_results (tables suites,
 cells, runs, with each figure's metric, and fsync, fsync_tests), replacing an
@@ -66,9 +68,15 @@ int RunReport(int argc, char** argv) {
   app.add_option("--usd-per-hour", prices, "price of the machine, overriding the suite's");
   app.add_option("--to-db", to_db,
                  "load the suite into a results schema in this database (conninfo)");
+  double tolerance = report::ClaimOptions{}.tolerance;
+  app.add_option("--claim-tolerance", tolerance,
+                 "how near the claimed value counts as meeting it, relative (default 0.05)");
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto format = report::ParseFormat(format_name);
   if (!format.ok()) return Fail(kReportCommand, format.status().message());
+  if (!(tolerance >= 0 && tolerance <= 1)) {
+    return Fail(kReportCommand, "--claim-tolerance: must be between 0 and 1 (0.05 = 5%)");
+  }
   if (!out.empty()) {
     if (Status st = CheckWritable(out); !st.ok()) return Fail(kReportCommand, st.message());
   }
@@ -82,7 +90,7 @@ int RunReport(int argc, char** argv) {
   in.suite = &stats;
   in.warnings = report::SuiteWarnings(stats);
   for (const std::string& c : claims) {
-    auto checked = report::CheckClaim(c, {&stats});
+    auto checked = report::CheckClaim(c, {&stats}, {.tolerance = tolerance});
     if (!checked.ok()) return Fail(kReportCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }

@@ -11,6 +11,8 @@
 
 #include "common/status.h"
 #include "report/analysis.h"
+#include "report/claims.h"
+#include "report/compare.h"
 #include "report/render.h"
 #include "results/model.h"
 
@@ -47,7 +49,9 @@ struct CompareRequest {
   std::vector<std::string> claims;  // --claim
   std::vector<std::string> prices;  // --usd-per-hour, one per suite or none
   report::Format format = report::Format::kText;
-  std::string out;  // empty: standard output
+  std::string out;                     // empty: standard output
+  report::CompareOptions options;      // --family-wise, --best-each
+  report::ClaimOptions claim_options;  // --claim-tolerance
 };
 int CompareSuites(const CompareRequest& request);
 

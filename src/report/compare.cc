@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "common/enum_names.h"
+#include "stats/distributions.h"
 
 namespace pgrig::report {
 namespace {
@@ -68,6 +70,79 @@ Speed PriceSpeed(const std::optional<stats::Interval>& iv) {
   return Speed::kNoSignificantDifference;
 }
 
+// Two-sided p-value of "log ratio = 0" for a Welch t statistic; with no
+// spread, 1 for an exact 1.0 and 0 otherwise (as the interval says).
+double TwoSidedP(double log_ratio, double log_se, double dof) {
+  if (!(log_se > 0) || !(dof > 0)) return log_ratio == 0 ? 1.0 : 0.0;
+  const double t = std::fabs(log_ratio) / log_se;
+  return std::clamp(2.0 * (1.0 - stats::StudentTCdf(t, dof)), 0.0, 1.0);
+}
+
+// Holm's step-down at family-wise level `alpha` over `p` (any order): which
+// hypotheses are rejected.
+std::vector<bool> HolmRejects(const std::vector<double>& p, double alpha) {
+  std::vector<size_t> order(p.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return p[x] < p[y]; });
+  std::vector<bool> reject(p.size(), false);
+  const size_t m = p.size();
+  for (size_t rank = 0; rank < m; ++rank) {
+    if (p[order[rank]] > alpha / static_cast<double>(m - rank)) break;
+    reject[order[rank]] = true;
+  }
+  return reject;
+}
+
+// Applies Holm to one comparison's cells (tps and per dollar separately):
+// calls that do not survive read "no significant difference".
+int ApplyHolm(std::vector<CellComparison>& row) {
+  std::vector<double> p;
+  std::vector<CellComparison*> who;
+  for (CellComparison& cc : row) {
+    if (cc.p_value) {
+      p.push_back(*cc.p_value);
+      who.push_back(&cc);
+    }
+  }
+  const std::vector<bool> reject = HolmRejects(p, 0.05);
+  int kept = 0;
+  for (size_t i = 0; i < who.size(); ++i) {
+    who[i]->holm_significant = reject[i];
+    if (!reject[i] && (who[i]->speed == Speed::kFaster || who[i]->speed == Speed::kSlower)) {
+      who[i]->speed = Speed::kNoSignificantDifference;
+    }
+    if (who[i]->speed == Speed::kFaster || who[i]->speed == Speed::kSlower) ++kept;
+  }
+  p.clear();
+  who.clear();
+  for (CellComparison& cc : row) {
+    if (cc.per_dollar_p_value) {
+      p.push_back(*cc.per_dollar_p_value);
+      who.push_back(&cc);
+    }
+  }
+  const std::vector<bool> reject_usd = HolmRejects(p, 0.05);
+  for (size_t i = 0; i < who.size(); ++i) {
+    Speed& s = who[i]->per_dollar_speed;
+    if (!reject_usd[i] && (s == Speed::kFaster || s == Speed::kSlower)) {
+      s = Speed::kNoSignificantDifference;
+    }
+  }
+  return kept;
+}
+
+Multiplicity CountCalls(const std::vector<CellComparison>& row) {
+  Multiplicity m;
+  for (const CellComparison& cc : row) {
+    if (!cc.p_value) continue;
+    ++m.cells;
+    if (*cc.p_value < 0.05) ++m.significant;
+  }
+  m.expected_by_chance = 0.05 * m.cells;
+  m.any_by_chance = 1.0 - std::pow(0.95, m.cells);
+  return m;
+}
+
 Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b,
                                     const results::Suite& sa, const results::Suite& sb) {
   CellComparison cc;
@@ -79,6 +154,9 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b,
     cc.tps.n_b = static_cast<int64_t>(b.tps.size());
   } else {
     PGRIG_ASSIGN_OR_RETURN(cc.tps, stats::CompareRatio(a.tps, b.tps));
+    if (cc.tps.interval && cc.tps.ratio) {
+      cc.p_value = TwoSidedP(std::log(*cc.tps.ratio), cc.tps.log_se, cc.tps.dof);
+    }
   }
   cc.speed = SpeedFromVerdict(cc.tps.verdict);
   if (!a.latency_ms.empty() && !b.latency_ms.empty()) {
@@ -106,6 +184,7 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b,
     cc.per_dollar_ratio = *cc.tps.ratio * k;
     if (cc.tps.interval) {
       cc.per_dollar_interval = stats::Interval{cc.tps.interval->low * k, cc.tps.interval->high * k};
+      cc.per_dollar_p_value = TwoSidedP(std::log(*cc.per_dollar_ratio), cc.tps.log_se, cc.tps.dof);
     }
     cc.per_dollar_speed = PriceSpeed(cc.per_dollar_interval);
   }
@@ -223,6 +302,79 @@ std::vector<Mismatch> SuiteWarnings(const SuiteStats& s) {
   return out;
 }
 
+namespace {
+
+// A cell's tps interval when it was chosen as the best of `among` cells:
+// Bonferroni's 1 - 0.05 / among, which holds for all of them at once.
+std::optional<stats::Interval> IntervalAmong(const CellStats& c, int among) {
+  if (among <= 1 || c.tps.size() < 2) return c.tps_ci;
+  auto e = stats::GeometricMeanInterval(c.tps, 1.0 - 0.05 / among);
+  if (!e.ok()) return c.tps_ci;
+  return e->interval;
+}
+
+// Which cells a decision row may read: of `kind`, or lio cells.
+struct RowKind {
+  WorkloadKind kind;
+  bool lio;
+  bool Takes(const CellStats& c) const {
+    if (c.runs_ok == 0 || c.tps_summary.median <= 0) return false;
+    return lio ? c.metric == "lio_per_s" : (c.metric == "tps" && c.kind == kind);
+  }
+  std::string Name() const { return lio ? "lio" : WorkloadKindName(kind); }
+};
+
+struct Pick {
+  std::vector<const CellStats*> cells;  // per suite; null for none
+  std::vector<int> among;               // per suite
+  bool any = false;                     // some suite has a cell of the kind
+};
+
+Pick PickCells(const std::vector<const SuiteStats*>& suites, const RowKind& rk, bool best_each) {
+  Pick p;
+  p.cells.assign(suites.size(), nullptr);
+  p.among.assign(suites.size(), 0);
+  if (best_each) {
+    for (size_t i = 0; i < suites.size(); ++i) {
+      for (const CellStats& c : suites[i]->cells) {
+        if (!rk.Takes(c)) continue;
+        p.any = true;
+        ++p.among[i];
+        if (!p.cells[i] || c.tps_summary.median > p.cells[i]->tps_summary.median) p.cells[i] = &c;
+      }
+    }
+    return p;
+  }
+  // id -> the cell in each suite (in order); a candidate is in every suite.
+  std::map<std::string, std::vector<const CellStats*>> by_id;
+  for (size_t i = 0; i < suites.size(); ++i) {
+    for (const CellStats& c : suites[i]->cells) {
+      if (!rk.Takes(c)) continue;
+      p.any = true;
+      auto& v = by_id[c.id];
+      if (v.size() == i) v.push_back(&c);
+    }
+  }
+  const std::vector<const CellStats*>* best = nullptr;
+  double best_score = 0;
+  int candidates = 0;
+  for (const auto& [id, v] : by_id) {
+    if (v.size() != suites.size()) continue;
+    ++candidates;
+    double score = 0;
+    for (const CellStats* c : v) score += std::log(c->tps_summary.median);
+    if (!best || score > best_score) {
+      best = &v;
+      best_score = score;
+    }
+  }
+  if (best) {
+    p.cells = *best;
+    p.among.assign(suites.size(), candidates);
+  }
+  return p;
+}
+
 DecisionColumn DecisionFor(const SuiteStats& s) {
   const results::Suite& suite = *s.suite;
   const nlohmann::json& f = suite.facts;
@@ -247,27 +399,78 @@ DecisionColumn DecisionFor(const SuiteStats& s) {
   if (lse == "true") d.postgres += " (LSE atomics)";
   d.usd_per_hour = suite.usd_per_hour;
   d.instance_type = suite.instance_type;
-  d.read_only = BestCell(s, WorkloadKind::kReadOnly);
-  d.read_write = BestCell(s, WorkloadKind::kReadWrite);
-  if (d.read_write == nullptr) d.read_write = BestCell(s, WorkloadKind::kWriteOnly);
-  if (d.read_write) d.read_write_per_usd = d.read_write->transactions_per_usd;
-  if (d.read_only) d.read_only_per_usd = d.read_only->transactions_per_usd;
-  const CellStats* p99_from = d.read_write ? d.read_write : d.read_only;
-  if (p99_from && !p99_from->latency_ms.empty()) {
-    d.p99_ms = p99_from->latency_ms[3];
-    d.p99_cell = p99_from;
-  }
-  for (const CellStats& c : s.cells) {
-    if (c.metric != "lio_per_s" || c.runs_ok == 0) continue;
-    if (!d.best_lio || c.tps_summary.median > d.best_lio->tps_summary.median) d.best_lio = &c;
-  }
   return d;
 }
 
-Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
+}  // namespace
+
+std::vector<DecisionColumn> DecisionColumns(const std::vector<const SuiteStats*>& suites,
+                                            bool best_each, DecisionChoice* choice) {
+  std::vector<DecisionColumn> cols;
+  for (const SuiteStats* s : suites) cols.push_back(DecisionFor(*s));
+  DecisionChoice ch;
+  ch.best_each = best_each;
+  auto pick = [&](const RowKind& rk) {
+    Pick p = PickCells(suites, rk, best_each);
+    bool found = std::any_of(p.cells.begin(), p.cells.end(), [](auto* c) { return c != nullptr; });
+    if (p.any && !found) ch.no_common.push_back(rk.Name());
+    return p;
+  };
+  const Pick ro = pick({WorkloadKind::kReadOnly, false});
+  Pick rw = PickCells(suites, {WorkloadKind::kReadWrite, false}, best_each);
+  // Write-only stands in for read-write where there is none (per suite).
+  const Pick wo = PickCells(suites, {WorkloadKind::kWriteOnly, false}, best_each);
+  for (size_t i = 0; i < suites.size(); ++i) {
+    if (!rw.cells[i] && wo.cells[i]) {
+      rw.cells[i] = wo.cells[i];
+      rw.among[i] = wo.among[i];
+    }
+  }
+  if ((rw.any || wo.any) &&
+      std::all_of(rw.cells.begin(), rw.cells.end(), [](auto* c) { return c == nullptr; })) {
+    ch.no_common.push_back("read-write");
+  }
+  const Pick lio = pick({WorkloadKind::kOther, true});
+  for (size_t i = 0; i < suites.size(); ++i) {
+    DecisionColumn& d = cols[i];
+    if ((d.read_only = ro.cells[i])) {
+      d.read_only_among = ro.among[i];
+      d.read_only_ci = IntervalAmong(*d.read_only, d.read_only_among);
+      d.read_only_per_usd = d.read_only->transactions_per_usd;
+    }
+    if ((d.read_write = rw.cells[i])) {
+      d.read_write_among = rw.among[i];
+      d.read_write_ci = IntervalAmong(*d.read_write, d.read_write_among);
+      d.read_write_per_usd = d.read_write->transactions_per_usd;
+    }
+    if ((d.best_lio = lio.cells[i])) {
+      d.lio_among = lio.among[i];
+      d.lio_ci = IntervalAmong(*d.best_lio, d.lio_among);
+    }
+    const CellStats* p99_from = d.read_write ? d.read_write : d.read_only;
+    if (p99_from && !p99_from->latency_ms.empty()) {
+      d.p99_ms = p99_from->latency_ms[3];
+      d.p99_cell = p99_from;
+    }
+  }
+  if (choice) *choice = std::move(ch);
+  return cols;
+}
+
+const char* FamilyWiseName(FamilyWise f) { return f == FamilyWise::kHolm ? "holm" : "none"; }
+
+Result<FamilyWise> ParseFamilyWise(const std::string& s) {
+  if (s == "none") return FamilyWise::kNone;
+  if (s == "holm") return FamilyWise::kHolm;
+  return InvalidArgument("--family-wise: '" + s + "' is not one of none, holm");
+}
+
+Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites,
+                           const CompareOptions& options) {
   if (suites.size() < 2) return InvalidArgument("compare needs at least two suites");
   Comparison c;
   c.suites = suites;
+  c.family_wise = options.family_wise;
   const SuiteStats& base = *suites[0];
   for (size_t i = 1; i < suites.size(); ++i) {
     SuitePairMismatches(*suites[i]->suite, *base.suite, c.mismatches);
@@ -328,10 +531,13 @@ Result<Comparison> Compare(const std::vector<const SuiteStats*>& suites) {
                        base.suite->label, suites[i]->suite->label, fmt::join(missing, ", "))});
     }
     MetricMismatches(*suites[i], base, apart, c.mismatches);
+    Multiplicity m = CountCalls(row);
+    if (options.family_wise == FamilyWise::kHolm) m.significant_family_wise = ApplyHolm(row);
+    c.multiplicity.push_back(m);
     c.cells.push_back(std::move(row));
     c.facts_diff.push_back(host::DiffFacts(suites[i]->suite->facts, base.suite->facts));
   }
-  for (const SuiteStats* s : suites) c.decision.push_back(DecisionFor(*s));
+  c.decision = DecisionColumns(suites, options.best_each, &c.decision_choice);
   return c;
 }
 

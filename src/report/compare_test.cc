@@ -372,7 +372,20 @@ TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
   auto ok = CheckClaim("A is 1.38x B on read-only", both);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(ok->verdict, ClaimVerdict::kSupported) << ok->basis;
-  EXPECT_THAT(ok->basis, HasSubstr("select-only/simple/default/c4/j2"));
+  // Judged on every read-only cell (1.38x in each), not on the best alone.
+  EXPECT_THAT(ok->basis, HasSubstr("each of the 2 matching cells"));
+  ASSERT_EQ(ok->cells.size(), 2u);
+  for (const CellClaim& cc : ok->cells) EXPECT_EQ(cc.verdict, ClaimVerdict::kSupported);
+  auto peak = CheckClaim("A is 1.38x B on read-only at peak", both);
+  ASSERT_TRUE(peak.ok()) << peak.status().message();
+  EXPECT_THAT(peak->basis, HasSubstr("select-only/simple/default/c4/j2"));
+  EXPECT_THAT(peak->basis, HasSubstr("among 2 cells"));
+  ASSERT_EQ(peak->cells.size(), 1u);
+  EXPECT_NEAR(peak->cells[0].confidence, 0.975, 1e-12);
+  auto named = CheckClaim("A is 1.38x B in cell select-only/simple/default/c4/j2", both);
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->verdict, ClaimVerdict::kSupported) << named->basis;
+  EXPECT_FALSE(CheckClaim("A is 1.38x B in cell no/such/cell", both).ok());
   auto by_label = CheckClaim("graviton is 2.5x xeon on read-only", both);
   ASSERT_TRUE(by_label.ok());
   EXPECT_EQ(by_label->verdict, ClaimVerdict::kContradicted);
@@ -385,8 +398,9 @@ TEST(ClaimTest, RatioClaimsAreSupportedContradictedOrNotDecidable) {
   auto t1a = Analyze(s1a), t1b = Analyze(s1b);
   auto undecided = CheckClaim("A is 1.38x B on read-only", {&*t1a, &*t1b});
   ASSERT_TRUE(undecided.ok());
-  EXPECT_EQ(undecided->verdict, ClaimVerdict::kNotDecidable);
-  EXPECT_THAT(undecided->basis, HasSubstr("at least 2 iterations"));
+  EXPECT_EQ(undecided->verdict, ClaimVerdict::kUndecided);
+  ASSERT_FALSE(undecided->cells.empty());
+  EXPECT_THAT(undecided->cells[0].reason, HasSubstr("at least 2 iterations"));
 }
 
 TEST(ClaimTest, PerDollarClaims) {
@@ -398,14 +412,31 @@ TEST(ClaimTest, PerDollarClaims) {
   const results::Suite sa = Read(a);
   auto ta = Analyze(sa);
   // Best read-only cell: c4 at 19,000 x 1.3 = 24,700 tps; at 1 USD/h the
-  // published "TPS per dollar" is 24,700.
-  auto ok = CheckClaim("24,700 TPS per dollar", {&*ta});
+  // published "TPS per dollar" is 24,700.  Judged on all six cells, the
+  // cells disagree (only c4 is near it): undecided, with the counts.
+  auto all = CheckClaim("24,700 TPS per dollar", {&*ta});
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(all->verdict, ClaimVerdict::kUndecided) << all->basis;
+  EXPECT_THAT(all->basis, HasSubstr("contradicted in 5, undecided in 1"));
+  // At peak: the cell's interval (at 99.17%, for the choice among six)
+  // reaches beyond +-5% of the claim: undecided, with the iterations that
+  // would likely settle it.  Named, its 95% interval lies within a 20%
+  // tolerance: supported.
+  auto near = CheckClaim("24,700 TPS per dollar at peak", {&*ta});
+  ASSERT_TRUE(near.ok()) << near.status().message();
+  ASSERT_EQ(near->cells.size(), 1u);
+  EXPECT_EQ(near->verdict, ClaimVerdict::kUndecided) << near->basis;
+  EXPECT_THAT(near->cells[0].reason, HasSubstr("reaches beyond 24,700 +-5%"));
+  EXPECT_TRUE(near->cells[0].iterations_to_decide.has_value());
+  const std::string c4 = " in cell select-only/simple/default/c4/j2";
+  auto ok = CheckClaim("24,700 TPS per dollar" + c4, {&*ta}, {.tolerance = 0.2});
   ASSERT_TRUE(ok.ok()) << ok.status().message();
-  EXPECT_EQ(ok->verdict, ClaimVerdict::kSupported) << ok->basis;
+  EXPECT_EQ(ok->verdict, ClaimVerdict::kSupported)
+      << ok->basis << " " << ok->interval->low << " " << ok->interval->high;
   auto rw = CheckClaim("graviton: 19,000 TPS per dollar on read-write", {&*ta});
   ASSERT_TRUE(rw.ok());
   EXPECT_EQ(rw->verdict, ClaimVerdict::kContradicted);  // read-write peaks at 4,800
-  auto tx = CheckClaim("88.9M transactions per dollar", {&*ta});
+  auto tx = CheckClaim("88.9M transactions per dollar" + c4, {&*ta}, {.tolerance = 0.2});
   ASSERT_TRUE(tx.ok());
   EXPECT_EQ(tx->verdict, ClaimVerdict::kSupported) << tx->basis;  // 24,700 x 3,600
 
@@ -415,7 +446,7 @@ TEST(ClaimTest, PerDollarClaims) {
   auto tu = Analyze(su);
   auto nd = CheckClaim("19,000 TPS per dollar", {&*tu});
   ASSERT_TRUE(nd.ok());
-  EXPECT_EQ(nd->verdict, ClaimVerdict::kNotDecidable);
+  EXPECT_EQ(nd->verdict, ClaimVerdict::kUndecided);
   EXPECT_THAT(nd->basis, HasSubstr("no price"));
 }
 

@@ -118,11 +118,26 @@ Json MismatchesJson(const std::vector<Mismatch>& m) {
 Json ClaimsJson(const std::vector<ClaimCheck>& claims) {
   Json a = Json::array();
   for (const ClaimCheck& c : claims) {
+    Json cells = Json::array();
+    for (const CellClaim& x : c.cells) {
+      cells.push_back({{"cell", x.cell},
+                       {"verdict", ClaimVerdictName(x.verdict)},
+                       {"measured", OptJson(x.measured)},
+                       {"interval", IntervalJson(x.interval)},
+                       {"confidence", x.confidence},
+                       {"iterations", {x.n_a, x.n_b}},
+                       {"iterations_to_decide",
+                        x.iterations_to_decide ? Json(*x.iterations_to_decide) : Json(nullptr)},
+                       {"reason", x.reason}});
+    }
     a.push_back({{"claim", c.claim},
                  {"verdict", ClaimVerdictName(c.verdict)},
                  {"claimed", c.claimed},
+                 {"tolerance", c.tolerance},
                  {"measured", OptJson(c.measured)},
-                 {"ci95", IntervalJson(c.interval)},
+                 {"interval", IntervalJson(c.interval)},
+                 {"confidence", c.cells.size() == 1 ? Json(c.cells[0].confidence) : Json(nullptr)},
+                 {"cells", std::move(cells)},
                  {"basis", c.basis}});
   }
   return a;
@@ -253,6 +268,7 @@ Json CompareJson(const CompareInput& in) {
            {"tps_ratio", OptJson(cc.tps.ratio)},
            {"tps_ratio_ci95", IntervalJson(cc.tps.interval)},
            {"welch_dof", cc.tps.interval ? Json(cc.tps.dof) : Json(nullptr)},
+           {"p_value", OptJson(cc.p_value)},
            {"n_other", cc.tps.n_a},
            {"n_base", cc.tps.n_b},
            {"verdict", SpeedName(cc.speed)},
@@ -265,9 +281,19 @@ Json CompareJson(const CompareInput& in) {
     Json facts = Json::array();
     for (const auto& d : c.facts_diff[i - 1])
       facts.push_back({{"key", d.key}, {"other", d.a}, {"base", d.b}});
+    const Multiplicity& m = c.multiplicity[i - 1];
+    Json multiplicity = {
+        {"cells", m.cells},
+        {"significant", m.significant},
+        {"expected_by_chance", m.expected_by_chance},
+        {"any_by_chance", m.any_by_chance},
+        {"family_wise", FamilyWiseName(c.family_wise)},
+        {"significant_family_wise",
+         m.significant_family_wise ? Json(*m.significant_family_wise) : Json(nullptr)}};
     comparisons.push_back({{"base", c.suites[0]->suite->label},
                            {"other", c.suites[i]->suite->label},
                            {"cells", cells},
+                           {"multiplicity", multiplicity},
                            {"facts_diff", facts}});
   }
   Json decision = Json::array();
@@ -281,18 +307,30 @@ Json CompareJson(const CompareInput& in) {
          {"usd_per_hour", OptJson(d.usd_per_hour)},
          {"read_only_cell", d.read_only ? Json(d.read_only->id) : Json(nullptr)},
          {"read_only_tps", d.read_only ? Json(d.read_only->tps_summary.median) : Json(nullptr)},
+         {"read_only_interval", IntervalJson(d.read_only_ci)},
+         {"read_only_among", d.read_only_among},
          {"read_write_cell", d.read_write ? Json(d.read_write->id) : Json(nullptr)},
          {"read_write_tps", d.read_write ? Json(d.read_write->tps_summary.median) : Json(nullptr)},
+         {"read_write_interval", IntervalJson(d.read_write_ci)},
+         {"read_write_among", d.read_write_among},
          {"read_only_transactions_per_usd", OptJson(d.read_only_per_usd)},
          {"read_write_transactions_per_usd", OptJson(d.read_write_per_usd)},
          {"p99_ms", OptJson(d.p99_ms)},
          {"p99_cell", d.p99_cell ? Json(d.p99_cell->id) : Json(nullptr)},
          {"lio_cell", d.best_lio ? Json(d.best_lio->id) : Json(nullptr)},
-         {"lio_per_s", d.best_lio ? Json(d.best_lio->tps_summary.median) : Json(nullptr)}});
+         {"lio_per_s", d.best_lio ? Json(d.best_lio->tps_summary.median) : Json(nullptr)},
+         {"lio_interval", IntervalJson(d.lio_ci)},
+         {"lio_among", d.lio_among}});
   }
-  return {{"schema", "pgrig.compare/1"}, {"mismatches", MismatchesJson(c.mismatches)},
-          {"decision", decision},        {"suites", suites},
-          {"comparisons", comparisons},  {"claims", ClaimsJson(in.claims)}};
+  const Json decision_cells = {{"choice", c.decision_choice.best_each ? "best_each" : "common"},
+                               {"no_common", c.decision_choice.no_common}};
+  return {{"schema", "pgrig.compare/1"},
+          {"mismatches", MismatchesJson(c.mismatches)},
+          {"decision", decision},
+          {"decision_cells", decision_cells},
+          {"suites", suites},
+          {"comparisons", comparisons},
+          {"claims", ClaimsJson(in.claims)}};
 }
 
 }  // namespace

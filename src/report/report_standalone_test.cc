@@ -265,7 +265,7 @@ TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
   // A claim without a workload is about transactions: lio cells do not answer it.
   auto claim = CheckClaim("A is 1.0x B", {&*sl, &*sf});
   ASSERT_TRUE(claim.ok()) << claim.status().message();
-  EXPECT_EQ(claim->verdict, ClaimVerdict::kNotDecidable);
+  EXPECT_EQ(claim->verdict, ClaimVerdict::kUndecided);
   EXPECT_FALSE(claim->measured.has_value());
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/format.h"
 
@@ -202,13 +203,42 @@ Table ClaimTable(const std::vector<ClaimCheck>& claims) {
   Table t;
   t.id = "claims";
   t.title = "Claims";
-  t.headers = {"claim", "verdict", "claimed", "measured [95% interval]", "basis"};
-  t.right = {false, false, true, true, false};
+  t.headers = {"claim", "verdict", "claimed", "measured [interval]", "to decide", "basis"};
+  t.right = {false, false, true, true, true, false};
+  auto measured = [](const std::optional<double>& v, const std::optional<stats::Interval>& iv,
+                     double confidence, int d) {
+    if (!v) return std::string("-");
+    std::string s = WithInterval(*v, iv, d);
+    if (iv && std::abs(confidence - 0.95) > 1e-9) s += fmt::format(" ({:.2f}%)", confidence * 100);
+    return s;
+  };
+  auto to_decide = [](const CellClaim& x) {
+    if (x.verdict != ClaimVerdict::kUndecided || !x.interval) return std::string("-");
+    // A ratio has two sides to run; a per-dollar figure one suite.
+    const char* per = x.n_b > 0 ? " per side" : "";
+    return x.iterations_to_decide ? fmt::format("~{}{}", *x.iterations_to_decide, per)
+                                  : fmt::format("> {}{}", kMaxIterationsToDecide, per);
+  };
   for (const ClaimCheck& c : claims) {
     const int d = c.claimed < 20 ? 3 : 0;
-    t.rows.push_back({c.claim, ClaimVerdictName(c.verdict), Num(c.claimed, d),
-                      c.measured ? WithInterval(*c.measured, c.interval, d) : "-", c.basis});
+    if (c.cells.size() == 1) {
+      const CellClaim& x = c.cells[0];
+      t.rows.push_back({c.claim, ClaimVerdictName(c.verdict), Num(c.claimed, d),
+                        measured(x.measured, x.interval, x.confidence, d), to_decide(x),
+                        c.basis + "; " + x.reason});
+      continue;
+    }
+    t.rows.push_back({c.claim, ClaimVerdictName(c.verdict), Num(c.claimed, d), "-", "-", c.basis});
+    for (const CellClaim& x : c.cells) {
+      t.rows.push_back({"  in " + x.cell, ClaimVerdictName(x.verdict), "",
+                        measured(x.measured, x.interval, x.confidence, d), to_decide(x), x.reason});
+    }
   }
+  t.note =
+      "supported: the interval excludes 1.0 on the claimed side and meets the claim within its "
+      "tolerance (a 1.0x or per-dollar claim: lies within it); contradicted: the "
+      "interval misses the claim and its tolerance; undecided: neither, with the iterations per "
+      "side that would likely decide it at the observed spread.";
   return t;
 }
 
@@ -236,19 +266,48 @@ Table DecisionTable(const Comparison& c) {
     if (!d.instance_type.empty()) p += " (" + d.instance_type + ")";
     return p;
   });
-  auto best = [](const CellStats* cs) {
-    return cs ? WithInterval(cs->tps_summary.median, cs->tps_ci, 0) + " (" + cs->id + ")" : "-";
+  const DecisionChoice& choice = c.decision_choice;
+  auto cell = [](const CellStats* cs, const std::optional<stats::Interval>& ci) {
+    return cs ? WithInterval(cs->tps_summary.median, ci, 0) + " (" + cs->id + ")" : "-";
+  };
+  auto unmatched = [&](const char* kind) {
+    return std::find(choice.no_common.begin(), choice.no_common.end(), kind) !=
+           choice.no_common.end();
   };
   // Rows only for what the suites measured: suites of lio or fsync files
   // have no transactions to rank, and rows of "-" would read as missing data.
-  const bool any_tps = std::any_of(c.decision.begin(), c.decision.end(), [](const auto& d) {
-    return d.read_only != nullptr || d.read_write != nullptr;
-  });
+  const bool any_tps = std::any_of(c.decision.begin(), c.decision.end(),
+                                   [](const auto& d) {
+                                     return d.read_only != nullptr || d.read_write != nullptr;
+                                   }) ||
+                       unmatched("read-only") || unmatched("read-write");
   const bool any_lio = std::any_of(c.decision.begin(), c.decision.end(),
-                                   [](const auto& d) { return d.best_lio != nullptr; });
+                                   [](const auto& d) { return d.best_lio != nullptr; }) ||
+                       unmatched("lio");
+  // How the cells were chosen and what their intervals are.
+  int most_among = 1;
+  for (const DecisionColumn& d : c.decision) {
+    most_among = std::max({most_among, d.read_only_among, d.read_write_among, d.lio_among});
+  }
+  std::string chosen =
+      choice.best_each
+          ? "each suite's own best cell of the kind (highest median; --best-each: the cells may "
+            "differ in clients, protocol or settings, so the columns do not compare like with "
+            "like)"
+          : "of each kind, the one cell every suite measured where their medians are highest "
+            "together (--best-each: each suite's own best)";
+  chosen += most_among > 1 ? "; chosen among several, so its interval is widened to 1 - 0.05 / m "
+                             "for m candidate cells (Bonferroni), which allows for the choice"
+                           : ", with its 95% interval";
+  if (!choice.no_common.empty()) {
+    chosen += fmt::format("; no cell measured by every suite for: {} (\"-\")",
+                          fmt::join(choice.no_common, ", "));
+  }
   if (any_tps) {
-    add("read-only tps", [&](const DecisionColumn& d) { return best(d.read_only); });
-    add("read-write tps", [&](const DecisionColumn& d) { return best(d.read_write); });
+    add("read-only tps",
+        [&](const DecisionColumn& d) { return cell(d.read_only, d.read_only_ci); });
+    add("read-write tps",
+        [&](const DecisionColumn& d) { return cell(d.read_write, d.read_write_ci); });
     // Per-dollar rows only when some machine has a price (the price row
     // above shows which do not).
     const bool any_price = std::any_of(c.decision.begin(), c.decision.end(),
@@ -264,15 +323,14 @@ Table DecisionTable(const Comparison& c) {
     add("p99 ms", [](const DecisionColumn& d) {
       return d.p99_cell ? Opt(d.p99_ms, 3) + " (" + d.p99_cell->id + ")" : "-";
     });
-    t.note = std::string("tps: the best cell of each kind (highest median), [95% interval]; ") +
-             (any_price ? "per USD: tps x 3,600 / USD per hour; " : "") +
-             "p99: of the best read-write cell, else of the best read-only one.";
+    t.note = std::string("tps [interval]: ") + chosen + ". " +
+             (any_price ? "per USD: tps x 3,600 / USD per hour of that cell; " : "") +
+             "p99: of the read-write cell, else of the read-only one.";
   }
   if (any_lio) {
-    add("lio/s", [&](const DecisionColumn& d) { return best(d.best_lio); });
-    t.note += std::string(t.note.empty() ? "" : " ") +
-              "lio/s: logical reads per second of the best lio cell (highest median), [95% "
-              "interval].";
+    add("lio/s", [&](const DecisionColumn& d) { return cell(d.best_lio, d.lio_ci); });
+    t.note += std::string(t.note.empty() ? "lio/s [interval]: " + chosen + ". " : " ") +
+              "lio/s: logical reads per second of the lio cell.";
   }
   return t;
 }
@@ -292,6 +350,25 @@ void DropColumns(Table* t, const std::vector<size_t>& cols) {
 bool AnyFilled(const Table& t, size_t col) {
   return std::any_of(t.rows.begin(), t.rows.end(),
                      [col](const std::vector<std::string>& r) { return r[col] != "-"; });
+}
+
+// The multiplicity sentence under a comparison table ("" for one cell).
+std::string MultiplicityText(const Multiplicity& m, FamilyWise fw) {
+  if (m.cells < 2) return "";
+  std::string out = fmt::format(
+      "{} cells compared at 95% each: were none truly different, chance alone would call about "
+      "{:.1f} of them faster or slower, and at least one in {:.0f}% of such comparisons; {} "
+      "called here.",
+      m.cells, m.expected_by_chance, 100 * m.any_by_chance, m.significant);
+  if (fw == FamilyWise::kHolm && m.significant_family_wise) {
+    out += fmt::format(
+        " Holm's correction (--family-wise holm) keeps {} of them, with at most a 5% chance of "
+        "any false call among the {} (the intervals shown stay per cell).",
+        *m.significant_family_wise, m.cells);
+  } else {
+    out += " --family-wise holm keeps the chance of any false call at 5%.";
+  }
+  return out;
 }
 
 }  // namespace
@@ -339,6 +416,8 @@ Table ComparisonTable(const Comparison& c, size_t index) {
   t.note = "ratio: geometric mean of " + a + " / geometric mean of " + b +
            ", Welch t 95% interval on the log scale; \"faster\"/\"slower\" only when the interval "
            "excludes 1.0.";
+  if (index - 1 < c.multiplicity.size())
+    t.note += " " + MultiplicityText(c.multiplicity[index - 1], c.family_wise);
   if (latency) {
     t.note += " Latency ratios from the merged histograms (interval from per-run percentiles).";
   }
