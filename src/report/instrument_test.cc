@@ -19,12 +19,14 @@ namespace pgrig::report {
 namespace instrument {
 namespace {
 
-std::string CellId(int index) { return fmt::format("select-only/simple/default/c{}/j1", index + 1); }
+std::string CellId(int index) {
+  return fmt::format("select-only/simple/default/c{}/j1", index + 1);
+}
 
 // `cells` select-only cells of `n` iterations each, log-normal around
 // `median` with a log-scale standard deviation `sd`.
-std::unique_ptr<results::Suite> MakeSuite(const std::string& label, int cells, int n,
-                                          double median, double sd, std::mt19937_64& rng) {
+std::unique_ptr<results::Suite> MakeSuite(const std::string& label, int cells, int n, double median,
+                                          double sd, std::mt19937_64& rng) {
   auto s = std::make_unique<results::Suite>();
   s->schema = "pgrig.suite/1";
   s->label = label;
@@ -194,7 +196,8 @@ TEST(Instrument, ClaimsHaveThreeAnswersAtTheRatesTheyMust) {
   EXPECT_LE(loose.Rate(loose.contradicted), 0.05);
   int with_n = 0;
   for (const ClaimCheck& c : noisy) {
-    if (c.verdict == ClaimVerdict::kUndecided) with_n += c.cells[0].iterations_to_decide.has_value();
+    if (c.verdict == ClaimVerdict::kUndecided)
+      with_n += c.cells[0].iterations_to_decide.has_value();
     // No ratio claim is supported by an interval that contains 1.0.
     if (c.verdict == ClaimVerdict::kSupported) {
       EXPECT_GT(c.interval->low, 1.0);
@@ -274,9 +277,9 @@ TEST(Instrument, APeakIsCorrectedForItsChoice) {
 // cell chosen among several; --best-each restores each suite's own best.
 TEST(Instrument, DecisionTableReadsOneCommonCell) {
   std::mt19937_64 rng(9);
-  auto a_suite = MakeSuite("a", 3, 3, 1000, 0.05, rng);  // c1 c2 c3
-  auto b_suite = MakeSuite("b", 4, 3, 1000, 0.05, rng);  // c1 .. c4
-  b_suite->cells.erase(b_suite->cells.begin());          // c2 .. c4
+  auto a_suite = MakeSuite("a", 3, 3, 1000, 0.05, rng);           // c1 c2 c3
+  auto b_suite = MakeSuite("b", 4, 3, 1000, 0.05, rng);           // c1 .. c4
+  b_suite->cells.erase(b_suite->cells.begin());                   // c2 .. c4
   for (results::Run& r : b_suite->cells.back().runs) r.tps *= 3;  // B peaks at c4
   for (results::Run& r : a_suite->cells[1].runs) r.tps *= 2;      // A and B together at c2
   auto a = Analyze(*a_suite);
