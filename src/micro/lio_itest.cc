@@ -246,7 +246,10 @@ TEST(FsyncCli, WritesItsDocumentAndLeavesNoTestFile) {
   std::filesystem::create_directories(dir);
   const std::string out = std::string(PGRIG_BINARY_DIR) + "/fsync_cli_itest.json";
   ProcessResult r = testing::RunPgrig(
-      {"fsync", dir, "--seconds", "0.05", "--sizes", "8k", "--writers", "1", "--json", out},
+      // 0.5 s per test: 5 samples of 0.1 s.  With 0.05 s (10-ms samples) a
+      // loaded machine (the ASan stage at -j4) left a sample without a
+      // completed flush, and no leader could be named.
+      {"fsync", dir, "--seconds", "0.5", "--sizes", "8k", "--writers", "1", "--json", out},
       {{"PGRIG_HOME", testing::SharedHome()}});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The leader, and "best" only when significantly best.
