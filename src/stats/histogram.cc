@@ -200,41 +200,55 @@ HistogramData Histogram::Export() const {
 }
 
 Result<Histogram> Histogram::Import(const HistogramData& data) {
-  const std::string kHint =
-      "; the histogram was not written by this version of pgrig or the file was edited "
-      "(re-run the benchmark to regenerate it)";
   Histogram h;
-  int64_t total = 0;
+  PGRIG_RETURN_IF_ERROR(h.Assign(data));
+  return h;
+}
+
+Status Histogram::Assign(const HistogramData& data) {
+  Reset();
+  int64_t first_index = -1;
   int64_t previous_index = -1;
+  // On an error, the counters written so far are cleared: Reset() clears
+  // only the span between min and max, which are not set yet.
+  auto fail = [&](const std::string& why) {
+    if (first_index >= 0) {
+      std::fill(counts_.begin() + first_index, counts_.begin() + previous_index + 1, 0);
+    }
+    return InvalidArgument(
+        why +
+        "; the histogram was not written by this version of pgrig or the file was edited "
+        "(re-run the benchmark to regenerate it)");
+  };
+  int64_t total = 0;
   Uint128 sum_low = 0, sum_high = 0, sq_low = 0, sq_high = 0, sum_mid = 0, sq_mid = 0;
   for (size_t k = 0; k < data.buckets.size(); ++k) {
     const HistogramBucket& b = data.buckets[k];
-    const std::string where = "histogram bucket " + std::to_string(k) + " " + BucketText(b);
+    auto where = [&] { return "histogram bucket " + std::to_string(k) + " " + BucketText(b); };
     if (b.lower_ns < 0 || b.lower_ns > kMaxTrackableNs) {
-      return InvalidArgument(where + " starts outside 0.." + std::to_string(kMaxTrackableNs) +
-                             " ns" + kHint);
+      return fail(where() + " starts outside 0.." + std::to_string(kMaxTrackableNs) + " ns");
     }
     const int64_t index = IndexOf(b.lower_ns);
     if (BucketLower(index) != b.lower_ns || BucketUpper(index) != b.upper_ns) {
-      return InvalidArgument(where + " does not match pgrig's bucket layout (" +
-                             std::to_string(kSubBuckets) + " linear buckets per power of two" +
-                             ", expected [" + std::to_string(BucketLower(index)) + ", " +
-                             std::to_string(BucketUpper(index)) + "))" + kHint);
+      return fail(where() + " does not match pgrig's bucket layout (" +
+                  std::to_string(kSubBuckets) + " linear buckets per power of two" +
+                  ", expected [" + std::to_string(BucketLower(index)) + ", " +
+                  std::to_string(BucketUpper(index)) + "))");
     }
     if (index <= previous_index) {
-      return InvalidArgument(where + " is out of order or repeated; buckets must be ascending" +
-                             kHint);
+      return fail(where() + " is out of order or repeated; buckets must be ascending");
     }
     if (b.count <= 0) {
-      return InvalidArgument(where + " has count " + std::to_string(b.count) +
-                             "; exported buckets have positive counts" + kHint);
+      return fail(where() + " has count " + std::to_string(b.count) +
+                  "; exported buckets have positive counts");
     }
     if (b.count > std::numeric_limits<int64_t>::max() - total) {
-      return InvalidArgument(where + " makes the total count overflow" + kHint);
+      return fail(where() + " makes the total count overflow");
     }
+    if (first_index < 0) first_index = index;
     previous_index = index;
     total += b.count;
-    h.counts_[static_cast<size_t>(index)] = b.count;
+    counts_[static_cast<size_t>(index)] = b.count;
     const auto n = static_cast<Uint128>(static_cast<uint64_t>(b.count));
     const auto lo = static_cast<Uint128>(static_cast<uint64_t>(b.lower_ns));
     const auto top = static_cast<Uint128>(static_cast<uint64_t>(b.upper_ns - 1));
@@ -247,56 +261,54 @@ Result<Histogram> Histogram::Import(const HistogramData& data) {
     sq_mid += mid * mid * n;
   }
   if (total != data.count) {
-    return InvalidArgument("histogram count " + std::to_string(data.count) +
-                           " differs from the sum of its bucket counts " + std::to_string(total) +
-                           kHint);
+    return fail("histogram count " + std::to_string(data.count) +
+                " differs from the sum of its bucket counts " + std::to_string(total));
   }
   if (data.saturated_count < 0 || data.negative_count < 0 || data.saturated_count > data.count ||
       data.negative_count > data.count) {
-    return InvalidArgument("histogram saturated/negative counts (" +
-                           std::to_string(data.saturated_count) + ", " +
-                           std::to_string(data.negative_count) + ") must lie in 0.." +
-                           std::to_string(data.count) + kHint);
+    return fail("histogram saturated/negative counts (" + std::to_string(data.saturated_count) +
+                ", " + std::to_string(data.negative_count) + ") must lie in 0.." +
+                std::to_string(data.count));
   }
   if (data.count == 0) {
     if (data.min_ns != 0 || data.max_ns != 0) {
-      return InvalidArgument("empty histogram with non-zero min/max" + kHint);
+      return fail("empty histogram with non-zero min/max");
     }
-    return h;
+    return Status::Ok();
   }
   const HistogramBucket& first = data.buckets.front();
   const HistogramBucket& last = data.buckets.back();
   if (data.min_ns < first.lower_ns || data.min_ns >= first.upper_ns) {
-    return InvalidArgument("histogram min " + std::to_string(data.min_ns) +
-                           " ns is not in its first bucket " + BucketText(first) + kHint);
+    return fail("histogram min " + std::to_string(data.min_ns) + " ns is not in its first bucket " +
+                BucketText(first));
   }
   if (data.max_ns < last.lower_ns || data.max_ns >= last.upper_ns) {
-    return InvalidArgument("histogram max " + std::to_string(data.max_ns) +
-                           " ns is not in its last bucket " + BucketText(last) + kHint);
+    return fail("histogram max " + std::to_string(data.max_ns) + " ns is not in its last bucket " +
+                BucketText(last));
   }
-  h.count_ = data.count;
-  h.min_ = data.min_ns;
-  h.max_ = data.max_ns;
-  h.saturated_count_ = data.saturated_count;
-  h.negative_count_ = data.negative_count;
   if (data.sum_ns.empty() && data.sum_squares_ns2.empty()) {
-    h.sum_ = sum_mid;  // estimates: each value read as its bucket's midpoint
-    h.sum_squares_ = sq_mid;
-    return h;
+    sum_ = sum_mid;  // estimates: each value read as its bucket's midpoint
+    sum_squares_ = sq_mid;
+  } else {
+    const std::optional<Uint128> sum = ParseUint128(data.sum_ns);
+    const std::optional<Uint128> sq = ParseUint128(data.sum_squares_ns2);
+    if (!sum || !sq) {
+      return fail("histogram sums \"" + data.sum_ns + "\" / \"" + data.sum_squares_ns2 +
+                  "\" are not both decimal integers");
+    }
+    if (*sum < sum_low || *sum > sum_high || *sq < sq_low || *sq > sq_high) {
+      return fail("histogram sums " + data.sum_ns + " / " + data.sum_squares_ns2 +
+                  " are impossible for its buckets");
+    }
+    sum_ = *sum;
+    sum_squares_ = *sq;
   }
-  const std::optional<Uint128> sum = ParseUint128(data.sum_ns);
-  const std::optional<Uint128> sq = ParseUint128(data.sum_squares_ns2);
-  if (!sum || !sq) {
-    return InvalidArgument("histogram sums \"" + data.sum_ns + "\" / \"" + data.sum_squares_ns2 +
-                           "\" are not both decimal integers" + kHint);
-  }
-  if (*sum < sum_low || *sum > sum_high || *sq < sq_low || *sq > sq_high) {
-    return InvalidArgument("histogram sums " + data.sum_ns + " / " + data.sum_squares_ns2 +
-                           " are impossible for its buckets" + kHint);
-  }
-  h.sum_ = *sum;
-  h.sum_squares_ = *sq;
-  return h;
+  count_ = data.count;
+  min_ = data.min_ns;
+  max_ = data.max_ns;
+  saturated_count_ = data.saturated_count;
+  negative_count_ = data.negative_count;
+  return Status::Ok();
 }
 
 }  // namespace pgrig::stats

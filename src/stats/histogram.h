@@ -143,6 +143,10 @@ class Histogram {
   // layout and against itself (counts add up, min/max/sums consistent with
   // the buckets).  Histograms from files can be merged with Add().
   static Result<Histogram> Import(const HistogramData& data);
+  // Import into this histogram, reusing its table (a report reads thousands
+  // of runs' histograms through one).  On an error the histogram is left
+  // empty.
+  Status Assign(const HistogramData& data);
 
   // Bucket geometry, exposed for exporters and tests.
   static int64_t IndexOf(int64_t v) {

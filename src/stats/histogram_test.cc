@@ -357,11 +357,21 @@ TEST(HistogramExportTest, ImportRejectsInconsistentData) {
   const HistogramData good = h.Export();
   ASSERT_TRUE(Histogram::Import(good).ok());
 
-  auto expect_invalid = [](const HistogramData& d, const char* what) {
+  // Assign into a table that held other values: refused, and left empty
+  // (no counter of the refused data, none of the earlier one), so the next
+  // Assign is exact.
+  Histogram scratch;
+  auto expect_invalid = [&](const HistogramData& d, const char* what) {
     Result<Histogram> r = Histogram::Import(d);
     ASSERT_FALSE(r.ok()) << what;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << what;
     EXPECT_FALSE(r.status().message().empty()) << what;
+    ASSERT_TRUE(scratch.Assign(good).ok());
+    const Status s = scratch.Assign(d);
+    EXPECT_EQ(s.message(), r.status().message()) << what;
+    EXPECT_EQ(scratch, Histogram()) << what;
+    ASSERT_TRUE(scratch.Assign(good).ok());
+    EXPECT_EQ(scratch, *Histogram::Import(good)) << what;
   };
   HistogramData d = good;
   d.buckets[1].lower_ns += 1;  // not a bucket boundary
