@@ -6,6 +6,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
+
+#include "cost/per_dollar.h"
 
 namespace pgrig::report {
 namespace {
@@ -491,7 +494,12 @@ std::string OverTimeChart(const std::vector<Labeled>& suites, const std::string&
   return Chart(spec, series, {{"workload", workload}});
 }
 
-std::string PriceChart(const std::vector<Labeled>& suites) {
+// `decision` holds the decision table's columns, one per suite: the chart
+// reads the same cells (one common cell id per kind, or with --best-each
+// each suite's best) with the same intervals, widened for the choice among
+// their candidates, so that no bar is a best-of-many read at 95%.
+std::string PriceChart(const std::vector<Labeled>& suites,
+                       const std::vector<DecisionColumn>& decision, bool best_each) {
   bool priced = false;
   for (const Labeled& s : suites) priced = priced || s.stats->suite->usd_per_hour.has_value();
   if (!priced) {
@@ -502,26 +510,33 @@ std::string PriceChart(const std::vector<Labeled>& suites) {
   const WorkloadKind kinds[] = {WorkloadKind::kReadOnly, WorkloadKind::kReadWrite,
                                 WorkloadKind::kWriteOnly};
   std::vector<Series> series;
-  for (const Labeled& s : suites) {
-    Series sr{s.label, {}};
-    for (size_t k = 0; k < std::size(kinds); ++k) {
-      const CellStats* c = BestCell(*s.stats, kinds[k]);
-      if (!c || !c->transactions_per_usd) continue;
-      sr.points.push_back(
-          {static_cast<double>(k), *c->transactions_per_usd,
-           c->transactions_per_usd_ci ? std::optional(c->transactions_per_usd_ci->low)
-                                      : std::nullopt,
-           c->transactions_per_usd_ci ? std::optional(c->transactions_per_usd_ci->high)
-                                      : std::nullopt,
-           WorkloadKindName(kinds[k])});
+  for (size_t i = 0; i < suites.size() && i < decision.size(); ++i) {
+    const DecisionColumn& d = decision[i];
+    Series sr{suites[i].label, {}};
+    const std::optional<double> usd = suites[i].stats->suite->usd_per_hour;
+    const std::pair<const CellStats*, std::optional<stats::Interval>> read[] = {
+        {d.read_only, d.read_only_ci}, {d.read_write, d.read_write_ci}};
+    for (const auto& [c, ci] : read) {
+      if (!c || !c->transactions_per_usd || !usd) continue;
+      const double k = cost::kSecondsPerHour / *usd;
+      const size_t x = static_cast<size_t>(std::find(std::begin(kinds), std::end(kinds), c->kind) -
+                                           std::begin(kinds));
+      sr.points.push_back({static_cast<double>(x), *c->transactions_per_usd,
+                           ci ? std::optional(ci->low * k) : std::nullopt,
+                           ci ? std::optional(ci->high * k) : std::nullopt,
+                           std::string(WorkloadKindName(c->kind)) + ": " + c->id});
     }
     series.push_back(std::move(sr));
   }
-  return Chart(
-      {"price-performance",
-       "Transactions per USD, best cell of each kind (tps x 3,600 / USD per hour, 95% interval)",
-       "workload kind", "transactions per USD", Axis::kLinear, true, false},
-      series);
+  return Chart({"price-performance",
+                std::string("Transactions per USD (tps x 3,600 / USD per hour) of the decision "
+                            "table's cells: ") +
+                    (best_each ? "each suite's best cell of each kind"
+                               : "per kind, the one cell all suites measured where they are "
+                                 "highest together") +
+                    "; the interval allows for that choice among m cells (1 - 0.05/m)",
+                "workload kind", "transactions per USD", Axis::kLinear, true, false},
+               series);
 }
 
 std::string BottleneckChart(const std::vector<Labeled>& suites) {
@@ -558,7 +573,8 @@ std::string BottleneckChart(const std::vector<Labeled>& suites) {
                     {"user", "system", "iowait", "steal", "idle"}, rows);
 }
 
-std::string Charts(const std::vector<Labeled>& suites) {
+std::string Charts(const std::vector<Labeled>& suites, const std::vector<DecisionColumn>& decision,
+                   bool best_each) {
   // A suite of WAL flush tests only (a `pgrig fsync` file) has no cells:
   // no chart applies, and empty frames ("no price", "no data") would only
   // suggest that something is missing.  Transactions per USD apply only to
@@ -576,7 +592,7 @@ std::string Charts(const std::vector<Labeled>& suites) {
   for (const auto& w : workloads) out += ThroughputVsClients(suites, w);
   for (const auto& w : workloads) out += LatencyChart(suites, w);
   for (const auto& w : workloads) out += OverTimeChart(suites, w);
-  if (any_tps) out += PriceChart(suites);
+  if (any_tps) out += PriceChart(suites, decision, best_each);
   out += BottleneckChart(suites);
   return out;
 }
@@ -592,7 +608,7 @@ std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& ta
   if (!s.pg_version.empty()) body += ", PostgreSQL " + Esc(s.pg_version);
   body += "</p>";
   for (const Table& t : tables) body += HtmlTable(t);
-  body += Charts({{s.label, in.suite}});
+  body += Charts({{s.label, in.suite}}, DecisionColumns({in.suite}, false, nullptr), false);
   return Page("pgrig report: " + s.label, body);
 }
 
@@ -606,7 +622,7 @@ std::string RenderComparisonHtml(const CompareInput& in, const std::vector<Table
   }
   std::string body = "<h1>pgrig compare: " + Esc(names) + "</h1>";
   for (const Table& t : tables) body += HtmlTable(t);
-  body += Charts(suites);
+  body += Charts(suites, c.decision, c.decision_choice.best_each);
   return Page("pgrig compare: " + names, body);
 }
 

@@ -157,9 +157,19 @@ TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
   const std::string ot = Figure(d, "throughput-over-time", "simple-update");
   EXPECT_EQ(Occurrences(ot, "<g class=\"series"), 6u);
   EXPECT_EQ(Occurrences(ot, "<circle class=\"point\""), 60u);
-  // Price/performance: both machines, three workload kinds.
+  // Price/performance: both machines, the decision table's two rows
+  // (read-only; read-write, which stands for write-only when there is one),
+  // with the intervals widened for the choice of cell.
   const std::string price = Figure(d, "price-performance", "");
-  EXPECT_EQ(Occurrences(price, "<circle class=\"point\""), 6u);
+  EXPECT_EQ(Occurrences(price, "<circle class=\"point\""), 4u);
+  EXPECT_THAT(price, HasSubstr("(1 - 0.05/m)"));
+  EXPECT_THAT(price, Not(HasSubstr("write-only:")));
+  const DecisionColumn& base = c.decision[0];
+  ASSERT_TRUE(base.read_only && base.read_only_ci && sb.suite->usd_per_hour);
+  EXPECT_GT(base.read_only_among, 1);
+  const double per_usd = 3600 / *sb.suite->usd_per_hour;
+  EXPECT_THAT(price,
+              HasSubstr(fmt::format("data-low=\"{:.6g}\"", base.read_only_ci->low * per_usd)));
   // Bottleneck evidence: 5 CPU shares for 12 cells.
   const std::string bn = Figure(d, "bottleneck", "");
   EXPECT_EQ(Occurrences(bn, "<g class=\"series"), 5u);
