@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kReportFooter =
     R"(DIR is a `pgrig run` results directory (its suite.json, schema
-pgrig.suite/1) or a JSON file written by `pgrig run`, `pgrig bench --json`,
+pgrig.suite/2, or /1) or a JSON file written by `pgrig run`, `pgrig bench --json`,
 `pgrig lio run --json` (one cell, in logical reads per second) or
 `pgrig fsync --json` (the WAL flush table only).
 

@@ -1,5 +1,5 @@
 // Golden tests of the results documents (issue 26, stage S0 of its plan):
-// every writer of pgrig.result/1, pgrig.suite/1 (with runs.csv and
+// every writer of pgrig.result/1, pgrig.suite/2 (with runs.csv and
 // summary.md), pgrig.lio/1, pgrig.fsync/1 and pgrig.fleet-run/1, the fleet's
 // merged pgrig.result/1, and the report and compare renderings of the suites
 // read back, run on fixed inputs and compared byte for byte with the files in
@@ -846,7 +846,7 @@ TEST(ResultsGolden, PlanRecords) {
 }
 
 // ---------------------------------------------------------------------------
-// pgrig.suite/1: cell summaries, runs.csv, summary.md and the cell table,
+// pgrig.suite/2: cell summaries, runs.csv, summary.md and the cell table,
 // recomputed from the runs of the suites under tests/data/suites.
 
 // UpdateCellSummaries over `suite`, then its four outputs as golden files

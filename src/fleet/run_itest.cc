@@ -79,7 +79,7 @@ TEST(FleetRun, CompareModeOnTwoHosts) {
     auto text = ReadWholeFile(found[i] + "/suite.json");
     ASSERT_TRUE(text.ok()) << found[i];
     auto s = nlohmann::json::parse(*text);
-    EXPECT_EQ(s["schema"], "pgrig.suite/1");
+    EXPECT_EQ(s["schema"], "pgrig.suite/2");
     EXPECT_EQ(s["complete"], true);
     EXPECT_EQ(s["label"], "box" + std::to_string(i));
     EXPECT_EQ(s["runs"].size(), 2u);

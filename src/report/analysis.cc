@@ -83,6 +83,7 @@ std::vector<std::string> CellFigureFields(const CellStats& c) {
 Result<SuiteStats> Analyze(const results::Suite& suite) {
   SuiteStats out;
   out.suite = &suite;
+  stats::Histogram scratch;  // each run's histogram in turn
   for (const results::Cell& c : suite.cells) {
     CellStats cs;
     cs.id = c.id;
@@ -105,8 +106,8 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     for (const results::Run& r : c.runs) {
       if (!results::RunCounts(r)) continue;
       if (r.histogram) {
-        PGRIG_ASSIGN_OR_RETURN(stats::Histogram h, stats::Histogram::Import(*r.histogram));
-        cs.run_latency_ms.push_back(PercentilesMs(h));
+        PGRIG_RETURN_IF_ERROR(stats::AssignPacked(*r.histogram, &scratch));
+        cs.run_latency_ms.push_back(PercentilesMs(scratch));
       }
       if (r.observation.cpu_steal) {
         cs.steal_max = std::max(cs.steal_max.value_or(0.0), *r.observation.cpu_steal);

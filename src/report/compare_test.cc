@@ -29,10 +29,10 @@ TEST(ReaderTest, RefusesDocumentsThatAreNotPgrigResults) {
   auto none = results::ParseSuiteJson(R"({"cells": []})", "x.json");
   ASSERT_FALSE(none.ok());
   EXPECT_THAT(none.status().message(), HasSubstr("x.json: no \"schema\""));
-  auto future = results::ParseSuiteJson(R"({"schema": "pgrig.suite/2", "cells": []})", "y.json");
+  auto future = results::ParseSuiteJson(R"({"schema": "pgrig.suite/3", "cells": []})", "y.json");
   ASSERT_FALSE(future.ok());
   EXPECT_THAT(future.status().message(),
-              HasSubstr("\"pgrig.suite/2\" is not one this pgrig reads"));
+              HasSubstr("\"pgrig.suite/3\" is not one this pgrig reads"));
   auto syntax = results::ParseSuiteJson("{\"schema\": ", "z.json");
   ASSERT_FALSE(syntax.ok());
   EXPECT_THAT(syntax.status().message(), HasSubstr("z.json:1:12: not valid JSON"));
@@ -139,7 +139,7 @@ TEST(ReaderTest, ReadsSuitesWrittenByTheRunnerAndTheyAreAnAaPair) {
   auto r2 = results::LoadSuite(dir + "tiny-r2");
   ASSERT_TRUE(r1.ok()) << r1.status().message();
   ASSERT_TRUE(r2.ok()) << r2.status().message();
-  EXPECT_EQ(r1->schema, results::kSuiteSchema);
+  EXPECT_EQ(r1->schema, results::kSuiteSchemaV1);
   EXPECT_EQ(r1->plan_name, "tiny");
   EXPECT_EQ(r1->scale, 1);
   EXPECT_EQ(r1->pg_major, 15);
@@ -183,7 +183,7 @@ TEST(AnalysisTest, CellFiguresComeFromStatsAndMergedHistograms) {
   EXPECT_GT(c.tps_ci->high, c.tps_summary.median);
   // Latency from the merged histogram, not the average of per-run percentiles.
   stats::Histogram merged;
-  for (const results::Run& r : s.cells[0].runs) merged.Add(*stats::Histogram::Import(*r.histogram));
+  for (const results::Run& r : s.cells[0].runs) merged.Add(*stats::ImportPacked(*r.histogram));
   ASSERT_EQ(c.latency_ms.size(), kPercentileCount);
   EXPECT_DOUBLE_EQ(c.latency_ms[3], merged.ValueAtPercentile(99) / 1e6);
   // Per dollar: tps x 3,600 / 2.00.

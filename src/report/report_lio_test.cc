@@ -30,7 +30,7 @@ results::Suite Load(const std::string& name) {
 
 TEST(LioSuiteTest, ReaderTakesLioPerSecondAndTheFsyncRecord) {
   const results::Suite s = Load("lio-r1");
-  EXPECT_EQ(s.schema, results::kSuiteSchema);
+  EXPECT_EQ(s.schema, results::kSuiteSchemaV1);
   EXPECT_EQ(s.plan_name, "tiny-lio");
   EXPECT_FALSE(s.scale.has_value());  // no pgbench workload: no pgbench scale
   ASSERT_EQ(s.cells.size(), 2u);

@@ -1,4 +1,4 @@
-// Synthetic suites for the report module's tests: a pgrig.suite/1 document
+// Synthetic suites for the report module's tests: a pgrig.suite/2 document
 // built from a few parameters, with iteration tps drawn log-normal around a
 // known median (seeded, so tests are deterministic), latency histograms,
 // per-second series, observations, and real host facts collected from the
@@ -19,6 +19,7 @@
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "results/histogram_json.h"
+#include "results/schemas.h"
 #include "stats/histogram.h"
 
 namespace pgrig::report::testing {
@@ -83,7 +84,7 @@ inline nlohmann::json FixtureRun(const FixtureSuite& f, const FixtureCell& c, do
       {"complete", true},
       {"summary", {{"tps", tps}, {"duration_s", 10.0}, {"transactions", transactions}}},
       {"transactions", {{"processed", transactions}, {"failed", 0}}},
-      {"histogram", results::HistogramJson(h)},
+      {"histogram", results::HistogramJson(h, results::BucketForm::kPacked)},
       {"client",
        {{"cpu_user_s", client_cpu_s * 0.4},
         {"cpu_system_s", client_cpu_s * 0.6},
@@ -160,7 +161,7 @@ inline nlohmann::json MakeSuiteJson(const FixtureSuite& f) {
           {{"per_connection", nlohmann::json::object()}, {"server", nlohmann::json::object()}}},
          {"summary", nullptr}});
   }
-  nlohmann::json doc = {{"schema", "pgrig.suite/1"},
+  nlohmann::json doc = {{"schema", results::kSuiteSchema},
                         {"suite_id", f.label + "-20261201T100000Z"},
                         {"label", f.label},
                         {"complete", true},

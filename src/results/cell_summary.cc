@@ -45,6 +45,7 @@ CellSummary SummarizeCell(const Cell& cell) {
   std::map<std::string, std::string> evidence;  // the first run's, per kind
   std::vector<std::string> warning_kinds;       // in first-seen order
   std::map<std::string, std::pair<std::string, int>> warnings_by_kind;
+  stats::Histogram scratch;  // each run's histogram in turn
   for (const Run& r : cell.runs) {
     if (!RunCounts(r)) {
       ++out.runs_failed;
@@ -55,12 +56,11 @@ CellSummary SummarizeCell(const Cell& cell) {
     }
     out.tps.push_back(r.tps);
     if (r.histogram) {
-      Result<stats::Histogram> h = stats::Histogram::Import(*r.histogram);
+      const Status h = stats::AssignPacked(*r.histogram, &scratch);
       if (h.ok()) {
-        out.latency.Add(*h);
+        out.latency.Add(scratch);
       } else {
-        out.notes.push_back("iteration " + std::to_string(r.iteration) + ": " +
-                            h.status().message());
+        out.notes.push_back("iteration " + std::to_string(r.iteration) + ": " + h.message());
       }
     }
     if (r.client_cpu_us_per_transaction) client_cpu.push_back(*r.client_cpu_us_per_transaction);

@@ -1,5 +1,5 @@
 // What a cell's runs add up to, computed once: the `summary` object
-// pgrig.suite/1 keeps for each cell (suite_json.h writes it) and the figures
+// pgrig.suite/2 keeps for each cell (suite_json.h writes it) and the figures
 // `pgrig report` and `pgrig compare` print (report/analysis.h) are both this
 // function's result, so the two cannot disagree.
 //

@@ -117,9 +117,9 @@ TEST(CellSummaryTest, LatencyIsTheCountedRunsHistogramsMerged) {
   b.Record(3'000'000);
   ignored.Record(9'000'000);
   c.runs = {OkRun(1), OkRun(1), OkRun(0)};
-  c.runs[0].histogram = a.Export();
-  c.runs[1].histogram = b.Export();
-  c.runs[2].histogram = ignored.Export();
+  c.runs[0].histogram = stats::Pack(a);
+  c.runs[1].histogram = stats::Pack(b);
+  c.runs[2].histogram = stats::Pack(ignored);
   const CellSummary s = SummarizeCell(c);
   EXPECT_EQ(s.latency.count(), 3);
   EXPECT_EQ(s.latency.max(), 3'000'000);

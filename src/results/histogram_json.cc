@@ -11,6 +11,14 @@ namespace pgrig::results {
 
 using nlohmann::json;
 
+namespace {
+
+constexpr const char* kLayout =
+    "log-linear, 2048 linear sub-buckets per power of two, values < 4096 ns exact";
+constexpr const char* kPacking = "base64-vlq/1";
+
+}  // namespace
+
 json LatencyMsJson(const stats::Histogram& h) {
   if (h.count() == 0) return nullptr;
   static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
@@ -20,21 +28,26 @@ json LatencyMsJson(const stats::Histogram& h) {
               {"p99", NsToMs(v[3])},   {"p99_9", NsToMs(v[4])},      {"max", NsToMs(h.max())}};
 }
 
-json HistogramJson(const stats::Histogram& h) {
+json HistogramJson(const stats::Histogram& h, BucketForm form) {
   const stats::HistogramData d = h.Export();
+  json out{{"layout", kLayout},
+           {"count", d.count},
+           {"min_ns", d.min_ns},
+           {"max_ns", d.max_ns},
+           {"sum_ns", d.sum_ns},
+           {"sum_squares_ns2", d.sum_squares_ns2},
+           {"saturated_count", d.saturated_count},
+           {"negative_count", d.negative_count}};
+  if (form == BucketForm::kPacked) {
+    out["packing"] = kPacking;
+    out["packed_buckets"] = stats::Pack(d).buckets;
+    return out;
+  }
   json buckets = json::array();
   for (const auto& b : d.buckets) buckets.push_back(json::array({b.lower_ns, b.upper_ns, b.count}));
-  return json{
-      {"layout", "log-linear, 2048 linear sub-buckets per power of two, values < 4096 ns exact"},
-      {"count", d.count},
-      {"min_ns", d.min_ns},
-      {"max_ns", d.max_ns},
-      {"sum_ns", d.sum_ns},
-      {"sum_squares_ns2", d.sum_squares_ns2},
-      {"saturated_count", d.saturated_count},
-      {"negative_count", d.negative_count},
-      {"bucket_fields", json::array({"lower_ns", "upper_ns", "count"})},
-      {"buckets", buckets}};
+  out["bucket_fields"] = json::array({"lower_ns", "upper_ns", "count"});
+  out["buckets"] = std::move(buckets);
+  return out;
 }
 
 namespace {
@@ -74,26 +87,82 @@ Status ReadSum(const json& h, const char* key, const std::string& where, std::st
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<stats::HistogramData> HistogramDataFromJson(const json& h, const std::string& where) {
+// The fields both forms share.
+Status ReadCommon(const json& h, const std::string& where, stats::HistogramData* d) {
   if (!h.is_object()) {
     return InvalidArgument(fmt::format("{}: histogram must be an object, not {}", where,
                                        h.is_null() ? "null" : h.type_name()));
   }
+  PGRIG_RETURN_IF_ERROR(ReadInt(h, "count", where, &d->count));
+  PGRIG_RETURN_IF_ERROR(ReadInt(h, "min_ns", where, &d->min_ns));
+  PGRIG_RETURN_IF_ERROR(ReadInt(h, "max_ns", where, &d->max_ns));
+  PGRIG_RETURN_IF_ERROR(ReadInt(h, "saturated_count", where, &d->saturated_count));
+  PGRIG_RETURN_IF_ERROR(ReadInt(h, "negative_count", where, &d->negative_count));
+  PGRIG_RETURN_IF_ERROR(ReadSum(h, "sum_ns", where, &d->sum_ns));
+  PGRIG_RETURN_IF_ERROR(ReadSum(h, "sum_squares_ns2", where, &d->sum_squares_ns2));
+  return Status::Ok();
+}
+
+// The packed form's "packed_buckets", or nullptr when the histogram has
+// bucket arrays; an error for an unknown packing or both forms at once.
+Result<const json*> PackedBuckets(const json& h, const std::string& where) {
+  auto packed = h.find("packed_buckets");
+  if (packed == h.end()) return nullptr;
+  auto packing = h.find("packing");
+  if (packing == h.end() || !packing->is_string() || packing->get<std::string>() != kPacking) {
+    return InvalidArgument(fmt::format(
+        "{}: histogram.packing is {}; this pgrig reads \"{}\" (a newer pgrig may have written it)",
+        where, packing == h.end() ? "missing" : packing->dump(), kPacking));
+  }
+  if (!packed->is_string()) {
+    return InvalidArgument(fmt::format("{}: histogram.packed_buckets must be a string, not {}",
+                                       where, packed->type_name()));
+  }
+  if (h.contains("buckets")) {
+    return InvalidArgument(
+        fmt::format("{}: histogram has both \"buckets\" and \"packed_buckets\"", where));
+  }
+  return &*packed;
+}
+
+Result<stats::PackedHistogram> PackedFromPackedForm(const json& h, const json& packed,
+                                                    const std::string& where) {
   stats::HistogramData d;
-  PGRIG_RETURN_IF_ERROR(ReadInt(h, "count", where, &d.count));
-  PGRIG_RETURN_IF_ERROR(ReadInt(h, "min_ns", where, &d.min_ns));
-  PGRIG_RETURN_IF_ERROR(ReadInt(h, "max_ns", where, &d.max_ns));
-  PGRIG_RETURN_IF_ERROR(ReadInt(h, "saturated_count", where, &d.saturated_count));
-  PGRIG_RETURN_IF_ERROR(ReadInt(h, "negative_count", where, &d.negative_count));
-  PGRIG_RETURN_IF_ERROR(ReadSum(h, "sum_ns", where, &d.sum_ns));
-  PGRIG_RETURN_IF_ERROR(ReadSum(h, "sum_squares_ns2", where, &d.sum_squares_ns2));
+  PGRIG_RETURN_IF_ERROR(ReadCommon(h, where, &d));
+  stats::PackedHistogram p{.buckets = packed.get<std::string>(),
+                           .count = d.count,
+                           .min_ns = d.min_ns,
+                           .max_ns = d.max_ns,
+                           .saturated_count = d.saturated_count,
+                           .negative_count = d.negative_count,
+                           .sum_ns = std::move(d.sum_ns),
+                           .sum_squares_ns2 = std::move(d.sum_squares_ns2)};
+  // Checked here, so that a bad file is refused by its reader and not later;
+  // one table per thread for all the runs of a suite.
+  thread_local stats::Histogram scratch;
+  const Status checked = stats::AssignPacked(p, &scratch);
+  if (!checked.ok()) return InvalidArgument(where + ": " + checked.message());
+  return p;
+}
+
+}  // namespace
+
+Result<stats::HistogramData> HistogramDataFromJson(const json& h, const std::string& where) {
+  stats::HistogramData d;
+  PGRIG_RETURN_IF_ERROR(ReadCommon(h, where, &d));
+  PGRIG_ASSIGN_OR_RETURN(const json* packed, PackedBuckets(h, where));
+  if (packed != nullptr) {
+    PGRIG_ASSIGN_OR_RETURN(stats::PackedHistogram p, PackedFromPackedForm(h, *packed, where));
+    return stats::Unpack(p);
+  }
   auto buckets = h.find("buckets");
   if (buckets == h.end() || !buckets->is_array()) {
     return InvalidArgument(fmt::format(
-        "{}: histogram.buckets must be an array of [lower_ns, upper_ns, count]", where));
+        "{}: histogram.buckets must be an array of [lower_ns, upper_ns, count] (or the packed "
+        "form's \"packed_buckets\")",
+        where));
   }
+  d.buckets.reserve(buckets->size());
   for (const json& b : *buckets) {
     stats::HistogramBucket bucket;
     if (!b.is_array() || b.size() != 3 || !AsInt64(b[0], &bucket.lower_ns) ||
@@ -107,6 +176,15 @@ Result<stats::HistogramData> HistogramDataFromJson(const json& h, const std::str
   auto imported = stats::Histogram::Import(d);
   if (!imported.ok()) return InvalidArgument(where + ": " + imported.status().message());
   return d;
+}
+
+Result<stats::PackedHistogram> PackedHistogramFromJson(const json& h, const std::string& where) {
+  if (h.is_object()) {
+    PGRIG_ASSIGN_OR_RETURN(const json* packed, PackedBuckets(h, where));
+    if (packed != nullptr) return PackedFromPackedForm(h, *packed, where);
+  }
+  PGRIG_ASSIGN_OR_RETURN(stats::HistogramData d, HistogramDataFromJson(h, where));
+  return stats::Pack(d);
 }
 
 Result<stats::Histogram> HistogramFromJson(const json& h, const std::string& where) {

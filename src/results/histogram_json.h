@@ -1,5 +1,5 @@
 // The latency pieces every results document carries (pgrig.result/1,
-// pgrig.suite/1's runs, pgrig.lio/1, pgrig.fsync/1, the fleet's merged
+// pgrig.suite/2 runs, pgrig.lio/1, pgrig.fsync/1, the fleet's merged
 // result): the latency summary in milliseconds and the sparse histogram
 // that readers merge.  One writer and one reader each; the layout is
 // docs/results-format.md's "histogram" object:
@@ -9,6 +9,13 @@
 //    "saturated_count": .., "negative_count": ..,
 //    "bucket_fields": ["lower_ns", "upper_ns", "count"],
 //    "buckets": [[lower, upper, count], ...]}
+//
+// or, packed (pgrig.suite/2's runs: about a tenth of the size), the same
+// with the last two keys replaced by
+//
+//    "packing": "base64-vlq/1", "packed_buckets": "AABgB..."
+//
+// (stats/packed_histogram.h).  Every reader takes either form.
 //
 // The reader never throws: a value of the wrong type, a number out of
 // range or a histogram that does not add up (stats::Histogram::Import's
@@ -24,6 +31,7 @@
 
 #include "common/status.h"
 #include "stats/histogram.h"
+#include "stats/packed_histogram.h"
 
 namespace pgrig::results {
 
@@ -31,13 +39,18 @@ namespace pgrig::results {
 // milliseconds; null when the histogram is empty.
 nlohmann::json LatencyMsJson(const stats::Histogram& h);
 
+enum class BucketForm { kArrays, kPacked };
+
 // The sparse histogram object above.
-nlohmann::json HistogramJson(const stats::Histogram& h);
+nlohmann::json HistogramJson(const stats::Histogram& h, BucketForm form = BucketForm::kArrays);
 
 // Reads HistogramJson's object and checks it (stats::Histogram::Import).
 Result<stats::HistogramData> HistogramDataFromJson(const nlohmann::json& h,
                                                    const std::string& where);
 Result<stats::Histogram> HistogramFromJson(const nlohmann::json& h, const std::string& where);
+// The same checks, kept packed (what the report module holds per run).
+Result<stats::PackedHistogram> PackedHistogramFromJson(const nlohmann::json& h,
+                                                       const std::string& where);
 
 }  // namespace pgrig::results
 

@@ -31,6 +31,57 @@ TEST(HistogramJsonTest, WrittenAndReadBackUnchanged) {
   EXPECT_EQ(back->Export(), h.Export());
 }
 
+TEST(HistogramJsonTest, PackedFormReadsBackTheSameHistogram) {
+  const stats::Histogram h = Sample();
+  const json j = json::parse(HistogramJson(h, BucketForm::kPacked).dump());
+  EXPECT_EQ(j["packing"], "base64-vlq/1");
+  EXPECT_TRUE(j["packed_buckets"].is_string());
+  EXPECT_FALSE(j.contains("buckets"));
+  auto d = HistogramDataFromJson(j, "f.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(*d, h.Export());
+  auto packed = PackedHistogramFromJson(j, "f.json");
+  ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+  EXPECT_EQ(*stats::ImportPacked(*packed), h);
+  // The array form read into the packed model is the same value.
+  auto from_arrays = PackedHistogramFromJson(HistogramJson(h), "f.json");
+  ASSERT_TRUE(from_arrays.ok());
+  EXPECT_EQ(*from_arrays, *packed);
+}
+
+TEST(HistogramJsonTest, MalformedPackedFormIsAnErrorNamingThePlace) {
+  const json good = HistogramJson(Sample(), BucketForm::kPacked);
+  struct Case {
+    const char* key;
+    json value;
+    const char* says;
+  } cases[] = {
+      {"packing", "base64-vlq/2", "this pgrig reads \"base64-vlq/1\""},
+      {"packing", nullptr, "histogram.packing is null"},
+      {"packed_buckets", 12, "packed_buckets must be a string"},
+      {"packed_buckets", "AA*", "character 2 is not a Base64 character"},
+      {"packed_buckets", "AAB", "ends inside a number"},
+      {"packed_buckets", "AAAA", "differs from the sum of its bucket counts"},
+      {"buckets", json::array(), "both \"buckets\" and \"packed_buckets\""},
+      {"count", 1.5, "histogram.count is 1.5, not a whole number"},
+  };
+  for (const Case& c : cases) {
+    json bad = good;
+    bad[c.key] = c.value;
+    for (bool packed_model : {false, true}) {
+      const Status s = packed_model ? PackedHistogramFromJson(bad, "f.json: runs[3]").status()
+                                    : HistogramDataFromJson(bad, "f.json: runs[3]").status();
+      ASSERT_FALSE(s.ok()) << c.key << " = " << c.value.dump();
+      EXPECT_THAT(s.message(), HasSubstr("f.json: runs[3]")) << s.message();
+      EXPECT_THAT(s.message(), HasSubstr(c.says)) << s.message();
+    }
+  }
+  json no_packing = good;
+  no_packing.erase("packing");
+  EXPECT_THAT(HistogramDataFromJson(no_packing, "f.json").status().message(),
+              HasSubstr("histogram.packing is missing"));
+}
+
 TEST(HistogramJsonTest, LatencySummaryInMilliseconds) {
   EXPECT_TRUE(LatencyMsJson(stats::Histogram()).is_null());
   const json l = LatencyMsJson(Sample());

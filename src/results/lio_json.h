@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "micro/lio_run.h"
+#include "results/histogram_json.h"
 
 namespace pgrig::results {
 
@@ -23,6 +24,9 @@ struct MicroDocInputs {
   int server_version_num = 0;
   std::string server_target;  // redacted
   bool embedded = false;
+  // How pgrig.lio/1 writes its histograms: arrays on its own, packed inside
+  // a pgrig.suite/2 run (histogram_json.h).
+  BucketForm histogram_form = BucketForm::kArrays;
 };
 
 // The keys every micro-benchmark document (pgrig.lio/1, pgrig.fsync/1)

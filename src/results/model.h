@@ -1,5 +1,5 @@
 // The result model of the report module: what `pgrig report` and `pgrig
-// compare` know about a suite, read from `pgrig.suite/1` (a `pgrig run`
+// compare` know about a suite, read from `pgrig.suite/2` or `/1` (a `pgrig run`
 // results directory) or, for a single run, from `pgrig.result/1` (`pgrig
 // bench --json`) or `pgrig.lio/1` (`pgrig lio run --json`; one lio cell), or
 // from `pgrig.fsync/1` (`pgrig fsync --json`; no cells, only Suite::fsync).  docs/results-format.md
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "stats/histogram.h"
+#include "stats/packed_histogram.h"
 
 namespace pgrig::results {
 
@@ -65,7 +65,9 @@ struct Run {
   // a lio cell (Cell::metric "lio_per_s") logical reads per second.
   double tps = 0;
   double duration_s = 0;
-  std::optional<stats::HistogramData> histogram;  // latency, ns
+  // Latency in ns, packed (2,000 runs of a campaign fit in tens of MB);
+  // stats::ImportPacked gives the histogram back.
+  std::optional<stats::PackedHistogram> histogram;
   std::optional<double> client_cpu_us_per_transaction;
   std::optional<double> client_cpu_s;  // user + system over the window
   // The server's, measured from /proc (summary.server_cpu_us_per_transaction;
@@ -125,7 +127,7 @@ struct FsyncRecord {
 
 struct Suite {
   std::string source;  // the file it was read from
-  std::string schema;  // the document read: pgrig.suite/1, .result/1, .lio/1 or .fsync/1
+  std::string schema;  // the document read: pgrig.suite/2 (or /1), .result/1, .lio/1 or .fsync/1
   std::string suite_id;
   std::string label;  // for tables and charts: the suite's label, else the directory name
   bool complete = true;

@@ -1,4 +1,4 @@
-// The "observation" and "bottleneck" of a pgrig.suite/1 run (observe's
+// The "observation" and "bottleneck" of a pgrig.suite/2 run (observe's
 // Observation and Diagnose's Bottleneck, written as docs/results-format.md and
 // docs/observe.md describe them).  Rates are rounded to the hundredth and
 // times to the millisecond, so that they print short.  Pure; thread-safe.

@@ -130,7 +130,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
     run.error = fmt::format("summary.{} is 0: the run measured nothing", headline);
   }
   if (const Json* h = FindPath(r, {"histogram"}); h != nullptr && h->is_object()) {
-    PGRIG_ASSIGN_OR_RETURN(run.histogram, results::HistogramDataFromJson(*h, where));
+    PGRIG_ASSIGN_OR_RETURN(run.histogram, results::PackedHistogramFromJson(*h, where));
   }
   if (lio) return run;  // no transactions, client CPU or per-second series
   run.client_cpu_us_per_transaction = Number(r, {"client", "cpu_us_per_transaction"});
@@ -363,10 +363,10 @@ Result<Suite> FromFsync(const Json& doc, const std::string& source) {
   return s;
 }
 
-Result<Suite> FromSuite(const Json& doc, const std::string& source) {
+Result<Suite> FromSuite(const Json& doc, const std::string& source, const std::string& schema) {
   Suite s;
   s.source = source;
-  s.schema = results::kSuiteSchema;
+  s.schema = schema;
   s.suite_id = String(doc, {"suite_id"});
   s.label = String(doc, {"label"});
   if (s.label.empty()) {
@@ -385,8 +385,7 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
 
   const Json* cells = FindPath(doc, {"cells"});
   if (cells == nullptr || !cells->is_array()) {
-    return InvalidArgument(source + ": " + results::kSuiteSchema +
-                           " document without a \"cells\" array");
+    return InvalidArgument(source + ": " + schema + " document without a \"cells\" array");
   }
   for (size_t i = 0; i < cells->size(); ++i) {
     const std::string where = fmt::format("{}: cells[{}]", source, i);
@@ -427,7 +426,9 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source) {
 Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
   PGRIG_ASSIGN_OR_RETURN(Json doc, ParseJsonObject(text, source, "a pgrig results document"));
   const std::string schema = String(doc, {"schema"});
-  if (schema == results::kSuiteSchema) return FromSuite(doc, source);
+  if (schema == results::kSuiteSchema || schema == results::kSuiteSchemaV1) {
+    return FromSuite(doc, source, schema);
+  }
   if (schema == results::kResultSchema) return FromResult(doc, source);
   if (schema == results::kLioResultSchema) return FromLio(doc, source);
   if (schema == results::kFsyncSchema) return FromFsync(doc, source);

@@ -1,5 +1,5 @@
 // Reading results into the report model (model.h): a `pgrig run` results
-// directory or its suite.json (schema pgrig.suite/1), one `pgrig bench
+// directory or its suite.json (schema pgrig.suite/2, or /1 from an older pgrig), one `pgrig bench
 // --json` file (pgrig.result/1, read as a suite of one cell and one run), one
 // `pgrig lio run --json` file (pgrig.lio/1: a suite of one lio cell
 // "lio/prepared/default/c<sessions>/j<sessions>", metric lio_per_s, one run),
@@ -47,7 +47,7 @@ Result<Suite> LoadSuite(const std::string& path);
 // The same from text; `source` names the input in messages and in the model.
 Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source);
 
-// One element of a pgrig.suite/1 "runs" array, read as LoadSuite reads it
+// One element of a pgrig.suite/2 (or /1) "runs" array, read as LoadSuite reads it
 // (`where` names it in errors): the suite writer sums its cells up over the
 // same Runs that report reads (cell_summary.h).
 Result<Run> ReadSuiteRunJson(const nlohmann::json& run, const std::string& where);

@@ -202,7 +202,7 @@ json ResultDocToJson(const ResultDoc& d) {
         {"above_latency_limit", t.above_latency_limit}}},
       {"latency_ms", LatencyMsJson(d.latency)},
       {"lag_ms", LagJson(d.lag)},
-      {"histogram", HistogramJson(d.latency)},
+      {"histogram", HistogramJson(d.latency, d.histogram_form)},
       {"client", ClientJson(d.client)},
       {"server_cpu", server_cpu},
       {"server_cpu_unavailable", OrNull(d.server_cpu_unavailable)},

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "results/histogram_json.h"
 #include "results/result_json.h"
 #include "stats/histogram.h"
 
@@ -185,6 +186,9 @@ struct ResultDoc {
   ResultDurations durations;
   ResultTransactions transactions;
   stats::Histogram latency;  // "latency_ms" and "histogram"
+  // How "histogram" is written: arrays in a pgrig.result/1 of its own,
+  // packed in a pgrig.suite/2 run (histogram_json.h).
+  BucketForm histogram_form = BucketForm::kArrays;
   std::optional<ResultLag> lag;
   ResultClient client;
   std::optional<ResultServerCpu> server_cpu;

@@ -20,9 +20,14 @@ Status CheckSchema(const nlohmann::json& doc, const char* expected, const std::s
   const std::string_view want(expected);
   const std::string_view family = want.substr(0, want.find('/') + 1);  // "pgrig.suite/"
   if (std::string_view(found).starts_with(family)) {
+    // Versions are whole numbers; a longer one is a larger one.
+    const std::string_view have = std::string_view(found).substr(family.size());
+    const std::string_view want_version = want.substr(family.size());
+    const bool newer = have.size() != want_version.size() ? have.size() > want_version.size()
+                                                          : have > want_version;
     return InvalidArgument(
-        fmt::format("{}: \"{}\" is another version of \"{}\"; a newer pgrig may have written it",
-                    where, found, expected));
+        fmt::format("{}: \"{}\" is another version of \"{}\"; {}", where, found, expected,
+                    newer ? "a newer pgrig may have written it" : "an older pgrig wrote it"));
   }
   return InvalidArgument(fmt::format("{}: a \"{}\" document, not \"{}\"", where, found, expected));
 }

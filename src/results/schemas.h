@@ -15,7 +15,10 @@ namespace pgrig::results {
 
 inline constexpr const char* kResultSchema =
     "pgrig.result/1";  // one run (bench --json, a suite's runs)
-inline constexpr const char* kSuiteSchema = "pgrig.suite/1";         // pgrig run's suite.json
+// pgrig run's suite.json.  /2 packs its runs' histograms; /1 is read (and
+// resumed), never written.
+inline constexpr const char* kSuiteSchema = "pgrig.suite/2";
+inline constexpr const char* kSuiteSchemaV1 = "pgrig.suite/1";
 inline constexpr const char* kLioResultSchema = "pgrig.lio/1";       // pgrig lio run --json
 inline constexpr const char* kFsyncSchema = "pgrig.fsync/1";         // pgrig fsync --json
 inline constexpr const char* kFleetRunSchema = "pgrig.fleet-run/1";  // a fleet run's manifest

@@ -10,17 +10,20 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 
 TEST(SchemasTest, CheckSchemaSaysWhatWasFound) {
-  EXPECT_TRUE(CheckSchema(json{{"schema", "pgrig.suite/1"}}, kSuiteSchema, "s.json").ok());
+  EXPECT_TRUE(CheckSchema(json{{"schema", "pgrig.suite/2"}}, kSuiteSchema, "s.json").ok());
   struct Case {
     json doc;
     const char* expect;
   };
   const Case cases[] = {
-      {json::array(), "s.json: not a pgrig.suite/1 document (not a JSON object)"},
-      {json{{"cells", json::array()}}, "s.json: no \"schema\" key; expected \"pgrig.suite/1\""},
+      {json::array(), "s.json: not a pgrig.suite/2 document (not a JSON object)"},
+      {json{{"cells", json::array()}}, "s.json: no \"schema\" key; expected \"pgrig.suite/2\""},
       {json{{"schema", 1}}, "no \"schema\" key"},
-      {json{{"schema", "pgrig.suite/2"}}, "\"pgrig.suite/2\" is another version of"},
-      {json{{"schema", "pgrig.result/1"}}, "a \"pgrig.result/1\" document, not \"pgrig.suite/1\""},
+      {json{{"schema", "pgrig.suite/3"}},
+       "\"pgrig.suite/3\" is another version of \"pgrig.suite/2\"; a newer pgrig may have"},
+      {json{{"schema", "pgrig.suite/10"}}, "a newer pgrig may have written it"},
+      {json{{"schema", "pgrig.suite/1"}}, "an older pgrig wrote it"},
+      {json{{"schema", "pgrig.result/1"}}, "a \"pgrig.result/1\" document, not \"pgrig.suite/2\""},
   };
   for (const Case& c : cases) {
     Status s = CheckSchema(c.doc, kSuiteSchema, "s.json");

@@ -217,7 +217,12 @@ Status ReadParts(const JsonFields& f, const std::string& where, SuiteDoc& d) {
 }  // namespace
 
 Result<SuiteDoc> SuiteDocFromJson(const json& j, const std::string& where) {
-  PGRIG_RETURN_IF_ERROR(CheckSchema(j, kSuiteSchema, where));
+  // A suite begun by an older pgrig (/1) is read and resumed; it is written
+  // back as /2, its earlier runs as they were (readers take both forms).
+  const json* schema = FindPath(j, {"schema"});
+  if (schema == nullptr || !schema->is_string() || schema->get<std::string>() != kSuiteSchemaV1) {
+    PGRIG_RETURN_IF_ERROR(CheckSchema(j, kSuiteSchema, where));
+  }
   const JsonFields f(j, where);
   SuiteDoc d;
   PGRIG_RETURN_IF_ERROR(ReadHeader(f, d));
@@ -244,7 +249,7 @@ Result<SuiteDoc> SuiteDocFromJson(const json& j, const std::string& where) {
 }
 
 Result<SuiteDoc> ParseSuiteDoc(std::string_view text, const std::string& file) {
-  PGRIG_ASSIGN_OR_RETURN(json doc, ParseJsonObject(text, file, "a pgrig.suite/1 document"));
+  PGRIG_ASSIGN_OR_RETURN(json doc, ParseJsonObject(text, file, "a pgrig.suite document"));
   return SuiteDocFromJson(doc, file);
 }
 

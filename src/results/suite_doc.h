@@ -1,4 +1,4 @@
-// The suite document pgrig.suite/1 as a typed struct: the runner fills a
+// The suite document pgrig.suite/2 as a typed struct: the runner fills a
 // SuiteDoc and never spells a key; SuiteDocToJson is its one writer and
 // SuiteDocFromJson its one reader for --resume (report reads suites through
 // reader.h into its model).  docs/results-format.md documents every key.
@@ -114,7 +114,7 @@ nlohmann::json SuiteCellJson(const plan::Plan& plan, const plan::Cell& cell,
 nlohmann::json SuiteDocToJson(const SuiteDoc& doc);
 
 // A suite.json read back (--resume).  InvalidArgument naming `where` and the
-// key when the document is not a pgrig.suite/1 this pgrig wrote.
+// key when the document is neither a pgrig.suite/2 nor a /1 (an older pgrig's, resumed as /2).
 Result<SuiteDoc> SuiteDocFromJson(const nlohmann::json& j, const std::string& where);
 
 // The same from suite.json's text; `file` names it in errors (with line and

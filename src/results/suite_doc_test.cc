@@ -72,12 +72,19 @@ SuiteDoc FullSuiteDoc() {
 TEST(SuiteDocTest, WrittenAndReadBackIsTheSameDocument) {
   const SuiteDoc d = FullSuiteDoc();
   const json written = SuiteDocToJson(d);
-  EXPECT_EQ(written["schema"], "pgrig.suite/1");
+  EXPECT_EQ(written["schema"], "pgrig.suite/2");
   EXPECT_EQ(written["runs"][1]["status"], "failed");
   EXPECT_EQ(written["price"]["instance_type"], "m7g.large");
   auto back = SuiteDocFromJson(written, "suite.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(SuiteDocToJson(*back), written);
+  // A suite an older pgrig began (/1) is read, so that it can be resumed,
+  // and written back as /2.
+  json older = written;
+  older["schema"] = "pgrig.suite/1";
+  auto resumed = SuiteDocFromJson(older, "suite.json");
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(SuiteDocToJson(*resumed), written);
   EXPECT_EQ(back->lio->blocks_per_table, 5000000000);
   EXPECT_EQ(FinishedRuns(*back),
             (std::vector<std::pair<std::string, int>>{{"ro/prepared/default/c1/j1", 0}}));
@@ -105,7 +112,7 @@ TEST(SuiteDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
     json value;
     const char* expect;
   } cases[] = {
-      {"/schema", "pgrig.result/1", "pgrig.suite/1"},
+      {"/schema", "pgrig.result/1", "pgrig.suite/2"},
       {"/complete", "yes", "\"complete\" must be true or false"},
       {"/runs", json::object(), "\"runs\" must be an array"},
       {"/runs/0/iteration", 1.5, "runs[0]: \"iteration\" must be a whole number"},

@@ -1,4 +1,4 @@
-// The suite document ("schema": "pgrig.suite/1", docs/results-format.md)
+// The suite document ("schema": "pgrig.suite/2", docs/results-format.md)
 // and the two files derived from it: runs.csv (one row per run) and
 // summary.md (one row per cell).
 //

@@ -25,6 +25,7 @@
 #include "observe/observe.h"
 #include "results/lio_json.h"
 #include "results/observation_json.h"
+#include "results/result_doc.h"
 #include "results/schemas.h"
 #include "results/suite_doc.h"
 #include "results/suite_json.h"
@@ -106,7 +107,9 @@ class Runner {
                                    .server_version = o_.server.version,
                                    .server_version_num = o_.server.version_num,
                                    .server_target = o_.server.target,
-                                   .embedded = o_.server.embedded};
+                                   .embedded = o_.server.embedded,
+                                   // pgrig.suite/2 packs its runs' histograms
+                                   .histogram_form = results::BucketForm::kPacked};
   }
   // The measured window of a lio cell, observed; fills run.result etc.
   void MeasureLio(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
@@ -691,7 +694,9 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   ro.random_seed = std::to_string(cfg.random_seed);
   ro.defines = wl.defines;
   // The suite holds the facts once (suite.facts); a run's own "facts" is null.
-  run.result = results::RunResultToJson(in, *r, nullptr);
+  results::ResultDoc doc = results::BuildResultDoc(in, *r, nullptr);
+  doc.histogram_form = results::BucketForm::kPacked;  // pgrig.suite/2
+  run.result = results::ResultDocToJson(doc);
   if (observer) {
     run.observation = results::ObservationJson(obs);
     const ClientUse use = ClientUseOf(*r, obs, o_.cpus);

@@ -74,7 +74,7 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
 
   const json s = ReadJson(out + "/suite.json");
   ASSERT_TRUE(s.is_object());
-  EXPECT_EQ(s["schema"], "pgrig.suite/1");
+  EXPECT_EQ(s["schema"], "pgrig.suite/2");
   for (const char* k : {"tool",       "command_line", "label",       "started_at", "ended_at",
                         "resumed_at", "complete",     "stop_reason", "wall_s",     "cpus",
                         "plan",       "target",       "scale",       "facts",      "settings",

@@ -71,7 +71,7 @@ Status CheckWorkloads(const plan::Plan& plan);
 Status CheckOutDir(const std::string& dir);
 
 // Whether a previous suite.json can be continued: an incomplete
-// pgrig.suite/1 document made with the same plan text whose cells are
+// pgrig.suite/2 document made with the same plan text whose cells are
 // `cells` (the matrix depends on the CPU count).
 Status CheckResumable(const results::SuiteDoc& suite, const plan::Plan& plan,
                       const std::vector<plan::Cell>& cells);
