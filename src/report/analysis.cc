@@ -83,7 +83,8 @@ std::vector<std::string> CellFigureFields(const CellStats& c) {
 Result<SuiteStats> Analyze(const results::Suite& suite) {
   SuiteStats out;
   out.suite = &suite;
-  stats::Histogram scratch;  // each run's histogram in turn
+  // Each run's histogram in turn; made only when a run has one.
+  std::optional<stats::Histogram> scratch;
   for (const results::Cell& c : suite.cells) {
     CellStats cs;
     cs.id = c.id;
@@ -106,8 +107,9 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     for (const results::Run& r : c.runs) {
       if (!results::RunCounts(r)) continue;
       if (r.histogram) {
-        PGRIG_RETURN_IF_ERROR(stats::AssignPacked(*r.histogram, &scratch));
-        cs.run_latency_ms.push_back(PercentilesMs(scratch));
+        if (!scratch) scratch.emplace();
+        PGRIG_RETURN_IF_ERROR(stats::AssignPacked(*r.histogram, &*scratch));
+        cs.run_latency_ms.push_back(PercentilesMs(*scratch));
       }
       if (r.observation.cpu_steal) {
         cs.steal_max = std::max(cs.steal_max.value_or(0.0), *r.observation.cpu_steal);

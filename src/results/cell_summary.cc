@@ -45,7 +45,9 @@ CellSummary SummarizeCell(const Cell& cell) {
   std::map<std::string, std::string> evidence;  // the first run's, per kind
   std::vector<std::string> warning_kinds;       // in first-seen order
   std::map<std::string, std::pair<std::string, int>> warnings_by_kind;
-  stats::Histogram scratch;  // each run's histogram in turn
+  // Each run's histogram in turn; made only when a run has one (a 512-KB
+  // table: the report's synthetic and lio-only cells have none).
+  std::optional<stats::Histogram> scratch;
   for (const Run& r : cell.runs) {
     if (!RunCounts(r)) {
       ++out.runs_failed;
@@ -56,9 +58,10 @@ CellSummary SummarizeCell(const Cell& cell) {
     }
     out.tps.push_back(r.tps);
     if (r.histogram) {
-      const Status h = stats::AssignPacked(*r.histogram, &scratch);
+      if (!scratch) scratch.emplace();
+      const Status h = stats::AssignPacked(*r.histogram, &*scratch);
       if (h.ok()) {
-        out.latency.Add(scratch);
+        out.latency.Add(*scratch);
       } else {
         out.notes.push_back("iteration " + std::to_string(r.iteration) + ": " + h.message());
       }
