@@ -46,7 +46,7 @@ CellSummary SummarizeCell(const Cell& cell) {
   std::vector<std::string> warning_kinds;       // in first-seen order
   std::map<std::string, std::pair<std::string, int>> warnings_by_kind;
   // Each run's histogram in turn; made only when a run has one (a 512-KB
-  // table: the report's synthetic and lio-only cells have none).
+  // table; cells built in memory, as the report's instrument tests do, have none).
   std::optional<stats::Histogram> scratch;
   for (const Run& r : cell.runs) {
     if (!RunCounts(r)) {
