@@ -15,6 +15,8 @@ run_packages=(
   # CMake configures the test and benchmark programs too (only `make test`
   # builds them)
   libgtest-dev libgmock-dev libbenchmark-dev
+  # server profiles (pgrig bench|run --profile)
+  linux-perf
 )
 test_packages=(
   sysbench clang clang-format

@@ -11,7 +11,8 @@ using workload::ScriptSpec;
 nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,
-                                 const host::ServerCpuMeasure& server_cpu) {
+                                 const host::ServerCpuMeasure& server_cpu,
+                                 std::optional<results::ServerProfileDoc> server_profile) {
   results::ResultInputs in;
   in.tool_version = kVersion;
   in.command = "bench";
@@ -19,6 +20,7 @@ nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
   in.server = server;
   in.cpus = info.cpus;
   in.server_cpu = server_cpu;
+  in.server_profile = std::move(server_profile);
   results::ResultOptions& ro = in.options;
   ro.clients = o.clients;
   ro.threads = info.threads;

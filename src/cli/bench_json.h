@@ -23,7 +23,8 @@ using ServerInfo = results::ResultServer;
 nlohmann::json BenchResultToJson(const workload::BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,
-                                 const host::ServerCpuMeasure& server_cpu);
+                                 const host::ServerCpuMeasure& server_cpu,
+                                 std::optional<results::ServerProfileDoc> server_profile = {});
 
 }  // namespace pgrig::cli
 

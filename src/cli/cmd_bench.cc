@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -32,6 +33,8 @@
 #include "host/host_facts.h"
 #include "host/server_cpu.h"
 #include "pg/connection.h"
+#include "profile/profile_text.h"
+#include "profile/server_profiler.h"
 #include "script/prng.h"
 #include "script/script.h"
 #include "script/variables.h"
@@ -170,6 +173,13 @@ bool OutputsCanBeWritten(const BenchOptions& o) {
       PrintErr(BenchError(w.message()));
       return false;
     }
+    if (o.profile) {
+      w = CheckCanCreate(profile::FoldedPathFor(o.json_path), "the folded stacks (--profile)");
+      if (!w.ok()) {
+        PrintErr(BenchError(w.message()));
+        return false;
+      }
+    }
   }
   if (o.log) {
     const std::string prefix = o.log_prefix.empty() ? "pgbench_log" : o.log_prefix;
@@ -240,6 +250,37 @@ int ExitCodeOf(const engine::RunResult& r) {
     return kExitRunFailure;
   }
   return kExitOk;
+}
+
+// --profile: the profiler for the server `server_cpu` located, or one that
+// says why there is none (a remote server).
+profile::ServerProfiler StartServerProfiler(const host::ServerCpuWindow& server_cpu) {
+  const std::optional<int> pm = server_cpu.postmaster_pid();
+  if (!pm) {
+    return profile::ServerProfiler::Unavailable("the server is not one pgrig can profile: " +
+                                                server_cpu.unavailable());
+  }
+  return profile::ServerProfiler::Start(*pm);
+}
+
+// The profile's part of the results, its folded stacks written beside
+// `json_path` (checked writable before the run).
+results::ServerProfileDoc KeepProfile(const profile::ProfileMeasure& m,
+                                      const std::string& json_path) {
+  results::ServerProfileDoc d{.profile = m.profile, .unavailable = m.unavailable};
+  d.hardware_counters_unavailable = profile::HardwareCountersUnavailable().value_or(
+      "this pgrig does not read hardware counters yet");
+  if (m.profile) {
+    const std::string folded = profile::FoldedPathFor(json_path);
+    Status w = WriteFileAtomically(folded, m.profile->FoldedText());
+    if (w.ok()) {
+      d.folded_stacks_file = std::filesystem::path(folded).filename().string();
+    } else {
+      PrintErr(
+          BenchError("could not write the folded stacks to \"" + folded + "\": " + w.message()));
+    }
+  }
+  return d;
 }
 
 }  // namespace
@@ -333,9 +374,14 @@ int RunBench(int argc, char** argv) {
   // is connected (after the fleet's "go" in clients mode), the last after
   // the run's backends have been reaped (host/server_cpu.h).
   host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(target->params);
-  cfg.start_gate = [fleet_gate_s, &server_cpu]() -> Status {
+  // --profile: perf samples the server's process tree; the window is the
+  // same as the server CPU's (profile/server_profiler.h).
+  std::optional<profile::ServerProfiler> profiler;
+  if (o.profile) profiler.emplace(StartServerProfiler(server_cpu));
+  cfg.start_gate = [fleet_gate_s, &server_cpu, &profiler]() -> Status {
     if (fleet_gate_s) PGRIG_RETURN_IF_ERROR(WaitForFleetGo(*fleet_gate_s));
     server_cpu.Start();
+    if (profiler) profiler->MarkWindowStart();
     return Status();
   };
   auto run = [&cfg] {
@@ -347,14 +393,25 @@ int RunBench(int argc, char** argv) {
     return kExitBadInvocation;
   }
   const engine::RunResult& r = *run;
+  if (profiler) profiler->MarkWindowEnd();
   const host::ServerCpuMeasure server_measure = server_cpu.Finish();
+  std::optional<profile::ProfileMeasure> profile_measure;
+  if (profiler) profile_measure = profiler->Finish();
   std::fputs(FormatPgbenchSummary(o, info, r).c_str(), stdout);
   std::fputs(FormatPgrigExtras(o, info, r, server_measure).c_str(), stdout);
+  if (profile_measure) {
+    std::optional<double> measured;
+    if (server_measure.usage) measured = server_measure.usage->Total();
+    std::fputs(profile::FormatProfileText(*profile_measure, measured).c_str(), stdout);
+  }
   std::fflush(stdout);
 
   int exit_code = ExitCodeOf(r);
   if (!o.json_path.empty()) {
-    const nlohmann::json doc = BenchResultToJson(o, info, server, r, facts, server_measure);
+    std::optional<results::ServerProfileDoc> profile_doc;
+    if (profile_measure) profile_doc = KeepProfile(*profile_measure, o.json_path);
+    const nlohmann::json doc =
+        BenchResultToJson(o, info, server, r, facts, server_measure, std::move(profile_doc));
     Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");
     if (!w.ok()) {
       PrintErr(BenchError("could not write results to \"" + o.json_path + "\": " + w.message()));

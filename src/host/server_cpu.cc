@@ -63,6 +63,10 @@ std::vector<int> Children(const std::string& root, int pid) {
 
 }  // namespace
 
+std::vector<int> LiveChildrenOf(const std::string& proc_root, int pid) {
+  return Children(proc_root, pid);
+}
+
 Result<ProcStat> ReadProcStat(const std::string& proc_root, int pid) {
   const std::string path = proc_root + "/" + std::to_string(pid) + "/stat";
   std::string s;

@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "pg/connection.h"
@@ -127,6 +128,10 @@ Result<int> LocateLocalPostmaster(const pg::ConnectionParams& params,
 Result<int> PostmasterOfBackend(PeerKind peer, int backend_pid, int64_t connect_started_ticks,
                                 const ServerCpuOptions& options = {});
 
+// The live children of `pid` (from /proc/<pid>/task/*/children, or a scan of
+// /proc); empty when it has none or does not exist.
+std::vector<int> LiveChildrenOf(const std::string& proc_root, int pid);
+
 // Clock ticks since boot, from <proc_root>/uptime (the clock of starttime).
 Result<int64_t> BootTicksNow(const std::string& proc_root);
 
@@ -148,6 +153,12 @@ class ServerCpuWindow {
   static ServerCpuWindow Prepare(const pg::ConnectionParams& params,
                                  const ServerCpuOptions& options = {});
   void Start();
+  // The postmaster's PID when it was located (a profiler samples its tree).
+  std::optional<int> postmaster_pid() const {
+    return meter_ ? std::optional<int>(meter_->pid()) : std::nullopt;
+  }
+  // Why there is no figure when the postmaster was not located.
+  const std::string& unavailable() const { return unavailable_; }
   // Waits at most `settle` for the run's backends to be reaped.
   ServerCpuMeasure Finish(std::chrono::milliseconds settle = std::chrono::milliseconds(5000));
 

@@ -210,6 +210,7 @@ json ResultDocToJson(const ResultDoc& d) {
       {"series", SeriesJson(d.series)},
       {"facts", d.facts},
   };
+  if (d.server_profile) doc["server_profile"] = ServerProfileToJson(*d.server_profile);
   if (d.fleet) {
     doc["fleet"] = FleetJson(*d.fleet);
     doc["observation"] = d.observation;
@@ -465,6 +466,9 @@ Result<ResultDoc> ResultDocFromJson(const json& j, const std::string& where) {
   const json* hist = f.Get("histogram");
   if (hist == nullptr) return InvalidArgument(where + " has no histogram");
   PGRIG_ASSIGN_OR_RETURN(d.latency, HistogramFromJson(*hist, where));
+  if (const json* sp = f.Get("server_profile"); sp != nullptr) {
+    PGRIG_ASSIGN_OR_RETURN(d.server_profile, ServerProfileFromJson(*sp, where));
+  }
   d.facts = f.Raw("facts");
   return d;
 }

@@ -193,6 +193,7 @@ struct ResultDoc {
   ResultClient client;
   std::optional<ResultServerCpu> server_cpu;
   std::optional<std::string> server_cpu_unavailable;
+  std::optional<ServerProfileDoc> server_profile;  // written only when set
   std::vector<ResultScriptDoc> scripts;
   ResultSeries series;
   nlohmann::json facts = nullptr;

@@ -130,6 +130,10 @@ ResultDoc BuildResultDoc(const ResultInputs& in, const engine::RunResult& r, con
   } else {
     d.server_cpu_unavailable = in.server_cpu.unavailable;
   }
+  d.server_profile = in.server_profile;
+  if (d.server_profile && in.server_cpu.usage) {
+    d.server_profile->measured_server_cpu_s = in.server_cpu.usage->Total();
+  }
   d.summary.tps = r.Tps();
   d.summary.tps_including_connections =
       with_conn_s > 0 ? static_cast<double>(t.transactions) / with_conn_s : 0.0;

@@ -20,6 +20,7 @@
 #include "common/status.h"
 #include "engine/result.h"
 #include "host/server_cpu.h"
+#include "results/profile_json.h"
 #include "script/script.h"
 #include "stats/histogram.h"
 
@@ -70,6 +71,9 @@ struct ResultInputs {
   // "summary.server_cpu_us_per_transaction", or null and the reason in
   // "server_cpu_unavailable".
   host::ServerCpuMeasure server_cpu{.usage = std::nullopt, .unavailable = "not measured"};
+  // The server's profile when one was asked for ("server_profile",
+  // results/profile_json.h); absent otherwise.
+  std::optional<ServerProfileDoc> server_profile;
 };
 
 struct ResultDoc;  // result_doc.h

@@ -47,6 +47,7 @@ enum LongOnly {
   kVerboseErrors = 15,
   kJson = 1000,  // above every option letter
   kHelp = 1001,
+  kProfile = 1002,
 };
 
 const option kLongOptions[] = {
@@ -95,6 +96,7 @@ const option kLongOptions[] = {
     {"max-tries", required_argument, nullptr, kMaxTries},
     {"verbose-errors", no_argument, nullptr, kVerboseErrors},
     {"json", required_argument, nullptr, kJson},
+    {"profile", no_argument, nullptr, kProfile},
     {"db", required_argument, nullptr, kDbLongOption},
     {nullptr, 0, nullptr, 0},
 };
@@ -352,7 +354,7 @@ Took TakeScriptOption(int c, const char* arg, ParseState* s) {
 }
 
 // What is reported and logged: -l --log-prefix --sampling-rate
-// --aggregate-interval -P --progress-timestamp -r -d --json.
+// --aggregate-interval -P --progress-timestamp -r -d --json --profile.
 Took TakeReportingOption(int c, const char* arg, ParseState* s) {
   BenchOptions& o = s->p.options;
   switch (c) {
@@ -383,6 +385,9 @@ Took TakeReportingOption(int c, const char* arg, ParseState* s) {
       return Took::kTaken;
     case kJson:
       o.json_path = arg;
+      return Took::kTaken;
+    case kProfile:
+      o.profile = true;
       return Took::kTaken;
     default:
       return Took::kNotMine;

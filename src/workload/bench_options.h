@@ -6,7 +6,7 @@
 // complaints, and returns what to print and which exit code to use when the
 // command must stop early (--help, -b list, --show-script, a bad option).
 // Messages are pgbench's, with "pgrig bench" where pgbench says "pgbench".
-// Beyond pgbench: --json FILE and --db CONNINFO (the database operand as an
+// Beyond pgbench: --json FILE, --profile and --db CONNINFO (the database operand as an
 // option, as every pgrig command takes it).
 // The options `pgrig init` shares (integer values, -h -p -U --db and the
 // database operand) are read by workload/pgbench_options.h, so both commands
@@ -68,7 +68,8 @@ struct BenchOptions {
   bool internal_script_used = false;
   std::vector<std::pair<std::string, std::string>> defines;  // -D name=value
   std::string json_path;                                     // --json
-  std::vector<std::string> argv;                             // the command line, for the results
+  bool profile = false;  // --profile: sample the server with perf (profile/server_profiler.h)
+  std::vector<std::string> argv;  // the command line, for the results
 };
 
 struct BenchParse {

@@ -57,7 +57,9 @@ std::string BenchUsage() {
          "  --show-script=NAME       show builtin script code, then exit\n"
          "  --verbose-errors         print messages of all errors\n"
          "  --json=FILE              write the results (pgrig.result/1) to FILE (pgrig's;\n"
-         "                           checked writable before the run)\n\n"
+         "                           checked writable before the run)\n"
+         "  --profile                sample the server's CPU with perf during the run (a local\n"
+         "                           server; pgrig's; the folded stacks go beside --json)\n\n"
          "Common options:\n"
          "  -d, --debug              print debugging output\n" +
          kConnectionOptionsHelp +

@@ -1,0 +1,146 @@
+// ParsePerfScript (profile/perf_script.h).
+#include "profile/perf_script.h"
+
+#include <cctype>
+#include <charconv>
+#include <climits>
+
+namespace pgrig::profile {
+namespace {
+
+Status LineError(std::string_view source, size_t line_no, const std::string& what) {
+  return InvalidArgument(std::string(source) + ":" + std::to_string(line_no) + ": " + what);
+}
+
+bool ParseDecimal(std::string_view s, int64_t& out) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && out >= 0;
+}
+
+// "47812.401958840" -> nanoseconds; 1 to 9 fractional digits.
+bool ParseSeconds(std::string_view s, int64_t& ns) {
+  const size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view whole = s.substr(0, dot);
+  std::string_view frac = s.substr(dot + 1);
+  if (frac.empty() || frac.size() > 9) return false;
+  int64_t sec = 0;
+  int64_t f = 0;
+  if (!ParseDecimal(whole, sec) || !ParseDecimal(frac, f)) return false;
+  if (sec > 9'000'000'000) return false;  // keeps sec * 1e9 inside int64
+  for (size_t i = frac.size(); i < 9; ++i) f *= 10;
+  ns = sec * 1'000'000'000 + f;
+  return true;
+}
+
+// "  55d5c0a1b2c3 ExecScan (/usr/lib/.../postgres)" after the leading tab.
+bool ParseFrame(std::string_view s, Frame& frame) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  const size_t addr_begin = i;
+  while (i < s.size() && std::isxdigit(static_cast<unsigned char>(s[i])) != 0) ++i;
+  if (i == addr_begin || i >= s.size() || s[i] != ' ') return false;
+  ++i;
+  std::string_view rest = s.substr(i);
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  if (rest.empty() || rest.back() != ')') return false;
+  const size_t open = rest.rfind(" (");
+  if (open == std::string_view::npos) {
+    // "(dso)" alone: no symbol at all.
+    if (rest.front() != '(') return false;
+    frame.symbol = "[unknown]";
+    frame.dso = rest.substr(1, rest.size() - 2);
+    return true;
+  }
+  frame.symbol = rest.substr(0, open);
+  frame.dso = rest.substr(open + 2, rest.size() - open - 3);
+  return !frame.symbol.empty();
+}
+
+bool ParseIds(std::string_view ids, Sample& s) {
+  const size_t slash = ids.find('/');
+  int64_t pid = 0;
+  int64_t tid = 0;
+  if (slash == std::string_view::npos || !ParseDecimal(ids.substr(0, slash), pid) ||
+      !ParseDecimal(ids.substr(slash + 1), tid) || pid > INT32_MAX || tid > INT32_MAX) {
+    return false;
+  }
+  s.pid = static_cast<int>(pid);
+  s.tid = static_cast<int>(tid);
+  return true;
+}
+
+// "postgres 14077/14077 47812.401958840:" (and maybe one frame after it).
+// The header's end is the first ':' that follows "PID/TID SECONDS"; COMM is
+// what comes before, and may hold spaces and colons itself.
+Status ParseHeader(std::string_view line, std::string_view source, size_t line_no, Sample& s,
+                   std::string_view& inline_frame) {
+  for (size_t colon = line.find(':'); colon != std::string_view::npos;
+       colon = line.find(':', colon + 1)) {
+    const std::string_view head = line.substr(0, colon);
+    const size_t time_sp = head.rfind(' ');
+    if (time_sp == std::string_view::npos || !ParseSeconds(head.substr(time_sp + 1), s.time_ns)) {
+      continue;
+    }
+    std::string_view rest = head.substr(0, time_sp);
+    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+    const size_t ids_sp = rest.rfind(' ');
+    if (ids_sp == std::string_view::npos || !ParseIds(rest.substr(ids_sp + 1), s)) continue;
+    std::string_view comm = rest.substr(0, ids_sp);
+    while (!comm.empty() && comm.front() == ' ') comm.remove_prefix(1);
+    while (!comm.empty() && comm.back() == ' ') comm.remove_suffix(1);
+    s.comm = comm;
+    inline_frame = line.substr(colon + 1);
+    return Status();
+  }
+  return LineError(source, line_no, "a sample header must read COMM PID/TID SECONDS:");
+}
+
+}  // namespace
+
+Status ParsePerfScript(std::string_view text, std::string_view source,
+                       const std::function<void(const Sample&)>& on_sample) {
+  Sample s;
+  bool in_sample = false;
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) {
+      if (in_sample) on_sample(s);
+      in_sample = false;
+      continue;
+    }
+    if (line.front() == '\t' || line.front() == ' ') {
+      if (!in_sample) return LineError(source, line_no, "a frame line outside a sample");
+      Frame f;
+      if (!ParseFrame(line, f)) {
+        return LineError(source, line_no, "a frame must read ADDRESS SYMBOL (OBJECT)");
+      }
+      s.frames.push_back(f);
+      continue;
+    }
+    if (in_sample) on_sample(s);  // a header right after a sample: no blank line
+    s.frames.clear();
+    std::string_view inline_frame;
+    PGRIG_RETURN_IF_ERROR(ParseHeader(line, source, line_no, s, inline_frame));
+    if (inline_frame.find_first_not_of(' ') != std::string_view::npos) {
+      Frame f;
+      if (!ParseFrame(inline_frame, f)) {
+        return LineError(source, line_no, "a frame must read ADDRESS SYMBOL (OBJECT)");
+      }
+      s.frames.push_back(f);
+    }
+    in_sample = true;
+  }
+  if (in_sample) on_sample(s);
+  return Status();
+}
+
+}  // namespace pgrig::profile

@@ -1,0 +1,59 @@
+// Reading the text `perf script` prints for a recording made with call
+// graphs, in the one field layout pgrig asks for:
+//
+//   perf script -F comm,pid,tid,time,ip,sym,dso --ns
+//
+// which prints one block per sample, blocks separated by a blank line:
+//
+//   postgres 14077/14077 47812.401958840:
+//   \t          f63d3 __libc_pread (/usr/lib/x86_64-linux-gnu/libc.so.6)
+//   \t         46d250 mdread (/usr/lib/postgresql/15/bin/postgres)
+//   \t         4406f2 [unknown] (/usr/lib/postgresql/15/bin/postgres)
+//
+// The header is COMM PID/TID SECONDS.NANOSECONDS: (COMM may hold spaces; it
+// is everything before the last two fields).  Each frame line is an address,
+// a symbol and the object in parentheses, leaf first; a symbol perf could
+// not resolve is "[unknown]".  A recording without call graphs puts the one
+// frame on the header line after the colon; that is read too.
+//
+// Malformed text is an error naming the source and the line, never a crash;
+// the reader holds no state between calls.
+#ifndef PGRIG_PROFILE_PERF_SCRIPT_H_
+#define PGRIG_PROFILE_PERF_SCRIPT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pgrig::profile {
+
+struct Frame {
+  std::string_view symbol;  // "[unknown]" when perf could not resolve it
+  std::string_view dso;     // the object's path, "[kernel.kallsyms]", "[unknown]"
+
+  bool resolved() const { return symbol != "[unknown]" && !symbol.empty(); }
+  bool kernel() const { return dso.starts_with("[kernel") || dso.starts_with("[vdso"); }
+};
+
+// One sample.  The views point into the text given to ParsePerfScript and
+// are valid during the callback only.
+struct Sample {
+  std::string_view comm;
+  int pid = 0;
+  int tid = 0;
+  int64_t time_ns = 0;        // perf's clock (CLOCK_MONOTONIC when recorded with -k)
+  std::vector<Frame> frames;  // leaf first
+};
+
+// Calls `on_sample` for each sample in `text`, in order.  `source` names the
+// text in errors ("perf.script:12: ...").
+Status ParsePerfScript(std::string_view text, std::string_view source,
+                       const std::function<void(const Sample&)>& on_sample);
+
+}  // namespace pgrig::profile
+
+#endif  // PGRIG_PROFILE_PERF_SCRIPT_H_

@@ -1,0 +1,99 @@
+// Sampling a local PostgreSQL server's CPU with Linux `perf` over one
+// benchmark window (issue 30; DESIGN.md rule 10: the measured window only,
+// the server's processes only).
+//
+// Who is sampled.  `perf record -p` attaches to the postmaster and to every
+// child it has when the profiler starts (backends, checkpointer, walwriter,
+// autovacuum...); perf follows every process the postmaster forks after
+// that (its events are inherited), so backends that connect during the run
+// are sampled from their first instruction.  Nothing else on the machine is.
+//
+// When.  perf starts in Start(), before the run's clients connect; the
+// window's ends are marked with CLOCK_MONOTONIC, which perf is told to
+// stamp samples with (`-k CLOCK_MONOTONIC`), and the profile keeps the
+// samples between the marks only.  Samples outside are counted.
+//
+// How.  `perf record -e cpu-clock -F HZ -g -k CLOCK_MONOTONIC -N -B -p
+// PIDS -o -` as a child in its own process group, which dies with pgrig
+// (PR_SET_PDEATHSIG); Finish() stops it with SIGINT (10 s, then SIGKILL),
+// feeds the recording to `perf script -i -` and builds the Profile.  The
+// recording goes to a file without a name (O_TMPFILE in $TMPDIR or /tmp),
+// freed when its last descriptor closes, so nothing is left behind even
+// when pgrig is killed; no build-id cache is written either (-N).  The
+// server's configuration is not touched.
+//
+// When perf is missing, not allowed to attach (perf_event_paranoid, not
+// root), or fails, the profile is unavailable with perf's own first line
+// as the reason; the run is measured as usual either way.
+//
+// One thread calls Start and Finish; MarkWindowStart may run on another
+// thread that is joined before Finish (the engine's start gate).
+#ifndef PGRIG_PROFILE_SERVER_PROFILER_H_
+#define PGRIG_PROFILE_SERVER_PROFILER_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "profile/profile.h"
+
+namespace pgrig::profile {
+
+struct ProfilerOptions {
+  std::string perf = "perf";  // a path or a name looked up in $PATH
+  int frequency_hz = 499;     // per CPU; odd, so not in step with 100/1000 Hz timers
+  std::string proc_root = "/proc";
+  std::string temp_dir;  // where the recording's nameless file goes; empty: $TMPDIR or /tmp
+};
+
+// A profile, or why there is none.
+struct ProfileMeasure {
+  std::optional<Profile> profile;
+  std::string unavailable;
+};
+
+class ServerProfiler {
+ public:
+  // Starts perf on the process tree of `postmaster_pid`.  Never fails; when
+  // perf cannot run, Finish() says why.  Takes ~0.3 s (perf's start-up).
+  static ServerProfiler Start(int postmaster_pid, const ProfilerOptions& options = {});
+  // A profiler that only reports `reason` (no local server, no perf...).
+  static ServerProfiler Unavailable(std::string reason);
+
+  ServerProfiler(ServerProfiler&& other) noexcept;
+  ServerProfiler& operator=(ServerProfiler&&) = delete;
+  ServerProfiler(const ServerProfiler&) = delete;
+  ~ServerProfiler();  // stops perf and removes its files if Finish was not called
+
+  void MarkWindowStart();
+  void MarkWindowEnd();
+  // Stops perf and reads its samples (the window's end is now if
+  // MarkWindowEnd was not called).
+  ProfileMeasure Finish();
+
+ private:
+  ServerProfiler() = default;
+  void Kill();
+
+  ProfilerOptions options_;
+  pid_t perf_pid_ = -1;
+  int data_fd_ = -1;  // the recording: a file without a name (O_TMPFILE)
+  int log_fd_ = -1;   // perf's messages, likewise
+  std::string unavailable_;
+  std::atomic<int64_t> window_start_ns_{0};
+  int64_t window_end_ns_ = 0;
+};
+
+// Whether this machine lets perf count hardware events (cycles,
+// instructions): nullopt when it does, else the reason (a KVM guest without
+// a virtual PMU, perf_event_paranoid).  Opens and closes one counter on
+// this process.
+std::optional<std::string> HardwareCountersUnavailable();
+
+}  // namespace pgrig::profile
+
+#endif  // PGRIG_PROFILE_SERVER_PROFILER_H_

@@ -1,0 +1,35 @@
+// A server profile in a results document ("server_profile",
+// docs/results-format.md and docs/profiles.md): the one place its keys are
+// spelled, writer and reader.  The profile itself is profile/profile.h's.
+// Plain value types and pure functions.
+#ifndef PGRIG_RESULTS_PROFILE_JSON_H_
+#define PGRIG_RESULTS_PROFILE_JSON_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "profile/profile.h"
+
+namespace pgrig::results {
+
+struct ServerProfileDoc {
+  std::optional<profile::Profile> profile;  // nullopt: see `unavailable`
+  std::string unavailable;
+  std::string folded_stacks_file;               // beside the document; empty: not kept
+  std::optional<double> measured_server_cpu_s;  // /proc's figure for the window (server_cpu)
+  // Hardware counters are not read (yet): always null, with this reason.
+  std::string hardware_counters_unavailable;
+};
+
+// {"unavailable": reason} when there is no profile.
+nlohmann::json ServerProfileToJson(const ServerProfileDoc& d);
+
+// The summary back (categories, top functions; the folded stacks stay in
+// their file).  Malformed input is an error naming `where` and the key.
+Result<ServerProfileDoc> ServerProfileFromJson(const nlohmann::json& j, const std::string& where);
+
+}  // namespace pgrig::results
+
+#endif  // PGRIG_RESULTS_PROFILE_JSON_H_

@@ -1,0 +1,87 @@
+// "server_profile" both ways (results/profile_json.h).
+#include "results/profile_json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace pgrig::results {
+namespace {
+
+using profile::Category;
+using profile::Frame;
+using profile::kCategoryCount;
+using profile::Profile;
+using profile::ProfileBuilder;
+using ::testing::HasSubstr;
+
+profile::Sample MakeProfileSample(int64_t t_ns, std::string_view leaf) {
+  profile::Sample s;
+  s.comm = "postgres";
+  s.pid = 7;
+  s.tid = 7;
+  s.time_ns = t_ns;
+  s.frames = {Frame{leaf, "/usr/lib/postgresql/15/bin/postgres"},
+              Frame{"main", "/usr/lib/postgresql/15/bin/postgres"}};
+  return s;
+}
+
+TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
+  ProfileBuilder b({.window_start_ns = 0, .window_end_ns = 2'000'000'000, .frequency_hz = 499});
+  for (int i = 0; i < 10; ++i) {
+    b.Add(MakeProfileSample(i, i % 2 == 0 ? "s_lock" : "ExecScan"));
+  }
+  const ServerProfileDoc d{.profile = b.Finish(),
+                           .unavailable = "",
+                           .folded_stacks_file = "x.folded",
+                           .measured_server_cpu_s = 0.5,
+                           .hardware_counters_unavailable = "no PMU"};
+  const nlohmann::json j = ServerProfileToJson(d);
+  EXPECT_EQ(j["categories"].size(), static_cast<size_t>(kCategoryCount));
+  EXPECT_EQ(j["hardware_counters"], nullptr);
+  EXPECT_EQ(j["hardware_counters_unavailable"], "no PMU");
+  EXPECT_EQ(j["window_s"], 2.0);
+  double pct = 0;
+  for (const auto& c : j["categories"]) pct += c["pct"].get<double>();
+  EXPECT_NEAR(pct, 100.0, 0.01);
+  auto back_doc = ServerProfileFromJson(j, "suite.json: runs[0]");
+  ASSERT_TRUE(back_doc.ok()) << back_doc.status().message();
+  EXPECT_EQ(back_doc->folded_stacks_file, "x.folded");
+  EXPECT_EQ(back_doc->measured_server_cpu_s, 0.5);
+  EXPECT_EQ(back_doc->hardware_counters_unavailable, "no PMU");
+  ASSERT_TRUE(back_doc->profile.has_value());
+  const Profile& back = *back_doc->profile;
+  EXPECT_EQ(back.samples, 10);
+  EXPECT_EQ(back.frequency_hz, 499);
+  EXPECT_EQ(back.category_samples, d.profile->category_samples);
+  ASSERT_EQ(back.top_functions.size(), 2u);
+  EXPECT_EQ(back.top_functions[0].function, "ExecScan");
+  EXPECT_EQ(back.top_functions[1].category, Category::kLocks);
+
+  nlohmann::json bad = j;
+  bad["categories"][0]["samples"] = 1000;
+  auto r = ServerProfileFromJson(bad, "suite.json: runs[0]");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("suite.json: runs[0]: server_profile.categories: its samples sum to"));
+  bad = j;
+  bad["categories"][1]["category"] = "gravity";
+  r = ServerProfileFromJson(bad, "f");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("categories[1]"));
+  bad = j;
+  bad.erase("samples");
+  EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());
+  EXPECT_FALSE(ServerProfileFromJson(nlohmann::json::array(), "f").ok());
+
+  ServerProfileDoc none;
+  none.unavailable = "no perf";
+  const nlohmann::json nj = ServerProfileToJson(none);
+  EXPECT_EQ(nj, nlohmann::json({{"unavailable", "no perf"}}));
+  r = ServerProfileFromJson(nj, "f");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->profile.has_value());
+  EXPECT_EQ(r->unavailable, "no perf");
+}
+
+}  // namespace
+}  // namespace pgrig::results
