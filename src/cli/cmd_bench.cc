@@ -252,37 +252,6 @@ int ExitCodeOf(const engine::RunResult& r) {
   return kExitOk;
 }
 
-// --profile: the profiler for the server `server_cpu` located, or one that
-// says why there is none (a remote server).
-profile::ServerProfiler StartServerProfiler(const host::ServerCpuWindow& server_cpu) {
-  const std::optional<int> pm = server_cpu.postmaster_pid();
-  if (!pm) {
-    return profile::ServerProfiler::Unavailable("the server is not one pgrig can profile: " +
-                                                server_cpu.unavailable());
-  }
-  return profile::ServerProfiler::Start(*pm);
-}
-
-// The profile's part of the results, its folded stacks written beside
-// `json_path` (checked writable before the run).
-results::ServerProfileDoc KeepProfile(const profile::ProfileMeasure& m,
-                                      const std::string& json_path) {
-  results::ServerProfileDoc d{.profile = m.profile, .unavailable = m.unavailable};
-  d.hardware_counters_unavailable = profile::HardwareCountersUnavailable().value_or(
-      "this pgrig does not read hardware counters yet");
-  if (m.profile) {
-    const std::string folded = profile::FoldedPathFor(json_path);
-    Status w = WriteFileAtomically(folded, m.profile->FoldedText());
-    if (w.ok()) {
-      d.folded_stacks_file = std::filesystem::path(folded).filename().string();
-    } else {
-      PrintErr(
-          BenchError("could not write the folded stacks to \"" + folded + "\": " + w.message()));
-    }
-  }
-  return d;
-}
-
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -377,7 +346,7 @@ int RunBench(int argc, char** argv) {
   // --profile: perf samples the server's process tree; the window is the
   // same as the server CPU's (profile/server_profiler.h).
   std::optional<profile::ServerProfiler> profiler;
-  if (o.profile) profiler.emplace(StartServerProfiler(server_cpu));
+  if (o.profile) profiler.emplace(profile::StartProfilerFor(server_cpu));
   cfg.start_gate = [fleet_gate_s, &server_cpu, &profiler]() -> Status {
     if (fleet_gate_s) PGRIG_RETURN_IF_ERROR(WaitForFleetGo(*fleet_gate_s));
     server_cpu.Start();
@@ -409,7 +378,14 @@ int RunBench(int argc, char** argv) {
   int exit_code = ExitCodeOf(r);
   if (!o.json_path.empty()) {
     std::optional<results::ServerProfileDoc> profile_doc;
-    if (profile_measure) profile_doc = KeepProfile(*profile_measure, o.json_path);
+    if (profile_measure) {
+      const std::string folded = profile::FoldedPathFor(o.json_path);
+      std::string write_error;
+      profile_doc = results::KeepServerProfile(*profile_measure, folded,
+                                               std::filesystem::path(folded).filename().string(),
+                                               &write_error);
+      if (!write_error.empty()) PrintErr(BenchError(write_error));
+    }
     const nlohmann::json doc =
         BenchResultToJson(o, info, server, r, facts, server_measure, std::move(profile_doc));
     Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");

@@ -128,6 +128,7 @@ struct RunOptions {
   bool quiet = false;
   bool dry_run = false;
   bool restore_settings = false;
+  bool profile = false;
 };
 
 void AddRunOptions(CLI::App& app, RunOptions& o) {
@@ -151,6 +152,9 @@ void AddRunOptions(CLI::App& app, RunOptions& o) {
   app.add_option("--on-error", o.on_error, "after a failed run: stop (default) or continue")
       ->check(CLI::IsMember({"stop", "continue"}));
   app.add_flag("-q,--quiet", o.quiet, "no progress lines");
+  app.add_flag("--profile", o.profile,
+               "profile the server with perf on the last iteration of every cell "
+               "(docs/profiles.md)");
   app.add_flag("--dry-run", o.dry_run,
                "print the cells and the time estimate; run and write nothing");
   app.add_flag("--restore-settings", o.restore_settings,
@@ -160,7 +164,8 @@ void AddRunOptions(CLI::App& app, RunOptions& o) {
 
 // --restore-settings: settles the server's record and says what it did.
 int RestoreLeftSettings(const RunOptions& o) {
-  if (!o.plan_arg.empty() || o.quick || !o.out_dir.empty() || !o.resume_dir.empty() || o.dry_run) {
+  if (!o.plan_arg.empty() || o.quick || !o.out_dir.empty() || !o.resume_dir.empty() || o.dry_run ||
+      o.profile) {
     return Fail(kRunCommand,
                 "--restore-settings runs nothing: give it only the server options (-h/-p/-U/-d)");
   }
@@ -375,6 +380,7 @@ int RunRun(int argc, char** argv) {
   so.embedded = target->cluster ? &*target->cluster : nullptr;
   so.server = server;
   so.out_dir = out_dir;
+  so.profile_all = o.profile;
   so.label = chosen->label;
   so.tool_version = kVersion;
   so.command_line = command_line;

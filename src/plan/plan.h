@@ -114,6 +114,9 @@ struct Workload {
   std::vector<CountExpr> clients;
   std::vector<CountExpr> threads;
   std::vector<script::QueryMode> protocols;
+  // Profile the server on one run of each of this workload's cells
+  // (docs/profiles.md); unset: the plan's `profile`.
+  std::optional<bool> profile;
 };
 
 // A named set of PostgreSQL settings for some cells ("jit-on": jit=on,
@@ -152,6 +155,9 @@ struct Plan {
 
   bool checkpoint_between_runs = true;
   VacuumPolicy vacuum = VacuumPolicy::kWriteWorkloads;
+  // Profile the server with perf on the last iteration of every cell
+  // (pgbench workloads; a workload's own `profile` wins).
+  bool profile = false;
 };
 
 // Parses a plan file.  Unknown keys, wrong types and bad values are errors

@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::array<std::string_view, 3> kTopKeys = {"plan", "workload", "variant"};
-constexpr std::array<std::string_view, 17> kPlanKeys = {"name",
+constexpr std::array<std::string_view, 18> kPlanKeys = {"name",
                                                         "description",
                                                         "scale",
                                                         "size",
@@ -46,10 +46,11 @@ constexpr std::array<std::string_view, 17> kPlanKeys = {"name",
                                                         "max_tries",
                                                         "checkpoint",
                                                         "vacuum",
-                                                        "settings"};
-constexpr std::array<std::string_view, 10> kWorkloadKeys = {
-    "name",   "kind",    "builtin", "file",    "scripts",
-    "writes", "defines", "clients", "threads", "protocols"};
+                                                        "settings",
+                                                        "profile"};
+constexpr std::array<std::string_view, 11> kWorkloadKeys = {
+    "name",    "kind",    "builtin", "file",      "scripts", "writes",
+    "defines", "clients", "threads", "protocols", "profile"};
 constexpr std::array<std::string_view, 9> kLioKeys = {
     "name",      "kind",       "tables",           "scale",   "fit",
     "work_unit", "update_pct", "update_work_unit", "sessions"};
@@ -641,6 +642,7 @@ Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) 
   PGRIG_ASSIGN_OR_RETURN(w.clients, r.Counts(t, "clients", where));
   PGRIG_ASSIGN_OR_RETURN(w.threads, r.Counts(t, "threads", where));
   PGRIG_ASSIGN_OR_RETURN(w.protocols, r.Protocols(t, "protocols", where));
+  PGRIG_ASSIGN_OR_RETURN(w.profile, r.Bool(t, "profile", where));
   return w;
 }
 
@@ -716,6 +718,8 @@ Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
   PGRIG_ASSIGN_OR_RETURN(plan->latency_limit_ms, r.Number(t, "latency_limit_ms", where, 0, false));
   PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> tries, r.Int(t, "max_tries", where, 0, 2147483647));
   if (tries) plan->max_tries = static_cast<int>(*tries);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<bool> profile, r.Bool(t, "profile", where));
+  if (profile) plan->profile = *profile;
   PGRIG_ASSIGN_OR_RETURN(std::optional<bool> checkpoint, r.Bool(t, "checkpoint", where));
   if (checkpoint) plan->checkpoint_between_runs = *checkpoint;
   PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> vacuum, r.String(t, "vacuum", where));

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <climits>
 
+#include "common/strings.h"
+
 namespace pgrig::profile {
 namespace {
 
@@ -97,10 +99,40 @@ Status ParseHeader(std::string_view line, std::string_view source, size_t line_n
   return LineError(source, line_no, "a sample header must read COMM PID/TID SECONDS:");
 }
 
+// "PERF_RECORD_FORK(14000:14000):(13999:13999)" after the header's colon.
+bool ParseTaskEvent(std::string_view s, TaskEvent& e) {
+  if (s.starts_with("PERF_RECORD_FORK(")) {
+    e.kind = TaskEvent::Kind::kFork;
+    s.remove_prefix(17);
+  } else if (s.starts_with("PERF_RECORD_EXIT(")) {
+    e.kind = TaskEvent::Kind::kExit;
+    s.remove_prefix(17);
+  } else {
+    return false;
+  }
+  const size_t close = s.find("):(");
+  if (close == std::string_view::npos || s.empty() || s.back() != ')') return false;
+  Sample ids;
+  const std::string_view child = s.substr(0, close);
+  const std::string_view parent = s.substr(close + 3, s.size() - close - 4);
+  auto colon_to_slash = [](std::string_view v) {
+    std::string out(v);
+    for (char& c : out) c = c == ':' ? '/' : c;
+    return out;
+  };
+  if (!ParseIds(colon_to_slash(child), ids)) return false;
+  e.pid = ids.pid;
+  e.tid = ids.tid;
+  if (!ParseIds(colon_to_slash(parent), ids)) return false;
+  e.parent_pid = ids.pid;
+  return true;
+}
+
 }  // namespace
 
 Status ParsePerfScript(std::string_view text, std::string_view source,
-                       const std::function<void(const Sample&)>& on_sample) {
+                       const std::function<void(const Sample&)>& on_sample,
+                       const std::function<void(const TaskEvent&)>& on_task) {
   Sample s;
   bool in_sample = false;
   size_t line_no = 0;
@@ -130,6 +162,21 @@ Status ParsePerfScript(std::string_view text, std::string_view source,
     s.frames.clear();
     std::string_view inline_frame;
     PGRIG_RETURN_IF_ERROR(ParseHeader(line, source, line_no, s, inline_frame));
+    const size_t event_at = inline_frame.find_first_not_of(' ');
+    if (event_at != std::string_view::npos &&
+        inline_frame.substr(event_at).starts_with("PERF_RECORD_")) {
+      const std::string_view ev = Trim(inline_frame.substr(event_at));
+      TaskEvent e;
+      if (ParseTaskEvent(ev, e)) {
+        e.time_ns = s.time_ns;
+        if (on_task) on_task(e);
+      } else if (ev.starts_with("PERF_RECORD_FORK") || ev.starts_with("PERF_RECORD_EXIT")) {
+        return LineError(source, line_no,
+                         "a task event must read PERF_RECORD_FORK(PID:TID):(PID:TID)");
+      }
+      in_sample = false;  // not a sample; no frames follow
+      continue;
+    }
     if (inline_frame.find_first_not_of(' ') != std::string_view::npos) {
       Frame f;
       if (!ParseFrame(inline_frame, f)) {

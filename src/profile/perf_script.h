@@ -14,7 +14,8 @@
 // is everything before the last two fields).  Each frame line is an address,
 // a symbol and the object in parentheses, leaf first; a symbol perf could
 // not resolve is "[unknown]".  A recording without call graphs puts the one
-// frame on the header line after the colon; that is read too.
+// frame on the header line after the colon; that is read too.  Task events
+// (--show-task-events) are header lines too; see TaskEvent.
 //
 // Malformed text is an error naming the source and the line, never a crash;
 // the reader holds no state between calls.
@@ -49,10 +50,26 @@ struct Sample {
   std::vector<Frame> frames;  // leaf first
 };
 
-// Calls `on_sample` for each sample in `text`, in order.  `source` names the
-// text in errors ("perf.script:12: ...").
+// A process's birth or end, from `perf script --show-task-events`:
+//   kthreadd 0/0 0.000000000: PERF_RECORD_FORK(14000:14000):(13999:13999)
+//   postgres 14000/14000 5.25: PERF_RECORD_EXIT(14000:14000):(13999:13999)
+// (child or exiting pid:tid, then its parent's).  Other PERF_RECORD_ lines
+// (COMM) are skipped.
+struct TaskEvent {
+  enum class Kind { kFork, kExit };
+  Kind kind = Kind::kFork;
+  int pid = 0;  // the child's, or the exiting task's
+  int tid = 0;
+  int parent_pid = 0;
+  int64_t time_ns = 0;
+};
+
+// Calls `on_sample` for each sample in `text`, in order, and `on_task` (when
+// given) for each fork and exit among them.  `source` names the text in
+// errors ("perf.script:12: ...").
 Status ParsePerfScript(std::string_view text, std::string_view source,
-                       const std::function<void(const Sample&)>& on_sample);
+                       const std::function<void(const Sample&)>& on_sample,
+                       const std::function<void(const TaskEvent&)>& on_task = nullptr);
 
 }  // namespace pgrig::profile
 

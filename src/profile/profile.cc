@@ -24,7 +24,20 @@ std::string FunctionKey(const Frame& frame) {
   return key;
 }
 
+void ProfileBuilder::AddTask(const TaskEvent& e) {
+  if (o_.root_pid == 0) return;
+  if (e.kind == TaskEvent::Kind::kFork) {
+    if (server_.contains(e.parent_pid)) server_.insert(e.pid);
+  } else if (e.pid == e.tid && e.pid != o_.root_pid) {
+    server_.erase(e.pid);  // its PID may be reused by anything
+  }
+}
+
 void ProfileBuilder::Add(const Sample& sample) {
+  if (o_.root_pid != 0 && !server_.contains(sample.pid)) {
+    ++p_.samples_other_processes;
+    return;
+  }
   if (sample.time_ns < o_.window_start_ns || sample.time_ns > o_.window_end_ns) {
     ++p_.samples_outside_window;
     return;

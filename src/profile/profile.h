@@ -23,6 +23,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -44,8 +45,9 @@ struct Profile {
   std::string event = "cpu-clock";
   std::string call_graph = "fp";  // frame pointers
   double window_s = 0;
-  int64_t samples = 0;                 // in the window
-  int64_t samples_outside_window = 0;  // recorded, left out
+  int64_t samples = 0;                  // in the window
+  int64_t samples_outside_window = 0;   // the server's, recorded, left out
+  int64_t samples_other_processes = 0;  // not the server's (a system-wide recording)
   int64_t unresolved_leaf_samples = 0;
   int64_t frames = 0;
   int64_t unresolved_frames = 0;
@@ -73,10 +75,18 @@ class ProfileBuilder {
     int64_t window_end_ns = INT64_MAX;
     int frequency_hz = 0;
     size_t top_functions = 30;
+    // Nonzero: keep only samples of this process and its descendants, as
+    // the task events (AddTask) reveal them; the others are counted in
+    // samples_other_processes.  Zero: every sample is the server's.
+    int root_pid = 0;
   };
-  explicit ProfileBuilder(Options options) : o_(options) {}
+  explicit ProfileBuilder(Options options) : o_(options) {
+    if (o_.root_pid != 0) server_.insert(o_.root_pid);
+  }
 
   void Add(const Sample& sample);
+  // Forks and exits, in time order with the samples.
+  void AddTask(const TaskEvent& event);
   Profile Finish();
 
  private:
@@ -90,7 +100,8 @@ class ProfileBuilder {
   Profile p_;
   std::unordered_map<std::string, FunctionCount> functions_;
   std::map<std::string, int64_t> folded_;
-  std::vector<int> pids_;
+  std::vector<int> pids_;                // server processes sampled in the window
+  std::unordered_set<int> server_;       // the root and its descendants alive
   std::vector<std::string> stack_keys_;  // scratch, one per frame of a sample
 };
 

@@ -90,6 +90,62 @@ TEST(PerfScript, MalformedTextIsAnErrorNamingTheLine) {
   }
 }
 
+TEST(PerfScript, ReadsTaskEventsBetweenSamples) {
+  std::vector<TaskEvent> tasks;
+  std::vector<Sample> samples;
+  const Status s = ParsePerfScript(
+      "kthreadd     0/0         0.000000000: PERF_RECORD_FORK(14000:14000):(13999:13999)\n"
+      "postgres     0/0         0.000000000: PERF_RECORD_COMM: postgres:14000/14000\n"
+      "postgres 14000/14000 5.000000001:\n"
+      "\t55 ExecScan (/x/postgres)\n"
+      "postgres 14000/14000 6.5: PERF_RECORD_EXIT(14000:14000):(13999:13999)\n"
+      "postgres 14001/14001 7.0:\n"
+      "\t55 main (/x/postgres)\n",
+      "t.txt", [&samples](const Sample& x) { samples.push_back(x); },
+      [&tasks](const TaskEvent& e) { tasks.push_back(e); });
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].frames.size(), 1u);
+  EXPECT_EQ(samples[1].pid, 14001);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].kind, TaskEvent::Kind::kFork);
+  EXPECT_EQ(tasks[0].pid, 14000);
+  EXPECT_EQ(tasks[0].parent_pid, 13999);
+  EXPECT_EQ(tasks[1].kind, TaskEvent::Kind::kExit);
+  EXPECT_EQ(tasks[1].time_ns, 6500000000);
+  Status bad = ParsePerfScript(
+      "x 1/1 1.0: PERF_RECORD_FORK(12:x):(1:1)\n", "t.txt", [](const Sample&) {},
+      [](const TaskEvent&) {});
+  EXPECT_THAT(bad.message(), HasSubstr("t.txt:1: a task event must read"));
+}
+
+TEST(ProfileBuilder, KeepsTheRootsDescendantsOnly) {
+  ProfileBuilder b(
+      {.window_start_ns = 0, .window_end_ns = 100, .frequency_hz = 10, .root_pid = 10});
+  auto fork = [&b](int child, int parent) {
+    b.AddTask({.kind = TaskEvent::Kind::kFork, .pid = child, .tid = child, .parent_pid = parent});
+  };
+  fork(11, 10);  // a backend
+  fork(12, 11);  // its child (a parallel worker's parent is the postmaster; any depth counts)
+  fork(20, 1);   // the client
+  Sample s;
+  s.comm = "postgres";
+  s.frames = {Frame{"ExecScan", "/x/postgres"}};
+  for (int pid : {10, 11, 12, 20, 20}) {
+    s.pid = pid;
+    s.time_ns = 50;
+    b.Add(s);
+  }
+  b.AddTask({.kind = TaskEvent::Kind::kExit, .pid = 11, .tid = 11, .parent_pid = 10});
+  fork(11, 1);  // the PID reused by something else
+  s.pid = 11;
+  b.Add(s);
+  const Profile p = b.Finish();
+  EXPECT_EQ(p.samples, 3);
+  EXPECT_EQ(p.samples_other_processes, 3);
+  EXPECT_EQ(p.processes, 3);
+}
+
 std::vector<Frame> Stack(std::initializer_list<std::pair<std::string_view, std::string_view>> f) {
   std::vector<Frame> v;
   for (const auto& [sym, dso] : f) v.push_back({sym, dso});

@@ -2,19 +2,23 @@
 // benchmark window (issue 30; DESIGN.md rule 10: the measured window only,
 // the server's processes only).
 //
-// Who is sampled.  `perf record -p` attaches to the postmaster and to every
-// child it has when the profiler starts (backends, checkpointer, walwriter,
-// autovacuum...); perf follows every process the postmaster forks after
-// that (its events are inherited), so backends that connect during the run
-// are sampled from their first instruction.  Nothing else on the machine is.
+// Who is sampled.  perf records every CPU (`-a`): per-CPU sampling costs
+// the server a few percent, where per-process events (`-p`, inherited by
+// each backend) are switched at every context switch and cost a
+// select-only run 20-25% of its throughput on a 2-vCPU guest.  The profile
+// then keeps the samples of the postmaster and its descendants only: perf
+// reports every process that exists when it starts and every fork and exit
+// after (`perf script --show-task-events`), so backends that connect during
+// the run are the server's from their first instruction; everything else
+// (the client, other programs) is counted as other processes' samples.
 //
 // When.  perf starts in Start(), before the run's clients connect; the
 // window's ends are marked with CLOCK_MONOTONIC, which perf is told to
 // stamp samples with (`-k CLOCK_MONOTONIC`), and the profile keeps the
 // samples between the marks only.  Samples outside are counted.
 //
-// How.  `perf record -e cpu-clock -F HZ -g -k CLOCK_MONOTONIC -N -B -p
-// PIDS -o -` as a child in its own process group, which dies with pgrig
+// How.  `perf record -a -e cpu-clock -F HZ -g -k CLOCK_MONOTONIC -N -B
+// -o -` as a child in its own process group, which dies with pgrig
 // (PR_SET_PDEATHSIG); Finish() stops it with SIGINT (10 s, then SIGKILL),
 // feeds the recording to `perf script -i -` and builds the Profile.  The
 // recording goes to a file without a name (O_TMPFILE in $TMPDIR or /tmp),
@@ -39,6 +43,7 @@
 #include <optional>
 #include <string>
 
+#include "host/server_cpu.h"
 #include "profile/profile.h"
 
 namespace pgrig::profile {
@@ -86,7 +91,14 @@ class ServerProfiler {
   std::string unavailable_;
   std::atomic<int64_t> window_start_ns_{0};
   int64_t window_end_ns_ = 0;
+  int postmaster_pid_ = 0;
 };
+
+// The profiler for the server a benchmark window's CPU meter located, or
+// one that says why there is none (a remote server).  For `pgrig bench` and
+// `pgrig run`, which both measure the window with host::ServerCpuWindow.
+ServerProfiler StartProfilerFor(const host::ServerCpuWindow& server_cpu,
+                                const ProfilerOptions& options = {});
 
 // Whether this machine lets perf count hardware events (cycles,
 // instructions): nullopt when it does, else the reason (a KVM guest without

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "common/fs.h"
+
 namespace pgrig::results {
 
 using profile::Category;
@@ -42,6 +44,22 @@ Status ProfileInt(const nlohmann::json& j, const char* key, const std::string& w
 
 }  // namespace
 
+ServerProfileDoc KeepServerProfile(const profile::ProfileMeasure& m, const std::string& folded_path,
+                                   const std::string& folded_name, std::string* write_error) {
+  ServerProfileDoc d{.profile = m.profile, .unavailable = m.unavailable};
+  d.hardware_counters_unavailable = profile::HardwareCountersUnavailable().value_or(
+      "this pgrig does not read hardware counters yet");
+  if (m.profile) {
+    const Status w = WriteFileAtomically(folded_path, m.profile->FoldedText());
+    if (w.ok()) {
+      d.folded_stacks_file = folded_name;
+    } else if (write_error != nullptr) {
+      *write_error = "could not write the folded stacks to \"" + folded_path + "\": " + w.message();
+    }
+  }
+  return d;
+}
+
 nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
   if (!d.profile) return {{"unavailable", d.unavailable}};
   const Profile& p = *d.profile;
@@ -53,6 +71,7 @@ nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
   j["window_s"] = ProfileRound3(p.window_s);
   j["samples"] = p.samples;
   j["samples_outside_window"] = p.samples_outside_window;
+  j["samples_other_processes"] = p.samples_other_processes;
   j["sampled_cpu_s"] = ProfileRound3(p.SampledCpuSeconds());
   j["measured_server_cpu_s"] = d.measured_server_cpu_s
                                    ? nlohmann::json(ProfileRound3(*d.measured_server_cpu_s))
@@ -102,6 +121,10 @@ Result<ServerProfileDoc> ServerProfileFromJson(const nlohmann::json& j, const st
   PGRIG_RETURN_IF_ERROR(ProfileInt(j, "samples", where, p.samples));
   PGRIG_RETURN_IF_ERROR(ProfileInt(j, "samples_outside_window", where, p.samples_outside_window));
   PGRIG_RETURN_IF_ERROR(ProfileInt(j, "processes", where, processes));
+  if (j.contains("samples_other_processes")) {
+    PGRIG_RETURN_IF_ERROR(
+        ProfileInt(j, "samples_other_processes", where, p.samples_other_processes));
+  }
   if (hz > 100000) return ProfileBad(where, "frequency_hz", "is out of range");
   p.frequency_hz = static_cast<int>(hz);
   p.processes = static_cast<int>(std::min<int64_t>(processes, INT32_MAX));

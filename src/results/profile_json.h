@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "profile/profile.h"
+#include "profile/server_profiler.h"
 
 namespace pgrig::results {
 
@@ -22,6 +23,13 @@ struct ServerProfileDoc {
   // Hardware counters are not read (yet): always null, with this reason.
   std::string hardware_counters_unavailable;
 };
+
+// The document for a profiler's outcome, its folded stacks written to
+// `folded_path` and named `folded_name` in the document (the path relative
+// to the results file); a write that fails leaves the name empty and says
+// why in `*write_error`.  Hardware counters: null with the reason.
+ServerProfileDoc KeepServerProfile(const profile::ProfileMeasure& m, const std::string& folded_path,
+                                   const std::string& folded_name, std::string* write_error);
 
 // {"unavailable": reason} when there is no profile.
 nlohmann::json ServerProfileToJson(const ServerProfileDoc& d);

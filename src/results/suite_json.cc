@@ -155,7 +155,8 @@ json PlanToJson(const plan::Plan& plan) {
                          {"defines", defines},
                          {"clients", CountsJson(w.clients)},
                          {"threads", CountsJson(w.threads)},
-                         {"protocols", ProtocolsJson(w.protocols)}});
+                         {"protocols", ProtocolsJson(w.protocols)},
+                         {"profile", w.profile ? json(*w.profile) : json(nullptr)}});
   }
   json variants = json::array();
   for (const auto& v : plan.variants)
@@ -182,7 +183,8 @@ json PlanToJson(const plan::Plan& plan) {
       {"latency_limit_ms", plan.latency_limit_ms ? json(*plan.latency_limit_ms) : json(nullptr)},
       {"max_tries", plan.max_tries},
       {"checkpoint_between_runs", plan.checkpoint_between_runs},
-      {"vacuum", VacuumName(plan.vacuum)}};
+      {"vacuum", VacuumName(plan.vacuum)},
+      {"profile", plan.profile}};
 }
 
 json CellToJson(const plan::Plan& plan, const plan::Cell& cell) {

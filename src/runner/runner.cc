@@ -128,6 +128,12 @@ class Runner {
   // The same cell for the warm-up time, discarded.
   void WarmUp(int cell_index, std::string& error, bool& interrupted);
   // The measured window of a pgbench cell, observed; fills run.result etc.
+  // Whether this run of `cell` is profiled (the plan's or workload's
+  // `profile`, or --profile; the last iteration).
+  bool Profiled(const plan::Cell& cell, int iteration) const;
+  // The profile's part of the run's document, folded stacks written under
+  // the results directory; notes on `run` say what happened.
+  results::ServerProfileDoc KeepProfile(const profile::ProfileMeasure& m, results::SuiteRun& run);
   void MeasureRun(int cell_index, const SuiteProgress& base, double run_t0, results::SuiteRun& run,
                   std::string& error, bool& interrupted);
   // An Observer for a measured window, or none with a note in `run`.
@@ -631,6 +637,27 @@ void Runner::WarmUp(int cell_index, std::string& error, bool& interrupted) {
   }
 }
 
+bool Runner::Profiled(const plan::Cell& cell, int iteration) const {
+  const plan::Workload& wl = o_.plan.workloads[static_cast<size_t>(cell.workload)];
+  const bool wanted = o_.profile_all || wl.profile.value_or(o_.plan.profile);
+  return wanted && iteration == o_.plan.iterations - 1;
+}
+
+results::ServerProfileDoc Runner::KeepProfile(const profile::ProfileMeasure& m,
+                                              results::SuiteRun& run) {
+  // Named by the run's number, which --resume never reuses.
+  const std::string name = "profiles/run-" + std::to_string(run.run) + ".folded";
+  std::string error;
+  Status dir = m.profile ? MakeDirs(o_.out_dir + "/profiles") : Status();
+  if (!dir.ok()) error = "could not create " + o_.out_dir + "/profiles: " + dir.message();
+  results::ServerProfileDoc d =
+      results::KeepServerProfile(m, o_.out_dir + "/" + name, dir.ok() ? name : "", &error);
+  run.notes.push_back(m.profile ? "the server was profiled with perf (docs/profiles.md)"
+                                : "the server was not profiled: " + m.unavailable);
+  if (!error.empty()) run.notes.push_back(error);
+  return d;
+}
+
 void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0,
                         results::SuiteRun& run, std::string& error, bool& interrupted) {
   const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
@@ -640,10 +667,15 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   // After the observer's connection is open, so that the children to come
   // back to include it (its queries' CPU is in the figure).
   host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
+  // A profiled run: perf samples the server over the same window
+  // (docs/profiles.md).
+  std::optional<profile::ServerProfiler> profiler;
+  if (Profiled(cell, run.iteration)) profiler.emplace(profile::StartProfilerFor(server_cpu));
   const int duration = DurationSeconds(o_.plan.duration_s);
   engine::EngineConfig cfg = Config(cell_index, duration);
-  cfg.start_gate = [&server_cpu]() -> Status {
+  cfg.start_gate = [&server_cpu, &profiler]() -> Status {
     server_cpu.Start();
+    if (profiler) profiler->MarkWindowStart();
     return Status();
   };
   cfg.progress_s = 1;
@@ -655,9 +687,12 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
     Emit(p);
   };
   auto r = engine::RunBenchmark(cfg);
+  if (profiler) profiler->MarkWindowEnd();
   Observation obs;
   if (observer) obs = observer->Stop();
   const host::ServerCpuMeasure server_measure = server_cpu.Finish();
+  std::optional<profile::ProfileMeasure> profile_measure;
+  if (profiler) profile_measure = profiler->Finish();
   // Ctrl-C while the clients connect ends the engine with an error
   // ("interrupted while connecting"): that run was interrupted, not failed.
   if (!r.ok() && Stopping()) {
@@ -679,6 +714,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   in.server = o_.server;
   in.cpus = o_.cpus;
   in.server_cpu = server_measure;
+  if (profile_measure) in.server_profile = KeepProfile(*profile_measure, run);
   in.scripts = workloads_[static_cast<size_t>(cell.workload)].result_scripts;
   results::ResultOptions& ro = in.options;
   ro.clients = cfg.clients;

@@ -37,6 +37,7 @@
 #include "common/status.h"
 #include "pg/connection.h"
 #include "plan/plan.h"
+#include "profile/server_profiler.h"
 #include "results/result_json.h"
 #include "results/suite_doc.h"
 #include "runner/suite_setup.h"
@@ -95,6 +96,9 @@ struct SuiteOptions {
   // The suite.json of an interrupted suite to continue (out_dir is its
   // directory); nullopt for a new suite.
   std::optional<results::SuiteDoc> resume;
+  // --profile: profile every pgbench cell's last iteration, whatever the
+  // plan says.
+  bool profile_all = false;
 };
 
 enum class SuiteEnd { kCompleted, kInterrupted, kRunFailed };

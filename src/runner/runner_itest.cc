@@ -166,6 +166,47 @@ TEST(RunSuiteTest, ShortSuiteWritesEveryRunAndCellSummaries) {
   EXPECT_TRUE(RemoveTree(fs::path(dir).parent_path()).ok());
 }
 
+// profile = true: the last iteration of each cell is profiled with perf
+// (docs/profiles.md), its folded stacks under profiles/; the others not.
+TEST(RunSuiteTest, ProfiledPlanProfilesTheLastIterationOfEachCell) {
+  const std::string dir = TempDir();
+  const std::string plan = dir + "/tiny.toml";
+  WriteText(plan, TinyPlan(2, 2, "profile = true\n"));
+  const std::string out = dir + "/out";
+  ProcessResult r =
+      testing::RunPgrig(Args(testing::FreshDatabase("run_itest_profile"), {plan, "--out", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json s = ReadJson(out + "/suite.json");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["plan"]["parsed"]["profile"], true);
+  ASSERT_EQ(s["runs"].size(), 4u);
+  int profiled = 0;
+  for (const json& run : s["runs"]) {
+    const json& result = run["result"];
+    if (run["iteration"] == 0) {
+      EXPECT_FALSE(result.contains("server_profile")) << run["cell"];
+      continue;
+    }
+    ++profiled;
+    ASSERT_TRUE(result.contains("server_profile")) << run["cell"];
+    const json& p = result["server_profile"];
+    ASSERT_FALSE(p.contains("unavailable")) << p.dump();
+    EXPECT_GT(p["samples"].get<int64_t>(), 50) << p.dump();
+    int64_t sum = 0;
+    for (const json& c : p["categories"]) sum += c["samples"].get<int64_t>();
+    EXPECT_EQ(sum, p["samples"].get<int64_t>());
+    const std::string folded = p["folded_stacks_file"].get<std::string>();
+    EXPECT_EQ(folded, "profiles/run-" + std::to_string(run["run"].get<int>()) + ".folded");
+    EXPECT_THAT(Text(out + "/" + folded), HasSubstr(";PostgresMain;"));
+    EXPECT_THAT(run["notes"].dump(), HasSubstr("profiled with perf"));
+    // simple-update writes: its profile sees WAL.
+    if (run["cell"].get<std::string>().starts_with("write/")) {
+      EXPECT_THAT(Text(out + "/" + folded), HasSubstr("XLogInsert"));
+    }
+  }
+  EXPECT_EQ(profiled, 2);
+}
+
 TEST(RunSuiteTest, ResumeAfterSigintRunsOnlyTheMissingRuns) {
   const std::string dir = TempDir();
   const std::string plan = dir + "/tiny.toml";
