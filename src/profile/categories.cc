@@ -271,8 +271,8 @@ bool CategoryOfFrame(const Frame& frame, Category& out) {
   // Linux and glibc name variants with suffixes ("recv.part.0",
   // "__memcpy_avx_unaligned"): the part before a '.' is the function.
   std::string_view fn = frame.symbol;
-  if (const size_t dot = fn.find('.'); dot != std::string_view::npos && dot > 0) {
-    fn = fn.substr(0, dot);
+  if (const size_t dot = fn.find_first_of(".@"); dot != std::string_view::npos && dot > 0) {
+    fn = fn.substr(0, dot);  // "recv.part.0", "llseek@GLIBC_2.2.5"
   }
   for (const Rule& r : kRules) {
     if (Matches(r, fn)) {

@@ -177,6 +177,7 @@ TEST(Categories, TheInnermostNamedFunctionDecides) {
   EXPECT_EQ(Classify(Stack({{"[unknown]", kPg}, {"ExecScan", kPg}})), Category::kExecutor);
   // Kernel suffixes (".isra.0") are dropped before matching.
   EXPECT_EQ(Classify(Stack({{"tcp_sendmsg.isra.0", kK}})), Category::kNetworkKernel);
+  EXPECT_EQ(Classify(Stack({{"free@GLIBC_2.2.5", kLibc}})), Category::kMemory);
   EXPECT_EQ(Classify(Stack({{"finish_task_switch.isra.0", kK},
                             {"schedule", kK},
                             {"ep_poll", kK},

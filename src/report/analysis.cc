@@ -119,10 +119,28 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
         cs.disturbed_max = std::max(cs.disturbed_max.value_or(0.0), *r.observation.disturbed_other);
       }
       for (const auto& [k, v] : r.observation.wait_events) cs.wait_events[k] += v;
+      if (r.server_profile && r.server_profile->profile) {
+        cs.profiled =
+            CellStats::Profiled{.profile = *r.server_profile->profile,
+                                .server_cpu_us_per_transaction = r.server_cpu_us_per_transaction,
+                                .iteration = r.iteration,
+                                .tps = r.tps,
+                                .tps_vs_unprofiled = std::nullopt};
+      }
       if (!r.tps_series.empty()) {
         cs.tps_series.push_back(r.tps_series);
         cs.checkpoint_times_s.push_back(r.observation.checkpoint_times_s);
         cs.series_interval_s = r.series_interval_s;
+      }
+    }
+    if (cs.profiled) {
+      std::vector<double> others;
+      for (const results::Run& r : c.runs) {
+        if (results::RunCounts(r) && !r.server_profile) others.push_back(r.tps);
+      }
+      if (!others.empty()) {
+        const double m = stats::Summarize(others).median;
+        if (m > 0) cs.profiled->tps_vs_unprofiled = cs.profiled->tps / m;
       }
     }
     cs.tps_summary = stats::Summarize(cs.tps);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "profile/profile.h"
 #include "results/model.h"
 #include "stats/histogram.h"
 #include "stats/summary.h"
@@ -55,6 +56,19 @@ struct CellStats {
   std::optional<double> latency_ms_avg;
   // Per run, the same percentiles (for ratio intervals); runs without a histogram skipped.
   std::vector<std::vector<double>> run_latency_ms;
+
+  // The cell's profiled run (docs/profiles.md): its profile and its own
+  // server CPU per transaction; the last such run when several were.
+  struct Profiled {
+    profile::Profile profile;
+    std::optional<double> server_cpu_us_per_transaction;
+    int iteration = 0;
+    double tps = 0;
+    // Its tps over the median of the cell's unprofiled runs: what profiling
+    // cost this cell, as far as the run-to-run spread lets one see it.
+    std::optional<double> tps_vs_unprofiled;
+  };
+  std::optional<Profiled> profiled;
 
   std::optional<double> client_cpu_us_per_transaction;  // median over runs
   // Median over runs of the server's CPU per transaction: measured from /proc

@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "cost/render.h"
+#include "report/profile_tables.h"
 #include "report/render_html.h"
 #include "report/tables.h"
 
@@ -352,6 +353,7 @@ std::string RenderReport(const ReportInput& in, Format format) {
   // A pgrig.fsync/1 file is a suite with no cells: only its fsync table.
   if (!s.cells.empty() || !s.suite->fsync) tables.push_back(CellTable(s));
   if (auto f = FsyncTable(s)) tables.push_back(std::move(*f));
+  if (auto p = ProfileTable(s)) tables.push_back(std::move(*p));
   if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
   switch (format) {
     case Format::kText: {
@@ -390,6 +392,9 @@ std::string RenderComparison(const CompareInput& in, Format format) {
     tables.push_back(ComparisonTable(c, i));
   }
   if (auto f = FsyncComparisonTable(c)) tables.push_back(std::move(*f));
+  for (size_t i = 1; i < c.suites.size(); ++i) {
+    for (Table& t : ProfileDiffTables(c, i)) tables.push_back(std::move(t));
+  }
   if (!in.claims.empty()) tables.push_back(ClaimTable(in.claims));
   for (size_t i = 1; i < c.suites.size(); ++i) tables.push_back(FactsDiffTable(c, i, 25));
   switch (format) {

@@ -30,9 +30,17 @@ std::string RatioText(const std::optional<double>& r, const std::optional<stats:
 std::string Pretty(const std::string& kind) {
   if (kind.empty()) return "-";
   static const std::pair<const char*, const char*> kNames[] = {
-      {"server_cpu", "server CPU"}, {"client_cpu", "client CPU"},           {"io_wait", "I/O wait"},
-      {"lock_waits", "lock waits"}, {"lwlock_waits", "LWLock waits"},       {"wal", "WAL"},
-      {"steal", "steal"},           {"other_processes", "other processes"}, {"unknown", "unknown"}};
+      {"server_cpu", "server CPU"},
+      {"client_cpu", "client CPU"},
+      {"io_wait", "I/O wait"},
+      {"lock_waits", "lock waits"},
+      {"lwlock_waits", "LWLock waits"},
+      {"wal", "WAL"},
+      {"steal", "steal"},
+      {"other_processes", "other processes"},
+      {"unknown", "unknown"},
+      {"network_kernel", "network/kernel"},
+      {"idle_wait", "idle wait"}};
   for (const auto& [k, v] : kNames) {
     if (kind == k) return v;
   }

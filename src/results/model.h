@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "results/profile_json.h"
 #include "stats/packed_histogram.h"
 
 namespace pgrig::results {
@@ -80,6 +81,8 @@ struct Run {
   std::vector<double> tps_series;
   double series_interval_s = 1;
   Observation observation;
+  // The server's profile when the run was profiled (docs/profiles.md).
+  std::optional<ServerProfileDoc> server_profile;
 };
 
 struct Cell {

@@ -138,6 +138,9 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
     run.client_cpu_s = *u + Number(r, {"client", "cpu_system_s"}).value_or(0);
   }
   run.server_cpu_us_per_transaction = Number(r, {"summary", "server_cpu_us_per_transaction"});
+  if (const Json* sp = FindPath(r, {"server_profile"}); sp != nullptr) {
+    PGRIG_ASSIGN_OR_RETURN(run.server_profile, results::ServerProfileFromJson(*sp, where));
+  }
   run.transactions = Integer(r, {"transactions", "processed"});
   run.client_saturated = Bool(r, {"client", "bottleneck"}, false);
   run.series_interval_s = Number(r, {"series", "interval_s"}).value_or(1);

@@ -205,6 +205,16 @@ TEST(RunSuiteTest, ProfiledPlanProfilesTheLastIterationOfEachCell) {
     }
   }
   EXPECT_EQ(profiled, 2);
+  // report and compare read the profiles back.
+  ProcessResult rep = testing::RunPgrig({"report", out});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_THAT(rep.out, HasSubstr("Server profiles (perf, one profiled run per cell"));
+  EXPECT_THAT(rep.out, HasSubstr("read/simple/default/c2/j1"));
+  ProcessResult cmp = testing::RunPgrig({"compare", out, out});
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  EXPECT_THAT(cmp.out, HasSubstr("Where the server's CPU differs: read/simple/default/c2/j1"));
+  EXPECT_THAT(cmp.out, HasSubstr("Where the server's CPU differs: write/simple/default/c2/j1"));
+  EXPECT_THAT(cmp.out, HasSubstr("need the same server CPU per transaction"));
 }
 
 TEST(RunSuiteTest, ResumeAfterSigintRunsOnlyTheMissingRuns) {
