@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "common/enum_names.h"
 #include "cost/per_dollar.h"
@@ -125,7 +126,14 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
                                 .server_cpu_us_per_transaction = r.server_cpu_us_per_transaction,
                                 .iteration = r.iteration,
                                 .tps = r.tps,
-                                .tps_vs_unprofiled = std::nullopt};
+                                .tps_vs_unprofiled = std::nullopt,
+                                .folded_path = ""};
+        if (!r.server_profile->folded_stacks_file.empty()) {
+          // Relative to the document the run was read from.
+          cs.profiled->folded_path = (std::filesystem::path(suite.source).parent_path() /
+                                      r.server_profile->folded_stacks_file)
+                                         .string();
+        }
       }
       if (!r.tps_series.empty()) {
         cs.tps_series.push_back(r.tps_series);

@@ -67,6 +67,7 @@ struct CellStats {
     // Its tps over the median of the cell's unprofiled runs: what profiling
     // cost this cell, as far as the run-to-run spread lets one see it.
     std::optional<double> tps_vs_unprofiled;
+    std::string folded_path;  // its folded stacks; empty when none were kept
   };
   std::optional<Profiled> profiled;
 

@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "results/reader.h"
+
 namespace pgrig::report {
 namespace {
 
@@ -65,6 +69,38 @@ TEST(ProfileDiff, WithoutTheCpuFigureItComparesSharesAndSaysSo) {
   EXPECT_FALSE(d.categories[0].Us().has_value());
   EXPECT_EQ(d.categories[2].name, "jit");  // -5 points, absent on A
   EXPECT_THAT(d.headline, HasSubstr("was not measured on both sides: shares only"));
+}
+
+// Two real profiled suites (tests/data/suites/profiled-r1, -r2) read back:
+// the last iteration of each cell carries its profile and its stacks' path.
+TEST(ProfileTables, RealSuitesReadBackWithTheirProfiles) {
+  const std::string data = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
+  auto a = results::LoadSuite(data + "profiled-r1");
+  auto b = results::LoadSuite(data + "profiled-r2");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const SuiteStats sa = *Analyze(*a), sb = *Analyze(*b);
+  int profiled = 0;
+  for (const CellStats& c : sa.cells) {
+    ASSERT_TRUE(c.profiled.has_value()) << c.id;
+    ++profiled;
+    EXPECT_EQ(c.profiled->iteration, 2);
+    EXPECT_GT(c.profiled->profile.samples, 1000);
+    ASSERT_TRUE(c.profiled->tps_vs_unprofiled.has_value());
+    EXPECT_GT(*c.profiled->tps_vs_unprofiled, 0.5);
+    EXPECT_LT(*c.profiled->tps_vs_unprofiled, 2.0);
+    EXPECT_TRUE(std::filesystem::exists(c.profiled->folded_path)) << c.profiled->folded_path;
+  }
+  EXPECT_EQ(profiled, 2);
+  auto t = ProfileTable(sa);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->rows.size(), 2u);
+  const Comparison c = *Compare({&sb, &sa});
+  const std::vector<Table> diffs = ProfileDiffTables(c, 1);
+  ASSERT_EQ(diffs.size(), 4u);  // categories and functions, two cells
+  EXPECT_THAT(diffs[0].note, HasSubstr("server CPU per transaction than o2"));
+  EXPECT_THAT(diffs[0].title, HasSubstr("(o1 and o2)"));
+  EXPECT_GE(diffs[0].rows.size(), 5u);
 }
 
 }  // namespace

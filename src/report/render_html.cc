@@ -8,7 +8,9 @@
 #include <set>
 #include <utility>
 
+#include "common/fs.h"
 #include "cost/per_dollar.h"
+#include "report/flame_graph.h"
 
 namespace pgrig::report {
 namespace {
@@ -348,6 +350,8 @@ line.marker{stroke:currentColor;stroke-dasharray:4 3;opacity:.6}.series path.lin
 .c0{--c:var(--c0)}.c1{--c:var(--c1)}.c2{--c:var(--c2)}.c3{--c:var(--c3)}.c4{--c:var(--c4)}
 .c5{--c:var(--c5)}.c6{--c:var(--c6)}.c7{--c:var(--c7)}
 .sw{background:var(--c)}.series .line,.series .whisker{stroke:var(--c)}.series .point{fill:var(--c)}
+figure.flame{margin:1.2em 0}figure.flame figcaption{font-weight:600}
+svg.flame{width:100%;height:auto;max-width:1100px}svg.flame text{fill:#222;font-size:11px}
 @media print{body{max-width:none;margin:0;font-size:11px}figure.chart{break-inside:avoid;grid-template-columns:1fr}
 figure.chart table.data{grid-column:1;grid-row:auto;max-height:none}section.table{break-inside:avoid}}
 )css";
@@ -599,6 +603,51 @@ std::string Charts(const std::vector<Labeled>& suites, const std::vector<Decisio
 
 }  // namespace
 
+// The flame graphs of a suite's profiled cells, each with its top functions
+// in a table beside it (docs/profiles.md).  Folded stacks that cannot be
+// read or drawn are said so in place of the graph.
+std::string FlameGraphs(const std::string& label, const SuiteStats& s) {
+  std::string out;
+  for (const CellStats& c : s.cells) {
+    if (!c.profiled) continue;
+    const CellStats::Profiled& pr = *c.profiled;
+    const std::string caption = fmt::format(
+        "Server CPU flame graph: {}{}, iteration {} ({} samples; hover a frame for "
+        "its share)",
+        label.empty() ? "" : label + ", ", c.id, pr.iteration + 1,
+        Num(static_cast<double>(pr.profile.samples), 0));
+    out += "<figure class=\"flame\" data-flame=\"" + Esc(c.id) + "\"><figcaption>" + Esc(caption) +
+           "</figcaption>";
+    if (pr.folded_path.empty()) {
+      out += "<p class=\"note\">no folded stacks were kept for this run</p>";
+    } else if (auto text = ReadWholeFile(pr.folded_path); !text.ok()) {
+      out +=
+          "<p class=\"note\">folded stacks not readable: " + Esc(text.status().message()) + "</p>";
+    } else if (auto g = FlameGraphSvg(*text, pr.folded_path); !g.ok()) {
+      out += "<p class=\"note\">" + Esc(g.status().message()) + "</p>";
+    } else {
+      out += g->svg;
+      if (g->samples_hidden > 0) {
+        out +=
+            fmt::format("<p class=\"note\">{} of {} samples are in frames too narrow to draw</p>",
+                        g->samples_hidden, g->samples);
+      }
+    }
+    Table t;
+    t.id = "flame-top-" + c.id;
+    t.title = "Top functions (self, total %)";
+    t.headers = {"function", "object", "self %", "total %"};
+    t.right = {false, false, true, true};
+    for (size_t i = 0; i < pr.profile.top_functions.size() && i < 10; ++i) {
+      const profile::FunctionShare& f = pr.profile.top_functions[i];
+      t.rows.push_back({f.function, f.object, Num(pr.profile.Pct(f.self_samples), 1),
+                        Num(pr.profile.Pct(f.total_samples), 1)});
+    }
+    out += HtmlTable(t) + "</figure>";
+  }
+  return out;
+}
+
 std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& tables) {
   const results::Suite& s = *in.suite->suite;
   std::string body =
@@ -608,6 +657,7 @@ std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& ta
   if (!s.pg_version.empty()) body += ", PostgreSQL " + Esc(s.pg_version);
   body += "</p>";
   for (const Table& t : tables) body += HtmlTable(t);
+  body += FlameGraphs("", *in.suite);
   body += Charts({{s.label, in.suite}}, DecisionColumns({in.suite}, false, nullptr), false);
   return Page("pgrig report: " + s.label, body);
 }
@@ -622,6 +672,7 @@ std::string RenderComparisonHtml(const CompareInput& in, const std::vector<Table
   }
   std::string body = "<h1>pgrig compare: " + Esc(names) + "</h1>";
   for (const Table& t : tables) body += HtmlTable(t);
+  for (const SuiteStats* s : c.suites) body += FlameGraphs(s->suite->label, *s);
   body += Charts(suites, c.decision, c.decision_choice.best_each);
   return Page("pgrig compare: " + names, body);
 }

@@ -189,5 +189,51 @@ TEST(ReportHtmlBrowserTest, LoadsOfflineWithoutErrorsAndShowsEverySeries) {
   std::filesystem::remove_all(profile);
 }
 
+// Profiled suites (tests/data/suites/profiled-r1, -r2: real runs with their
+// folded stacks): the comparison page draws a flame graph per profiled cell
+// and suite, each with its top-functions table, offline and without errors.
+TEST(ReportHtmlBrowserTest, FlameGraphsOfProfiledSuitesRender) {
+  const std::string data = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
+  auto a = results::LoadSuite(data + "profiled-r1");
+  auto b = results::LoadSuite(data + "profiled-r2");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const SuiteStats sa = *Analyze(*a), sb = *Analyze(*b);
+  const Comparison c = *Compare({&sa, &sb});
+  const std::string html = RenderComparison({&c, {}}, Format::kHtml);
+  EXPECT_EQ(Occurrences(html, "<figure class=\"flame\""), 4u);
+  EXPECT_THAT(html, Not(HasSubstr("folded stacks not readable")));
+
+  const std::string dir = std::string(PGRIG_BINARY_DIR) + "/report-html";
+  ASSERT_TRUE(MakeDirs(dir).ok());
+  const std::string page = dir + "/flame.html";
+  const std::string png = dir + "/flame.png";
+  ASSERT_TRUE(WriteFileAtomically(page, html).ok());
+  std::filesystem::remove(png);
+  const std::string profile = dir + "/profile-flame";
+  std::filesystem::remove_all(profile);
+  const ProcessResult dom = RunChromium(profile, {"--dump-dom", "file://" + page});
+  ASSERT_EQ(dom.exit_code, 0) << dom.err.substr(0, 2000);
+  const std::string& d = dom.out;
+  EXPECT_EQ(dom.err.find(":CONSOLE("), std::string::npos) << "console output in the browser log";
+  EXPECT_THAT(d, HasSubstr("Where the server's CPU differs: select-only/prepared/default/c2/j2"));
+  // The browser built four SVG flame graphs, each with many frames, each
+  // frame with its title, and a table beside each.
+  EXPECT_EQ(Occurrences(d, "class=\"flame\""), 8u);  // 4 figures, 4 svgs
+  const std::string fig = d.substr(d.find("data-flame=\"select-only/prepared/default/c2/j2\""));
+  const std::string one = fig.substr(0, fig.find("</figure>"));
+  EXPECT_GT(Occurrences(one, "<rect"), 30u);
+  EXPECT_EQ(Occurrences(one, "<rect"), Occurrences(one, "<title>"));
+  EXPECT_THAT(one, HasSubstr("<title>PostgresMain ("));
+  EXPECT_THAT(one, HasSubstr("Top functions (self, total %)"));
+
+  std::filesystem::remove_all(profile);
+  const ProcessResult shot = RunChromium(profile, {"--window-size=1280,3000", "--hide-scrollbars",
+                                                   "--screenshot=" + png, "file://" + page});
+  ASSERT_EQ(shot.exit_code, 0) << shot.err.substr(0, 2000);
+  EXPECT_GT(std::filesystem::file_size(png), 20000u);
+  std::filesystem::remove_all(profile);
+}
+
 }  // namespace
 }  // namespace pgrig::report
