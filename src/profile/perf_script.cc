@@ -10,8 +10,13 @@
 namespace pgrig::profile {
 namespace {
 
-Status LineError(std::string_view source, size_t line_no, const std::string& what) {
-  return InvalidArgument(std::string(source) + ":" + std::to_string(line_no) + ": " + what);
+// At most 120 bytes of a line, control bytes as '?', for error messages.
+std::string Excerpt(std::string_view line) {
+  std::string out(line.substr(0, 120));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return line.size() > 120 ? out + "..." : out;
 }
 
 bool ParseDecimal(std::string_view s, int64_t& out) {
@@ -76,8 +81,7 @@ bool ParseIds(std::string_view ids, Sample& s) {
 // "postgres 14077/14077 47812.401958840:" (and maybe one frame after it).
 // The header's end is the first ':' that follows "PID/TID SECONDS"; COMM is
 // what comes before, and may hold spaces and colons itself.
-Status ParseHeader(std::string_view line, std::string_view source, size_t line_no, Sample& s,
-                   std::string_view& inline_frame) {
+bool ParseHeader(std::string_view line, Sample& s, std::string_view& inline_frame) {
   for (size_t colon = line.find(':'); colon != std::string_view::npos;
        colon = line.find(':', colon + 1)) {
     const std::string_view head = line.substr(0, colon);
@@ -94,9 +98,9 @@ Status ParseHeader(std::string_view line, std::string_view source, size_t line_n
     while (!comm.empty() && comm.back() == ' ') comm.remove_suffix(1);
     s.comm = comm;
     inline_frame = line.substr(colon + 1);
-    return Status();
+    return true;
   }
-  return LineError(source, line_no, "a sample header must read COMM PID/TID SECONDS:");
+  return false;
 }
 
 // "PERF_RECORD_FORK(14000:14000):(13999:13999)" after the header's colon.
@@ -132,36 +136,71 @@ bool ParseTaskEvent(std::string_view s, TaskEvent& e) {
 
 Status ParsePerfScript(std::string_view text, std::string_view source,
                        const std::function<void(const Sample&)>& on_sample,
-                       const std::function<void(const TaskEvent&)>& on_task) {
+                       const std::function<void(const TaskEvent&)>& on_task,
+                       PerfScriptSkips* skips) {
   Sample s;
   bool in_sample = false;
+  bool damaged = false;  // skipping the rest of a malformed record
   size_t line_no = 0;
   size_t pos = 0;
+  std::string_view line;
+  // A malformed line: the error, or (with `skips`) the record left out.
+  auto malformed = [&](const char* what) -> bool {
+    if (skips == nullptr) return true;
+    if (!damaged) {
+      if (skips->records++ == 0) {
+        skips->first_line = line_no;
+        skips->first_text = Excerpt(line);
+        skips->first_what = what;
+      }
+    }
+    damaged = true;
+    in_sample = false;
+    return false;
+  };
+  auto error = [&](const char* what) {
+    return InvalidArgument(std::string(source) + ":" + std::to_string(line_no) + ": " + what +
+                           " (the line: \"" + Excerpt(line) + "\")");
+  };
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
+    line = text.substr(pos, nl - pos);
     pos = nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) {
       if (in_sample) on_sample(s);
       in_sample = false;
+      damaged = false;
       continue;
     }
     if (line.front() == '\t' || line.front() == ' ') {
-      if (!in_sample) return LineError(source, line_no, "a frame line outside a sample");
+      if (damaged) continue;
+      static constexpr char kOutside[] = "a frame line outside a sample";
+      static constexpr char kFrame[] = "a frame must read ADDRESS SYMBOL (OBJECT)";
+      if (!in_sample) {
+        if (malformed(kOutside)) return error(kOutside);
+        continue;
+      }
       Frame f;
       if (!ParseFrame(line, f)) {
-        return LineError(source, line_no, "a frame must read ADDRESS SYMBOL (OBJECT)");
+        if (malformed(kFrame)) return error(kFrame);
+        continue;
       }
       s.frames.push_back(f);
       continue;
     }
     if (in_sample) on_sample(s);  // a header right after a sample: no blank line
+    in_sample = false;
     s.frames.clear();
     std::string_view inline_frame;
-    PGRIG_RETURN_IF_ERROR(ParseHeader(line, source, line_no, s, inline_frame));
+    static constexpr char kHeader[] = "a sample header must read COMM PID/TID SECONDS:";
+    if (!ParseHeader(line, s, inline_frame)) {
+      if (malformed(kHeader)) return error(kHeader);
+      continue;
+    }
+    damaged = false;
     const size_t event_at = inline_frame.find_first_not_of(' ');
     if (event_at != std::string_view::npos &&
         inline_frame.substr(event_at).starts_with("PERF_RECORD_")) {
@@ -171,16 +210,19 @@ Status ParsePerfScript(std::string_view text, std::string_view source,
         e.time_ns = s.time_ns;
         if (on_task) on_task(e);
       } else if (ev.starts_with("PERF_RECORD_FORK") || ev.starts_with("PERF_RECORD_EXIT")) {
-        return LineError(source, line_no,
-                         "a task event must read PERF_RECORD_FORK(PID:TID):(PID:TID)");
+        static constexpr char kTask[] =
+            "a task event must read PERF_RECORD_FORK(PID:TID):(PID:TID)";
+        if (malformed(kTask)) return error(kTask);
+        continue;
       }
-      in_sample = false;  // not a sample; no frames follow
-      continue;
+      continue;  // not a sample; no frames follow
     }
     if (inline_frame.find_first_not_of(' ') != std::string_view::npos) {
       Frame f;
+      static constexpr char kInline[] = "a frame must read ADDRESS SYMBOL (OBJECT)";
       if (!ParseFrame(inline_frame, f)) {
-        return LineError(source, line_no, "a frame must read ADDRESS SYMBOL (OBJECT)");
+        if (malformed(kInline)) return error(kInline);
+        continue;
       }
       s.frames.push_back(f);
     }

@@ -64,12 +64,26 @@ struct TaskEvent {
   int64_t time_ns = 0;
 };
 
+// Records ParsePerfScript could not read and left out (when asked to skip
+// them rather than fail): a block whose header or frame lines do not have
+// the layout above, dropped whole, up to the next blank line.
+struct PerfScriptSkips {
+  int64_t records = 0;
+  size_t first_line = 0;   // 1-based line of the first one
+  std::string first_text;  // that line, at most 120 bytes, as printed
+  std::string first_what;  // what was wrong with it
+};
+
 // Calls `on_sample` for each sample in `text`, in order, and `on_task` (when
 // given) for each fork and exit among them.  `source` names the text in
-// errors ("perf.script:12: ...").
+// errors ("perf.script:12: a frame must read ... (the line: \"...\")").  With
+// `skips` null the first malformed line is the error; otherwise malformed
+// records are counted in *skips and left out, and the caller decides how
+// many it can live with.
 Status ParsePerfScript(std::string_view text, std::string_view source,
                        const std::function<void(const Sample&)>& on_sample,
-                       const std::function<void(const TaskEvent&)>& on_task = nullptr);
+                       const std::function<void(const TaskEvent&)>& on_task = nullptr,
+                       PerfScriptSkips* skips = nullptr);
 
 }  // namespace pgrig::profile
 

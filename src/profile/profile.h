@@ -48,6 +48,7 @@ struct Profile {
   int64_t samples = 0;                  // in the window
   int64_t samples_outside_window = 0;   // the server's, recorded, left out
   int64_t samples_other_processes = 0;  // not the server's (a system-wide recording)
+  int64_t unreadable_records = 0;       // perf script blocks left out (PerfScriptSkips)
   int64_t unresolved_leaf_samples = 0;
   int64_t frames = 0;
   int64_t unresolved_frames = 0;

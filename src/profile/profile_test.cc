@@ -90,6 +90,49 @@ TEST(PerfScript, MalformedTextIsAnErrorNamingTheLine) {
   }
 }
 
+TEST(PerfScript, TheErrorQuotesTheLineWithControlBytesMasked) {
+  Status s;
+  ParseAll("postgres 1/1 10.5:\n\t55 main (/x/postgres)\n\nweird\x01line\n", &s);
+  EXPECT_THAT(s.message(), HasSubstr("t.txt:4: a sample header must read COMM PID/TID SECONDS: "
+                                     "(the line: \"weird?line\")"));
+  ParseAll(std::string(300, 'x') + "\n", &s);
+  EXPECT_THAT(s.message(), HasSubstr("(the line: \"" + std::string(120, 'x') + "...\")"));
+}
+
+TEST(PerfScript, SkipsMalformedRecordsWholeWhenAskedAndCountsThem) {
+  std::vector<Sample> samples;
+  std::vector<TaskEvent> tasks;
+  PerfScriptSkips skips;
+  const Status s = ParsePerfScript(
+      "postgres 1/1 1.0:\n"
+      "\t55 ExecScan (/x/postgres)\n"
+      "\n"
+      "a line perf never prints\n"         // a block with a header pgrig cannot read...
+      "\t56 PostgresMain (/x/postgres)\n"  // ...is dropped with its frames
+      "\n"
+      "postgres 2/2 2.0:\n"
+      "\t57 main (/x/postgres)\n"
+      "\tnot a frame\n"  // a damaged frame drops its whole sample
+      "\t58 _start (/x/postgres)\n"
+      "\n"
+      "x 1/1 2.5: PERF_RECORD_FORK(12:x):(1:1)\n"
+      "postgres 3/3 3.0:\n"
+      "\t59 main (/x/postgres)\n",
+      "t.txt", [&samples](const Sample& x) { samples.push_back(x); },
+      [&tasks](const TaskEvent& e) { tasks.push_back(e); }, &skips);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].pid, 1);
+  EXPECT_EQ(samples[1].pid, 3);
+  ASSERT_EQ(samples[1].frames.size(), 1u);
+  EXPECT_EQ(samples[1].frames[0].symbol, "main");
+  EXPECT_TRUE(tasks.empty());
+  EXPECT_EQ(skips.records, 3);
+  EXPECT_EQ(skips.first_line, 4u);
+  EXPECT_EQ(skips.first_text, "a line perf never prints");
+  EXPECT_THAT(skips.first_what, HasSubstr("a sample header must read"));
+}
+
 TEST(PerfScript, ReadsTaskEventsBetweenSamples) {
   std::vector<TaskEvent> tasks;
   std::vector<Sample> samples;

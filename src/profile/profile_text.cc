@@ -21,6 +21,11 @@ std::string FormatProfileText(const ProfileMeasure& m, std::optional<double> mea
       "processes; leaf unresolved in {:.1f}% of samples\n",
       p.event, p.frequency_hz, p.samples, p.window_s, p.SampledCpuSeconds(), measured, p.processes,
       p.Pct(p.unresolved_leaf_samples));
+  if (p.unreadable_records > 0) {
+    out += fmt::format(
+        "  {} perf script record(s) pgrig could not read were left out; the first, {}\n",
+        p.unreadable_records, m.unreadable_first);
+  }
   std::vector<Category> order(kAllCategories.begin(), kAllCategories.end());
   std::stable_sort(order.begin(), order.end(), [&p](Category a, Category b) {
     return p.category_samples[static_cast<size_t>(a)] > p.category_samples[static_cast<size_t>(b)];

@@ -2,9 +2,12 @@
 #include "profile/server_profiler.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,7 +31,9 @@ namespace {
 std::string FirstLine(const std::string& text) {
   for (const std::string& line : Split(text, '\n')) {
     const std::string_view t = Trim(line);
-    if (!t.empty() && !t.starts_with("[ perf record:")) return std::string(t);
+    // perf heads its messages with a line "Error:" or "Warning:" alone.
+    if (t.empty() || t.starts_with("[ perf record:") || t == "Error:" || t == "Warning:") continue;
+    return std::string(t);
   }
   return "";
 }
@@ -70,6 +75,38 @@ std::string ReadAll(int fd) {
   return out;
 }
 
+// Moves `fd` to a number above 2 (so the child's dup2 onto stdin, stdout
+// and stderr cannot clobber it); -1 on failure.
+int AboveStdio(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  close(fd);
+  return moved;
+}
+
+// Reads perf's answer on `ack_fd` until "ack\n" (true), EOF or the
+// deadline (false).
+bool AwaitAck(int ack_fd, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string got;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd pfd{ack_fd, POLLIN, 0};
+    const int pr = poll(&pfd, 1, static_cast<int>(left.count()));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) return false;
+    char buf[64];
+    const ssize_t n = read(ack_fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got.append(buf, static_cast<size_t>(n));
+    if (got.find("ack\n") != std::string::npos) return true;
+    if (got.size() > 4096) return false;
+  }
+}
+
 }  // namespace
 
 ServerProfiler ServerProfiler::Unavailable(std::string reason) {
@@ -96,25 +133,55 @@ ServerProfiler ServerProfiler::Start(int postmaster_pid, const ProfilerOptions& 
     return Unavailable("could not create a file for the recording in " + tmp + ": " + why);
   }
 
+  // perf's control descriptors: it reads commands on ctl[0] and answers on
+  // ack[1].  Numbers above 2, inherited by perf only.  ctl is a socket pair
+  // so that a command sent after perf died is EPIPE, not SIGPIPE.
+  int ctl[2] = {-1, -1};
+  int ack[2] = {-1, -1};
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 || pipe2(ack, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
+    for (int fd : {ctl[0], ctl[1], ack[0], ack[1]}) {
+      if (fd >= 0) close(fd);
+    }
+    p.Kill();
+    return Unavailable("could not create perf's control pipes: " + why);
+  }
+  for (int* fd : {&ctl[0], &ctl[1], &ack[0], &ack[1]}) *fd = AboveStdio(*fd);
+  p.ctl_fd_ = ctl[1];
+  auto close_perf_ends = [&ctl, &ack]() {
+    if (ctl[0] >= 0) close(ctl[0]);
+    if (ack[1] >= 0) close(ack[1]);
+    ctl[0] = ack[1] = -1;
+  };
+  if (ctl[0] < 0 || ctl[1] < 0 || ack[0] < 0 || ack[1] < 0) {
+    close_perf_ends();
+    if (ack[0] >= 0) close(ack[0]);
+    p.Kill();
+    return Unavailable("could not create perf's control pipes");
+  }
+
   // System-wide: per-CPU events cost the server little; per-process ones
   // (-p, inherited by every backend) are switched at every context switch
   // and cost a select-only run 20-25% of its throughput here
   // (docs/profiles.md).  The server's samples are picked out afterwards.
-  const std::vector<std::string> args = {options.perf,
-                                         "record",
-                                         "-a",
-                                         "-e",
-                                         "cpu-clock",
-                                         "-F",
-                                         std::to_string(options.frequency_hz),
-                                         "-g",
-                                         "-k",
-                                         "CLOCK_MONOTONIC",
-                                         "-N",
-                                         "-B",
-                                         "-q",
-                                         "-o",
-                                         "-"};
+  const std::vector<std::string> args = {
+      options.perf,
+      "record",
+      "-a",
+      "-e",
+      "cpu-clock",
+      "-F",
+      std::to_string(options.frequency_hz),
+      "-g",
+      "-k",
+      "CLOCK_MONOTONIC",
+      "-N",
+      "-B",
+      "-q",
+      "--control",
+      "fd:" + std::to_string(ctl[0]) + "," + std::to_string(ack[1]),
+      "-o",
+      "-"};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -122,6 +189,8 @@ ServerProfiler ServerProfiler::Start(int postmaster_pid, const ProfilerOptions& 
   const pid_t child = fork();
   if (child < 0) {
     const std::string why = std::strerror(errno);
+    close_perf_ends();
+    close(ack[0]);
     p.Kill();
     return Unavailable("could not start perf: " + why);
   }
@@ -129,11 +198,14 @@ ServerProfiler ServerProfiler::Start(int postmaster_pid, const ProfilerOptions& 
     setpgid(0, 0);  // Ctrl-C at the terminal is pgrig's to handle, not perf's
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);
-    // The recording (pipe format) on stdout, perf's messages on stderr.
+    // The recording (pipe format) on stdout, perf's messages on stderr,
+    // its control descriptors kept across exec.
     const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     dup2(p.data_fd_, STDOUT_FILENO);
     dup2(p.log_fd_, STDERR_FILENO);
     if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    fcntl(ctl[0], F_SETFD, 0);
+    fcntl(ack[1], F_SETFD, 0);
     execvp(argv[0], argv.data());
     const std::string msg = "perf: could not run \"" + args[0] + "\": " + std::strerror(errno) +
                             (errno == ENOENT ? " (Debian's package is linux-perf)" : "") + "\n";
@@ -142,13 +214,24 @@ ServerProfiler ServerProfiler::Start(int postmaster_pid, const ProfilerOptions& 
   }
   setpgid(child, child);
   p.perf_pid_ = child;
-  // perf fails at once when it cannot attach; otherwise it is sampling
-  // well before the run's clients have connected.
-  int status = 0;
-  if (WaitFor(child, std::chrono::milliseconds(300), status)) {
-    p.perf_pid_ = -1;
+  close_perf_ends();
+  // perf answers "ping" once it has listed the running processes and
+  // enabled its events; it fails at once when it cannot attach (the ack
+  // pipe then reaches EOF).
+  static constexpr char kPing[] = "ping\n";
+  const bool asked = send(p.ctl_fd_, kPing, sizeof kPing - 1, MSG_NOSIGNAL) == sizeof kPing - 1;
+  const bool ready = asked && AwaitAck(ack[0], options.start_timeout);
+  close(ack[0]);
+  if (!ready) {
+    int status = 0;
+    const bool ended = WaitFor(child, std::chrono::milliseconds(200), status);
+    if (ended) p.perf_pid_ = -1;
     const std::string why = FirstLine(ReadAll(p.log_fd_));
-    p.unavailable_ = "perf record ended before the run" + (why.empty() ? "" : ": " + why);
+    p.unavailable_ =
+        (ended ? "perf record ended before the run"
+               : fmt::format("perf record did not start sampling within {:g} s",
+                             static_cast<double>(options.start_timeout.count()) / 1000)) +
+        (why.empty() ? "" : ": " + why);
     p.Kill();
   }
   return p;
@@ -159,6 +242,7 @@ ServerProfiler::ServerProfiler(ServerProfiler&& other) noexcept
       perf_pid_(other.perf_pid_),
       data_fd_(other.data_fd_),
       log_fd_(other.log_fd_),
+      ctl_fd_(other.ctl_fd_),
       unavailable_(std::move(other.unavailable_)),
       window_start_ns_(other.window_start_ns_.load()),
       window_end_ns_(other.window_end_ns_),
@@ -166,6 +250,7 @@ ServerProfiler::ServerProfiler(ServerProfiler&& other) noexcept
   other.perf_pid_ = -1;
   other.data_fd_ = -1;
   other.log_fd_ = -1;
+  other.ctl_fd_ = -1;
 }
 
 ServerProfiler::~ServerProfiler() { Kill(); }
@@ -177,7 +262,7 @@ void ServerProfiler::Kill() {
     WaitFor(perf_pid_, std::chrono::milliseconds(5000), status);
     perf_pid_ = -1;
   }
-  for (int* fd : {&data_fd_, &log_fd_}) {
+  for (int* fd : {&data_fd_, &log_fd_, &ctl_fd_}) {
     if (*fd >= 0) close(*fd);
     *fd = -1;
   }
@@ -228,13 +313,33 @@ ProfileMeasure ServerProfiler::Finish() {
                         .window_end_ns = end_ns,
                         .frequency_hz = options_.frequency_hz,
                         .root_pid = postmaster_pid_});
+      // A block perf printed in a layout pgrig does not read costs that
+      // block, not the profile; more than 1 in 1000 and the text is not
+      // what the reader expects at all.
+      PerfScriptSkips skips;
+      int64_t records = 0;
       const Status s = ParsePerfScript(
-          r->out, "perf script output", [&b](const Sample& x) { b.Add(x); },
-          [&b](const TaskEvent& e) { b.AddTask(e); });
+          r->out, "perf script output",
+          [&b, &records](const Sample& x) {
+            ++records;
+            b.Add(x);
+          },
+          [&b](const TaskEvent& e) { b.AddTask(e); }, &skips);
       if (!s.ok()) {
         m.unavailable = s.message();
+      } else if (skips.records * 1000 > records + skips.records) {
+        m.unavailable = "perf script printed " + std::to_string(skips.records) + " of " +
+                        std::to_string(records + skips.records) +
+                        " records in a layout pgrig does not read; the first, line " +
+                        std::to_string(skips.first_line) + ": " + skips.first_what +
+                        " (the line: \"" + skips.first_text + "\")";
       } else {
         m.profile = b.Finish();
+        m.profile->unreadable_records = skips.records;
+        if (skips.records > 0) {
+          m.unreadable_first = "line " + std::to_string(skips.first_line) + ": " +
+                               skips.first_what + " (the line: \"" + skips.first_text + "\")";
+        }
       }
     }
   }

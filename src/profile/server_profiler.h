@@ -12,8 +12,12 @@
 // the run are the server's from their first instruction; everything else
 // (the client, other programs) is counted as other processes' samples.
 //
-// When.  perf starts in Start(), before the run's clients connect; the
-// window's ends are marked with CLOCK_MONOTONIC, which perf is told to
+// When.  perf starts in Start(), before the run's clients connect, and
+// Start() returns once perf is sampling: it asks perf over its control
+// descriptor (`--control fd:CTL,ACK`, "ping") and waits for the answer,
+// which perf gives only after it has listed the existing processes and
+// enabled its events (30 s at most; a cold, busy machine takes seconds).
+// The window's ends are marked with CLOCK_MONOTONIC, which perf is told to
 // stamp samples with (`-k CLOCK_MONOTONIC`), and the profile keeps the
 // samples between the marks only.  Samples outside are counted.
 //
@@ -53,18 +57,23 @@ struct ProfilerOptions {
   int frequency_hz = 499;     // per CPU; odd, so not in step with 100/1000 Hz timers
   std::string proc_root = "/proc";
   std::string temp_dir;  // where the recording's nameless file goes; empty: $TMPDIR or /tmp
+  std::chrono::milliseconds start_timeout{30000};  // for perf to answer that it samples
 };
 
 // A profile, or why there is none.
 struct ProfileMeasure {
   std::optional<Profile> profile;
   std::string unavailable;
+  // With a profile: the first perf script record left out, when any were
+  // (Profile::unreadable_records), for the run's notes.
+  std::string unreadable_first;
 };
 
 class ServerProfiler {
  public:
-  // Starts perf on the process tree of `postmaster_pid`.  Never fails; when
-  // perf cannot run, Finish() says why.  Takes ~0.3 s (perf's start-up).
+  // Starts perf on the process tree of `postmaster_pid` and returns once it
+  // samples.  Never fails; when perf cannot run, Finish() says why.  Takes
+  // perf's start-up: ~0.1 s on an idle 2-CPU machine.
   static ServerProfiler Start(int postmaster_pid, const ProfilerOptions& options = {});
   // A profiler that only reports `reason` (no local server, no perf...).
   static ServerProfiler Unavailable(std::string reason);
@@ -88,6 +97,7 @@ class ServerProfiler {
   pid_t perf_pid_ = -1;
   int data_fd_ = -1;  // the recording: a file without a name (O_TMPFILE)
   int log_fd_ = -1;   // perf's messages, likewise
+  int ctl_fd_ = -1;   // perf's control descriptor, our end (open until perf stops)
   std::string unavailable_;
   std::atomic<int64_t> window_start_ns_{0};
   int64_t window_end_ns_ = 0;

@@ -72,6 +72,7 @@ nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
   j["samples"] = p.samples;
   j["samples_outside_window"] = p.samples_outside_window;
   j["samples_other_processes"] = p.samples_other_processes;
+  j["unreadable_records"] = p.unreadable_records;
   j["sampled_cpu_s"] = ProfileRound3(p.SampledCpuSeconds());
   j["measured_server_cpu_s"] = d.measured_server_cpu_s
                                    ? nlohmann::json(ProfileRound3(*d.measured_server_cpu_s))
@@ -124,6 +125,9 @@ Result<ServerProfileDoc> ServerProfileFromJson(const nlohmann::json& j, const st
   if (j.contains("samples_other_processes")) {
     PGRIG_RETURN_IF_ERROR(
         ProfileInt(j, "samples_other_processes", where, p.samples_other_processes));
+  }
+  if (j.contains("unreadable_records")) {
+    PGRIG_RETURN_IF_ERROR(ProfileInt(j, "unreadable_records", where, p.unreadable_records));
   }
   if (hz > 100000) return ProfileBad(where, "frequency_hz", "is out of range");
   p.frequency_hz = static_cast<int>(hz);

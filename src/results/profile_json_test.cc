@@ -30,7 +30,9 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   for (int i = 0; i < 10; ++i) {
     b.Add(MakeProfileSample(i, i % 2 == 0 ? "s_lock" : "ExecScan"));
   }
-  const ServerProfileDoc d{.profile = b.Finish(),
+  Profile built = b.Finish();
+  built.unreadable_records = 2;
+  const ServerProfileDoc d{.profile = built,
                            .unavailable = "",
                            .folded_stacks_file = "x.folded",
                            .measured_server_cpu_s = 0.5,
@@ -51,6 +53,7 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   ASSERT_TRUE(back_doc->profile.has_value());
   const Profile& back = *back_doc->profile;
   EXPECT_EQ(back.samples, 10);
+  EXPECT_EQ(back.unreadable_records, 2);
   EXPECT_EQ(back.frequency_hz, 499);
   EXPECT_EQ(back.category_samples, d.profile->category_samples);
   ASSERT_EQ(back.top_functions.size(), 2u);
@@ -68,6 +71,15 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   r = ServerProfileFromJson(bad, "f");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("categories[1]"));
+  // Written before unreadable_records existed: read as none.
+  nlohmann::json older = j;
+  older.erase("unreadable_records");
+  auto old_doc = ServerProfileFromJson(older, "f");
+  ASSERT_TRUE(old_doc.ok()) << old_doc.status().message();
+  EXPECT_EQ(old_doc->profile->unreadable_records, 0);
+  bad = j;
+  bad["unreadable_records"] = -1;
+  EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());
   bad = j;
   bad.erase("samples");
   EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());

@@ -654,6 +654,11 @@ results::ServerProfileDoc Runner::KeepProfile(const profile::ProfileMeasure& m,
       results::KeepServerProfile(m, o_.out_dir + "/" + name, dir.ok() ? name : "", &error);
   run.notes.push_back(m.profile ? "the server was profiled with perf (docs/profiles.md)"
                                 : "the server was not profiled: " + m.unavailable);
+  if (m.profile && m.profile->unreadable_records > 0) {
+    run.notes.push_back("perf script printed " + std::to_string(m.profile->unreadable_records) +
+                        " record(s) pgrig could not read, left out of the profile; the first, " +
+                        m.unreadable_first);
+  }
   if (!error.empty()) run.notes.push_back(error);
   return d;
 }
