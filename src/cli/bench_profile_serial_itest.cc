@@ -20,6 +20,7 @@ namespace {
 
 using ::testing::AnyOf;
 using testing::ConnArgs;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 
 // perf record processes started by a pgrig profiler (its arguments), alive.
@@ -115,6 +116,16 @@ TEST_F(BenchProfileITest, SelectOnlyProfileNamesTheServersFunctionsAndAddsUp) {
   if (p["hardware_counters"].is_null()) {
     EXPECT_FALSE(p["hardware_counters_unavailable"].get<std::string>().empty());
   }
+  // Beside the profile: the running server binary's frame pointers and
+  // atomics, read from its code.
+  const nlohmann::json& bin = p["server_binary"];
+  ASSERT_TRUE(bin.is_object()) << p.dump();
+  EXPECT_THAT(bin["path"].get<std::string>(), EndsWith("/postgres"));
+  EXPECT_THAT(bin["frame_pointers"].get<std::string>(), AnyOf("yes", "no", "partly"));
+  EXPECT_THAT(bin["frame_pointers_detail"].get<std::string>(), HasSubstr(" functions ("));
+  EXPECT_TRUE(bin["arm_atomics"].is_string());
+  EXPECT_THAT(r.out, HasSubstr("  server binary " + bin["path"].get<std::string>() +
+                               ": frame pointers " + bin["frame_pointers"].get<std::string>()));
 
   // The folded stacks: one line per stack, counts adding up to the samples,
   // through the executor and the protocol.

@@ -147,6 +147,7 @@ int Rank(const std::string& key) {
                                                   "server.settings.wal_",
                                                   "server.settings",
                                                   "server.build.arm_atomics",
+                                                  "server.build.frame_pointers",
                                                   "server.fits_in",
                                                   "server.database_size_bytes",
                                                   "host.cpu.flags",

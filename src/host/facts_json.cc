@@ -10,6 +10,12 @@ namespace {
 
 using nlohmann::json;
 
+// Spelled once: facts' server.build and a profile's server_binary share them.
+constexpr char kArmAtomicsKey[] = "arm_atomics";
+constexpr char kArmAtomicsDetailKey[] = "arm_atomics_detail";
+constexpr char kFramePointersKey[] = "frame_pointers";
+constexpr char kFramePointersDetailKey[] = "frame_pointers_detail";
+
 template <typename T>
 json Opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -221,6 +227,40 @@ nlohmann::json ToJson(const HostFacts& h) {
   return j;
 }
 
+nlohmann::json ToJson(const ServerBinaryFacts& b) {
+  return {{"path", b.path},
+          {kArmAtomicsKey, b.arm_atomics},
+          {kArmAtomicsDetailKey, Opt(b.arm_atomics_detail)},
+          {kFramePointersKey, b.frame_pointers},
+          {kFramePointersDetailKey, Opt(b.frame_pointers_detail)}};
+}
+
+Result<ServerBinaryFacts> ServerBinaryFromJson(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) return InvalidArgument(where + " must be an object");
+  ServerBinaryFacts b;
+  auto text = [&](const char* key, std::string& out) -> Status {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) {
+      return InvalidArgument(where + "." + key + " must be a string");
+    }
+    out = it->get<std::string>();
+    return Status();
+  };
+  auto optional_text = [&](const char* key, std::optional<std::string>& out) -> Status {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return Status();
+    if (!it->is_string()) return InvalidArgument(where + "." + key + " must be a string or null");
+    out = it->get<std::string>();
+    return Status();
+  };
+  PGRIG_RETURN_IF_ERROR(text("path", b.path));
+  PGRIG_RETURN_IF_ERROR(text(kArmAtomicsKey, b.arm_atomics));
+  PGRIG_RETURN_IF_ERROR(optional_text(kArmAtomicsDetailKey, b.arm_atomics_detail));
+  PGRIG_RETURN_IF_ERROR(text(kFramePointersKey, b.frame_pointers));
+  PGRIG_RETURN_IF_ERROR(optional_text(kFramePointersDetailKey, b.frame_pointers_detail));
+  return b;
+}
+
 nlohmann::json ToJson(const ServerFacts& s) {
   json j;
   j["version"] = Opt(s.version);
@@ -243,8 +283,10 @@ nlohmann::json ToJson(const ServerFacts& s) {
                 {"bindir", Opt(s.build.bindir)},
                 {"source", Opt(s.build.source)},
                 {"postgres_binary", Opt(s.build.postgres_binary)},
-                {"arm_atomics", s.build.arm_atomics},
-                {"arm_atomics_detail", Opt(s.build.arm_atomics_detail)}};
+                {kArmAtomicsKey, s.build.arm_atomics},
+                {kArmAtomicsDetailKey, Opt(s.build.arm_atomics_detail)},
+                {kFramePointersKey, s.build.frame_pointers},
+                {kFramePointersDetailKey, Opt(s.build.frame_pointers_detail)}};
   j["notes"] = s.notes;
   return j;
 }

@@ -23,6 +23,11 @@ inline constexpr const char* kFactsSchema = "pgrig.facts/1";
 
 nlohmann::json ToJson(const HostFacts& h);
 nlohmann::json ToJson(const ServerFacts& s);
+// {"path", "arm_atomics", "arm_atomics_detail", "frame_pointers",
+//  "frame_pointers_detail"}: the same keys as facts' server.build.
+nlohmann::json ToJson(const ServerBinaryFacts& b);
+// Its reverse; `where` names the object in errors.
+Result<ServerBinaryFacts> ServerBinaryFromJson(const nlohmann::json& j, const std::string& where);
 // {"schema": "pgrig.facts/1", "host": {...}, "server": {...} or null}
 nlohmann::json FactsToJson(const HostFacts& h, const std::optional<ServerFacts>& s);
 

@@ -155,6 +155,9 @@ std::string FormatFacts(const HostFacts& h, const std::optional<ServerFacts>& s)
     Line(&o, "Arm atomics",
          s->build.arm_atomics +
              (s->build.arm_atomics_detail ? " (" + *s->build.arm_atomics_detail + ")" : ""));
+    Line(&o, "frame pointers",
+         s->build.frame_pointers +
+             (s->build.frame_pointers_detail ? " (" + *s->build.frame_pointers_detail + ")" : ""));
   } else {
     o += "Server\n";
     Line(&o, "server", "not connected (host facts only)");

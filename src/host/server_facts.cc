@@ -5,6 +5,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "host/frame_pointers.h"
 
 namespace pgrig::host {
 
@@ -78,40 +79,56 @@ void CollectBuild(const QueryFn& query, const ServerProbeOptions& opt, ServerFac
     }
   }
 
+  auto neither = [&b](const std::string& atomics, const std::string& why) {
+    b.arm_atomics = atomics;
+    b.arm_atomics_detail = why;
+    b.frame_pointers = "unknown";
+    b.frame_pointers_detail = why;
+  };
+  if (!s->local) return neither("not_applicable", "the server binary is not on this machine");
+  if (!b.bindir) return neither("unknown", "the server's bindir is unknown");
+  b.postgres_binary = *b.bindir + "/postgres";
+  const ServerBinaryFacts f = ScanServerBinary(*b.postgres_binary);
+  b.frame_pointers = f.frame_pointers;
+  b.frame_pointers_detail = f.frame_pointers_detail;
   if (!opt.host_is_arm) {
     b.arm_atomics = "not_applicable";
     b.arm_atomics_detail = "not an Arm machine";
-    return;
+  } else {
+    b.arm_atomics = f.arm_atomics;
+    b.arm_atomics_detail = f.arm_atomics_detail;
   }
-  if (!s->local) {
-    b.arm_atomics = "not_applicable";
-    b.arm_atomics_detail = "the server binary is not on this machine";
-    return;
-  }
-  if (!b.bindir) {
-    b.arm_atomics = "unknown";
-    b.arm_atomics_detail = "the server's bindir is unknown";
-    return;
-  }
-  b.postgres_binary = *b.bindir + "/postgres";
-  auto bytes = ReadWholeFile(*b.postgres_binary);
-  if (!bytes.ok()) {
-    b.arm_atomics = "unknown";
-    b.arm_atomics_detail = bytes.status().message();
-    return;
-  }
-  auto scan = ScanAarch64Atomics(*bytes);
-  if (!scan.ok()) {
-    b.arm_atomics =
-        scan.status().code() == StatusCode::kFailedPrecondition ? "not_applicable" : "unknown";
-    b.arm_atomics_detail = scan.status().message();
-    return;
-  }
-  b.arm_atomics = AtomicsKindName(scan->kind);
-  b.arm_atomics_detail = scan->detail;
 }
 
 }  // namespace
+
+ServerBinaryFacts ScanServerBinary(const std::string& path) {
+  ServerBinaryFacts f;
+  f.path = path;
+  auto bytes = ReadWholeFile(path);
+  if (!bytes.ok()) {
+    f.arm_atomics = "unknown";
+    f.arm_atomics_detail = f.frame_pointers_detail = bytes.status().message();
+    return f;
+  }
+  auto atomics = ScanAarch64Atomics(*bytes);
+  if (!atomics.ok()) {
+    f.arm_atomics =
+        atomics.status().code() == StatusCode::kFailedPrecondition ? "not_applicable" : "unknown";
+    f.arm_atomics_detail = atomics.status().message();
+  } else {
+    f.arm_atomics = AtomicsKindName(atomics->kind);
+    f.arm_atomics_detail = atomics->detail;
+  }
+  auto fp = ScanFramePointers(*bytes);
+  if (!fp.ok()) {
+    f.frame_pointers_detail = path + ": " + fp.status().message();
+  } else {
+    f.frame_pointers = fp->verdict;
+    f.frame_pointers_detail = fp->detail;
+  }
+  return f;
+}
 
 const std::vector<std::string>& OltpSettingNames() {
   static const std::vector<std::string> kNames = {"shared_buffers",

@@ -46,7 +46,23 @@ struct BuildFacts {
   // "lse", "outline_atomics", "ll_sc_only", "unknown" or "not_applicable".
   std::string arm_atomics = "not_applicable";
   std::optional<std::string> arm_atomics_detail;
+  // "yes", "no", "partly" or "unknown" (host/frame_pointers.h).
+  std::string frame_pointers = "unknown";
+  std::optional<std::string> frame_pointers_detail;
 };
+
+// What a server binary's machine code says, read from the file itself:
+// its atomics (AArch64 binaries; "not_applicable" for others) and whether
+// it keeps frame pointers, which decides how good perf's stacks of it are.
+// Never fails: what cannot be read is "unknown" with the reason.
+struct ServerBinaryFacts {
+  std::string path;
+  std::string arm_atomics = "not_applicable";
+  std::optional<std::string> arm_atomics_detail;
+  std::string frame_pointers = "unknown";
+  std::optional<std::string> frame_pointers_detail;
+};
+ServerBinaryFacts ScanServerBinary(const std::string& path);
 
 struct ServerFacts {
   std::optional<std::string> version;  // SELECT version()

@@ -52,6 +52,11 @@ TEST(ServerFactsITest, RealServer) {
   // Local server: build flags come from the pg_config view or program.
   EXPECT_TRUE(f.build.cflags.has_value());
   EXPECT_TRUE(f.build.configure.has_value());
+  // The binary's own code says whether it keeps frame pointers.
+  EXPECT_THAT(f.build.frame_pointers, ::testing::AnyOf("yes", "no", "partly"))
+      << f.build.frame_pointers_detail.value_or("");
+  ASSERT_TRUE(f.build.frame_pointers_detail.has_value());
+  EXPECT_THAT(*f.build.frame_pointers_detail, HasSubstr(" functions ("));
 }
 
 TEST(ServerFactsITest, CommandWithAndWithoutServer) {
@@ -66,6 +71,8 @@ TEST(ServerFactsITest, CommandWithAndWithoutServer) {
   EXPECT_TRUE(doc["server"]["version_num"].is_number());
   EXPECT_TRUE(doc["server"]["local"].get<bool>());
   EXPECT_TRUE(doc["host"]["storage"].is_object());  // the server's data directory
+  EXPECT_TRUE(doc["server"]["build"]["frame_pointers"].is_string());
+  EXPECT_TRUE(doc["server"]["build"]["frame_pointers_detail"].is_string());
 
   auto without = pgrig::testing::RunPgrig({"facts", "--no-server"});
   ASSERT_EQ(without.exit_code, 0) << without.err;

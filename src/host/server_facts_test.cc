@@ -101,6 +101,8 @@ TEST(ServerFactsTest, RemoteServerDoesNotClaimToFitInOurRam) {
   EXPECT_FALSE(f.fits_in_ram.has_value());
   EXPECT_EQ(f.build.arm_atomics, "not_applicable");
   EXPECT_THAT(*f.build.arm_atomics_detail, HasSubstr("not on this machine"));
+  EXPECT_EQ(f.build.frame_pointers, "unknown");
+  EXPECT_THAT(*f.build.frame_pointers_detail, HasSubstr("not on this machine"));
 }
 
 TEST(ServerFactsTest, NonSuperuserFallsBackToPgConfigOfTheSameVersion) {

@@ -21,6 +21,12 @@ std::string FormatProfileText(const ProfileMeasure& m, std::optional<double> mea
       "processes; leaf unresolved in {:.1f}% of samples\n",
       p.event, p.frequency_hz, p.samples, p.window_s, p.SampledCpuSeconds(), measured, p.processes,
       p.Pct(p.unresolved_leaf_samples));
+  if (m.server_binary) {
+    const host::ServerBinaryFacts& b = *m.server_binary;
+    out += fmt::format(
+        "  server binary {}: frame pointers {}{}; atomics {}\n", b.path, b.frame_pointers,
+        b.frame_pointers_detail ? " (" + *b.frame_pointers_detail + ")" : "", b.arm_atomics);
+  }
   if (p.unreadable_records > 0) {
     out += fmt::format(
         "  {} perf script record(s) pgrig could not read were left out; the first, {}\n",

@@ -107,6 +107,18 @@ bool AwaitAck(int ack_fd, std::chrono::milliseconds timeout) {
   }
 }
 
+// The binary process `pid` runs, read through /proc (the file it started
+// from, even if a package upgrade has replaced it since), named by its path.
+std::optional<host::ServerBinaryFacts> ScanRunningBinary(const std::string& proc_root, int pid) {
+  const std::string exe = proc_root + "/" + std::to_string(pid) + "/exe";
+  char target[4096];
+  const ssize_t n = readlink(exe.c_str(), target, sizeof target - 1);
+  if (n <= 0) return std::nullopt;
+  host::ServerBinaryFacts f = host::ScanServerBinary(exe);
+  f.path = std::string(target, static_cast<size_t>(n));
+  return f;
+}
+
 }  // namespace
 
 ServerProfiler ServerProfiler::Unavailable(std::string reason) {
@@ -120,6 +132,7 @@ ServerProfiler ServerProfiler::Start(int postmaster_pid, const ProfilerOptions& 
   p.options_ = options;
   p.postmaster_pid_ = postmaster_pid;
   if (options.frequency_hz <= 0) return Unavailable("the sampling frequency must be positive");
+  p.server_binary_ = ScanRunningBinary(options.proc_root, postmaster_pid);
   std::string tmp = options.temp_dir;
   if (tmp.empty()) {
     const char* env = std::getenv("TMPDIR");
@@ -246,7 +259,8 @@ ServerProfiler::ServerProfiler(ServerProfiler&& other) noexcept
       unavailable_(std::move(other.unavailable_)),
       window_start_ns_(other.window_start_ns_.load()),
       window_end_ns_(other.window_end_ns_),
-      postmaster_pid_(other.postmaster_pid_) {
+      postmaster_pid_(other.postmaster_pid_),
+      server_binary_(std::move(other.server_binary_)) {
   other.perf_pid_ = -1;
   other.data_fd_ = -1;
   other.log_fd_ = -1;
@@ -275,6 +289,7 @@ void ServerProfiler::MarkWindowEnd() { window_end_ns_ = MonotonicNanos(); }
 ProfileMeasure ServerProfiler::Finish() {
   const int64_t end_ns = window_end_ns_ != 0 ? window_end_ns_ : MonotonicNanos();
   ProfileMeasure m;
+  m.server_binary = server_binary_;
   if (perf_pid_ <= 0) {
     m.unavailable = unavailable_.empty() ? "the server was not profiled" : unavailable_;
     Kill();

@@ -48,6 +48,7 @@
 #include <string>
 
 #include "host/server_cpu.h"
+#include "host/server_facts.h"
 #include "profile/profile.h"
 
 namespace pgrig::profile {
@@ -67,6 +68,10 @@ struct ProfileMeasure {
   // With a profile: the first perf script record left out, when any were
   // (Profile::unreadable_records), for the run's notes.
   std::string unreadable_first;
+  // The running server binary (/proc/PID/exe of the postmaster): whether
+  // it keeps frame pointers, which decides how good the stacks are, and
+  // its atomics.  nullopt when the postmaster was not found.
+  std::optional<host::ServerBinaryFacts> server_binary;
 };
 
 class ServerProfiler {
@@ -102,6 +107,7 @@ class ServerProfiler {
   std::atomic<int64_t> window_start_ns_{0};
   int64_t window_end_ns_ = 0;
   int postmaster_pid_ = 0;
+  std::optional<host::ServerBinaryFacts> server_binary_;
 };
 
 // The profiler for the server a benchmark window's CPU meter located, or

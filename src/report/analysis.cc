@@ -127,7 +127,11 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
                                 .iteration = r.iteration,
                                 .tps = r.tps,
                                 .tps_vs_unprofiled = std::nullopt,
-                                .folded_path = ""};
+                                .folded_path = "",
+                                .frame_pointers = ""};
+        if (r.server_profile->server_binary) {
+          cs.profiled->frame_pointers = r.server_profile->server_binary->frame_pointers;
+        }
         if (!r.server_profile->folded_stacks_file.empty()) {
           // Relative to the document the run was read from.
           cs.profiled->folded_path = (std::filesystem::path(suite.source).parent_path() /

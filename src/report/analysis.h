@@ -68,6 +68,9 @@ struct CellStats {
     // cost this cell, as far as the run-to-run spread lets one see it.
     std::optional<double> tps_vs_unprofiled;
     std::string folded_path;  // its folded stacks; empty when none were kept
+    // The server binary's frame pointers ("yes", "no", "partly", "unknown";
+    // empty when the run did not record them): how far to trust the stacks.
+    std::string frame_pointers;
   };
   std::optional<Profiled> profiled;
 

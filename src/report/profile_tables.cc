@@ -110,8 +110,9 @@ std::optional<Table> ProfileTable(const SuiteStats& s) {
   t.id = "profiles";
   t.title = "Server profiles (perf, one profiled run per cell; docs/profiles.md)";
   t.headers = {"cell",          "iteration",          "tps vs unprofiled",     "samples",
-               "server µs/txn", "largest categories", "top function (self %)", "unresolved leaf %"};
-  t.right = {false, true, true, true, true, false, false, true};
+               "server µs/txn", "largest categories", "top function (self %)", "unresolved leaf %",
+               "frame pointers"};
+  t.right = {false, true, true, true, true, false, false, true, false};
   for (const CellStats& c : s.cells) {
     if (!c.profiled) continue;
     const profile::Profile& p = c.profiled->profile;
@@ -137,14 +138,15 @@ std::optional<Table> ProfileTable(const SuiteStats& s) {
     t.rows.push_back({c.id, std::to_string(c.profiled->iteration + 1), vs,
                       Num(static_cast<double>(p.samples), 0),
                       Opt(c.profiled->server_cpu_us_per_transaction, 1), cats, top,
-                      Num(p.Pct(p.unresolved_leaf_samples), 1)});
+                      Num(p.Pct(p.unresolved_leaf_samples), 1),
+                      c.profiled->frame_pointers.empty() ? "-" : c.profiled->frame_pointers});
   }
   if (t.rows.empty()) return std::nullopt;
   t.note =
       "shares of the profiled run's server samples; tps vs unprofiled: the profiled run's tps over "
-      "the median of the cell's other runs (perf's cost, within the runs' spread); folded stacks "
-      "in "
-      "the results directory (profiles/)";
+      "the median of the cell's other runs (perf's cost, within the runs' spread); frame pointers: "
+      "whether the server binary keeps them (without, stacks miss callers); folded stacks in the "
+      "results directory (profiles/)";
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/fs.h"
+#include "host/facts_json.h"
 
 namespace pgrig::results {
 
@@ -47,6 +48,7 @@ Status ProfileInt(const nlohmann::json& j, const char* key, const std::string& w
 ServerProfileDoc KeepServerProfile(const profile::ProfileMeasure& m, const std::string& folded_path,
                                    const std::string& folded_name, std::string* write_error) {
   ServerProfileDoc d{.profile = m.profile, .unavailable = m.unavailable};
+  d.server_binary = m.server_binary;
   d.hardware_counters_unavailable = profile::HardwareCountersUnavailable().value_or(
       "this pgrig does not read hardware counters yet");
   if (m.profile) {
@@ -61,7 +63,7 @@ ServerProfileDoc KeepServerProfile(const profile::ProfileMeasure& m, const std::
 }
 
 nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
-  if (!d.profile) return {{"unavailable", d.unavailable}};
+  if (!d.profile) return {{"unavailable", d.unavailable}};  // the binary goes with a profile only
   const Profile& p = *d.profile;
   nlohmann::json j;
   j["tool"] = "perf";
@@ -104,6 +106,7 @@ nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
       d.folded_stacks_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.folded_stacks_file);
   j["hardware_counters"] = nullptr;
   j["hardware_counters_unavailable"] = d.hardware_counters_unavailable;
+  j["server_binary"] = d.server_binary ? host::ToJson(*d.server_binary) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -197,6 +200,11 @@ Result<ServerProfileDoc> ServerProfileFromJson(const nlohmann::json& j, const st
   }
   if (auto hw = j.find("hardware_counters_unavailable"); hw != j.end() && hw->is_string()) {
     d.hardware_counters_unavailable = hw->get<std::string>();
+  }
+  // Absent in documents written before it existed; null when not found.
+  if (auto sb = j.find("server_binary"); sb != j.end() && !sb->is_null()) {
+    PGRIG_ASSIGN_OR_RETURN(
+        d.server_binary, host::ServerBinaryFromJson(*sb, where + ": server_profile.server_binary"));
   }
   d.profile = std::move(p);
   return d;

@@ -22,6 +22,8 @@ struct ServerProfileDoc {
   std::optional<double> measured_server_cpu_s;  // /proc's figure for the window (server_cpu)
   // Hardware counters are not read (yet): always null, with this reason.
   std::string hardware_counters_unavailable;
+  // What the profiled server binary keeps: frame pointers, atomics.
+  std::optional<host::ServerBinaryFacts> server_binary;
 };
 
 // The document for a profiler's outcome, its folded stacks written to

@@ -32,11 +32,17 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   }
   Profile built = b.Finish();
   built.unreadable_records = 2;
-  const ServerProfileDoc d{.profile = built,
-                           .unavailable = "",
-                           .folded_stacks_file = "x.folded",
-                           .measured_server_cpu_s = 0.5,
-                           .hardware_counters_unavailable = "no PMU"};
+  const ServerProfileDoc d{
+      .profile = built,
+      .unavailable = "",
+      .folded_stacks_file = "x.folded",
+      .measured_server_cpu_s = 0.5,
+      .hardware_counters_unavailable = "no PMU",
+      .server_binary = host::ServerBinaryFacts{.path = "/usr/lib/postgresql/15/bin/postgres",
+                                               .arm_atomics = "not_applicable",
+                                               .arm_atomics_detail = std::nullopt,
+                                               .frame_pointers = "no",
+                                               .frame_pointers_detail = "3 of 5000 functions"}};
   const nlohmann::json j = ServerProfileToJson(d);
   EXPECT_EQ(j["categories"].size(), static_cast<size_t>(kCategoryCount));
   EXPECT_EQ(j["hardware_counters"], nullptr);
@@ -54,6 +60,11 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   const Profile& back = *back_doc->profile;
   EXPECT_EQ(back.samples, 10);
   EXPECT_EQ(back.unreadable_records, 2);
+  ASSERT_TRUE(back_doc->server_binary.has_value());
+  EXPECT_EQ(back_doc->server_binary->frame_pointers, "no");
+  EXPECT_EQ(back_doc->server_binary->frame_pointers_detail, "3 of 5000 functions");
+  EXPECT_EQ(back_doc->server_binary->path, "/usr/lib/postgresql/15/bin/postgres");
+  EXPECT_FALSE(back_doc->server_binary->arm_atomics_detail.has_value());
   EXPECT_EQ(back.frequency_hz, 499);
   EXPECT_EQ(back.category_samples, d.profile->category_samples);
   ASSERT_EQ(back.top_functions.size(), 2u);
@@ -74,9 +85,16 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   // Written before unreadable_records existed: read as none.
   nlohmann::json older = j;
   older.erase("unreadable_records");
+  older.erase("server_binary");
   auto old_doc = ServerProfileFromJson(older, "f");
   ASSERT_TRUE(old_doc.ok()) << old_doc.status().message();
   EXPECT_EQ(old_doc->profile->unreadable_records, 0);
+  EXPECT_FALSE(old_doc->server_binary.has_value());
+  bad = j;
+  bad["server_binary"]["frame_pointers"] = 3;
+  r = ServerProfileFromJson(bad, "f");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("server_binary.frame_pointers must be a string"));
   bad = j;
   bad["unreadable_records"] = -1;
   EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());

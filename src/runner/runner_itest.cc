@@ -192,6 +192,7 @@ TEST(RunSuiteTest, ProfiledPlanProfilesTheLastIterationOfEachCell) {
     const json& p = result["server_profile"];
     ASSERT_FALSE(p.contains("unavailable")) << p.dump();
     EXPECT_GT(p["samples"].get<int64_t>(), 50) << p.dump();
+    EXPECT_TRUE(p["server_binary"]["frame_pointers"].is_string()) << p.dump();
     int64_t sum = 0;
     for (const json& c : p["categories"]) sum += c["samples"].get<int64_t>();
     EXPECT_EQ(sum, p["samples"].get<int64_t>());
