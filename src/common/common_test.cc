@@ -129,6 +129,35 @@ TEST(Process, CapturesOutputExitCodeAndStdin) {
   EXPECT_EQ(r->err, "err\n");
 }
 
+TEST(Process, ReadsStdinFromADescriptorAndStreamsStdout) {
+  // A file of 300 KB, read by the child from offset 0 of our descriptor,
+  // its output passed on in chunks, never kept whole.
+  char path[] = "/tmp/pgrig-process-stdin-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ::unlink(path);
+  std::string data;
+  for (int i = 0; i < 30000; ++i) data += "line " + std::to_string(i % 10000) + "\n";
+  ASSERT_EQ(::write(fd, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+  std::string got;
+  int chunks = 0;
+  RealProcessRunner runner;
+  auto r = runner.Run({.argv = {"cat"},
+                       .stdin_data = "ignored",
+                       .stdin_fd = fd,
+                       .on_stdout = [&](std::string_view c) {
+                         got.append(c);
+                         ++chunks;
+                       }});
+  ::close(fd);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_TRUE(r->out.empty());
+  EXPECT_EQ(got, data);
+  EXPECT_GT(chunks, 1);
+}
+
 TEST(Process, SetsAndUnsetsEnvironment) {
   ::setenv("PGRIG_TEST_UNSET_ME", "1", 1);
   RealProcessRunner runner;

@@ -81,7 +81,7 @@ struct ChildPipes {
 // the privilege drop to exec in one short function keeps that reviewable.
 [[noreturn]] void ChildExec(const ProcessOptions& o, const ChildPipes& p, const ExecArgs& args) {
   ::setpgid(0, 0);
-  ::dup2(p.in[0], 0);
+  ::dup2(o.stdin_fd >= 0 ? o.stdin_fd : p.in[0], 0);
   if (!o.inherit_output) {
     ::dup2(p.out[1], 1);
     ::dup2(p.err[1], 2);
@@ -129,7 +129,7 @@ Status AwaitExec(const ProcessOptions& o, pid_t pid, ChildPipes& p) {
 // Closes the parent's ends of the pipes.
 void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult* r) {
   size_t in_off = 0;
-  if (o.stdin_data.empty()) {
+  if (o.stdin_data.empty() || o.stdin_fd >= 0) {
     ::close(p.in[1]);
     p.in[1] = -1;
   } else {
@@ -170,10 +170,13 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
     char buf[16384];
     if (out_i >= 0 && fds[out_i].revents) {
       ssize_t k = ::read(p.out[0], buf, sizeof buf);
-      if (k > 0)
+      if (k > 0 && o.on_stdout) {
+        o.on_stdout(std::string_view(buf, static_cast<size_t>(k)));
+      } else if (k > 0) {
         r->out.append(buf, static_cast<size_t>(k));
-      else if (k == 0 || errno != EINTR)
+      } else if (k == 0 || errno != EINTR) {
         out_open = false;
+      }
     }
     if (err_i >= 0 && fds[err_i].revents) {
       ssize_t k = ::read(p.err[0], buf, sizeof buf);

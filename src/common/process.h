@@ -11,9 +11,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -34,6 +36,12 @@ struct ProcessOptions {
   std::vector<std::string> unset_env;      // removed from the inherited environment
   std::string working_dir;                 // empty: inherit
   std::string stdin_data;
+  // >= 0: the child reads this descriptor as its stdin (from its offset;
+  // the caller keeps it open and owns it) and stdin_data is not used.
+  int stdin_fd = -1;
+  // Given: the child's stdout is passed here in chunks as it arrives, not
+  // kept in ProcessResult::out (a long output is then never held whole).
+  std::function<void(std::string_view)> on_stdout;
   std::chrono::milliseconds timeout{0};  // 0: none; on expiry the child is killed
   // Leave the child's stdout/stderr attached to ours instead of capturing.
   bool inherit_output = false;

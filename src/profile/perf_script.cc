@@ -1,6 +1,7 @@
 // ParsePerfScript (profile/perf_script.h).
 #include "profile/perf_script.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <climits>
@@ -65,12 +66,23 @@ bool ParseFrame(std::string_view s, Frame& frame) {
   return !frame.symbol.empty();
 }
 
+// A pid or tid: decimal, or -1, which perf prints for one it does not know
+// (seen under load: ":-1  2065/-1     2897.081822052:", a sample whose
+// thread perf had no record of, named ":-1" after its tid).
+bool ParseId(std::string_view v, int64_t& out) {
+  if (v == "-1") {
+    out = -1;
+    return true;
+  }
+  return ParseDecimal(v, out) && out <= INT32_MAX;
+}
+
 bool ParseIds(std::string_view ids, Sample& s) {
   const size_t slash = ids.find('/');
   int64_t pid = 0;
   int64_t tid = 0;
-  if (slash == std::string_view::npos || !ParseDecimal(ids.substr(0, slash), pid) ||
-      !ParseDecimal(ids.substr(slash + 1), tid) || pid > INT32_MAX || tid > INT32_MAX) {
+  if (slash == std::string_view::npos || !ParseId(ids.substr(0, slash), pid) ||
+      !ParseId(ids.substr(slash + 1), tid)) {
     return false;
   }
   s.pid = static_cast<int>(pid);
@@ -134,14 +146,18 @@ bool ParseTaskEvent(std::string_view s, TaskEvent& e) {
 
 }  // namespace
 
-Status ParsePerfScript(std::string_view text, std::string_view source,
-                       const std::function<void(const Sample&)>& on_sample,
-                       const std::function<void(const TaskEvent&)>& on_task,
-                       PerfScriptSkips* skips) {
+namespace {
+
+// ParsePerfScript on text that starts after `lines_before` lines of a
+// longer text (PerfScriptStream's runs of whole blocks).
+Status ParsePerfScriptAt(std::string_view text, std::string_view source, size_t lines_before,
+                         const std::function<void(const Sample&)>& on_sample,
+                         const std::function<void(const TaskEvent&)>& on_task,
+                         PerfScriptSkips* skips) {
   Sample s;
   bool in_sample = false;
   bool damaged = false;  // skipping the rest of a malformed record
-  size_t line_no = 0;
+  size_t line_no = lines_before;
   size_t pos = 0;
   std::string_view line;
   // A malformed line: the error, or (with `skips`) the record left out.
@@ -230,6 +246,60 @@ Status ParsePerfScript(std::string_view text, std::string_view source,
   }
   if (in_sample) on_sample(s);
   return Status();
+}
+
+}  // namespace
+
+Status ParsePerfScript(std::string_view text, std::string_view source,
+                       const std::function<void(const Sample&)>& on_sample,
+                       const std::function<void(const TaskEvent&)>& on_task,
+                       PerfScriptSkips* skips) {
+  return ParsePerfScriptAt(text, source, 0, on_sample, on_task, skips);
+}
+
+PerfScriptStream::PerfScriptStream(std::string source, std::function<void(const Sample&)> on_sample,
+                                   std::function<void(const TaskEvent&)> on_task,
+                                   PerfScriptSkips* skips)
+    : source_(std::move(source)),
+      on_sample_(std::move(on_sample)),
+      on_task_(std::move(on_task)),
+      skips_(skips) {}
+
+void PerfScriptStream::Parse(std::string_view text) {
+  if (text.empty() || !status_.ok()) return;
+  status_ = ParsePerfScriptAt(text, source_, lines_done_, on_sample_, on_task_, skips_);
+  lines_done_ += static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+void PerfScriptStream::Feed(std::string_view chunk) {
+  bytes_ += static_cast<int64_t>(chunk.size());
+  if (!status_.ok()) return;
+  pending_.append(chunk);
+  // Whole blocks end with a blank line; after it the parser is where it
+  // starts, so the runs can be parsed apart.
+  size_t cut = pending_.rfind("\n\n");
+  if (cut != std::string::npos) {
+    cut += 2;
+  } else if (pending_.size() > kMaxPending) {
+    cut = pending_.rfind('\n');
+    if (cut == std::string::npos) {
+      status_ = InvalidArgument(source_ + ":" + std::to_string(lines_done_ + 1) +
+                                ": a line longer than " + std::to_string(kMaxPending) + " bytes");
+      pending_.clear();
+      return;
+    }
+    ++cut;
+  } else {
+    return;
+  }
+  Parse(std::string_view(pending_).substr(0, cut));
+  pending_.erase(0, cut);
+}
+
+Status PerfScriptStream::Finish() {
+  Parse(pending_);
+  pending_.clear();
+  return status_;
 }
 
 }  // namespace pgrig::profile

@@ -85,6 +85,41 @@ Status ParsePerfScript(std::string_view text, std::string_view source,
                        const std::function<void(const TaskEvent&)>& on_task = nullptr,
                        PerfScriptSkips* skips = nullptr);
 
+// perf script's text as it arrives (a pipe), parsed a run of whole blocks
+// at a time: memory holds the chunk and one unfinished block, not the text,
+// which on many CPUs runs to gigabytes (64 CPUs x 499 Hz x 60 s is ~2 M
+// samples of ~1 KB).  The same callbacks, errors and skips as
+// ParsePerfScript, with line numbers counted from the start of the stream;
+// the result of feeding a text in any chunks is that of parsing it whole.
+class PerfScriptStream {
+ public:
+  PerfScriptStream(std::string source, std::function<void(const Sample&)> on_sample,
+                   std::function<void(const TaskEvent&)> on_task = nullptr,
+                   PerfScriptSkips* skips = nullptr);
+  // After an error the rest is ignored (read and dropped) and Finish
+  // returns the error.
+  void Feed(std::string_view chunk);
+  // Parses what is left; the stream's status.
+  Status Finish();
+  int64_t bytes() const { return bytes_; }
+
+  // A run of text without a blank line longer than this is parsed up to
+  // its last line end anyway (a block cut in two is then malformed).
+  static constexpr size_t kMaxPending = 16u << 20;
+
+ private:
+  void Parse(std::string_view text);
+
+  std::string source_;
+  std::function<void(const Sample&)> on_sample_;
+  std::function<void(const TaskEvent&)> on_task_;
+  PerfScriptSkips* skips_;
+  std::string pending_;
+  size_t lines_done_ = 0;
+  int64_t bytes_ = 0;
+  Status status_;
+};
+
 }  // namespace pgrig::profile
 
 #endif  // PGRIG_PROFILE_PERF_SCRIPT_H_

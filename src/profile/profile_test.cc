@@ -71,6 +71,25 @@ TEST(PerfScript, ReadsAFrameOnTheHeaderLineAndCrlf) {
   EXPECT_EQ(v[1].frames[0].symbol, "[unknown]");
 }
 
+// The line that cost two CI runs their profiles (sessions 19 and 20), caught
+// under load in session 21: a sample of a thread perf had no record of,
+// its tid -1 and its comm ":-1".  Its pid is known, so it is read.
+TEST(PerfScript, ReadsASampleWhoseThreadPerfDidNotKnow) {
+  Status s;
+  std::vector<Sample> v = ParseAll(
+      ":-1  2065/-1     2897.081822052: \n"
+      "\tffffffff8164b8d0 pvm_irq_enable ([kernel.kallsyms])\n"
+      "\t55d5 PostgresMain (/x/postgres)\n\n",
+      &s);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].comm, ":-1");
+  EXPECT_EQ(v[0].pid, 2065);
+  EXPECT_EQ(v[0].tid, -1);
+  EXPECT_EQ(v[0].time_ns, 2897081822052);
+  EXPECT_EQ(v[0].frames.size(), 2u);
+}
+
 TEST(PerfScript, MalformedTextIsAnErrorNamingTheLine) {
   const std::pair<std::string_view, std::string_view> cases[] = {
       {"\t 55d5 ExecScan (/x/postgres)\n", "t.txt:1: a frame line outside a sample"},
@@ -80,6 +99,7 @@ TEST(PerfScript, MalformedTextIsAnErrorNamingTheLine) {
       {"postgres 1/1 ten:\n", "t.txt:1: a sample header must read"},
       {"\n\npostgres 1/1 10.1234567891:\n", "t.txt:3: a sample header must read"},
       {"postgres 99999999999/1 10.5:\n", "t.txt:1: a sample header must read"},
+      {"postgres 1/-2 10.5:\n", "t.txt:1: a sample header must read"},
       {"just text\n", "t.txt:1: a sample header must read"},
   };
   for (const auto& [text, want] : cases) {
@@ -160,6 +180,87 @@ TEST(PerfScript, ReadsTaskEventsBetweenSamples) {
       "x 1/1 1.0: PERF_RECORD_FORK(12:x):(1:1)\n", "t.txt", [](const Sample&) {},
       [](const TaskEvent&) {});
   EXPECT_THAT(bad.message(), HasSubstr("t.txt:1: a task event must read"));
+}
+
+// Every callback, in order, as text: what a parse of `text` delivers.
+struct ParseTrace {
+  std::string events;
+  PerfScriptSkips skips;
+  Status status;
+};
+
+ParseTrace TraceWhole(std::string_view text, bool skip) {
+  ParseTrace t;
+  t.status = ParsePerfScript(
+      text, "s.txt",
+      [&t](const Sample& x) {
+        t.events += "S " + std::string(x.comm) + " " + std::to_string(x.pid) + " " +
+                    std::to_string(x.time_ns);
+        for (const Frame& f : x.frames) t.events += " " + std::string(f.symbol);
+        t.events += "\n";
+      },
+      [&t](const TaskEvent& e) { t.events += "T " + std::to_string(e.pid) + "\n"; },
+      skip ? &t.skips : nullptr);
+  return t;
+}
+
+ParseTrace TraceStream(std::string_view text, bool skip, size_t chunk) {
+  ParseTrace t;
+  PerfScriptStream stream(
+      "s.txt",
+      [&t](const Sample& x) {
+        t.events += "S " + std::string(x.comm) + " " + std::to_string(x.pid) + " " +
+                    std::to_string(x.time_ns);
+        for (const Frame& f : x.frames) t.events += " " + std::string(f.symbol);
+        t.events += "\n";
+      },
+      [&t](const TaskEvent& e) { t.events += "T " + std::to_string(e.pid) + "\n"; },
+      skip ? &t.skips : nullptr);
+  for (size_t i = 0; i < text.size(); i += chunk) stream.Feed(text.substr(i, chunk));
+  t.status = stream.Finish();
+  EXPECT_EQ(stream.bytes(), static_cast<int64_t>(text.size()));
+  return t;
+}
+
+TEST(PerfScriptStream, AnyChunkingGivesWhatTheWholeTextGives) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    text += "kthreadd 0/0 0.0: PERF_RECORD_FORK(" + std::to_string(100 + i) + ":1):(1:1)\n";
+    text += "postgres " + std::to_string(100 + i) + "/1 " + std::to_string(i) + ".5:\n";
+    text += "\t55 ExecScan (/x/postgres)\n\t56 main (/x/postgres)\n\n";
+    if (i % 9 == 4) text += "a line perf never prints\n\t57 x (/x/postgres)\n\n";
+    if (i % 13 == 6) text += "postgres 7/7 7.0:\n\tnot a frame\n\n";
+  }
+  text += "postgres 9/9 9.0:\n\t58 last (/x/postgres)";  // no final newline
+  const ParseTrace whole = TraceWhole(text, true);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.message();
+  EXPECT_GT(whole.skips.records, 3);
+  for (size_t chunk : {size_t{1}, size_t{2}, size_t{7}, size_t{64}, size_t{4096}, text.size()}) {
+    const ParseTrace part = TraceStream(text, true, chunk);
+    ASSERT_TRUE(part.status.ok()) << chunk << ": " << part.status.message();
+    EXPECT_EQ(part.events, whole.events) << "chunks of " << chunk;
+    EXPECT_EQ(part.skips.records, whole.skips.records) << chunk;
+    EXPECT_EQ(part.skips.first_line, whole.skips.first_line) << chunk;
+    EXPECT_EQ(part.skips.first_text, whole.skips.first_text) << chunk;
+  }
+  // Strict: the same error, with the line counted from the stream's start.
+  const ParseTrace strict = TraceWhole(text, false);
+  ASSERT_FALSE(strict.status.ok());
+  EXPECT_THAT(strict.status.message(), HasSubstr("s.txt:26: a sample header must read"));
+  for (size_t chunk : {size_t{1}, size_t{5}, size_t{300}}) {
+    const ParseTrace part = TraceStream(text, false, chunk);
+    EXPECT_EQ(part.status.message(), strict.status.message()) << chunk;
+    EXPECT_EQ(part.events, strict.events) << chunk;
+  }
+}
+
+TEST(PerfScriptStream, ALineWithoutEndIsAnErrorNotUnboundedMemory) {
+  PerfScriptStream stream("s.txt", [](const Sample&) {});
+  const std::string chunk(1 << 20, 'x');
+  for (size_t i = 0; i <= PerfScriptStream::kMaxPending / chunk.size(); ++i) stream.Feed(chunk);
+  const Status s = stream.Finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("s.txt:1: a line longer than"));
 }
 
 TEST(ProfileBuilder, KeepsTheRootsDescendantsOnly) {

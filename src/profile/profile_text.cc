@@ -8,6 +8,24 @@
 
 namespace pgrig::profile {
 
+std::string FormatCountersLine(const std::optional<CounterValues>& v,
+                               const std::string& unavailable) {
+  if (!v) return "hardware counters: none (" + unavailable + ")";
+  auto opt = [](const std::optional<double>& x, const char* spec) {
+    return x ? fmt::format(fmt::runtime(spec), *x) : std::string("-");
+  };
+  std::string out =
+      fmt::format("hardware counters{}: IPC {}, cache misses {}% of references, branch misses {}%",
+                  v->kernel ? "" : " (user space only)", opt(v->Ipc(), "{:.2f}"),
+                  opt(v->CacheMissPct(), "{:.2f}"), opt(v->BranchMissPct(), "{:.2f}"));
+  double least = 100;
+  for (const CounterReading& r : v->readings) {
+    if (r.count) least = std::min(least, r.running_pct);
+  }
+  if (least < 99.5) out += fmt::format(" (multiplexed: counted {:.0f}% of the window)", least);
+  return out;
+}
+
 std::string FormatProfileText(const ProfileMeasure& m, std::optional<double> measured_server_cpu_s,
                               size_t top) {
   if (!m.profile) return "server profile: none (" + m.unavailable + ")\n";
@@ -27,6 +45,7 @@ std::string FormatProfileText(const ProfileMeasure& m, std::optional<double> mea
         "  server binary {}: frame pointers {}{}; atomics {}\n", b.path, b.frame_pointers,
         b.frame_pointers_detail ? " (" + *b.frame_pointers_detail + ")" : "", b.arm_atomics);
   }
+  out += "  " + FormatCountersLine(m.hardware_counters, m.hardware_counters_unavailable) + "\n";
   if (p.unreadable_records > 0) {
     out += fmt::format(
         "  {} perf script record(s) pgrig could not read were left out; the first, {}\n",

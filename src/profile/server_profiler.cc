@@ -133,6 +133,10 @@ ServerProfiler ServerProfiler::Start(int postmaster_pid, const ProfilerOptions& 
   p.postmaster_pid_ = postmaster_pid;
   if (options.frequency_hz <= 0) return Unavailable("the sampling frequency must be positive");
   p.server_binary_ = ScanRunningBinary(options.proc_root, postmaster_pid);
+  if (!options.counter_events.empty()) {
+    p.counters_ =
+        ProcessTreeCounters::Open(postmaster_pid, options.counter_events, options.proc_root);
+  }
   std::string tmp = options.temp_dir;
   if (tmp.empty()) {
     const char* env = std::getenv("TMPDIR");
@@ -260,7 +264,8 @@ ServerProfiler::ServerProfiler(ServerProfiler&& other) noexcept
       window_start_ns_(other.window_start_ns_.load()),
       window_end_ns_(other.window_end_ns_),
       postmaster_pid_(other.postmaster_pid_),
-      server_binary_(std::move(other.server_binary_)) {
+      server_binary_(std::move(other.server_binary_)),
+      counters_(std::move(other.counters_)) {
   other.perf_pid_ = -1;
   other.data_fd_ = -1;
   other.log_fd_ = -1;
@@ -282,14 +287,28 @@ void ServerProfiler::Kill() {
   }
 }
 
-void ServerProfiler::MarkWindowStart() { window_start_ns_ = MonotonicNanos(); }
+void ServerProfiler::MarkWindowStart() {
+  counters_.Enable();
+  window_start_ns_ = MonotonicNanos();
+}
 
-void ServerProfiler::MarkWindowEnd() { window_end_ns_ = MonotonicNanos(); }
+void ServerProfiler::MarkWindowEnd() {
+  window_end_ns_ = MonotonicNanos();
+  counters_.Disable();
+}
 
 ProfileMeasure ServerProfiler::Finish() {
   const int64_t end_ns = window_end_ns_ != 0 ? window_end_ns_ : MonotonicNanos();
+  counters_.Disable();
   ProfileMeasure m;
   m.server_binary = server_binary_;
+  CounterMeasure counted = counters_.Read();
+  m.hardware_counters = std::move(counted.values);
+  m.hardware_counters_unavailable = std::move(counted.unavailable);
+  if (window_start_ns_.load() == 0 && m.hardware_counters) {
+    m.hardware_counters.reset();
+    m.hardware_counters_unavailable = "the window's start was not marked";
+  }
   if (perf_pid_ <= 0) {
     m.unavailable = unavailable_.empty() ? "the server was not profiled" : unavailable_;
     Kill();
@@ -304,18 +323,38 @@ ProfileMeasure ServerProfiler::Finish() {
     return m;
   }
   perf_pid_ = -1;
-  std::string data = ReadAll(data_fd_);
+  const off_t recorded = lseek(data_fd_, 0, SEEK_END);
   if (start_ns == 0) {
     m.unavailable = "the window's start was not marked";
-  } else if (data.empty()) {
+  } else if (recorded <= 0 || lseek(data_fd_, 0, SEEK_SET) != 0) {
     const std::string why = FirstLine(ReadAll(log_fd_));
     m.unavailable = "perf record wrote no data" + (why.empty() ? "" : ": " + why);
   } else {
+    ProfileBuilder b({.window_start_ns = start_ns,
+                      .window_end_ns = end_ns,
+                      .frequency_hz = options_.frequency_hz,
+                      .root_pid = postmaster_pid_});
+    // A block perf printed in a layout pgrig does not read costs that
+    // block, not the profile; more than 1 in 1000 and the text is not what
+    // the reader expects at all.
+    PerfScriptSkips skips;
+    int64_t records = 0;
+    // perf script reads the recording from its file and its text is read
+    // as it comes: neither is ever held in memory whole (docs/profiles.md,
+    // "Limits").
+    PerfScriptStream stream(
+        "perf script output",
+        [&b, &records](const Sample& x) {
+          ++records;
+          b.Add(x);
+        },
+        [&b](const TaskEvent& e) { b.AddTask(e); }, &skips);
     ProcessOptions po;
     po.argv = {
         options_.perf,       "script", "-i", "-", "-F", "comm,pid,tid,time,ip,sym,dso", "--ns",
         "--show-task-events"};
-    po.stdin_data = std::move(data);
+    po.stdin_fd = data_fd_;
+    po.on_stdout = [&stream](std::string_view chunk) { stream.Feed(chunk); };
     po.timeout = std::chrono::milliseconds(300000);
     auto r = RealProcessRunner().Run(po);
     if (!r.ok()) {
@@ -324,22 +363,7 @@ ProfileMeasure ServerProfiler::Finish() {
       m.unavailable = "perf script failed" + (r->timed_out ? std::string(" (timed out)") : "") +
                       ": " + FirstLine(r->err);
     } else {
-      ProfileBuilder b({.window_start_ns = start_ns,
-                        .window_end_ns = end_ns,
-                        .frequency_hz = options_.frequency_hz,
-                        .root_pid = postmaster_pid_});
-      // A block perf printed in a layout pgrig does not read costs that
-      // block, not the profile; more than 1 in 1000 and the text is not
-      // what the reader expects at all.
-      PerfScriptSkips skips;
-      int64_t records = 0;
-      const Status s = ParsePerfScript(
-          r->out, "perf script output",
-          [&b, &records](const Sample& x) {
-            ++records;
-            b.Add(x);
-          },
-          [&b](const TaskEvent& e) { b.AddTask(e); }, &skips);
+      const Status s = stream.Finish();
       if (!s.ok()) {
         m.unavailable = s.message();
       } else if (skips.records * 1000 > records + skips.records) {
@@ -370,34 +394,6 @@ ServerProfiler StartProfilerFor(const host::ServerCpuWindow& server_cpu,
                                        server_cpu.unavailable());
   }
   return ServerProfiler::Start(*pm, options);
-}
-
-std::optional<std::string> HardwareCountersUnavailable() {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-  attr.disabled = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-  if (fd >= 0) {
-    close(static_cast<int>(fd));
-    return std::nullopt;
-  }
-  const int e = errno;
-  if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV) {
-    return std::string(
-        "this machine exposes no hardware counters to perf (a virtual machine without a "
-        "virtual PMU, or a CPU perf does not know)");
-  }
-  if (e == EACCES || e == EPERM) {
-    return std::string(
-        "not allowed to open hardware counters (kernel.perf_event_paranoid; run as root or "
-        "with CAP_PERFMON)");
-  }
-  return std::string("perf_event_open: ") + std::strerror(e);
 }
 
 }  // namespace pgrig::profile

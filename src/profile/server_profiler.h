@@ -17,6 +17,8 @@
 // descriptor (`--control fd:CTL,ACK`, "ping") and waits for the answer,
 // which perf gives only after it has listed the existing processes and
 // enabled its events (30 s at most; a cold, busy machine takes seconds).
+// The hardware counters (profile/hardware_counters.h) are opened at Start
+// too, disabled, and switched on and off at the window's marks.
 // The window's ends are marked with CLOCK_MONOTONIC, which perf is told to
 // stamp samples with (`-k CLOCK_MONOTONIC`), and the profile keeps the
 // samples between the marks only.  Samples outside are counted.
@@ -49,6 +51,7 @@
 
 #include "host/server_cpu.h"
 #include "host/server_facts.h"
+#include "profile/hardware_counters.h"
 #include "profile/profile.h"
 
 namespace pgrig::profile {
@@ -59,6 +62,9 @@ struct ProfilerOptions {
   std::string proc_root = "/proc";
   std::string temp_dir;  // where the recording's nameless file goes; empty: $TMPDIR or /tmp
   std::chrono::milliseconds start_timeout{30000};  // for perf to answer that it samples
+  // Counted over the window on the server's processes beside the sampling
+  // (profile/hardware_counters.h); empty: none.
+  std::vector<CounterEvent> counter_events = HardwareEvents();
 };
 
 // A profile, or why there is none.
@@ -72,6 +78,9 @@ struct ProfileMeasure {
   // it keeps frame pointers, which decides how good the stacks are, and
   // its atomics.  nullopt when the postmaster was not found.
   std::optional<host::ServerBinaryFacts> server_binary;
+  // Hardware counters over the window, or why there are none.
+  std::optional<CounterValues> hardware_counters;
+  std::string hardware_counters_unavailable;
 };
 
 class ServerProfiler {
@@ -108,6 +117,7 @@ class ServerProfiler {
   int64_t window_end_ns_ = 0;
   int postmaster_pid_ = 0;
   std::optional<host::ServerBinaryFacts> server_binary_;
+  ProcessTreeCounters counters_ = ProcessTreeCounters::Unavailable("not opened");
 };
 
 // The profiler for the server a benchmark window's CPU meter located, or
@@ -115,12 +125,6 @@ class ServerProfiler {
 // `pgrig run`, which both measure the window with host::ServerCpuWindow.
 ServerProfiler StartProfilerFor(const host::ServerCpuWindow& server_cpu,
                                 const ProfilerOptions& options = {});
-
-// Whether this machine lets perf count hardware events (cycles,
-// instructions): nullopt when it does, else the reason (a KVM guest without
-// a virtual PMU, perf_event_paranoid).  Opens and closes one counter on
-// this process.
-std::optional<std::string> HardwareCountersUnavailable();
 
 }  // namespace pgrig::profile
 

@@ -129,6 +129,7 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
                                 .tps_vs_unprofiled = std::nullopt,
                                 .folded_path = "",
                                 .frame_pointers = ""};
+        cs.profiled->hardware_counters = r.server_profile->hardware_counters;
         if (r.server_profile->server_binary) {
           cs.profiled->frame_pointers = r.server_profile->server_binary->frame_pointers;
         }

@@ -71,6 +71,8 @@ struct CellStats {
     // The server binary's frame pointers ("yes", "no", "partly", "unknown";
     // empty when the run did not record them): how far to trust the stacks.
     std::string frame_pointers;
+    // Over the same window, where the machine has a PMU.
+    std::optional<profile::CounterValues> hardware_counters;
   };
   std::optional<Profiled> profiled;
 

@@ -45,6 +45,10 @@ ProfileDiff DiffProfiles(const std::string& cell, const CellStats::Profiled& a,
   d.a_us = a.server_cpu_us_per_transaction;
   d.b_us = b.server_cpu_us_per_transaction;
   const bool by_us = d.a_us && d.b_us;
+  if (a.hardware_counters && b.hardware_counters) {
+    d.a_ipc = a.hardware_counters->Ipc();
+    d.b_ipc = b.hardware_counters->Ipc();
+  }
   for (Category c : kAllCategories) {
     const auto i = static_cast<size_t>(c);
     const int64_t na = a.profile.category_samples[i];
@@ -64,7 +68,8 @@ ProfileDiff DiffProfiles(const std::string& cell, const CellStats::Profiled& a,
     for (const profile::FunctionShare& f : p.profile.top_functions) {
       const std::string key = f.function + " (" + f.object + ")";
       ShareGap& g = fns[key];
-      g.name = key;
+      g.name = f.function;
+      g.object = f.object;
       (is_a ? g.a_pct : g.b_pct) = p.profile.Pct(f.self_samples);
       if (by_us) (is_a ? g.a_us : g.b_us) = UsOf(p, f.self_samples);
     }
@@ -102,6 +107,10 @@ ProfileDiff DiffProfiles(const std::string& cell, const CellStats::Profiled& a,
         "server CPU per transaction was not measured on both sides: shares only, {} against {}",
         a_label, b_label);
   }
+  if (d.a_ipc && d.b_ipc) {
+    d.headline +=
+        fmt::format("; instructions per cycle {} against {}", Num(*d.a_ipc, 2), Num(*d.b_ipc, 2));
+  }
   return d;
 }
 
@@ -109,10 +118,17 @@ std::optional<Table> ProfileTable(const SuiteStats& s) {
   Table t;
   t.id = "profiles";
   t.title = "Server profiles (perf, one profiled run per cell; docs/profiles.md)";
-  t.headers = {"cell",          "iteration",          "tps vs unprofiled",     "samples",
-               "server µs/txn", "largest categories", "top function (self %)", "unresolved leaf %",
-               "frame pointers"};
-  t.right = {false, true, true, true, true, false, false, true, false};
+  t.headers = {"cell",
+               "iteration",
+               "tps vs unprofiled",
+               "samples",
+               "server µs/txn",
+               "largest categories",
+               "top function (self %)",
+               "unresolved leaf %",
+               "frame pointers",
+               "IPC"};
+  t.right = {false, true, true, true, true, false, false, true, false, true};
   for (const CellStats& c : s.cells) {
     if (!c.profiled) continue;
     const profile::Profile& p = c.profiled->profile;
@@ -135,31 +151,51 @@ std::optional<Table> ProfileTable(const SuiteStats& s) {
     }
     const std::string vs =
         c.profiled->tps_vs_unprofiled ? Num(*c.profiled->tps_vs_unprofiled, 3) + "x" : "-";
-    t.rows.push_back({c.id, std::to_string(c.profiled->iteration + 1), vs,
-                      Num(static_cast<double>(p.samples), 0),
-                      Opt(c.profiled->server_cpu_us_per_transaction, 1), cats, top,
-                      Num(p.Pct(p.unresolved_leaf_samples), 1),
-                      c.profiled->frame_pointers.empty() ? "-" : c.profiled->frame_pointers});
+    t.rows.push_back(
+        {c.id, std::to_string(c.profiled->iteration + 1), vs,
+         Num(static_cast<double>(p.samples), 0), Opt(c.profiled->server_cpu_us_per_transaction, 1),
+         cats, top, Num(p.Pct(p.unresolved_leaf_samples), 1),
+         c.profiled->frame_pointers.empty() ? "-" : c.profiled->frame_pointers,
+         Opt(c.profiled->hardware_counters ? c.profiled->hardware_counters->Ipc() : std::nullopt,
+             2)});
   }
   if (t.rows.empty()) return std::nullopt;
   t.note =
       "shares of the profiled run's server samples; tps vs unprofiled: the profiled run's tps over "
       "the median of the cell's other runs (perf's cost, within the runs' spread); frame pointers: "
-      "whether the server binary keeps them (without, stacks miss callers); folded stacks in the "
+      "whether the server binary keeps them (without, stacks miss callers); IPC: instructions per "
+      "cycle from the hardware counters, \"-\" where the machine has none; folded stacks in the "
       "results directory (profiles/)";
   return t;
+}
+
+std::vector<ProfileDiff> ProfileDiffs(const Comparison& c, size_t index) {
+  std::vector<ProfileDiff> out;
+  const std::string a = c.suites[index]->suite->label;
+  const std::string b = c.suites[0]->suite->label;
+  for (const CellComparison& m : c.cells[index - 1]) {
+    if (m.a == nullptr || m.b == nullptr || !m.a->profiled || !m.b->profiled) continue;
+    ProfileDiff d = DiffProfiles(m.key, *m.a->profiled, *m.b->profiled, a, b);
+    d.tps_verdict = SpeedName(m.speed);
+    // A gap in CPU per transaction where throughput does not differ is
+    // worth reading, but not as the reason one machine wins.
+    if (m.speed == Speed::kNoSignificantDifference || m.speed == Speed::kNotDecidable) {
+      d.headline += fmt::format(" (the cell's throughput: {}, so this gap does not explain a win)",
+                                d.tps_verdict);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 std::vector<Table> ProfileDiffTables(const Comparison& c, size_t index, size_t max_functions) {
   std::vector<Table> out;
   const std::string a = c.suites[index]->suite->label;
   const std::string b = c.suites[0]->suite->label;
-  for (const CellComparison& m : c.cells[index - 1]) {
-    if (m.a == nullptr || m.b == nullptr || !m.a->profiled || !m.b->profiled) continue;
-    const ProfileDiff d = DiffProfiles(m.key, *m.a->profiled, *m.b->profiled, a, b);
+  for (const ProfileDiff& d : ProfileDiffs(c, index)) {
     Table t;
     t.id = "profile-" + std::to_string(index) + "-" + std::to_string(out.size() / 2);
-    t.title = fmt::format("Where the server's CPU differs: {} ({} and {})", m.key, a, b);
+    t.title = fmt::format("Where the server's CPU differs: {} ({} and {})", d.cell, a, b);
     t.headers = {"category",    a + " %",      b + " %",  "Δ points",
                  a + " µs/txn", b + " µs/txn", "Δ µs/txn"};
     t.right = {false, true, true, true, true, true, true};
@@ -174,12 +210,13 @@ std::vector<Table> ProfileDiffTables(const Comparison& c, size_t index, size_t m
 
     Table f;
     f.id = "profile-functions-" + std::to_string(index) + "-" + std::to_string(out.size() / 2);
-    f.title = fmt::format("Functions (self), biggest gap first: {}", m.key);
+    f.title = fmt::format("Functions (self), biggest gap first: {}", d.cell);
     f.headers = {"function", a + " %", b + " %", "Δ points", "Δ µs/txn"};
     f.right = {false, true, true, true, true};
     for (size_t i = 0; i < d.functions.size() && i < max_functions; ++i) {
       const ShareGap& g = d.functions[i];
-      f.rows.push_back({g.name, Pct(g.a_pct), Pct(g.b_pct), Signed(g.Pp(), 1), Signed(g.Us(), 2)});
+      f.rows.push_back({g.name + " (" + g.object + ")", Pct(g.a_pct), Pct(g.b_pct),
+                        Signed(g.Pp(), 1), Signed(g.Us(), 2)});
     }
     f.note = "\"-\": not among that run's 30 top functions";
     out.push_back(std::move(f));

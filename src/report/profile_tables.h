@@ -23,7 +23,8 @@
 namespace pgrig::report {
 
 struct ShareGap {
-  std::string name;                    // a category key, or "function (object)"
+  std::string name;                    // a category key, or a function
+  std::string object;                  // the function's object; empty for a category
   std::optional<double> a_pct, b_pct;  // nullopt: not among that side's top functions
   std::optional<double> a_us, b_us;    // per transaction; nullopt without the CPU figure
   double Pp() const { return a_pct.value_or(0) - b_pct.value_or(0); }
@@ -35,12 +36,16 @@ struct ShareGap {
 
 struct ProfileDiff {
   std::string cell;
-  std::optional<double> a_us, b_us;  // server CPU per transaction of the profiled runs
-  std::vector<ShareGap> categories;  // every category with samples on a side, biggest gap first
-  std::vector<ShareGap> functions;   // the two top-function lists joined, biggest gap first
+  std::optional<double> a_us, b_us;    // server CPU per transaction of the profiled runs
+  std::optional<double> a_ipc, b_ipc;  // instructions per cycle, where both had counters
+  std::vector<ShareGap> categories;    // every category with samples on a side, biggest gap first
+  std::vector<ShareGap> functions;     // the two top-function lists joined, biggest gap first
   // "A needs 9.0 µs less server CPU per transaction than B (20.0 against
-  // 29.0), 6.0 of them in locks", or the share-only equivalent.
+  // 29.0), 6.0 of them in locks", or the share-only equivalent; from
+  // ProfileDiffs, with a warning when the cell's throughput verdict is not
+  // a significant difference.
   std::string headline;
+  std::string tps_verdict;  // the cell's (SpeedName); empty from DiffProfiles alone
 };
 
 ProfileDiff DiffProfiles(const std::string& cell, const CellStats::Profiled& a,
@@ -50,6 +55,11 @@ ProfileDiff DiffProfiles(const std::string& cell, const CellStats::Profiled& a,
 // One row per profiled cell: samples, the three largest categories, the
 // top function; nullopt when no cell was profiled.
 std::optional<Table> ProfileTable(const SuiteStats& s);
+
+// For suites[index] against the base: the diff of every matched cell both
+// sides profiled, in the comparison's cell order.  The tables below and
+// compare's JSON ("profile_diffs") both show these.
+std::vector<ProfileDiff> ProfileDiffs(const Comparison& c, size_t index);
 
 // For suites[index] against the base: per matched cell both profiled, a
 // categories table and a functions table (at most `max_functions` rows).

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "report/render.h"
 #include "results/reader.h"
 
 namespace pgrig::report {
@@ -53,9 +55,10 @@ TEST(ProfileDiff, TheGapInMicrosecondsOrdersTheCategoriesAndNamesTheLargest) {
             "of them in locks");
   // Functions: s_lock on both sides (8.0 vs 16.5 µs), the others on one.
   ASSERT_EQ(d.functions.size(), 3u);
-  EXPECT_EQ(d.functions[0].name, "s_lock (postgres)");
+  EXPECT_EQ(d.functions[0].name, "s_lock");
+  EXPECT_EQ(d.functions[0].object, "postgres");
   EXPECT_NEAR(*d.functions[0].Us(), 8.0 - 16.5, 1e-9);
-  EXPECT_EQ(d.functions[1].name, "ExecScan (postgres)");
+  EXPECT_EQ(d.functions[1].name, "ExecScan");
   EXPECT_FALSE(d.functions[1].b_pct.has_value());
 }
 
@@ -101,6 +104,133 @@ TEST(ProfileTables, RealSuitesReadBackWithTheirProfiles) {
   EXPECT_THAT(diffs[0].note, HasSubstr("server CPU per transaction than o2"));
   EXPECT_THAT(diffs[0].title, HasSubstr("(o1 and o2)"));
   EXPECT_GE(diffs[0].rows.size(), 5u);
+}
+
+// The rows of a CSV document, quoted fields unquoted.
+std::vector<std::vector<std::string>> ParseCsvForTest(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+    } else if (ch == '\n') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+      rows.emplace_back();
+    } else {
+      field += ch;
+    }
+  }
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+size_t ColumnOf(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+// The same two suites through report's and compare's JSON and CSV: every
+// profiled cell's profile, and the gap per category, add up as the tables'
+// figures do.
+TEST(ProfileTables, JsonAndCsvCarryTheProfilesAndTheirGaps) {
+  const std::string data = std::string(PGRIG_SOURCE_DIR) + "/tests/data/suites/";
+  auto a = results::LoadSuite(data + "profiled-r1");
+  auto b = results::LoadSuite(data + "profiled-r2");
+  ASSERT_TRUE(a.ok() && b.ok());
+  const SuiteStats sa = *Analyze(*a), sb = *Analyze(*b);
+
+  const auto rj = nlohmann::json::parse(RenderReport({&sa, {}, {}}, Format::kJson));
+  ASSERT_EQ(rj["suite"]["cells"].size(), sa.cells.size());
+  for (size_t i = 0; i < sa.cells.size(); ++i) {
+    const nlohmann::json& p = rj["suite"]["cells"][i]["profile"];
+    ASSERT_TRUE(p.is_object()) << sa.cells[i].id;
+    EXPECT_EQ(p["iteration"], 3);
+    EXPECT_EQ(p["samples"], sa.cells[i].profiled->profile.samples);
+    double pct = 0;
+    for (const auto& c : p["categories"]) pct += c["pct"].get<double>();
+    EXPECT_NEAR(pct, 100.0, 0.02);
+    ASSERT_FALSE(p["top_functions"].empty());
+    EXPECT_LE(p["top_functions"].size(), 10u);
+    EXPECT_EQ(p["top_functions"][0]["function"],
+              sa.cells[i].profiled->profile.top_functions[0].function);
+    EXPECT_TRUE(std::filesystem::exists(p["folded_stacks"].get<std::string>()));
+  }
+
+  const Comparison c = *Compare({&sb, &sa});
+  const std::vector<ProfileDiff> diffs = ProfileDiffs(c, 1);
+  ASSERT_EQ(diffs.size(), 2u);
+  const auto cj = nlohmann::json::parse(RenderComparison({&c, {}}, Format::kJson));
+  const nlohmann::json& pd = cj["comparisons"][0]["profile_diffs"];
+  ASSERT_EQ(pd.size(), 2u);
+  for (size_t i = 0; i < pd.size(); ++i) {
+    EXPECT_EQ(pd[i]["cell"], diffs[i].cell);
+    EXPECT_EQ(pd[i]["headline"], diffs[i].headline);
+    // The cell's throughput verdict goes with the gap, and a gap where
+    // throughput does not differ says that it explains no win.
+    const CellComparison* cell = nullptr;
+    for (const CellComparison& m : c.cells[0]) {
+      if (m.key == diffs[i].cell) cell = &m;
+    }
+    ASSERT_NE(cell, nullptr);
+    EXPECT_EQ(pd[i]["tps_verdict"], SpeedName(cell->speed));
+    EXPECT_EQ(diffs[i].headline.find("does not explain a win") != std::string::npos,
+              cell->speed == Speed::kNoSignificantDifference || cell->speed == Speed::kNotDecidable)
+        << diffs[i].headline;
+    ASSERT_TRUE(pd[i]["other_us_per_transaction"].is_number());
+    const double gap = pd[i]["other_us_per_transaction"].get<double>() -
+                       pd[i]["base_us_per_transaction"].get<double>();
+    double points = 0, us = 0;
+    for (const auto& g : pd[i]["categories"]) {
+      points += g["diff_points"].get<double>();
+      us += g["diff_us_per_transaction"].get<double>();
+    }
+    EXPECT_NEAR(points, 0.0, 0.05);  // both sides' shares sum to 100
+    EXPECT_NEAR(us, gap, 0.05);      // the categories explain the whole gap
+    ASSERT_FALSE(pd[i]["functions"].empty());
+    EXPECT_TRUE(pd[i]["functions"][0]["object"].is_string());
+  }
+
+  const auto rc = ParseCsvForTest(RenderReport({&sa, {}, {}}, Format::kCsv));
+  ASSERT_EQ(rc.size(), 1 + sa.cells.size());
+  for (size_t r = 1; r < rc.size(); ++r) {
+    ASSERT_EQ(rc[r].size(), rc[0].size());
+    EXPECT_EQ(rc[r][ColumnOf(rc[0], "profile_iteration")], "3");
+    double pct = 0;
+    for (profile::Category k : profile::kAllCategories) {
+      pct += std::stod(rc[r][ColumnOf(rc[0], "profile_pct_" + std::string(CategoryKey(k)))]);
+    }
+    EXPECT_NEAR(pct, 100.0, 0.02);
+  }
+  const auto cc = ParseCsvForTest(RenderComparison({&c, {}}, Format::kCsv));
+  ASSERT_EQ(cc.size(), 1 + c.cells[0].size());
+  for (size_t r = 1; r < cc.size(); ++r) {
+    ASSERT_EQ(cc[r].size(), cc[0].size());
+    const double gap = std::stod(cc[r][ColumnOf(cc[0], "profile_other_us_per_transaction")]) -
+                       std::stod(cc[r][ColumnOf(cc[0], "profile_base_us_per_transaction")]);
+    double us = 0;
+    for (profile::Category k : profile::kAllCategories) {
+      us += std::stod(cc[r][ColumnOf(cc[0], "profile_gap_us_" + std::string(CategoryKey(k)))]);
+    }
+    EXPECT_NEAR(us, gap, 0.05);
+  }
 }
 
 }  // namespace

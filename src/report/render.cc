@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -11,6 +12,7 @@
 #include "report/profile_tables.h"
 #include "report/render_html.h"
 #include "report/tables.h"
+#include "results/profile_json.h"
 
 namespace pgrig::report {
 namespace {
@@ -71,6 +73,62 @@ Json IntervalJson(const std::optional<stats::Interval>& iv) {
   return iv ? Json{iv->low, iv->high} : Json(nullptr);
 }
 
+double Round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+Json OptRound3(const std::optional<double>& v) { return v ? Json(Round3(*v)) : Json(nullptr); }
+
+// A cell's profiled run (report/analysis.h's Profiled), or null: the
+// categories and top functions as results/profile_json.h spells them.
+Json CellProfileJson(const CellStats& c) {
+  if (!c.profiled) return nullptr;
+  const CellStats::Profiled& p = *c.profiled;
+  return {
+      {"iteration", p.iteration + 1},
+      {"tps", p.tps},
+      {"tps_vs_unprofiled", OptRound3(p.tps_vs_unprofiled)},
+      {"server_cpu_us_per_transaction", OptRound3(p.server_cpu_us_per_transaction)},
+      {"samples", p.profile.samples},
+      {"unresolved_leaf_pct", Round3(p.profile.Pct(p.profile.unresolved_leaf_samples))},
+      {"frame_pointers", p.frame_pointers.empty() ? Json(nullptr) : Json(p.frame_pointers)},
+      {"hardware_counters",
+       p.hardware_counters ? results::HardwareCountersToJson(*p.hardware_counters) : Json(nullptr)},
+      {"categories", results::ProfileCategoriesJson(p.profile)},
+      {"top_functions", results::ProfileTopFunctionsJson(p.profile, 10)},
+      {"folded_stacks", p.folded_path.empty() ? Json(nullptr) : Json(p.folded_path)}};
+}
+
+// One ShareGap: "category" or "function" and "object", then the two sides.
+Json ShareGapJson(const ShareGap& g, const char* name_key) {
+  Json j = {{name_key, g.name}};
+  if (!g.object.empty()) j["object"] = g.object;
+  j["other_pct"] = OptRound3(g.a_pct);
+  j["base_pct"] = OptRound3(g.b_pct);
+  j["diff_points"] = Round3(g.Pp());
+  j["other_us_per_transaction"] = OptRound3(g.a_us);
+  j["base_us_per_transaction"] = OptRound3(g.b_us);
+  j["diff_us_per_transaction"] = OptRound3(g.Us());
+  return j;
+}
+
+// compare's "profile_diffs" for suites[index] against the base.
+Json ProfileDiffsJson(const Comparison& c, size_t index) {
+  Json out = Json::array();
+  for (const ProfileDiff& d : ProfileDiffs(c, index)) {
+    Json cats = Json::array(), fns = Json::array();
+    for (const ShareGap& g : d.categories) cats.push_back(ShareGapJson(g, "category"));
+    for (const ShareGap& g : d.functions) fns.push_back(ShareGapJson(g, "function"));
+    out.push_back({{"cell", d.cell},
+                   {"other_us_per_transaction", OptRound3(d.a_us)},
+                   {"base_us_per_transaction", OptRound3(d.b_us)},
+                   {"other_ipc", OptRound3(d.a_ipc)},
+                   {"base_ipc", OptRound3(d.b_ipc)},
+                   {"headline", d.headline},
+                   {"tps_verdict", d.tps_verdict},
+                   {"categories", std::move(cats)},
+                   {"functions", std::move(fns)}});
+  }
+  return out;
+}
+
 Json CellJson(const CellStats& c) {
   Json lat = nullptr;
   if (!c.latency_ms.empty()) {
@@ -106,7 +164,8 @@ Json CellJson(const CellStats& c) {
           {"bottleneck", c.bottleneck.empty() ? Json(nullptr) : Json(c.bottleneck)},
           {"bottleneck_evidence", c.bottleneck_evidence},
           {"transactions_per_usd", OptJson(c.transactions_per_usd)},
-          {"transactions_per_usd_ci95", IntervalJson(c.transactions_per_usd_ci)}};
+          {"transactions_per_usd_ci95", IntervalJson(c.transactions_per_usd_ci)},
+          {"profile", CellProfileJson(c)}};
 }
 
 Json MismatchesJson(const std::vector<Mismatch>& m) {
@@ -184,31 +243,85 @@ Json SuiteJson(const SuiteStats& s) {
           {"fsync", FsyncJson(su.fsync)}};
 }
 
+// CSV columns of a profiled cell: one per category, so that a spreadsheet
+// holds every profile in the same columns.  Empty fields: not profiled.
+std::vector<std::string> ProfileCsvHeaders() {
+  std::vector<std::string> h = {"profile_iteration", "profile_samples",
+                                "profile_server_cpu_us_per_transaction", "profile_top_function"};
+  for (profile::Category c : profile::kAllCategories)
+    h.push_back("profile_pct_" + std::string(profile::CategoryKey(c)));
+  return h;
+}
+
+std::vector<std::string> ProfileCsvFields(const CellStats& c) {
+  std::vector<std::string> f;
+  if (!c.profiled) return std::vector<std::string>(ProfileCsvHeaders().size());
+  const profile::Profile& p = c.profiled->profile;
+  f.push_back(std::to_string(c.profiled->iteration + 1));
+  f.push_back(std::to_string(p.samples));
+  f.push_back(FigureText(c.profiled->server_cpu_us_per_transaction));
+  f.push_back(p.top_functions.empty() ? "" : p.top_functions.front().function);
+  for (profile::Category k : profile::kAllCategories)
+    f.push_back(FigureText(Round3(p.Pct(p.category_samples[static_cast<size_t>(k)]))));
+  return f;
+}
+
+// compare's: the two sides' server CPU per transaction and, per category,
+// the gap in points and in µs per transaction (other minus base).
+std::vector<std::string> ProfileDiffCsvHeaders() {
+  std::vector<std::string> h = {"profile_other_us_per_transaction",
+                                "profile_base_us_per_transaction"};
+  for (profile::Category c : profile::kAllCategories)
+    h.push_back("profile_gap_points_" + std::string(profile::CategoryKey(c)));
+  for (profile::Category c : profile::kAllCategories)
+    h.push_back("profile_gap_us_" + std::string(profile::CategoryKey(c)));
+  return h;
+}
+
+std::vector<std::string> ProfileDiffCsvFields(const ProfileDiff* d) {
+  if (d == nullptr) return std::vector<std::string>(ProfileDiffCsvHeaders().size());
+  std::vector<std::string> f = {FigureText(d->a_us), FigureText(d->b_us)};
+  std::vector<std::string> us;
+  for (profile::Category c : profile::kAllCategories) {
+    const ShareGap* g = nullptr;
+    for (const ShareGap& x : d->categories) {
+      if (x.name == profile::CategoryKey(c)) g = &x;
+    }
+    f.push_back(FigureText(g ? Round3(g->Pp()) : 0.0));
+    us.push_back(g ? FigureText(g->Us() ? std::optional<double>(Round3(*g->Us())) : std::nullopt)
+                   : (d->a_us && d->b_us ? FigureText(0.0) : ""));
+  }
+  f.insert(f.end(), us.begin(), us.end());
+  return f;
+}
+
 std::string ReportCsv(const SuiteStats& s) {
-  std::string out = CsvRow({"suite",
-                            "cell",
-                            "workload",
-                            "protocol",
-                            "variant",
-                            "clients",
-                            "threads",
-                            "runs_ok",
-                            "runs_failed",
-                            "tps_median",
-                            "tps_min",
-                            "tps_max",
-                            "tps_ci95_low",
-                            "tps_ci95_high",
-                            "latency_ms_p50",
-                            "latency_ms_p99",
-                            "client_cpu_us_per_transaction",
-                            "server_cpu_us_per_transaction",
-                            "bottleneck",
-                            "transactions_per_usd",
-                            "transactions_per_usd_ci95_low",
-                            "transactions_per_usd_ci95_high",
-                            "metric",
-                            "server_cpu_source"});
+  std::vector<std::string> headers = {"suite",
+                                      "cell",
+                                      "workload",
+                                      "protocol",
+                                      "variant",
+                                      "clients",
+                                      "threads",
+                                      "runs_ok",
+                                      "runs_failed",
+                                      "tps_median",
+                                      "tps_min",
+                                      "tps_max",
+                                      "tps_ci95_low",
+                                      "tps_ci95_high",
+                                      "latency_ms_p50",
+                                      "latency_ms_p99",
+                                      "client_cpu_us_per_transaction",
+                                      "server_cpu_us_per_transaction",
+                                      "bottleneck",
+                                      "transactions_per_usd",
+                                      "transactions_per_usd_ci95_low",
+                                      "transactions_per_usd_ci95_high",
+                                      "metric",
+                                      "server_cpu_source"};
+  for (std::string& h : ProfileCsvHeaders()) headers.push_back(std::move(h));
+  std::string out = CsvRow(headers);
   for (const CellStats& c : s.cells) {
     std::vector<std::string> row = {s.suite->label};
     for (std::string& f : CellFigureFields(c)) row.push_back(std::move(f));
@@ -216,33 +329,62 @@ std::string ReportCsv(const SuiteStats& s) {
     row.push_back(c.transactions_per_usd_ci ? FigureText(c.transactions_per_usd_ci->high) : "");
     row.push_back(c.metric);
     row.push_back(c.server_cpu_source);
+    for (std::string& f : ProfileCsvFields(c)) row.push_back(std::move(f));
     out += CsvRow(row);
   }
   return out;
 }
 
 std::string CompareCsv(const Comparison& c) {
-  std::string out = CsvRow({"base", "other", "cell", "tps_base_median", "tps_other_median",
-                            "tps_ratio", "tps_ratio_ci95_low", "tps_ratio_ci95_high", "welch_dof",
-                            "verdict", "latency_p50_ratio", "latency_p99_ratio", "per_dollar_ratio",
-                            "per_dollar_ratio_ci95_low", "per_dollar_ratio_ci95_high", "metric"});
+  std::vector<std::string> headers = {"base",
+                                      "other",
+                                      "cell",
+                                      "tps_base_median",
+                                      "tps_other_median",
+                                      "tps_ratio",
+                                      "tps_ratio_ci95_low",
+                                      "tps_ratio_ci95_high",
+                                      "welch_dof",
+                                      "verdict",
+                                      "latency_p50_ratio",
+                                      "latency_p99_ratio",
+                                      "per_dollar_ratio",
+                                      "per_dollar_ratio_ci95_low",
+                                      "per_dollar_ratio_ci95_high",
+                                      "metric"};
+  for (std::string& h : ProfileDiffCsvHeaders()) headers.push_back(std::move(h));
+  std::string out = CsvRow(headers);
   for (size_t i = 1; i < c.suites.size(); ++i) {
+    const std::vector<ProfileDiff> diffs = ProfileDiffs(c, i);
     for (const CellComparison& cc : c.cells[i - 1]) {
+      const ProfileDiff* diff = nullptr;
+      for (const ProfileDiff& d : diffs) {
+        if (d.cell == cc.key) diff = &d;
+      }
       std::optional<double> p50, p99;
       for (const LatencyRatio& l : cc.latency) {
         if (l.percentile == 50) p50 = l.ratio;
         if (l.percentile == 99) p99 = l.ratio;
       }
-      out += CsvRow(
-          {c.suites[0]->suite->label, c.suites[i]->suite->label, cc.key,
-           cc.b->runs_ok ? FigureText(cc.b->tps_summary.median) : "",
-           cc.a->runs_ok ? FigureText(cc.a->tps_summary.median) : "", FigureText(cc.tps.ratio),
-           cc.tps.interval ? FigureText(cc.tps.interval->low) : "",
-           cc.tps.interval ? FigureText(cc.tps.interval->high) : "",
-           cc.tps.interval ? FigureText(cc.tps.dof) : "", SpeedName(cc.speed), FigureText(p50),
-           FigureText(p99), FigureText(cc.per_dollar_ratio),
-           cc.per_dollar_interval ? FigureText(cc.per_dollar_interval->low) : "",
-           cc.per_dollar_interval ? FigureText(cc.per_dollar_interval->high) : "", cc.a->metric});
+      std::vector<std::string> row = {
+          c.suites[0]->suite->label,
+          c.suites[i]->suite->label,
+          cc.key,
+          cc.b->runs_ok ? FigureText(cc.b->tps_summary.median) : "",
+          cc.a->runs_ok ? FigureText(cc.a->tps_summary.median) : "",
+          FigureText(cc.tps.ratio),
+          cc.tps.interval ? FigureText(cc.tps.interval->low) : "",
+          cc.tps.interval ? FigureText(cc.tps.interval->high) : "",
+          cc.tps.interval ? FigureText(cc.tps.dof) : "",
+          SpeedName(cc.speed),
+          FigureText(p50),
+          FigureText(p99),
+          FigureText(cc.per_dollar_ratio),
+          cc.per_dollar_interval ? FigureText(cc.per_dollar_interval->low) : "",
+          cc.per_dollar_interval ? FigureText(cc.per_dollar_interval->high) : "",
+          cc.a->metric};
+      for (std::string& f : ProfileDiffCsvFields(diff)) row.push_back(std::move(f));
+      out += CsvRow(row);
     }
   }
   return out;
@@ -295,7 +437,8 @@ Json CompareJson(const CompareInput& in) {
                            {"other", c.suites[i]->suite->label},
                            {"cells", cells},
                            {"multiplicity", multiplicity},
-                           {"facts_diff", facts}});
+                           {"facts_diff", facts},
+                           {"profile_diffs", ProfileDiffsJson(c, i)}});
   }
   Json decision = Json::array();
   for (const DecisionColumn& d : c.decision) {

@@ -10,6 +10,7 @@
 
 namespace pgrig::results {
 
+using Json = nlohmann::json;
 using profile::Category;
 using profile::CategoryKey;
 using profile::FunctionShare;
@@ -43,14 +44,67 @@ Status ProfileInt(const nlohmann::json& j, const char* key, const std::string& w
   return Status();
 }
 
+Json OptRound3(const std::optional<double>& v) {
+  return v ? Json(ProfileRound3(*v)) : Json(nullptr);
+}
+
+Result<profile::CounterValues> HardwareCountersFromJson(const Json& j, const std::string& where) {
+  const std::string key = "hardware_counters";
+  if (!j.is_object()) return ProfileBad(where, key, "must be an object or null");
+  profile::CounterValues v;
+  if (auto k = j.find("kernel"); k != j.end() && k->is_boolean()) v.kernel = k->get<bool>();
+  int64_t processes = 0;
+  PGRIG_RETURN_IF_ERROR(ProfileInt(j, "processes", where + ": " + key, processes));
+  v.processes = static_cast<int>(std::min<int64_t>(processes, INT32_MAX));
+  auto ev = j.find("events");
+  if (ev == j.end() || !ev->is_array())
+    return ProfileBad(where, key + ".events", "must be an array");
+  for (size_t i = 0; i < ev->size(); ++i) {
+    const Json& e = (*ev)[i];
+    const std::string at = key + ".events[" + std::to_string(i) + "]";
+    if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) {
+      return ProfileBad(where, at, "needs an event name");
+    }
+    profile::CounterReading r{.event = e["event"].get<std::string>()};
+    if (auto c = e.find("count"); c != e.end() && !c->is_null()) {
+      if (!c->is_number() || c->get<double>() < 0) {
+        return ProfileBad(where, at + ".count", "must be a non-negative number or null");
+      }
+      r.count = c->get<double>();
+    }
+    if (auto p = e.find("running_pct"); p != e.end() && p->is_number()) {
+      r.running_pct = p->get<double>();
+    }
+    v.readings.push_back(std::move(r));
+  }
+  return v;
+}
+
 }  // namespace
+
+// "hardware_counters": the events as counted, and the ratios a reader
+// wants (IPC, cache and branch misses), null where a count is missing.
+Json HardwareCountersToJson(const profile::CounterValues& v) {
+  Json events = Json::array();
+  for (const profile::CounterReading& r : v.readings) {
+    events.push_back({{"event", r.event},
+                      {"count", r.count ? Json(std::llround(*r.count)) : Json(nullptr)},
+                      {"running_pct", ProfileRound3(r.running_pct)}});
+  }
+  return {{"kernel", v.kernel},
+          {"processes", v.processes},
+          {"ipc", OptRound3(v.Ipc())},
+          {"cache_miss_pct", OptRound3(v.CacheMissPct())},
+          {"branch_miss_pct", OptRound3(v.BranchMissPct())},
+          {"events", std::move(events)}};
+}
 
 ServerProfileDoc KeepServerProfile(const profile::ProfileMeasure& m, const std::string& folded_path,
                                    const std::string& folded_name, std::string* write_error) {
   ServerProfileDoc d{.profile = m.profile, .unavailable = m.unavailable};
   d.server_binary = m.server_binary;
-  d.hardware_counters_unavailable = profile::HardwareCountersUnavailable().value_or(
-      "this pgrig does not read hardware counters yet");
+  d.hardware_counters = m.hardware_counters;
+  d.hardware_counters_unavailable = m.hardware_counters_unavailable;
   if (m.profile) {
     const Status w = WriteFileAtomically(folded_path, m.profile->FoldedText());
     if (w.ok()) {
@@ -60,6 +114,31 @@ ServerProfileDoc KeepServerProfile(const profile::ProfileMeasure& m, const std::
     }
   }
   return d;
+}
+
+nlohmann::json ProfileCategoriesJson(const Profile& p) {
+  nlohmann::json cats = nlohmann::json::array();
+  for (Category c : kAllCategories) {
+    const int64_t n = p.category_samples[static_cast<size_t>(c)];
+    cats.push_back(
+        {{"category", CategoryKey(c)}, {"samples", n}, {"pct", ProfileRound3(p.Pct(n))}});
+  }
+  return cats;
+}
+
+nlohmann::json ProfileTopFunctionsJson(const Profile& p, size_t max) {
+  nlohmann::json top = nlohmann::json::array();
+  for (size_t i = 0; i < p.top_functions.size() && i < max; ++i) {
+    const FunctionShare& f = p.top_functions[i];
+    top.push_back({{"function", f.function},
+                   {"object", f.object},
+                   {"category", CategoryKey(f.category)},
+                   {"self_samples", f.self_samples},
+                   {"total_samples", f.total_samples},
+                   {"self_pct", ProfileRound3(p.Pct(f.self_samples))},
+                   {"total_pct", ProfileRound3(p.Pct(f.total_samples))}});
+  }
+  return top;
 }
 
 nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
@@ -84,28 +163,15 @@ nlohmann::json ServerProfileToJson(const ServerProfileDoc& d) {
                      {"leaf_pct", ProfileRound3(p.Pct(p.unresolved_leaf_samples))},
                      {"frames", p.unresolved_frames},
                      {"frames_total", p.frames}};
-  nlohmann::json cats = nlohmann::json::array();
-  for (Category c : kAllCategories) {
-    const int64_t n = p.category_samples[static_cast<size_t>(c)];
-    cats.push_back(
-        {{"category", CategoryKey(c)}, {"samples", n}, {"pct", ProfileRound3(p.Pct(n))}});
-  }
-  j["categories"] = std::move(cats);
-  nlohmann::json top = nlohmann::json::array();
-  for (const FunctionShare& f : p.top_functions) {
-    top.push_back({{"function", f.function},
-                   {"object", f.object},
-                   {"category", CategoryKey(f.category)},
-                   {"self_samples", f.self_samples},
-                   {"total_samples", f.total_samples},
-                   {"self_pct", ProfileRound3(p.Pct(f.self_samples))},
-                   {"total_pct", ProfileRound3(p.Pct(f.total_samples))}});
-  }
-  j["top_functions"] = std::move(top);
+  j["categories"] = ProfileCategoriesJson(p);
+  j["top_functions"] = ProfileTopFunctionsJson(p);
   j["folded_stacks_file"] =
       d.folded_stacks_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.folded_stacks_file);
-  j["hardware_counters"] = nullptr;
-  j["hardware_counters_unavailable"] = d.hardware_counters_unavailable;
+  j["hardware_counters"] =
+      d.hardware_counters ? HardwareCountersToJson(*d.hardware_counters) : nlohmann::json(nullptr);
+  j["hardware_counters_unavailable"] = d.hardware_counters
+                                           ? nlohmann::json(nullptr)
+                                           : nlohmann::json(d.hardware_counters_unavailable);
   j["server_binary"] = d.server_binary ? host::ToJson(*d.server_binary) : nlohmann::json(nullptr);
   return j;
 }
@@ -200,6 +266,9 @@ Result<ServerProfileDoc> ServerProfileFromJson(const nlohmann::json& j, const st
   }
   if (auto hw = j.find("hardware_counters_unavailable"); hw != j.end() && hw->is_string()) {
     d.hardware_counters_unavailable = hw->get<std::string>();
+  }
+  if (auto hw = j.find("hardware_counters"); hw != j.end() && !hw->is_null()) {
+    PGRIG_ASSIGN_OR_RETURN(d.hardware_counters, HardwareCountersFromJson(*hw, where));
   }
   // Absent in documents written before it existed; null when not found.
   if (auto sb = j.find("server_binary"); sb != j.end() && !sb->is_null()) {

@@ -98,6 +98,41 @@ TEST(ProfileJson, RoundTripsAndRefusesWhatDoesNotAddUp) {
   bad = j;
   bad["unreadable_records"] = -1;
   EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());
+
+  // With counters (a machine with a PMU): the events, the ratios, and back.
+  ServerProfileDoc counted = d;
+  counted.hardware_counters = profile::CounterValues{.readings = {{"cycles", 4e9, 100},
+                                                                  {"instructions", 6e9, 100},
+                                                                  {"cache-references", 2e7, 66.7},
+                                                                  {"cache-misses", 1e6, 66.7},
+                                                                  {"branches", std::nullopt, 0},
+                                                                  {"branch-misses", 3e6, 100}},
+                                                     .kernel = false,
+                                                     .processes = 7};
+  const nlohmann::json cj = ServerProfileToJson(counted);
+  EXPECT_EQ(cj["hardware_counters_unavailable"], nullptr);
+  EXPECT_EQ(cj["hardware_counters"]["ipc"], 1.5);
+  EXPECT_EQ(cj["hardware_counters"]["cache_miss_pct"], 5.0);
+  EXPECT_EQ(cj["hardware_counters"]["branch_miss_pct"], nullptr);
+  EXPECT_EQ(cj["hardware_counters"]["kernel"], false);
+  EXPECT_EQ(cj["hardware_counters"]["events"][0]["count"], 4000000000LL);
+  EXPECT_EQ(cj["hardware_counters"]["events"][4]["count"], nullptr);
+  auto cback = ServerProfileFromJson(cj, "f");
+  ASSERT_TRUE(cback.ok()) << cback.status().message();
+  ASSERT_TRUE(cback->hardware_counters.has_value());
+  EXPECT_DOUBLE_EQ(*cback->hardware_counters->Ipc(), 1.5);
+  EXPECT_EQ(cback->hardware_counters->processes, 7);
+  EXPECT_FALSE(cback->hardware_counters->kernel);
+  EXPECT_NEAR(cback->hardware_counters->readings[2].running_pct, 66.7, 1e-9);
+  bad = cj;
+  bad["hardware_counters"]["events"][1]["count"] = "many";
+  r = ServerProfileFromJson(bad, "suite.json: runs[3]");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("suite.json: runs[3]: server_profile.hardware_counters.events[1].count"));
+  bad = cj;
+  bad["hardware_counters"] = 5;
+  EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());
   bad = j;
   bad.erase("samples");
   EXPECT_FALSE(ServerProfileFromJson(bad, "f").ok());
