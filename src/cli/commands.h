@@ -33,6 +33,7 @@ int RunCluster(int argc, char** argv);
 int RunReport(int argc, char** argv);
 int RunCompare(int argc, char** argv);
 int RunFleet(int argc, char** argv);
+int RunPg(int argc, char** argv);
 
 }  // namespace pgrig::cli
 

@@ -46,6 +46,7 @@ constexpr CommandInfo kCommands[] = {
      pgrig::cli::RunFleet},
     {"cluster", "manage the embedded PostgreSQL cluster: start|stop|status|destroy|logs",
      pgrig::cli::RunCluster},
+    {"pg", "PostgreSQL built from source with flag profiles: build|list|remove", pgrig::cli::RunPg},
 };
 
 void PrintUsage(FILE* out) {

@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <thread>
+
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/process.h"
@@ -156,6 +159,25 @@ TEST(Process, ReadsStdinFromADescriptorAndStreamsStdout) {
   EXPECT_TRUE(r->out.empty());
   EXPECT_EQ(got, data);
   EXPECT_GT(chunks, 1);
+}
+
+TEST(Process, ACancelStopsTheChildsGroupEvenWhenItsOutputGoesElsewhere) {
+  std::atomic<bool> cancel{false};
+  std::thread t([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  RealProcessRunner runner;
+  // The shell's output goes to /dev/null at once: the pipes close, and the
+  // wait must still watch the flag.
+  auto r = runner.Run(
+      {.argv = {"sh", "-c", "exec >/dev/null 2>&1; sleep 30 & sleep 30"}, .cancel = &cancel});
+  t.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cancelled);
+  EXPECT_FALSE(r->success());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST(Process, SetsAndUnsetsEnvironment) {

@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "common/strings.h"
 
@@ -136,6 +138,7 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
     ::fcntl(p.in[1], F_SETFL, O_NONBLOCK);
   }
   auto deadline = std::chrono::steady_clock::now() + o.timeout;
+  std::optional<std::chrono::steady_clock::time_point> kill_at;  // after a cancel's SIGTERM
   bool out_open = true, err_open = true;
   while (out_open || err_open || p.in[1] >= 0) {
     pollfd fds[3];
@@ -163,6 +166,18 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
         break;
       }
       wait_ms = static_cast<int>(left.count());
+    }
+    if (o.cancel != nullptr) {
+      if (o.cancel->load() && !r->cancelled) {
+        r->cancelled = true;
+        ::kill(-pid, SIGTERM);
+        kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      }
+      if (kill_at && std::chrono::steady_clock::now() >= *kill_at) {
+        ::kill(-pid, SIGKILL);
+        kill_at.reset();
+      }
+      wait_ms = wait_ms < 0 ? 200 : std::min(wait_ms, 200);
     }
     int pr = ::poll(fds, static_cast<nfds_t>(n), wait_ms);
     if (pr < 0 && errno == EINTR) continue;
@@ -200,10 +215,30 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
   ::close(p.err[0]);
 }
 
-// Waits for the child and records how it ended.
-void Reap(pid_t pid, ProcessResult* r) {
+// Waits for the child and records how it ended.  With o.cancel, the wait
+// goes on checking it: a child whose output goes elsewhere (a log) closes
+// its pipes at once and is still to be stopped.
+void Reap(const ProcessOptions& o, pid_t pid, ProcessResult* r) {
   int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  if (o.cancel != nullptr) {
+    std::optional<std::chrono::steady_clock::time_point> kill_at;
+    for (;;) {
+      const pid_t w = ::waitpid(pid, &st, WNOHANG);
+      if (w == pid || (w < 0 && errno != EINTR)) break;
+      if (o.cancel->load() && !r->cancelled) {
+        r->cancelled = true;
+        ::kill(-pid, SIGTERM);
+        kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      }
+      if (kill_at && std::chrono::steady_clock::now() >= *kill_at) {
+        ::kill(-pid, SIGKILL);
+        kill_at.reset();
+      }
+      ::usleep(50000);
+    }
+  } else {
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
   }
   if (WIFEXITED(st)) {
     r->exit_code = WEXITSTATUS(st);
@@ -235,7 +270,7 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
 
   ProcessResult r;
   PumpOutput(o, pid, p, &r);
-  Reap(pid, &r);
+  Reap(o, pid, &r);
   return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -43,6 +44,10 @@ struct ProcessOptions {
   // kept in ProcessResult::out (a long output is then never held whole).
   std::function<void(std::string_view)> on_stdout;
   std::chrono::milliseconds timeout{0};  // 0: none; on expiry the child is killed
+  // Given: checked at least every 200 ms; when it turns true the child's
+  // process group is sent SIGTERM, then SIGKILL 5 s later, and the result
+  // says `cancelled` (an InterruptScope's flag: Ctrl-C stops a long make).
+  const std::atomic<bool>* cancel = nullptr;
   // Leave the child's stdout/stderr attached to ours instead of capturing.
   bool inherit_output = false;
 };
@@ -51,6 +56,7 @@ struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   bool timed_out = false;
+  bool cancelled = false;
   std::string out;
   std::string err;
 
