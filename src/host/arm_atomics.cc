@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/enum_names.h"
+#include "host/elf_file.h"
 
 namespace pgrig::host {
 
@@ -71,13 +72,6 @@ void DecideAtomicsKind(AtomicsScan* scan) {
 
 namespace {
 
-template <typename T>
-bool ReadAt(const std::string& b, uint64_t off, T* out) {
-  if (off > b.size() || b.size() - off < sizeof(T)) return false;
-  std::memcpy(out, b.data() + off, sizeof(T));
-  return true;
-}
-
 bool IsHelperName(std::string_view n) {
   return n == "__aarch64_have_lse_atomics" || n.rfind("__aarch64_cas", 0) == 0 ||
          n.rfind("__aarch64_ldadd", 0) == 0 || n.rfind("__aarch64_swp", 0) == 0 ||
@@ -87,27 +81,16 @@ bool IsHelperName(std::string_view n) {
 }  // namespace
 
 Result<AtomicsScan> ScanAarch64Atomics(const std::string& b) {
-  Elf64_Ehdr eh;
-  if (!ReadAt(b, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    return InvalidArgument("not an ELF file");
+  PGRIG_ASSIGN_OR_RETURN(const ElfFile elf, ParseElf(b));
+  if (elf.header.e_machine != EM_AARCH64) {
+    return FailedPrecondition("not an AArch64 binary (ELF machine " +
+                              std::to_string(elf.header.e_machine) + ")");
   }
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_AARCH64) {
-    return FailedPrecondition("not an AArch64 binary (ELF machine " + std::to_string(eh.e_machine) +
-                              ")");
-  }
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0) {
-    return InvalidArgument("ELF file has no section headers");
-  }
-  std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  for (size_t i = 0; i < sh.size(); ++i) {
-    if (!ReadAt(b, eh.e_shoff + i * sizeof(Elf64_Shdr), &sh[i]))
-      return InvalidArgument("truncated ELF section table");
-  }
+  const std::vector<Elf64_Shdr>& sh = elf.sections;
   AtomicsScan scan;
   for (const auto& s : sh) {
-    if (s.sh_type == SHT_PROGBITS && (s.sh_flags & SHF_EXECINSTR) && s.sh_offset <= b.size() &&
-        s.sh_size <= b.size() - s.sh_offset) {
-      CountAarch64Atomics(std::string_view(b).substr(s.sh_offset, s.sh_size), &scan);
+    if (s.sh_type == SHT_PROGBITS && (s.sh_flags & SHF_EXECINSTR)) {
+      if (auto code = elf.Contents(s)) CountAarch64Atomics(*code, &scan);
     }
     if ((s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM) && s.sh_link < sh.size() &&
         s.sh_entsize == sizeof(Elf64_Sym)) {
@@ -115,7 +98,7 @@ Result<AtomicsScan> ScanAarch64Atomics(const std::string& b) {
       for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size && !scan.outline_helper_symbols;
            off += sizeof(Elf64_Sym)) {
         Elf64_Sym sym;
-        if (!ReadAt(b, s.sh_offset + off, &sym)) break;
+        if (!elf.ReadAt(s.sh_offset + off, &sym)) break;
         uint64_t name_off = str.sh_offset + sym.st_name;
         if (sym.st_name >= str.sh_size || name_off >= b.size()) continue;
         const char* p = b.data() + name_off;

@@ -280,6 +280,8 @@ nlohmann::json ToJson(const ServerFacts& s) {
   j["fits_in_ram"] = Opt(s.fits_in_ram);
   j["build"] = {{"configure", Opt(s.build.configure)},
                 {"cflags", Opt(s.build.cflags)},
+                {"cc", Opt(s.build.cc)},
+                {"compiler", Opt(s.build.compiler)},
                 {"bindir", Opt(s.build.bindir)},
                 {"source", Opt(s.build.source)},
                 {"postgres_binary", Opt(s.build.postgres_binary)},

@@ -151,7 +151,9 @@ std::string FormatFacts(const HostFacts& h, const std::optional<ServerFacts>& s)
         val += " " + *st.unit;
       Line(&o, st.name, val);
     }
+    Line(&o, "compiler", Or(s->build.compiler));
     Line(&o, "build flags (CFLAGS)", Or(s->build.cflags));
+    Line(&o, "configure", Or(s->build.configure));
     Line(&o, "Arm atomics",
          s->build.arm_atomics +
              (s->build.arm_atomics_detail ? " (" + *s->build.arm_atomics_detail + ")" : ""));

@@ -8,15 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#include "host/elf_file.h"
+
 namespace pgrig::host {
 namespace {
-
-template <typename T>
-bool ReadElfAt(const std::string& b, uint64_t off, T* out) {
-  if (off > b.size() || b.size() - off < sizeof(T)) return false;
-  std::memcpy(out, b.data() + off, sizeof(T));
-  return true;
-}
 
 bool StartsWithBytes(std::string_view code, std::string_view bytes) {
   return code.substr(0, bytes.size()) == bytes;
@@ -56,24 +51,13 @@ bool Aarch64SetsUpFramePointer(std::string_view code) {
 }
 
 Result<FramePointerScan> ScanFramePointers(const std::string& b) {
-  Elf64_Ehdr eh;
-  if (!ReadElfAt(b, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    return InvalidArgument("not an ELF file");
-  }
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-      (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64)) {
+  PGRIG_ASSIGN_OR_RETURN(const ElfFile elf, ParseElf(b));
+  const Elf64_Ehdr& eh = elf.header;
+  if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64) {
     return FailedPrecondition("not an x86-64 or AArch64 binary (ELF machine " +
                               std::to_string(eh.e_machine) + ")");
   }
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0) {
-    return InvalidArgument("ELF file has no section headers");
-  }
-  std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  for (size_t i = 0; i < sh.size(); ++i) {
-    if (!ReadElfAt(b, eh.e_shoff + i * sizeof(Elf64_Shdr), &sh[i])) {
-      return InvalidArgument("truncated ELF section table");
-    }
-  }
+  const std::vector<Elf64_Shdr>& sh = elf.sections;
   // .symtab names every function; .dynsym only the exported ones.  Take
   // the fuller table when there is one.
   const Elf64_Shdr* table = nullptr;
@@ -90,14 +74,12 @@ Result<FramePointerScan> ScanFramePointers(const std::string& b) {
     scan.detail = "no symbol table to find the functions by";
     return scan;
   }
-  if (table->sh_offset > b.size() || table->sh_size > b.size() - table->sh_offset) {
-    return InvalidArgument("truncated ELF symbol table");
-  }
+  if (!elf.Contents(*table)) return InvalidArgument("truncated ELF symbol table");
   const bool x86 = eh.e_machine == EM_X86_64;
   std::vector<uint64_t> seen;
   for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= table->sh_size; off += sizeof(Elf64_Sym)) {
     Elf64_Sym sym;
-    if (!ReadElfAt(b, table->sh_offset + off, &sym)) break;
+    if (!elf.ReadAt(table->sh_offset + off, &sym)) break;
     if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size < 8 || sym.st_shndx == SHN_UNDEF ||
         sym.st_shndx >= sh.size()) {
       continue;

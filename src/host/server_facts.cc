@@ -31,15 +31,18 @@ int MajorOf(int version_num) {
 
 void CollectBuild(const QueryFn& query, const ServerProbeOptions& opt, ServerFacts* s) {
   BuildFacts& b = s->build;
+  if (s->version) b.compiler = CompilerFromVersion(*s->version);
   // The pg_config view answers for the running server, local or not, but
   // only to superusers by default.
-  auto view =
-      query("SELECT name, setting FROM pg_config WHERE name IN ('CONFIGURE', 'CFLAGS', 'BINDIR')");
+  auto view = query(
+      "SELECT name, setting FROM pg_config WHERE name IN ('CONFIGURE', 'CFLAGS', 'CC', "
+      "'BINDIR')");
   if (view.ok()) {
     for (size_t r = 0; r < view->size(); ++r) {
       std::string n = Cell(*view, r, 0), v = Cell(*view, r, 1);
       if (n == "CONFIGURE") b.configure = v;
       if (n == "CFLAGS") b.cflags = v;
+      if (n == "CC") b.cc = v;
       if (n == "BINDIR") b.bindir = v;
     }
     if (b.configure || b.cflags) b.source = "pg_config view";
@@ -74,6 +77,7 @@ void CollectBuild(const QueryFn& query, const ServerProbeOptions& opt, ServerFac
     } else {
       if (!b.configure) b.configure = run("--configure");
       if (!b.cflags) b.cflags = run("--cflags");
+      if (!b.cc) b.cc = run("--cc");
       if (!b.bindir) b.bindir = run("--bindir");
       b.source = prog;
     }
@@ -101,6 +105,21 @@ void CollectBuild(const QueryFn& query, const ServerProbeOptions& opt, ServerFac
 }
 
 }  // namespace
+
+std::optional<std::string> CompilerFromVersion(std::string_view version) {
+  constexpr std::string_view kBy = ", compiled by ";
+  const size_t at = version.find(kBy);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = version.substr(at + kBy.size());
+  // The word size follows the last comma ("..., 64-bit").
+  if (const size_t comma = rest.rfind(", ");
+      comma != std::string_view::npos && rest.substr(comma + 2).ends_with("-bit")) {
+    rest = rest.substr(0, comma);
+  }
+  rest = Trim(rest);
+  if (rest.empty()) return std::nullopt;
+  return std::string(rest);
+}
 
 ServerBinaryFacts ScanServerBinary(const std::string& path) {
   ServerBinaryFacts f;

@@ -40,6 +40,11 @@ const std::vector<std::string>& OltpSettingNames();
 struct BuildFacts {
   std::optional<std::string> configure;  // pg_config --configure
   std::optional<std::string> cflags;     // pg_config --cflags
+  std::optional<std::string> cc;         // pg_config --cc: the compiler command ("gcc")
+  // The compiler and its version, as the server states it in version()
+  // ("compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit": configure
+  // records `$CC --version`'s first line); local or remote.
+  std::optional<std::string> compiler;
   std::optional<std::string> bindir;
   std::optional<std::string> source;  // "pg_config view" or the pg_config program run
   std::optional<std::string> postgres_binary;
@@ -92,6 +97,12 @@ struct ServerProbeOptions {
 };
 
 ServerFacts CollectServerFacts(const QueryFn& query, const ServerProbeOptions& options);
+
+// The compiler named in a version() string ("PostgreSQL 15.18 (Debian
+// 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian
+// 12.2.0-14) 12.2.0, 64-bit" -> "gcc (Debian 12.2.0-14) 12.2.0"); nullopt
+// when it names none.
+std::optional<std::string> CompilerFromVersion(std::string_view version);
 
 // A pg_settings value in bytes ("16384" with unit "8kB" -> 134217728);
 // nullopt when the unit is not a size.

@@ -52,6 +52,10 @@ TEST(ServerFactsITest, RealServer) {
   // Local server: build flags come from the pg_config view or program.
   EXPECT_TRUE(f.build.cflags.has_value());
   EXPECT_TRUE(f.build.configure.has_value());
+  // The compiler: pg_config's command, and as version() states it.
+  EXPECT_EQ(f.build.cc.value_or(""), "gcc");
+  EXPECT_THAT(f.build.compiler.value_or(""), ::testing::StartsWith("gcc ("));
+  EXPECT_THAT(*f.version, HasSubstr("compiled by " + f.build.compiler.value_or("?")));
   // The binary's own code says whether it keeps frame pointers.
   EXPECT_THAT(f.build.frame_pointers, ::testing::AnyOf("yes", "no", "partly"))
       << f.build.frame_pointers_detail.value_or("");
@@ -72,6 +76,8 @@ TEST(ServerFactsITest, CommandWithAndWithoutServer) {
   EXPECT_TRUE(doc["server"]["local"].get<bool>());
   EXPECT_TRUE(doc["host"]["storage"].is_object());  // the server's data directory
   EXPECT_TRUE(doc["server"]["build"]["frame_pointers"].is_string());
+  EXPECT_TRUE(doc["server"]["build"]["compiler"].is_string());
+  EXPECT_TRUE(doc["server"]["build"]["cc"].is_string());
   EXPECT_TRUE(doc["server"]["build"]["frame_pointers_detail"].is_string());
 
   auto without = pgrig::testing::RunPgrig({"facts", "--no-server"});

@@ -38,7 +38,8 @@ struct FakeServer {
           return Status(StatusCode::kPermissionDenied, "permission denied for view pg_config");
         return SqlRows{{"BINDIR", "/usr/lib/postgresql/15/bin"},
                        {"CONFIGURE", "'--prefix=/usr' '--with-llvm'"},
-                       {"CFLAGS", "-O2 -g"}};
+                       {"CFLAGS", "-O2 -g"},
+                       {"CC", "gcc"}};
       }
       return Status(StatusCode::kInternal, "unexpected query");
     };
@@ -88,7 +89,25 @@ TEST(ServerFactsTest, VersionSettingsAndFit) {
   EXPECT_TRUE(noted);
   EXPECT_EQ(f.build.configure, "'--prefix=/usr' '--with-llvm'");
   EXPECT_EQ(f.build.source, "pg_config view");
+  EXPECT_EQ(f.build.cc, "gcc");
   EXPECT_EQ(f.build.arm_atomics, "not_applicable");
+}
+
+TEST(ServerFactsTest, CompilerAsTheServerStatesIt) {
+  EXPECT_EQ(CompilerFromVersion("PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on "
+                                "x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) "
+                                "12.2.0, 64-bit"),
+            "gcc (Debian 12.2.0-14+deb12u1) 12.2.0");
+  EXPECT_EQ(CompilerFromVersion("PostgreSQL 17.0 on aarch64-unknown-linux-gnu, compiled by clang "
+                                "version 18.1.3 (Fedora 18.1.3-1.fc40), 64-bit"),
+            "clang version 18.1.3 (Fedora 18.1.3-1.fc40)");
+  // A compiler string with commas of its own keeps them; no word size.
+  EXPECT_EQ(CompilerFromVersion("PostgreSQL 16.2, compiled by Visual C++ build 1937, 64-bit"),
+            "Visual C++ build 1937");
+  EXPECT_EQ(CompilerFromVersion("PostgreSQL 16.2, compiled by cc, x"), "cc, x");
+  EXPECT_EQ(CompilerFromVersion("PostgreSQL 16.2 on x86_64-pc-linux-gnu"), std::nullopt);
+  EXPECT_EQ(CompilerFromVersion("PostgreSQL 16.2, compiled by , 64-bit"), std::nullopt);
+  EXPECT_EQ(CompilerFromVersion(""), std::nullopt);
 }
 
 TEST(ServerFactsTest, RemoteServerDoesNotClaimToFitInOurRam) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/enum_names.h"
+#include "common/strings.h"
 #include "stats/distributions.h"
 
 namespace pgrig::report {
@@ -191,6 +192,37 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b,
   return cc;
 }
 
+std::string Quoted(const std::string& v) { return v.empty() ? "(none)" : "\"" + v + "\""; }
+
+// pg_config's CONFIGURE (" '--prefix=/usr' 'CFLAGS=-O2 -g' ...") as its
+// options, quotes removed.
+std::vector<std::string> ConfigureOptions(const std::string& configure) {
+  std::vector<std::string> out;
+  for (const std::string& part : Split(configure, '\'')) {
+    if (!Trim(part).empty()) out.emplace_back(Trim(part));
+  }
+  return out;
+}
+
+// What one side's configure options have that the other's lack.
+std::string OnlyIn(const std::vector<std::string>& mine, const std::vector<std::string>& theirs) {
+  std::vector<std::string> only;
+  for (const std::string& o : mine) {
+    if (std::find(theirs.begin(), theirs.end(), o) == theirs.end()) only.push_back(o);
+  }
+  return only.empty() ? "nothing" : Join(only, " ");
+}
+
+std::string BuildDifference(const std::string& key, const results::Suite& a, const std::string& va,
+                            const results::Suite& b, const std::string& vb) {
+  if (key == "configure") {
+    const std::vector<std::string> oa = ConfigureOptions(va), ob = ConfigureOptions(vb);
+    return fmt::format("configure options only on {}: {}; only on {}: {}", a.label, OnlyIn(oa, ob),
+                       b.label, OnlyIn(ob, oa));
+  }
+  return fmt::format("{} {} on {}, {} on {}", key, Quoted(va), a.label, Quoted(vb), b.label);
+}
+
 void SuitePairMismatches(const results::Suite& a, const results::Suite& b,
                          std::vector<Mismatch>& out) {
   if (a.scale && b.scale && *a.scale != *b.scale) {
@@ -203,6 +235,16 @@ void SuitePairMismatches(const results::Suite& a, const results::Suite& b,
     out.push_back({MismatchKind::kPostgresMajor,
                    fmt::format("PostgreSQL major version differs: {} ran {}, {} ran {}", a.label,
                                a.pg_version, b.label, b.pg_version)});
+  }
+  for (const char* key : results::kServerBuildFacts) {
+    auto ia = a.server_build.find(key);
+    auto ib = b.server_build.find(key);
+    if (ia != a.server_build.end() && ib != b.server_build.end() && ia->second != ib->second) {
+      out.push_back({MismatchKind::kBuild,
+                     fmt::format("PostgreSQL was built differently: {}; the build, not only the "
+                                 "machine, may explain a difference",
+                                 BuildDifference(key, a, ia->second, b, ib->second))});
+    }
   }
   for (const char* name : kDurabilitySettings) {
     auto ia = a.server_settings.find(name);
@@ -250,9 +292,18 @@ Speed SpeedFromVerdict(stats::Verdict v) {
 }
 
 const char* MismatchKindName(MismatchKind k) {
-  static constexpr const char* kNames[] = {
-      "scale",       "postgresql_major", "durability",      "plan",   "saturated_client", "steal",
-      "failed_runs", "incomplete",       "unmatched_cells", "metric", "disturbed"};
+  static constexpr const char* kNames[] = {"scale",
+                                           "postgresql_major",
+                                           "postgresql_build",
+                                           "durability",
+                                           "plan",
+                                           "saturated_client",
+                                           "steal",
+                                           "failed_runs",
+                                           "incomplete",
+                                           "unmatched_cells",
+                                           "metric",
+                                           "disturbed"};
   return NameAt<MismatchKind::kDisturbed>(k, kNames, "unknown");
 }
 

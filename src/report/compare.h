@@ -100,6 +100,7 @@ struct Multiplicity {
 enum class MismatchKind {
   kScale,
   kPostgresMajor,
+  kBuild,  // the servers were built differently (compiler, CFLAGS, configure, atomics)
   kDurability,
   kPlan,
   kSaturatedClient,

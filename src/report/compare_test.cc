@@ -296,6 +296,8 @@ TEST(CompareTest, MismatchesAreFound) {
       .settings = {{"fsync", "off"}, {"synchronous_commit", "on"}, {"wal_level", "replica"}},
       .client_saturated = true,
       .steal = 0.12,
+      .compiler = "clang version 16.0.6",
+      .configure = " '--prefix=/usr' 'CFLAGS=-O3 -march=native' '--with-llvm'",
       .cells = StandardCells(20000, 4000, 6000)};
   b.cells.push_back({"select-only", 8, 2, 30000});
   const results::Suite sa = Read(a), sb = Read(b);
@@ -303,7 +305,17 @@ TEST(CompareTest, MismatchesAreFound) {
   auto c = Compare({&*ta, &*tb});
   ASSERT_TRUE(c.ok());
   std::map<MismatchKind, std::string> seen;
-  for (const Mismatch& m : c->mismatches) seen[m.kind] = m.message;
+  std::vector<std::string> builds;
+  for (const Mismatch& m : c->mismatches) {
+    seen[m.kind] = m.message;
+    if (m.kind == MismatchKind::kBuild) builds.push_back(m.message);
+  }
+  ASSERT_EQ(builds.size(), 2u);
+  EXPECT_THAT(builds[0], HasSubstr("compiler \"clang version 16.0.6\" on b, \"gcc (Debian "
+                                   "12.2.0-14) 12.2.0\" on a"));
+  EXPECT_THAT(builds[1], HasSubstr("configure options only on b: CFLAGS=-O3 -march=native "
+                                   "--with-llvm; only on a: --with-openssl CFLAGS=-O2"));
+  EXPECT_STREQ(MismatchKindName(MismatchKind::kBuild), "postgresql_build");
   EXPECT_THAT(seen[MismatchKind::kScale], HasSubstr("b has scale 100, a has scale 10"));
   EXPECT_THAT(seen[MismatchKind::kPostgresMajor], HasSubstr("b ran 16.4, a ran 15.18"));
   EXPECT_THAT(seen[MismatchKind::kDurability], HasSubstr("fsync differs: off on b, on on a"));

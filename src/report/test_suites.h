@@ -48,6 +48,8 @@ struct FixtureSuite {
   bool client_saturated = false;
   double steal = 0.0;
   double disturbed_other = 0;  // > 0: every run marked disturbed with this share
+  std::string compiler = "gcc (Debian 12.2.0-14) 12.2.0";
+  std::string configure = " '--prefix=/usr' '--with-openssl' 'CFLAGS=-O2'";
   std::vector<FixtureCell> cells;
 };
 
@@ -61,7 +63,10 @@ inline nlohmann::json FixtureFacts(const FixtureSuite& f) {
                                      std::to_string(f.pg_version_num % 10000)},
                      {"version_num", f.pg_version_num},
                      {"settings", settings},
-                     {"build", {{"arm_atomics", f.host.find("graviton") != std::string::npos}}}};
+                     {"build",
+                      {{"arm_atomics", f.host.find("graviton") != std::string::npos},
+                       {"compiler", f.compiler},
+                       {"configure", f.configure}}}};
   return facts;
 }
 

@@ -128,6 +128,11 @@ struct FsyncRecord {
   std::vector<FsyncTest> tests;
 };
 
+// The facts.server.build keys that say how the server was built, in the
+// order a reader reports a difference (Suite::server_build).
+inline constexpr const char* kServerBuildFacts[] = {"compiler", "cflags", "configure",
+                                                    "arm_atomics"};
+
 struct Suite {
   std::string source;  // the file it was read from
   std::string schema;  // the document read: pgrig.suite/2 (or /1), .result/1, .lio/1 or .fsync/1
@@ -144,6 +149,9 @@ struct Suite {
   std::optional<int> pg_major;
   // Server settings as measured (facts.server.settings, name -> setting).
   std::map<std::string, std::string> server_settings;
+  // How the server was built, as facts found it (facts.server.build's
+  // compiler, cflags, configure and arm_atomics, where known).
+  std::map<std::string, std::string> server_build;
   // Price.
   std::optional<double> usd_per_hour;
   std::string instance_type;

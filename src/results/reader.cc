@@ -184,6 +184,11 @@ void ReadFacts(const Json& facts, Suite& s) {
       }
     }
   }
+  for (const char* key : kServerBuildFacts) {
+    if (const Json* v = FindPath(facts, {"server", "build", key}); v != nullptr && v->is_string()) {
+      s.server_build[key] = v->get<std::string>();
+    }
+  }
   if (s.instance_type.empty()) s.instance_type = String(facts, {"host", "cloud", "instance_type"});
 }
 
