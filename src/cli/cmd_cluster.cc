@@ -74,7 +74,10 @@ int RunCluster(int argc, char** argv) {
   if (destroy->parsed()) {
     Status s = c.Destroy();
     if (!s.ok()) return Fail(kClusterCommand, s);
-    std::printf("embedded cluster destroyed (%s removed)\n", c.home().c_str());
+    std::printf(
+        "embedded cluster destroyed (its data, socket directory and log under %s "
+        "removed)\n",
+        c.home().c_str());
     return kExitOk;
   }
   if (logs->parsed()) {
@@ -112,6 +115,7 @@ int RunCluster(int argc, char** argv) {
         {"port", st->port},
         {"log_file", st->log_file},
         {"bindir", st->bindir},
+        {"build", st->build.empty() ? nlohmann::json() : nlohmann::json(st->build)},
         {"server_account", st->account},
         {"uptime_s", st->running ? nlohmann::json(st->uptime_s) : nlohmann::json()},
         {"size_bytes", st->size_bytes},
@@ -147,6 +151,8 @@ int RunCluster(int argc, char** argv) {
                     : "; the next pgrig command that starts the cluster restores them");
   }
   std::printf("version:        %s\n", st->version.empty() ? "unknown" : st->version.c_str());
+  std::printf("build:          %s\n",
+              st->build.empty() ? "the installed server" : st->build.c_str());
   std::printf("data directory: %s\n", st->data_dir.c_str());
   std::printf("socket:         %s\n", st->socket_path.c_str());
   std::printf("port:           %d (Unix socket only, no TCP)\n", st->port);

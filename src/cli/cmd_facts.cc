@@ -11,6 +11,7 @@
 #include "cli/exit_status.h"
 #include "cli/parse_args.h"
 #include "cli/server_probe.h"
+#include "cli/target.h"
 #include "cluster/cluster.h"
 #include "common/fs.h"
 #include "common/process.h"
@@ -127,7 +128,14 @@ int RunFacts(int argc, char** argv) {
   std::optional<host::ServerFacts> sf;
   std::optional<pg::Connection> conn;
   bool live = sysroot == "/";
+  if (Status s = CheckNoBuildForNamedServer(params); !s.ok()) return Fail(kFactsCommand, s);
   if (!no_server && live) {
+    const std::string build = cluster::ClusterEnv::FromProcess().pg_build;
+    auto cl = params.NamesAServer() ? Result<cluster::Cluster>(NotFound("named"))
+                                    : cluster::Cluster::Open({});
+    if (!params.NamesAServer() && !cl.ok() && !build.empty()) {
+      return Fail(kFactsCommand, cl.status());
+    }
     if (params.NamesAServer()) {
       auto c = pg::Connect(params);
       if (!c.ok()) {
@@ -135,7 +143,7 @@ int RunFacts(int argc, char** argv) {
                     c.status().message() + "\n(use --no-server to describe the host alone)");
       }
       conn = std::move(c).value();
-    } else if (auto cl = cluster::Cluster::Open({}); cl.ok() && cl->RunningPid()) {
+    } else if (cl.ok() && cl->RunningPid()) {
       auto c = pg::Connect(cl->Params());
       if (c.ok())
         conn = std::move(c).value();
@@ -143,8 +151,12 @@ int RunFacts(int argc, char** argv) {
         hf.notes.push_back("server: the embedded cluster is running but " + c.status().message());
     } else {
       hf.notes.push_back(
-          "server: none named and the embedded cluster is not running; pass -h/-p/-U/-d or run "
-          "`pgrig cluster start` to include server facts");
+          build.empty()
+              ? "server: none named and the embedded cluster is not running; pass -h/-p/-U/-d or "
+                "run `pgrig cluster start` to include server facts"
+              : "server: the embedded cluster of build " + build +
+                    " is not running; run `pgrig cluster start --pg " + build +
+                    "` to include server facts");
     }
   }
   if (conn) {

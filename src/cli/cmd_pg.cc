@@ -1,10 +1,12 @@
 // pgrig pg build|list|remove: PostgreSQL built from source under
 // PGRIG_HOME/pg (pgbuild/builder.h, docs/pg-build.md).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
@@ -141,10 +143,32 @@ int RunPg(int argc, char** argv) {
     return kExitOk;
   }
   if (remove->parsed()) {
+    // The build's own cluster (pgrig ... --pg NAME) goes with it, but not
+    // while it runs.
+    cluster::ClusterEnv env = cluster::ClusterEnv::FromProcess();
+    env.pg_bindir.clear();
+    std::optional<cluster::Cluster> own;
+    if (auto c = cluster::Cluster::Open({.home = home, .env = env, .build = remove_name});
+        c.ok() && ::access(c->home().c_str(), F_OK) == 0) {
+      if (c->RunningPid()) {
+        return Fail(kPgCommand,
+                    FailedPrecondition(fmt::format(
+                        "build {}'s cluster is running ({}); stop it first: pgrig cluster stop "
+                        "--pg {}",
+                        remove_name, c->home(), remove_name)));
+      }
+      own.emplace(std::move(*c));
+    }
     Status s = pgbuild::RemoveBuild(home, remove_name);
     if (!s.ok()) return Fail(kPgCommand, s);
-    std::printf("removed build %s (%s)\n", remove_name.c_str(),
-                pgbuild::BuildDir(home, remove_name).c_str());
+    std::string also;
+    if (own) {
+      Status d = own->Destroy();
+      if (!d.ok()) return Fail(kPgCommand, d);
+      also = ", and its cluster " + own->home();
+    }
+    std::printf("removed build %s (%s%s)\n", remove_name.c_str(),
+                pgbuild::BuildDir(home, remove_name).c_str(), also.c_str());
     return kExitOk;
   }
   return kExitBadInvocation;

@@ -19,6 +19,8 @@ struct CommandInfo {
   const char* name;
   const char* summary;
   CommandFn run;
+  // Starts or reads the embedded cluster, and so takes the global `--pg NAME`.
+  bool embedded = false;
 };
 
 int RunInit(int argc, char** argv);

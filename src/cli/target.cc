@@ -1,5 +1,7 @@
 #include "cli/target.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -11,6 +13,17 @@ namespace pgrig::cli {
 
 Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet) {
   PGRIG_ASSIGN_OR_RETURN(cluster::StartAction action, c.Start());
+  if (!quiet) {
+    for (const cluster::Cluster::Other& other : c.OthersRunning()) {
+      const std::string which =
+          other.build.empty() ? "the installed server" : "build " + other.build;
+      const std::string stop = other.build.empty() ? "" : " --pg " + other.build;
+      std::fprintf(stderr,
+                   "pgrig: warning: the embedded cluster of %s is running too (%s); it shares "
+                   "the machine with what this one measures: pgrig cluster stop%s\n",
+                   which.c_str(), other.home.c_str(), stop.c_str());
+    }
+  }
   if (action != cluster::StartAction::kInitializedAndStarted) return action;
   const char* env = std::getenv("PGRIG_EMBEDDED_PROFILE");
   std::string name = env && *env ? env : "benchmark";
@@ -78,6 +91,15 @@ Status SettleLeft(Target& t, const pg::ConnectionParams& named, const TargetOpti
 
 }  // namespace
 
+Status CheckNoBuildForNamedServer(const pg::ConnectionParams& named) {
+  const std::string build = cluster::ClusterEnv::FromProcess().pg_build;
+  if (build.empty() || !named.NamesAServer()) return Status::Ok();
+  return InvalidArgument(fmt::format(
+      "--pg (or PGRIG_PG={}) chooses the PostgreSQL build of the embedded cluster, but the "
+      "command names a server (-h/-p/-U/-d, --db or PG* variables); drop one",
+      build));
+}
+
 std::string RestoreSettingsCommand(const pg::ConnectionParams& named) {
   std::string cmd = "pgrig run --restore-settings";
   auto add = [&cmd](const char* flag, const std::string& v) {
@@ -96,6 +118,7 @@ Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOpti
   const bool quiet = options.quiet;
   Target t;
   if (named.NamesAServer()) {
+    PGRIG_RETURN_IF_ERROR(CheckNoBuildForNamedServer(named));
     t.params = named;
     PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, options));
     return t;
@@ -104,9 +127,9 @@ Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOpti
   PGRIG_ASSIGN_OR_RETURN(cluster::StartAction action, StartEmbedded(c, quiet));
   if (!quiet && action != cluster::StartAction::kAlreadyRunning) {
     std::fprintf(
-        stderr, "pgrig: %s the embedded cluster in %s\n",
+        stderr, "pgrig: %s the embedded cluster%s in %s\n",
         action == cluster::StartAction::kInitializedAndStarted ? "created and started" : "started",
-        c.home().c_str());
+        c.build().empty() ? "" : (" of build " + c.build()).c_str(), c.home().c_str());
   }
   t.params = c.Params();
   t.params.application_name = named.application_name;

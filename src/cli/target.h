@@ -41,6 +41,10 @@ struct TargetOptions {
 // warning, and so is a server that a suite holds (warn_if_suite).
 Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOptions& options = {});
 
+// InvalidArgument when a PostgreSQL build is chosen (--pg, $PGRIG_PG) and
+// `named` names a server: the build is the embedded cluster's.
+Status CheckNoBuildForNamedServer(const pg::ConnectionParams& named);
+
 // `pgrig run --restore-settings` with the options that name `named`'s
 // server (passwords removed), for messages.
 std::string RestoreSettingsCommand(const pg::ConnectionParams& named);

@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/strings.h"
+#include "pgbuild/builder.h"
 
 namespace pgrig::cluster {
 
@@ -151,6 +152,7 @@ ClusterEnv ClusterEnv::FromProcess() {
                     .home = GetEnv("HOME"),
                     .server_user = GetEnv("PGRIG_SERVER_USER"),
                     .pg_bindir = GetEnv("PGRIG_PG_BINDIR"),
+                    .pg_build = GetEnv("PGRIG_PG"),
                     .euid = ::geteuid()};
 }
 
@@ -303,8 +305,17 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
-Cluster::Cluster(ClusterOptions options, std::string home, ServerAccount account)
-    : options_(std::move(options)), home_(std::move(home)), account_(std::move(account)) {}
+std::string BuildClusterHome(const std::string& base_home, const std::string& name) {
+  return base_home + "/clusters/" + name;
+}
+
+Cluster::Cluster(ClusterOptions options, std::string home, std::string base_home, std::string build,
+                 ServerAccount account)
+    : options_(std::move(options)),
+      home_(std::move(home)),
+      build_(std::move(build)),
+      base_home_(std::move(base_home)),
+      account_(std::move(account)) {}
 
 Result<Cluster> Cluster::Open(ClusterOptions options) {
   if (!options.env) options.env = ClusterEnv::FromProcess();
@@ -313,8 +324,29 @@ Result<Cluster> Cluster::Open(ClusterOptions options) {
     home = fs::absolute(home.empty() ? "." : home).lexically_normal().string();
   }
   while (home.size() > 1 && home.back() == '/') home.pop_back();
+  const std::string base_home = home;
+  std::string build = options.build.empty() ? options.env->pg_build : options.build;
+  if (!build.empty()) {
+    PGRIG_RETURN_IF_ERROR(pgbuild::ValidateBuildName(build));
+    if (!options.env->pg_bindir.empty()) {
+      return InvalidArgument(fmt::format(
+          "PGRIG_PG_BINDIR={} and the build '{}' (--pg or PGRIG_PG) both name the server to run; "
+          "use one",
+          options.env->pg_bindir, build));
+    }
+    const std::string bindir = pgbuild::BuildDir(home, build) + "/bin";
+    if (!HasServerBinaries(bindir)) {
+      return NotFound(fmt::format(
+          "there is no PostgreSQL build '{}' in {} ('pgrig pg list' shows the builds, 'pgrig pg "
+          "build' makes one)",
+          build, pgbuild::BuildsRoot(home)));
+    }
+    options.env->pg_bindir = bindir;
+    home = BuildClusterHome(home, build);
+  }
   PGRIG_ASSIGN_OR_RETURN(ServerAccount account, ChooseServerAccount(*options.env));
-  return Cluster(std::move(options), std::move(home), std::move(account));
+  return Cluster(std::move(options), std::move(home), base_home, std::move(build),
+                 std::move(account));
 }
 
 ProcessOptions Cluster::AsServer(std::vector<std::string> argv) const {
@@ -367,7 +399,34 @@ std::optional<std::string> Cluster::SystemIdentifier() const {
   return std::to_string(id);
 }
 
+std::vector<Cluster::Other> Cluster::OthersRunning() const {
+  std::vector<Other> out;
+  auto check = [&](const std::string& build) {
+    if (build == build_) return;
+    ClusterOptions o = options_;
+    o.home = base_home_;
+    o.build = build;
+    o.env->pg_build.clear();
+    o.env->pg_bindir.clear();
+    auto other = Cluster::Open(std::move(o));
+    if (other.ok() && other->RunningPid()) {
+      out.push_back({build, other->home()});
+    }
+  };
+  check("");
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(base_home_ + "/clusters", ec)) {
+    if (e.is_directory(ec)) check(e.path().filename().string());
+  }
+  return out;
+}
+
 Status Cluster::PrepareHome() {
+  if (!build_.empty()) {
+    // <base>/clusters stays searchable by the server account; each
+    // cluster's own directory below it is private.
+    PGRIG_RETURN_IF_ERROR(MakeDirs(fs::path(home_).parent_path().string(), 0755));
+  }
   PGRIG_RETURN_IF_ERROR(CheckReachable(home_, account_));
   Status s = MakeDirs(home_, 0700);
   if (!s.ok()) {
@@ -584,7 +643,12 @@ Status Cluster::Destroy() {
   }
   PGRIG_ASSIGN_OR_RETURN(FileLock lock, FileLock::Acquire(lock_file(), 300));
   PGRIG_RETURN_IF_ERROR(StopLocked());
-  PGRIG_RETURN_IF_ERROR(RemoveTree(home_));
+  // Only what the cluster made: the home may also hold the PostgreSQL builds
+  // (pg/) and their clusters (clusters/).
+  for (const std::string& mine : {data_dir(), home_ + "/data.initdb", socket_dir(), log_file()}) {
+    PGRIG_RETURN_IF_ERROR(RemoveTree(mine));
+  }
+  ::rmdir(home_.c_str());  // fails, and is meant to, when something else is left
   // `pgrig tune --apply` keeps its backups beside the home (so that they
   // survive a failed start); they belong to this cluster too.
   PGRIG_RETURN_IF_ERROR(RemoveTree(home_ + ".tune-backups"));
@@ -600,6 +664,7 @@ Result<ClusterStatus> Cluster::GetStatus() const {
   s.socket_path = fmt::format("{}/.s.PGSQL.{}", socket_dir(), options_.port);
   s.log_file = log_file();
   s.account = account_.name;
+  s.build = build_;
   s.initialized = ::access((data_dir() + "/PG_VERSION").c_str(), F_OK) == 0;
   auto bins = FindServerBinaries(runner(), *options_.env);
   if (bins.ok()) {

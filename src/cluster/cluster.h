@@ -7,6 +7,13 @@
 //   <home>/postgresql.log    the server's log
 //   <home>.lock              flock(2) lock serialising start/stop/destroy
 //
+// A cluster of a PostgreSQL build (`pgrig pg build`; ClusterOptions::build,
+// $PGRIG_PG, or the global `--pg NAME`) has the same layout under
+// <home>/clusters/NAME/ and runs <home>/pg/NAME/bin: one data directory per
+// build, since builds may differ in major version.  Destroying a cluster
+// removes what it made (data, socket directory, log), never the builds or
+// the other builds' clusters kept beside it.
+//
 // PostgreSQL refuses to run as root, so when pgrig runs as root the server
 // runs as an unprivileged account (the `postgres` system user, or
 // $PGRIG_SERVER_USER) that owns the home directory.  The server binaries come
@@ -28,6 +35,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/process.h"
 #include "common/status.h"
@@ -43,6 +51,7 @@ struct ClusterEnv {
   std::string home;           // $HOME
   std::string server_user;    // $PGRIG_SERVER_USER: the account to run the server as, for root
   std::string pg_bindir;      // $PGRIG_PG_BINDIR: the server binaries to use
+  std::string pg_build;       // $PGRIG_PG: a build's name (pgrig pg build), or empty
   uid_t euid = 0;             // the effective user id (0: root)
 
   // The variables of this process and geteuid().
@@ -98,7 +107,14 @@ struct ClusterOptions {
   uint64_t memory_bytes = 0;
   // The environment; unset: ClusterEnv::FromProcess() when Open() runs.
   std::optional<ClusterEnv> env;
+  // The PostgreSQL build to run (a name `pgrig pg list` shows); empty:
+  // env->pg_build, and when that is empty too, the installed server.
+  std::string build;
 };
+
+// The cluster directory of build `name` under the base home (see the
+// layout above).
+std::string BuildClusterHome(const std::string& base_home, const std::string& name);
 
 struct ClusterStatus {
   bool initialized = false;
@@ -116,6 +132,7 @@ struct ClusterStatus {
   int port = 0;
   std::string log_file;
   std::string bindir;
+  std::string build;  // the PostgreSQL build it runs, or "" for the installed server
   std::string account;
   double uptime_s = 0;
   uint64_t size_bytes = 0;
@@ -134,7 +151,8 @@ class Cluster {
   // Fast shutdown, then immediate, then SIGKILL of anything left; returns
   // when no process of this cluster remains.
   Status Stop();
-  // Stop, then remove the home directory and the lock.
+  // Stop, then remove the data directory, the socket directory, the log and
+  // the lock; the home directory too when nothing else is left in it.
   Status Destroy();
   Result<ClusterStatus> GetStatus() const;
   // The last `lines` lines of the server log.
@@ -145,6 +163,16 @@ class Cluster {
   pg::ConnectionParams Params(const std::string& dbname = "pgrig") const;
 
   const std::string& home() const { return home_; }
+  // The PostgreSQL build this cluster runs; "" for the installed server.
+  const std::string& build() const { return build_; }
+  // The other embedded clusters under the same base home (the installed
+  // server's and every build's) that are running now: they share the
+  // machine with whatever this one measures.
+  struct Other {
+    std::string build;  // "" for the installed server's
+    std::string home;
+  };
+  std::vector<Other> OthersRunning() const;
   std::string data_dir() const { return home_ + "/data"; }
   std::string socket_dir() const { return home_ + "/run"; }
   std::string log_file() const { return home_ + "/postgresql.log"; }
@@ -162,7 +190,8 @@ class Cluster {
   std::optional<std::string> SystemIdentifier() const;
 
  private:
-  Cluster(ClusterOptions options, std::string home, ServerAccount account);
+  Cluster(ClusterOptions options, std::string home, std::string base_home, std::string build,
+          ServerAccount account);
 
   Status PrepareHome();
   Status InitDb(const ServerBinaries& bins);
@@ -174,6 +203,9 @@ class Cluster {
 
   ClusterOptions options_;  // options_.env is always set after Open()
   std::string home_;
+  std::string build_;
+  std::string
+      base_home_;  // home_ for the installed server's cluster; <base>/clusters/.. for a build
   ServerAccount account_;
   // Not a stored pointer: a Cluster is moved around, and a pointer to its own
   // member would dangle.
