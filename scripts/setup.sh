@@ -20,6 +20,9 @@ run_packages=(
 )
 test_packages=(
   sysbench clang clang-format
+  # PostgreSQL built from source (pgrig pg build; the real-build test):
+  # what configure's defaults need beyond the compiler
+  libreadline-dev zlib1g-dev
   chromium
   # arm64: cross compiler, qemu-user (run explicitly as qemu-aarch64-static,
   # no binfmt registration needed), .deb tooling, the archive key that
@@ -43,7 +46,16 @@ for p in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
 
+# `all`: the upstream source of the installed server, for the real-build
+# test (scripts/pg-source.sh; nothing is fetched when it is there).
+fetch_source() {
+  if [[ ${1:-all} == all ]]; then
+    "$(dirname "$0")/pg-source.sh" >/dev/null
+  fi
+}
+
 if ((${#missing[@]} == 0)); then
+  fetch_source "${1:-all}"
   exit 0
 fi
 
@@ -87,3 +99,4 @@ if ((installing_sshd)) && command -v systemctl >/dev/null; then
   [[ -d /run/systemd/system ]] && now=(--now)
   "${sudo[@]}" systemctl disable "${now[@]}" ssh.service ssh.socket >/dev/null 2>&1 || true
 fi
+fetch_source "${1:-all}"

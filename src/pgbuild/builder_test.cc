@@ -33,7 +33,7 @@ class BuilderTest : public ::testing::Test {
     dir_ = tmpl;
     home_ = dir_ + "/home";
     tree_ = dir_ + "/postgresql-15.99";
-    WriteStandInTree(tree_);
+    WriteStandInTree(tree_, ResolveRecipe({}, BuildMachine{}).value().make_dirs);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -147,6 +147,15 @@ TEST_F(BuilderTest, BuildsListsRefusesTheSameNameAndRemoves) {
   EXPECT_THAT(*log, HasSubstr("configure args: --prefix=" + BuildDir(home_, "first")));
   EXPECT_THAT(*log, HasSubstr("CFLAGS=-O2 -fno-plt"));
   EXPECT_THAT(*log, HasSubstr("compiling"));
+  // Only the server's directories were made: each one, nothing else.
+  const std::vector<std::string> dirs = ResolveRecipe({}, Machine())->make_dirs;
+  for (const std::string& d : dirs) {
+    if (d != "src/backend" && d != "src/bin/pg_config") {
+      EXPECT_THAT(*log, HasSubstr("made " + home_ + "/pg/.work-first/build/" + d)) << d;
+    }
+  }
+  EXPECT_THAT(*log, ::testing::Not(HasSubstr("made psql")));
+  EXPECT_TRUE(fs::exists(BuildDir(home_, "first") + "/bin/pg_config"));
   EXPECT_EQ(Left(), std::vector<std::string>{"first"});
 
   // The same name again: refused before anything is touched.

@@ -31,7 +31,7 @@ class PgCliITest : public ::testing::Test {
     dir_ = tmpl;
     home_ = dir_ + "/home";
     tree_ = dir_ + "/postgresql-15.99";
-    WriteStandInTree(tree_);
+    WriteStandInTree(tree_, ResolveRecipe({}, BuildMachine{}).value().make_dirs);
   }
   void TearDown() override { fs::remove_all(dir_); }
   ProcessResult Pg(std::vector<std::string> args) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -199,6 +200,15 @@ Result<BuildRecipe> ResolveRecipe(const BuildRequest& request, const BuildMachin
           "--configure \"{}\": pgrig installs each build under PGRIG_HOME/pg/NAME itself", o));
     }
     r.configure_args.push_back(o);
+  }
+  r.make_dirs = {"src/backend",          "src/backend/utils/mb/conversion_procs",
+                 "src/backend/snowball", "src/pl/plpgsql",
+                 "src/timezone",         "src/interfaces/libpq",
+                 "src/bin/initdb",       "src/bin/pg_ctl",
+                 "src/bin/pg_config"};
+  if (std::find(r.configure_args.begin(), r.configure_args.end(), "--with-llvm") !=
+      r.configure_args.end()) {
+    r.make_dirs.push_back("src/backend/jit/llvm");
   }
   return r;
 }

@@ -107,6 +107,24 @@ TEST(Recipe, LlvmNeedsLlvmsDevelopmentFilesAndNamesThePackage) {
   EXPECT_THAT(none.status().message(), HasSubstr("apt-get install llvm-dev clang"));
 }
 
+// Only what pgrig runs is made: the server first, then what initdb and
+// pg_ctl need; the JIT provider only when LLVM is configured.
+TEST(Recipe, MakesTheServerAndItsProgramsOnly) {
+  const std::vector<std::string> dirs = ResolveRecipe({}, X86())->make_dirs;
+  ASSERT_FALSE(dirs.empty());
+  EXPECT_EQ(dirs.front(), "src/backend");
+  for (const char* d : {"src/pl/plpgsql", "src/backend/snowball", "src/interfaces/libpq",
+                        "src/bin/initdb", "src/bin/pg_ctl", "src/bin/pg_config", "src/timezone"}) {
+    EXPECT_THAT(dirs, Contains(d));
+  }
+  EXPECT_THAT(dirs, Not(Contains("src/bin/psql")));
+  EXPECT_THAT(dirs, Not(Contains("src/backend/jit/llvm")));
+  EXPECT_THAT(ResolveRecipe({.profile = Profile::kLlvm}, X86())->make_dirs,
+              Contains("src/backend/jit/llvm"));
+  EXPECT_THAT(ResolveRecipe({.profile = Profile::kDistro}, X86())->make_dirs,
+              Contains("src/backend/jit/llvm"));  // Debian's configure has --with-llvm
+}
+
 TEST(Recipe, DistroKeepsWhatShapesTheCodeAndSaysWhatItDrops) {
   auto r = ResolveRecipe({.profile = Profile::kDistro}, X86());
   ASSERT_TRUE(r.ok()) << r.status().message();

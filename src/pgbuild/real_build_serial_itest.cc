@@ -1,0 +1,129 @@
+// PostgreSQL built for real (issue 29, point 5): the installed server's own
+// release tarball (scripts/pg-source.sh fetches it; $PGRIG_TEST_PG_SOURCE
+// names another) built with two profiles by `pgrig pg build`, each run as
+// its own embedded cluster (`--pg`), loaded and measured, its facts read
+// back from the running server.  Two compiles of the server take about ten
+// minutes of two cores, so this test runs in a CI stage of its own
+// (Makefile: pg-build-tests) and no other stage runs it.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cluster/cluster.h"
+#include "common/fs.h"
+#include "common/process.h"
+#include "pgbuild/builder.h"
+#include "support/test_cluster.h"
+
+namespace pgrig::pgbuild {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+namespace fs = std::filesystem;
+
+// The tarball of the installed server's version, or "" with `why` set.
+std::string SourceTarball(const cluster::ServerBinaries& installed, std::string* why) {
+  if (const char* forced = std::getenv("PGRIG_TEST_PG_SOURCE"); forced && *forced) return forced;
+  const std::string dir = "/var/cache/pgrig/pg-source";
+  const std::string path = fmt::format("{}/postgresql-{}_{}.orig.tar.bz2", dir,
+                                       installed.major_version, installed.version);
+  if (fs::exists(path)) return path;
+  *why = path + " is missing: scripts/pg-source.sh (which scripts/setup.sh runs) fetches it";
+  return "";
+}
+
+std::string LogTail(const std::string& home, const std::string& name) {
+  auto log = ReadWholeFile(BuildLog(home, name));
+  if (!log.ok()) return "(no log)";
+  return log->substr(log->size() > 3000 ? log->size() - 3000 : 0);
+}
+
+TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
+  RealProcessRunner runner;
+  auto installed = cluster::FindServerBinaries(runner, cluster::ClusterEnv{});
+  ASSERT_TRUE(installed.ok()) << installed.status().message();
+  std::string why;
+  const std::string source = SourceTarball(*installed, &why);
+  ASSERT_FALSE(source.empty()) << why;
+
+  const std::string home = testing::MakeTempHome("pgrig-real-build");
+  const std::map<std::string, std::string> env = {{"PGRIG_HOME", home}};
+  struct Cleanup {
+    std::string home;
+    ~Cleanup() {
+      for (const char* name : {"default", "native"}) {
+        (void)testing::RunPgrig({"cluster", "stop", "--pg", name}, {{"PGRIG_HOME", home}});
+      }
+      fs::remove_all(fs::path(home).parent_path());
+    }
+  } cleanup{home};
+
+  // One after the other: built side by side (make -j2 each on two cores)
+  // they took longer, not shorter (docs/pg-build.md).
+  const std::vector<std::string> profiles = {"default", "native"};
+  for (const std::string& p : profiles) {
+    auto b = testing::RunPgrig({"pg", "build", source, "--name", p, "--profile", p}, env);
+    ASSERT_EQ(b.exit_code, 0) << b.out << b.err << LogTail(home, p);
+    EXPECT_THAT(b.out, HasSubstr("built " + p + ": PostgreSQL " + installed->version));
+    // Only the server and its programs: no psql, no pgbench.
+    EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/bin/postgres"));
+    EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/bin/pg_config"));
+    // (PostgreSQL puts its modules in lib/postgresql/ when the prefix does
+    // not say "postgres" or "pgsql", as PGRIG_HOME/pg/NAME does not.)
+    EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/lib/postgresql/plpgsql.so"));
+    EXPECT_FALSE(fs::exists(BuildDir(home, p) + "/bin/psql"));
+  }
+
+  auto list = testing::RunPgrig({"pg", "list", "--json"}, env);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const nlohmann::json builds = nlohmann::json::parse(list.out);
+  ASSERT_EQ(builds.size(), 2u) << list.out;
+  for (const nlohmann::json& b : builds) {
+    EXPECT_EQ(b["version"], installed->version);
+    EXPECT_THAT(b["compiler"].get<std::string>(), StartsWith("gcc ("));
+  }
+
+  for (const std::string& p : profiles) {
+    SCOPED_TRACE("build " + p);
+    auto init = testing::RunPgrig({"init", "--pg", p, "-s", "1", "-q"}, env);
+    ASSERT_EQ(init.exit_code, 0) << init.err;
+    auto bench =
+        testing::RunPgrig({"bench", "--pg", p, "-S", "-M", "prepared", "-c", "2", "-T", "3"}, env);
+    ASSERT_EQ(bench.exit_code, 0) << bench.err;
+    EXPECT_THAT(bench.out, HasSubstr("tps = "));
+    EXPECT_THAT(bench.out, ::testing::Not(HasSubstr("tps = 0.0")));
+
+    // The running server says how it was built, as facts read it.
+    auto facts = testing::RunPgrig({"facts", "--json", "--pg", p}, env);
+    ASSERT_EQ(facts.exit_code, 0) << facts.err;
+    const nlohmann::json server = nlohmann::json::parse(facts.out)["server"];
+    ASSERT_TRUE(server.is_object()) << facts.out;
+    EXPECT_EQ(server["build"]["bindir"], BuildDir(home, p) + "/bin");
+    // The server's own statement of its compiler is the one the build used.
+    EXPECT_THAT(server["build"]["compiler"].get<std::string>(), StartsWith("gcc ("));
+    const std::string cflags = server["build"]["cflags"].get<std::string>();
+    if (p == "native") {
+      EXPECT_THAT(cflags, HasSubstr("-O3"));
+      EXPECT_THAT(cflags, ::testing::AnyOf(HasSubstr("-march=native"), HasSubstr("-mcpu=native")));
+    } else {
+      EXPECT_THAT(cflags, HasSubstr("-O2"));
+    }
+    auto stop = testing::RunPgrig({"cluster", "stop", "--pg", p}, env);
+    ASSERT_EQ(stop.exit_code, 0) << stop.err;
+  }
+
+  for (const std::string& p : profiles) {
+    auto removed = testing::RunPgrig({"pg", "remove", p}, env);
+    ASSERT_EQ(removed.exit_code, 0) << removed.err;
+    EXPECT_FALSE(fs::exists(BuildDir(home, p)));
+    EXPECT_FALSE(fs::exists(cluster::BuildClusterHome(home, p)));
+  }
+}
+
+}  // namespace
+}  // namespace pgrig::pgbuild
