@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Fetches PostgreSQL's release tarball for the installed server: the
-# .orig.tar.bz2 of Debian's source package postgresql-MAJOR at exactly the
-# installed version (a newer one may not be in the archive this machine
-# uses), into DIR (default /var/cache/pgrig/pg-source).  `pgrig pg build`
-# builds from it, and so does the real-build test (docs/pg-build.md).
-# Adds deb-src lines mirroring apt's deb ones when apt has none.  Prints the
-# tarball's path.  Idempotent: nothing is fetched when the tarball is there.
-# Run as root (or with sudo) the first time.
+# .orig.tar.bz2 of Debian's source package postgresql-MAJOR, at the installed
+# version when the archive still has its source, else at the newest version
+# of the same major whose source it has (a mirror may carry a binary whose
+# source is gone: here the security archive's 15.20 source answers 404),
+# into DIR (default /var/cache/pgrig/pg-source).  `pgrig pg build` builds
+# from it, and so does the real-build test (docs/pg-build.md).  Adds deb-src
+# lines mirroring apt's deb ones when apt has none.  Prints the tarball's
+# path.  Idempotent: nothing is fetched when a tarball of that major is
+# there.  Run as root (or with sudo) the first time.
 set -euo pipefail
 dir=${1:-/var/cache/pgrig/pg-source}
 sudo=()
@@ -18,13 +20,19 @@ if [[ -z $major ]]; then
   exit 1
 fi
 pkg=postgresql-$major
-version=$(dpkg-query -W -f='${Version}' "$pkg")  # 15.18-0+deb12u1
-upstream=${version%%-*}                           # 15.18
-tarball=$dir/${pkg}_${upstream}.orig.tar.bz2
-if [[ -s $tarball ]]; then
-  echo "$tarball"
+installed=$(dpkg-query -W -f='${Version}' "$pkg") # 15.18-0+deb12u1
+tarball_of() { echo "$dir/${pkg}_${1%%-*}.orig.tar.bz2"; }
+
+if [[ -s $(tarball_of "$installed") ]]; then
+  tarball_of "$installed"
   exit 0
 fi
+for t in "$dir/${pkg}"_*.orig.tar.bz2; do
+  if [[ -s $t ]]; then
+    echo "$t"
+    exit 0
+  fi
+done
 
 if ! grep -Eqs '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
   if [[ -e /etc/apt/sources.list.d/debian.sources ]]; then
@@ -40,10 +48,21 @@ fi
 
 "${sudo[@]}" mkdir -p "$dir"
 cd "$dir"
-# The tarball only: apt-get would unpack it with dpkg-source otherwise.
-"${sudo[@]}" apt-get source -qq --download-only "$pkg=$version" >&2
-if [[ ! -s $tarball ]]; then
-  echo "pg-source: apt-get source $pkg=$version gave no $tarball" >&2
-  exit 1
-fi
-echo "$tarball"
+# The installed version first, then the others apt knows, newest first.
+versions=("$installed")
+while read -r v; do
+  [[ $v != "$installed" ]] && versions+=("$v")
+done < <(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -rV)
+for v in "${versions[@]}"; do
+  # The tarball only: apt-get would unpack it with dpkg-source otherwise.
+  if "${sudo[@]}" apt-get source -qq --download-only "$pkg=$v" >/dev/null 2>&1 &&
+    [[ -s $(tarball_of "$v") ]]; then
+    [[ $v != "$installed" ]] &&
+      echo "pg-source: the source of $pkg $installed is not in the archive; fetched $v" >&2
+    tarball_of "$v"
+    exit 0
+  fi
+  echo "pg-source: apt-get source $pkg=$v failed" >&2
+done
+echo "pg-source: no source of $pkg could be fetched (tried ${versions[*]})" >&2
+exit 1

@@ -26,14 +26,21 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
-// The tarball of the installed server's version, or "" with `why` set.
+// The tarball scripts/pg-source.sh fetched: the installed server's version,
+// else another of its major (when the archive no longer has the installed
+// one's source); "" with `why` set when there is none.
 std::string SourceTarball(const cluster::ServerBinaries& installed, std::string* why) {
   if (const char* forced = std::getenv("PGRIG_TEST_PG_SOURCE"); forced && *forced) return forced;
   const std::string dir = "/var/cache/pgrig/pg-source";
-  const std::string path = fmt::format("{}/postgresql-{}_{}.orig.tar.bz2", dir,
-                                       installed.major_version, installed.version);
-  if (fs::exists(path)) return path;
-  *why = path + " is missing: scripts/pg-source.sh (which scripts/setup.sh runs) fetches it";
+  const std::string prefix = fmt::format("postgresql-{}_", installed.major_version);
+  const std::string exact = dir + "/" + prefix + installed.version + ".orig.tar.bz2";
+  if (fs::exists(exact)) return exact;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(".orig.tar.bz2")) return e.path().string();
+  }
+  *why = exact + " is missing: scripts/pg-source.sh (which scripts/setup.sh runs) fetches it";
   return "";
 }
 
@@ -50,6 +57,9 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
   std::string why;
   const std::string source = SourceTarball(*installed, &why);
   ASSERT_FALSE(source.empty()) << why;
+  auto inspected = InspectSource(source);
+  ASSERT_TRUE(inspected.ok()) << inspected.status().message();
+  const std::string version = inspected->version;
 
   const std::string home = testing::MakeTempHome("pgrig-real-build");
   const std::map<std::string, std::string> env = {{"PGRIG_HOME", home}};
@@ -69,7 +79,7 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
   for (const std::string& p : profiles) {
     auto b = testing::RunPgrig({"pg", "build", source, "--name", p, "--profile", p}, env);
     ASSERT_EQ(b.exit_code, 0) << b.out << b.err << LogTail(home, p);
-    EXPECT_THAT(b.out, HasSubstr("built " + p + ": PostgreSQL " + installed->version));
+    EXPECT_THAT(b.out, HasSubstr("built " + p + ": PostgreSQL " + version));
     // Only the server and its programs: no psql, no pgbench.
     EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/bin/postgres"));
     EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/bin/pg_config"));
@@ -84,7 +94,7 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
   const nlohmann::json builds = nlohmann::json::parse(list.out);
   ASSERT_EQ(builds.size(), 2u) << list.out;
   for (const nlohmann::json& b : builds) {
-    EXPECT_EQ(b["version"], installed->version);
+    EXPECT_EQ(b["version"], version);
     EXPECT_THAT(b["compiler"].get<std::string>(), StartsWith("gcc ("));
   }
 
