@@ -238,9 +238,9 @@ TEST(PgbenchInitITest, SameAsPgbenchWithEachKeyStrategy) {
   for (const ForcedStrategy& f : kForced) {
     SCOPED_TRACE(f.name);
     const std::string tag = std::string("k") + std::to_string(&f - kForced);
-    std::string err = CompareWithPgbench(tag, {"-s", "2"}, {}, {{"PGRIG_INIT_KEYS", f.name}});
+    std::string err = CompareWithPgbench(tag, {"-s", "1"}, {}, {{"PGRIG_INIT_KEYS", f.name}});
     EXPECT_THAT(err, HasSubstr(f.note));
-    err = CompareWithPgbench(tag + "p", {"-s", "2", "--partitions", "3"}, {},
+    err = CompareWithPgbench(tag + "p", {"-s", "1", "--partitions", "3"}, {},
                              {{"PGRIG_INIT_KEYS", f.name}});
     EXPECT_THAT(err, HasSubstr(f.note));
     err = CompareWithPgbench(tag + "h", {"-s", "1", "--partitions=2", "--partition-method=hash"},
@@ -265,7 +265,7 @@ TEST(PgbenchInitITest, BadKeyStrategyIsRefusedBeforeConnecting) {
 TEST(PgbenchInitITest, SameAsPgbenchWithoutKeys) {
   // No p step: no keys, none built early.
   const std::string err =
-      CompareWithPgbench("nokeys", {"-s", "2", "-I", "dtgv"}, {"constraints", "indexes"});
+      CompareWithPgbench("nokeys", {"-s", "1", "-I", "dtgv"}, {"constraints", "indexes"});
   EXPECT_THAT(err, Not(HasSubstr("note: the primary keys")));
 }
 
