@@ -58,14 +58,15 @@ NATIVE_CTEST = cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -E "$(RE
 PG_BUILD_CTEST = cd $(BUILD) && ctest --output-on-failure -R "$(REAL_PG_BUILD_TEST)"
 ARM64_CTEST = cd $(ARM64_BUILD) && ctest --output-on-failure -j $(JOBS) -L "unit|arm64|package"
 # The fault matrix, the fleet's integration tests (ssh to test hosts in
-# network namespaces) and the build clusters' (a dozen pgrig commands on
-# clusters of their own) run in the native build only: under ASan they took
-# a fifth of the stage, which on session 22's slow guest ended 12 s inside
-# its budget (docs/testing.md).
+# network namespaces), the build clusters' (a dozen pgrig commands on
+# clusters of their own) and the plans with builds (suites over two clusters
+# of their own) run in the native build only: under ASan they took a fifth
+# of the stage, which on session 22's slow guest ended 12 s inside its
+# budget (docs/testing.md).
 # The integration tests mostly wait (on servers, ssh, timers: a quarter of
 # the CPU at -j4), so the ASan run uses the native run's parallelism.
 ASAN_CTEST = cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(TEST_JOBS) \
-  -E "FaultMatrixTest|^(FleetRun|FleetCheck|FleetHooks|ClientModeTest|SshTransportReal|NetnsHosts|RealPostgresBuild|BuildClusterTest)\."
+  -E "FaultMatrixTest|^(FleetRun|FleetCheck|FleetHooks|ClientModeTest|SshTransportReal|NetnsHosts|RealPostgresBuild|BuildClusterTest|RunBuildsTest)\."
 TSAN_CTEST = cd $(TSAN_BUILD) && \
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tsan.supp)" \
   ctest --output-on-failure -j $(JOBS) -L tsan

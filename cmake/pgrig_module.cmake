@@ -21,6 +21,8 @@
 # With ITEST_RESOURCE_LOCK, the module's other integration tests hold that
 # CTest resource lock: tests of every module naming the same lock run one at
 # a time (the runner's suites, which refuse to share a server).
+# With SERIAL_ITEST_TIMEOUT, the module's serial integration tests may run
+# that many seconds instead of 900 (PostgreSQL compiled for real).
 #   <module>_tsan_tests, ...     the same, for files matching PGRIG_TSAN_TESTS
 #                                (labels "unit_tsan", "integration_tsan")
 #
@@ -45,7 +47,7 @@
 # `ctest -L` takes a regular expression, so -L unit still selects them) and
 # join the target tsan_suite.
 function(pgrig_module name)
-  cmake_parse_arguments(ARG "" "ITEST_RESOURCE_LOCK" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "ITEST_RESOURCE_LOCK;SERIAL_ITEST_TIMEOUT" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   list(FILTER srcs EXCLUDE REGEX "_(test|itest|benchmark)\\.cc$")
   list(FILTER srcs EXCLUDE REGEX "/main\\.cc$")
@@ -113,15 +115,19 @@ function(pgrig_module name)
       # Integration tests also run the pgrig executable (see the top level).
       set_property(GLOBAL APPEND PROPERTY PGRIG_ITESTS ${g})
       set(serial FALSE)
+      set(timeout 900)
       if(g MATCHES "_serial_itests$")
         set(serial TRUE)
+        if(ARG_SERIAL_ITEST_TIMEOUT)
+          set(timeout ${ARG_SERIAL_ITEST_TIMEOUT})
+        endif()
       endif()
       set(lock "")
       if(ARG_ITEST_RESOURCE_LOCK AND NOT g MATCHES "_private_itests$")
         set(lock RESOURCE_LOCK ${ARG_ITEST_RESOURCE_LOCK})
       endif()
       gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60
-                           PROPERTIES LABELS "integration${tsan}" TIMEOUT 900
+                           PROPERTIES LABELS "integration${tsan}" TIMEOUT ${timeout}
                            FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial} ${lock})
     else()
       set_property(GLOBAL APPEND PROPERTY PGRIG_UNIT_TEST_TARGETS ${g})

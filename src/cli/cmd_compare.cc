@@ -27,7 +27,8 @@ from `pgrig run`, `pgrig bench --json`, `pgrig lio run --json` or `pgrig fsync
 --json`; logical reads per second are never divided by transactions per
 second (such cells are listed as a mismatch).  DIR_A is the base: ratios read
 "other / A".  Cells match on workload, protocol, settings variant, clients
-and threads.
+and threads.  One DIR alone whose plan had `builds` compares its builds (the
+plan's first build is the base, each build labelled by its name).
 
 Verdicts: "faster"/"slower" only when the whole 95% interval of the tps ratio
 lies above/below 1.0, otherwise "no significant difference"; "not decidable"
@@ -63,9 +64,11 @@ int RunCompare(int argc, char** argv) {
   app.footer(kCompareFooter);
   std::vector<std::string> dirs, claims, prices;
   std::string format_name = "text", out;
-  app.add_option("DIRS", dirs, "two or more results directories or JSON files")
+  app.add_option("DIRS", dirs,
+                 "two or more results directories or JSON files, or one suite whose plan had "
+                 "builds (its builds are compared)")
       ->required()
-      ->expected(2, -1);
+      ->expected(1, -1);
   app.add_option("--format", format_name, "text (default), markdown, csv, json or html");
   app.add_option("--out", out, "write to FILE (atomically) instead of standard output");
   app.add_option("--claim", claims, "check a published claim against the data (repeatable)");
@@ -103,8 +106,16 @@ int CompareSuites(const CompareRequest& r) {
   }
   auto price = ParsePrices(r.prices, r.dirs.size());
   if (!price.ok()) return Fail(kCompareCommand, price.status().message());
-  auto loaded = LoadAndAnalyze(r.dirs, *price);
+  // One suite: its builds are compared (a plan with `builds`).
+  const bool builds = r.dirs.size() == 1;
+  auto loaded = LoadAndAnalyze(r.dirs, *price, builds);
   if (!loaded.ok()) return Fail(kCompareCommand, loaded.status().message());
+  if (loaded->suites.size() < 2) {
+    return Fail(kCompareCommand,
+                r.dirs.front() +
+                    " is one suite and its plan had no builds: give two or more suites, or one "
+                    "whose plan compared PostgreSQL builds (docs/plans.md \"Builds\")");
+  }
   const auto suites = loaded->Pointers();
   auto comparison = report::Compare(suites, r.options);
   if (!comparison.ok()) return Fail(kCompareCommand, comparison.status().message());

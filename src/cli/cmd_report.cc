@@ -94,8 +94,26 @@ int RunReport(int argc, char** argv) {
     if (!checked.ok()) return Fail(kReportCommand, checked.status().message());
     in.claims.push_back(std::move(*checked));
   }
-  if (Status st = Emit(out, report::RenderReport(in, *format)); !st.ok())
-    return Fail(kReportCommand, st.message());
+  std::string text = report::RenderReport(in, *format);
+  // A plan with builds: the builds compared, the plan's first the base
+  // (text and markdown; `pgrig compare DIR` gives every format).
+  if (stats.suite->builds.size() >= 2) {
+    if (*format == report::Format::kText || *format == report::Format::kMarkdown) {
+      auto split = LoadAndAnalyze({dir}, *price, /*split_builds=*/true);
+      if (!split.ok()) return Fail(kReportCommand, split.status().message());
+      auto comparison = report::Compare(split->Pointers(), {});
+      if (!comparison.ok()) return Fail(kReportCommand, comparison.status().message());
+      text += *format == report::Format::kMarkdown ? "\n## PostgreSQL builds compared\n\n"
+                                                   : "\nPostgreSQL builds compared\n\n";
+      text += report::RenderComparison({.comparison = &*comparison}, *format);
+    } else {
+      std::fprintf(stderr,
+                   "pgrig report: the suite compares PostgreSQL builds; pgrig compare %s "
+                   "compares them\n",
+                   dir.c_str());
+    }
+  }
+  if (Status st = Emit(out, text); !st.ok()) return Fail(kReportCommand, st.message());
   if (!out.empty()) std::fprintf(stderr, "pgrig report: wrote %s\n", out.c_str());
 
   if (!to_db.empty()) {

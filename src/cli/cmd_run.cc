@@ -188,6 +188,96 @@ int RestoreLeftSettings(const RunOptions& o) {
   return kExitOk;
 }
 
+// A plan's PostgreSQL builds (plan::Plan::builds): their embedded clusters,
+// checked before anything starts, one running at a time; at the end each is
+// left running or stopped as it was before.
+class BuildClusters {
+ public:
+  // Refuses a named server, --pg/PGRIG_PG and a build that does not exist.
+  static Result<BuildClusters> Check(const plan::Plan& plan, const pg::ConnectionParams& named) {
+    BuildClusters out;
+    const std::string where =
+        "plan '" + plan.name + "' compares PostgreSQL builds (" + Join(plan.builds, ", ") + ")";
+    if (named.NamesAServer()) {
+      return InvalidArgument(where +
+                             ", which run on pgrig's embedded clusters: drop -h/-p/-U/-d, --db "
+                             "and PG* variables");
+    }
+    if (const std::string env = cluster::ClusterEnv::FromProcess().pg_build; !env.empty()) {
+      return InvalidArgument(where + ", but --pg (or PGRIG_PG=" + env +
+                             ") chooses one build; drop it");
+    }
+    for (const std::string& b : plan.builds) {
+      const std::string build = b == plan::kInstalledBuild ? "" : b;
+      auto c = cluster::Cluster::Open({.build = build});
+      if (!c.ok()) return c.status().WithContext(where);
+      out.names_.push_back(build);
+      out.was_running_.push_back(c->RunningPid().has_value());
+      out.clusters_.push_back(std::move(c).value());
+    }
+    out.targets_.resize(out.clusters_.size());
+    return out;
+  }
+
+  // Stops the other builds' clusters and starts build `b`'s.
+  Result<runner::BuildServer> Activate(int b, bool quiet) {
+    for (size_t i = 0; i < clusters_.size(); ++i) {
+      if (static_cast<int>(i) == b || !clusters_[i].RunningPid()) continue;
+      if (Status st = clusters_[i].Stop(); !st.ok()) {
+        return st.WithContext("stopping the cluster of " + Name(i));
+      }
+    }
+    auto t = ResolveTarget(
+        {}, {.quiet = quiet, .warn_if_suite = false, .build = names_[static_cast<size_t>(b)]});
+    if (!t.ok()) return t.status();
+    auto con = pg::Connect(t->params);
+    if (!con.ok()) return con.status();
+    runner::BuildServer out;
+    out.server.version_num = con->server_version();
+    out.server.version = pg::ServerVersionText(out.server.version_num);
+    out.server.target = t->params.Describe();
+    out.server.embedded = true;
+    out.target = t->params;
+    std::optional<Target>& kept = targets_[static_cast<size_t>(b)];
+    kept = std::move(t).value();
+    out.embedded = &*kept->cluster;
+    return out;
+  }
+
+  // Each cluster running or stopped as before the suite; what could not be
+  // done, as warnings.
+  std::vector<std::string> Restore() {
+    std::vector<std::string> warnings;
+    for (size_t i = 0; i < clusters_.size(); ++i) {
+      const bool running = clusters_[i].RunningPid().has_value();
+      if (running && !was_running_[i]) {
+        if (Status st = clusters_[i].Stop(); !st.ok()) {
+          warnings.push_back("could not stop the cluster of " + Name(i) + ": " + st.message());
+        }
+      }
+    }
+    for (size_t i = 0; i < clusters_.size(); ++i) {
+      if (was_running_[i] && !clusters_[i].RunningPid()) {
+        if (auto st = clusters_[i].Start(); !st.ok()) {
+          warnings.push_back("could not start the cluster of " + Name(i) +
+                             " again: " + st.status().message());
+        }
+      }
+    }
+    return warnings;
+  }
+
+ private:
+  std::string Name(size_t i) const {
+    return names_[i].empty() ? "the installed server" : "build " + names_[i];
+  }
+
+  std::vector<std::string> names_;  // "" for the installed server
+  std::vector<cluster::Cluster> clusters_;
+  std::vector<bool> was_running_;
+  std::vector<std::optional<Target>> targets_;  // the clusters started for the suite
+};
+
 // The plan to run and where its results go: the suite being resumed, or
 // the named (or default) plan into a new directory.
 struct ChosenSuite {
@@ -312,6 +402,12 @@ int RunRun(int argc, char** argv) {
   auto cells = plan::ExpandPlan(plan, cpus);
   if (!cells.ok()) return Fail(kRunCommand, cells.status().message());
   if (Status w = runner::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
+  std::optional<BuildClusters> builds;
+  if (!plan.builds.empty()) {
+    auto checked = BuildClusters::Check(plan, o.params);
+    if (!checked.ok()) return Fail(kRunCommand, checked.status().message());
+    builds.emplace(std::move(checked).value());
+  }
   if (chosen->previous) {
     Status ok = runner::CheckResumable(*chosen->previous, plan, *cells);
     if (!ok.ok()) return Fail(kRunCommand, "--resume " + o.resume_dir + ": " + ok.message());
@@ -345,53 +441,64 @@ int RunRun(int argc, char** argv) {
   std::fflush(stdout);
 
   // --- The server, the facts, the suite. ----------------------------------
-  // One suite per server: the embedded cluster's lock before it is started.
   const runner::SuiteHolder me = runner::ThisProcess(command_line);
-  std::unique_ptr<runner::SuiteLock> embedded_lock;
-  if (!o.params.NamesAServer()) {
-    auto lock = runner::SuiteLock::LockEmbedded(cluster::DefaultHome(), me);
-    if (!lock.ok()) return Fail(kRunCommand, lock.status().message());
-    embedded_lock = std::move(lock).value();
-  }
-  auto target = ResolveTarget(o.params, {.quiet = o.quiet, .warn_if_suite = false});
-  if (!target.ok()) return Fail(kRunCommand, target.status().message());
-  auto server_lock = runner::SuiteLock::LockServer(target->params, me);
-  if (!server_lock.ok()) return Fail(kRunCommand, server_lock.status().message());
-  auto con = pg::Connect(target->params);
-  if (!con.ok()) return Fail(kRunCommand, con.status().message());
-  results::ResultServer server;
-  server.version_num = con->server_version();
-  server.version = pg::ServerVersionText(server.version_num);
-  server.target = target->params.Describe();
-  server.embedded = target->embedded;
-  host::ServerFacts sf = ProbeServer(*con, &hf);
-  *con = pg::Connection();
-  if (!o.quiet) {
-    std::fprintf(stderr, "server: PostgreSQL %s, %s%s\n", server.version.c_str(),
-                 server.target.c_str(), server.embedded ? " (embedded cluster)" : "");
-  }
-
   runner::SuiteOptions so;
-  so.plan = plan;
-  so.cells = *cells;
-  so.cpus = cpus;
-  so.memory_bytes = hf.effective_memory_bytes;
-  so.target = target->params;
-  so.embedded = target->cluster ? &*target->cluster : nullptr;
-  so.server = server;
-  so.out_dir = out_dir;
-  so.profile_all = o.profile;
-  so.label = chosen->label;
-  so.tool_version = kVersion;
-  so.command_line = command_line;
-  so.facts = host::FactsToJson(hf, sf);
-  so.facts_after_load = [&target, &hf, &so] {
-    auto c = pg::Connect(target->params);
+  // Facts once the data is loaded, of whichever server was measured.
+  so.facts_after_load = [&hf, &so](const pg::ConnectionParams& server) {
+    auto c = pg::Connect(server);
     if (!c.ok()) return so.facts;
     host::HostFacts after = hf;
     const host::ServerFacts server_after = ProbeServer(*c, &after);
     return host::FactsToJson(after, server_after);
   };
+  // One suite per server: the embedded cluster's lock before it is started.
+  std::unique_ptr<runner::SuiteLock> embedded_lock;
+  std::unique_ptr<runner::SuiteLock> server_lock;
+  std::optional<Target> target;
+  if (!o.params.NamesAServer()) {
+    // The pgrig home's lock, which covers every build's cluster in it.
+    auto lock = runner::SuiteLock::LockEmbedded(cluster::DefaultHome(), me);
+    if (!lock.ok()) return Fail(kRunCommand, lock.status().message());
+    embedded_lock = std::move(lock).value();
+  }
+  if (builds) {
+    // Each build's cluster is started by the runner (activate_build).
+    so.facts = host::FactsToJson(hf, std::nullopt);
+    so.activate_build = [&builds, &o](int b) { return builds->Activate(b, o.quiet); };
+  } else {
+    auto resolved = ResolveTarget(o.params, {.quiet = o.quiet, .warn_if_suite = false});
+    if (!resolved.ok()) return Fail(kRunCommand, resolved.status().message());
+    target.emplace(std::move(resolved).value());
+    auto locked = runner::SuiteLock::LockServer(target->params, me);
+    if (!locked.ok()) return Fail(kRunCommand, locked.status().message());
+    server_lock = std::move(locked).value();
+    auto con = pg::Connect(target->params);
+    if (!con.ok()) return Fail(kRunCommand, con.status().message());
+    results::ResultServer server;
+    server.version_num = con->server_version();
+    server.version = pg::ServerVersionText(server.version_num);
+    server.target = target->params.Describe();
+    server.embedded = target->embedded;
+    host::ServerFacts sf = ProbeServer(*con, &hf);
+    *con = pg::Connection();
+    if (!o.quiet) {
+      std::fprintf(stderr, "server: PostgreSQL %s, %s%s\n", server.version.c_str(),
+                   server.target.c_str(), server.embedded ? " (embedded cluster)" : "");
+    }
+    so.target = target->params;
+    so.embedded = target->cluster ? &*target->cluster : nullptr;
+    so.server = server;
+    so.facts = host::FactsToJson(hf, sf);
+  }
+  so.plan = plan;
+  so.cells = *cells;
+  so.cpus = cpus;
+  so.memory_bytes = hf.effective_memory_bytes;
+  so.out_dir = out_dir;
+  so.profile_all = o.profile;
+  so.label = chosen->label;
+  so.tool_version = kVersion;
+  so.command_line = command_line;
   so.price = priced->price;
   so.on_error = o.on_error == "continue" ? runner::OnError::kContinue : runner::OnError::kStop;
   so.resume = chosen->previous;
@@ -403,6 +510,11 @@ int RunRun(int argc, char** argv) {
     return runner::RunSuite(so);
   }();
   printer.Clear();
+  if (builds) {
+    for (const std::string& w : builds->Restore()) {
+      std::fprintf(stderr, "pgrig run: warning: %s\n", w.c_str());
+    }
+  }
   if (!outcome.ok()) return Fail(kRunCommand, outcome.status().message());
   return PrintOutcome(*outcome, out_dir);
 }

@@ -43,12 +43,21 @@ Result<std::vector<std::optional<double>>> ParsePrices(const std::vector<std::st
 }
 
 Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
-                                    const std::vector<std::optional<double>>& prices) {
+                                    const std::vector<std::optional<double>>& prices,
+                                    bool split_builds) {
   LoadedSuites out;
   for (size_t i = 0; i < paths.size(); ++i) {
     PGRIG_ASSIGN_OR_RETURN(results::Suite s, results::LoadSuite(paths[i]));
     if (i < prices.size() && prices[i]) s.usd_per_hour = prices[i];
-    out.suites.push_back(std::make_unique<results::Suite>(std::move(s)));
+    std::vector<results::Suite> parts;
+    if (split_builds) parts = results::SplitByBuild(s);
+    if (parts.empty()) {
+      out.suites.push_back(std::make_unique<results::Suite>(std::move(s)));
+    } else {
+      for (results::Suite& p : parts) {
+        out.suites.push_back(std::make_unique<results::Suite>(std::move(p)));
+      }
+    }
   }
   // Labels name the columns and series.  Suites of the same plan share a
   // label ("standard"), so colliding labels become the machine's name

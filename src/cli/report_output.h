@@ -30,9 +30,12 @@ struct LoadedSuites {
 Result<std::vector<std::optional<double>>> ParsePrices(const std::vector<std::string>& texts,
                                                        size_t suites);
 
-// Loads and analyses every path, applying prices[i] when set.
+// Loads and analyses every path, applying prices[i] when set.  With
+// `split_builds`, a suite whose plan had builds becomes one suite per build
+// (results::SplitByBuild), each with the suite's price.
 Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
-                                    const std::vector<std::optional<double>>& prices);
+                                    const std::vector<std::optional<double>>& prices,
+                                    bool split_builds = false);
 
 // Fails unless `path`'s directory exists and is writable (and the file, when it exists).
 Status CheckWritable(const std::string& path);
@@ -45,7 +48,9 @@ Status Emit(const std::string& path, const std::string& text);
 // them, checks the claims and emits the rendering; prints its own error
 // line and returns the exit code.
 struct CompareRequest {
-  std::vector<std::string> dirs;    // two or more results directories or files
+  // Two or more results directories or files, or one whose plan had builds
+  // (its builds are compared, the plan's first build the baseline).
+  std::vector<std::string> dirs;
   std::vector<std::string> claims;  // --claim
   std::vector<std::string> prices;  // --usd-per-hour, one per suite or none
   report::Format format = report::Format::kText;

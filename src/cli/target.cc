@@ -123,7 +123,8 @@ Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOpti
     PGRIG_RETURN_IF_ERROR(SettleLeft(t, named, options));
     return t;
   }
-  PGRIG_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::Cluster::Open({}));
+  PGRIG_ASSIGN_OR_RETURN(cluster::Cluster c,
+                         cluster::Cluster::Open({.build = options.build.value_or("")}));
   PGRIG_ASSIGN_OR_RETURN(cluster::StartAction action, StartEmbedded(c, quiet));
   if (!quiet && action != cluster::StartAction::kAlreadyRunning) {
     std::fprintf(

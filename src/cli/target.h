@@ -29,6 +29,10 @@ struct TargetOptions {
   bool restore_left =
       false;  // also restore a named server's left settings (run --restore-settings)
   bool warn_if_suite = true;  // warn when a pgrig run holds the server (runner/suite_lock.h)
+  // Set: the embedded cluster of this PostgreSQL build (a `pgrig pg list`
+  // name) rather than the one --pg/PGRIG_PG chooses; "" is the installed
+  // server's only when neither is set (a plan with builds refuses them).
+  std::optional<std::string> build;
 };
 
 // When `named` names no server, opens and starts the embedded cluster

@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "cluster/cluster.h"
-#include "common/process.h"
 #include "pg/connection.h"
 #include "support/test_cluster.h"
 
@@ -18,18 +17,6 @@ namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-// PGRIG_HOME/pg/NAME/bin with the installed server's programs.
-void MakeLinkedBuild(const std::string& home, const std::string& name) {
-  RealProcessRunner runner;
-  auto bins = FindServerBinaries(runner, ClusterEnv{});
-  ASSERT_TRUE(bins.ok()) << bins.status().message();
-  const fs::path bin = fs::path(home) / "pg" / name / "bin";
-  fs::create_directories(bin);
-  for (const char* p : {"postgres", "initdb", "pg_ctl"}) {
-    fs::create_symlink(fs::path(bins->bindir) / p, bin / p);
-  }
-}
 
 class BuildClusterTest : public ::testing::Test {
  protected:
@@ -49,7 +36,7 @@ class BuildClusterTest : public ::testing::Test {
 };
 
 TEST_F(BuildClusterTest, OneDataDirectoryPerBuildRunningItsBinaries) {
-  ASSERT_NO_FATAL_FAILURE(MakeLinkedBuild(home_, "fake"));
+  ASSERT_NO_FATAL_FAILURE(testing::MakeLinkedBuild(home_, "fake"));
   auto start = testing::RunPgrig({"cluster", "start", "--pg", "fake"}, env_);
   ASSERT_EQ(start.exit_code, 0) << start.err;
   EXPECT_THAT(start.out, HasSubstr(home_ + "/clusters/fake"));
@@ -99,8 +86,8 @@ TEST_F(BuildClusterTest, OneDataDirectoryPerBuildRunningItsBinaries) {
 }
 
 TEST_F(BuildClusterTest, DestroyingAClusterLeavesTheBuildsAndOtherClusters) {
-  ASSERT_NO_FATAL_FAILURE(MakeLinkedBuild(home_, "fake"));
-  ASSERT_NO_FATAL_FAILURE(MakeLinkedBuild(home_, "other"));
+  ASSERT_NO_FATAL_FAILURE(testing::MakeLinkedBuild(home_, "fake"));
+  ASSERT_NO_FATAL_FAILURE(testing::MakeLinkedBuild(home_, "other"));
   auto fake = Cluster::Open({.home = home_, .build = "fake"});
   auto other = Cluster::Open({.home = home_, .build = "other"});
   ASSERT_TRUE(fake.ok() && other.ok());

@@ -1,14 +1,16 @@
 // PostgreSQL built for real (issue 29, point 5): the installed server's own
 // release tarball (scripts/pg-source.sh fetches it; $PGRIG_TEST_PG_SOURCE
 // names another) built with two profiles by `pgrig pg build`, each run as
-// its own embedded cluster (`--pg`), loaded and measured, its facts read
-// back from the running server.  Two compiles of the server take about ten
-// minutes of two cores, so this test runs in a CI stage of its own
-// (Makefile: pg-build-tests) and no other stage runs it.
+// its own embedded cluster (`--pg`), its facts read back from the running
+// server, and a tiny plan run over both builds (`builds = [...]`) and
+// compared.  Two compiles of the server take 11 to 15 minutes of two cores,
+// so `make test` leaves this test out and `make test-pg-build` runs it
+// (Makefile, docs/testing.md).
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -77,7 +79,9 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
   // they took longer, not shorter (docs/pg-build.md).
   const std::vector<std::string> profiles = {"default", "native"};
   for (const std::string& p : profiles) {
-    auto b = testing::RunPgrig({"pg", "build", source, "--name", p, "--profile", p}, env);
+    // 5 to 9 minutes each on two cores (docs/testing.md, footnote 4).
+    auto b = testing::RunPgrig({"pg", "build", source, "--name", p, "--profile", p}, env, "",
+                               std::chrono::minutes(20));
     ASSERT_EQ(b.exit_code, 0) << b.out << b.err << LogTail(home, p);
     EXPECT_THAT(b.out, HasSubstr("built " + p + ": PostgreSQL " + version));
     // Only the server and its programs: no psql, no pgbench.
@@ -98,21 +102,34 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
     EXPECT_THAT(b["compiler"].get<std::string>(), StartsWith("gcc ("));
   }
 
-  for (const std::string& p : profiles) {
+  // A tiny plan over both builds: each build's cluster loaded and measured
+  // in turn, the builds recorded and compared.
+  const std::string plan = fs::path(home).parent_path().string() + "/builds.toml";
+  ASSERT_TRUE(WriteFileAtomically(plan,
+                                  "[plan]\nname = \"real-builds\"\nscale = 1\nclients = [2]\n"
+                                  "protocols = [\"prepared\"]\nduration_s = 3\niterations = 2\n"
+                                  "builds = [\"default\", \"native\"]\n"
+                                  "[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n")
+                  .ok());
+  const std::string out = fs::path(home).parent_path().string() + "/out";
+  auto run = testing::RunPgrig({"run", plan, "--out", out}, env);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto suite_text = ReadWholeFile(out + "/suite.json");
+  ASSERT_TRUE(suite_text.ok());
+  const nlohmann::json suite = nlohmann::json::parse(*suite_text);
+  EXPECT_EQ(suite["complete"], true);
+  ASSERT_EQ(suite["runs"].size(), 4u);
+  for (const nlohmann::json& r : suite["runs"]) {
+    EXPECT_EQ(r["status"], "ok") << r.dump();
+    EXPECT_GT(r["result"]["summary"]["tps"].get<double>(), 0) << r["cell"];
+  }
+  ASSERT_EQ(suite["builds"].size(), 2u);
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const std::string& p = profiles[i];
     SCOPED_TRACE("build " + p);
-    auto init = testing::RunPgrig({"init", "--pg", p, "-s", "1", "-q"}, env);
-    ASSERT_EQ(init.exit_code, 0) << init.err;
-    auto bench =
-        testing::RunPgrig({"bench", "--pg", p, "-S", "-M", "prepared", "-c", "2", "-T", "3"}, env);
-    ASSERT_EQ(bench.exit_code, 0) << bench.err;
-    EXPECT_THAT(bench.out, HasSubstr("tps = "));
-    EXPECT_THAT(bench.out, ::testing::Not(HasSubstr("tps = 0.0")));
-
-    // The running server says how it was built, as facts read it.
-    auto facts = testing::RunPgrig({"facts", "--json", "--pg", p}, env);
-    ASSERT_EQ(facts.exit_code, 0) << facts.err;
-    const nlohmann::json server = nlohmann::json::parse(facts.out)["server"];
-    ASSERT_TRUE(server.is_object()) << facts.out;
+    const nlohmann::json& server = suite["builds"][i]["server"];
+    EXPECT_EQ(suite["builds"][i]["name"], p);
+    ASSERT_TRUE(server.is_object()) << suite["builds"].dump();
     EXPECT_EQ(server["build"]["bindir"], BuildDir(home, p) + "/bin");
     // The server's own statement of its compiler is the one the build used.
     EXPECT_THAT(server["build"]["compiler"].get<std::string>(), StartsWith("gcc ("));
@@ -123,6 +140,20 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
     } else {
       EXPECT_THAT(cflags, HasSubstr("-O2"));
     }
+  }
+  auto compare = testing::RunPgrig({"compare", out}, env);
+  EXPECT_EQ(compare.exit_code, 0) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("native against default"));
+  EXPECT_THAT(compare.out, HasSubstr("read/prepared/default/c2/j2"));
+  // The builds' compile flags differ, and compare says so.
+  EXPECT_THAT(compare.out, HasSubstr("-O3"));
+
+  // facts reaches a build's server through --pg as well.
+  auto facts = testing::RunPgrig({"facts", "--json", "--pg", "native"}, env);
+  ASSERT_EQ(facts.exit_code, 0) << facts.err;
+  EXPECT_EQ(nlohmann::json::parse(facts.out)["server"]["build"]["bindir"],
+            BuildDir(home, "native") + "/bin");
+  for (const std::string& p : profiles) {
     auto stop = testing::RunPgrig({"cluster", "stop", "--pg", p}, env);
     ASSERT_EQ(stop.exit_code, 0) << stop.err;
   }

@@ -96,46 +96,52 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
   static const CountExpr kCores{.per_core = 1, .text = "cores"};
   std::vector<Cell> cells;
   std::set<std::string> seen;
-  for (size_t w = 0; w < plan.workloads.size(); ++w) {
-    const Workload& wl = plan.workloads[w];
-    if (wl.kind == WorkloadKind::kFsync) continue;  // once per suite, not a cell
-    const bool lio = wl.kind == WorkloadKind::kLio;
-    const std::vector<CountExpr>& clients =
-        !wl.clients.empty() ? wl.clients
-                            : (!plan.clients.empty() ? plan.clients : std::vector{kCores});
-    const std::vector<CountExpr>& threads = !wl.threads.empty() ? wl.threads : plan.threads;
-    std::vector<script::QueryMode> protocols =
-        !wl.protocols.empty() ? wl.protocols : plan.protocols;
-    if (protocols.empty()) protocols.push_back(script::QueryMode::kSimple);
-    // lio sessions prepare their range statements and run one thread each.
-    if (lio) protocols = {script::QueryMode::kPrepared};
-    const int variant_count = plan.variants.empty() ? 1 : static_cast<int>(plan.variants.size());
+  const int build_count = plan.builds.empty() ? 1 : static_cast<int>(plan.builds.size());
+  for (int b = 0; b < build_count; ++b) {
+    const int build = plan.builds.empty() ? -1 : b;
+    const std::string build_suffix = build < 0 ? "" : "@" + plan.builds[static_cast<size_t>(build)];
+    for (size_t w = 0; w < plan.workloads.size(); ++w) {
+      const Workload& wl = plan.workloads[w];
+      if (wl.kind == WorkloadKind::kFsync) continue;  // once per suite, not a cell
+      const bool lio = wl.kind == WorkloadKind::kLio;
+      const std::vector<CountExpr>& clients =
+          !wl.clients.empty() ? wl.clients
+                              : (!plan.clients.empty() ? plan.clients : std::vector{kCores});
+      const std::vector<CountExpr>& threads = !wl.threads.empty() ? wl.threads : plan.threads;
+      std::vector<script::QueryMode> protocols =
+          !wl.protocols.empty() ? wl.protocols : plan.protocols;
+      if (protocols.empty()) protocols.push_back(script::QueryMode::kSimple);
+      // lio sessions prepare their range statements and run one thread each.
+      if (lio) protocols = {script::QueryMode::kPrepared};
+      const int variant_count = plan.variants.empty() ? 1 : static_cast<int>(plan.variants.size());
 
-    for (script::QueryMode mode : protocols) {
-      for (int v = 0; v < variant_count; ++v) {
-        const int variant = plan.variants.empty() ? -1 : v;
-        const std::string variant_name =
-            variant < 0 ? "default" : plan.variants[static_cast<size_t>(variant)].name;
-        for (const CountExpr& c : clients) {
-          const int64_t nc = c.Resolve(cpus);
-          std::vector<int64_t> nts;
-          if (lio) {
-            nts.push_back(nc);
-          } else if (threads.empty()) {
-            nts.push_back(std::min(nc, cpus));
-          } else {
-            for (const CountExpr& t : threads) nts.push_back(std::min(t.Resolve(cpus), nc));
-          }
-          for (int64_t nt : nts) {
-            Cell cell;
-            cell.workload = static_cast<int>(w);
-            cell.variant = variant;
-            cell.protocol = mode;
-            cell.clients = static_cast<int>(nc);
-            cell.threads = static_cast<int>(nt);
-            cell.id = fmt::format("{}/{}/{}/c{}/j{}", wl.name, script::QueryModeName(mode),
-                                  variant_name, nc, nt);
-            if (seen.insert(cell.id).second) cells.push_back(std::move(cell));
+      for (script::QueryMode mode : protocols) {
+        for (int v = 0; v < variant_count; ++v) {
+          const int variant = plan.variants.empty() ? -1 : v;
+          const std::string variant_name =
+              variant < 0 ? "default" : plan.variants[static_cast<size_t>(variant)].name;
+          for (const CountExpr& c : clients) {
+            const int64_t nc = c.Resolve(cpus);
+            std::vector<int64_t> nts;
+            if (lio) {
+              nts.push_back(nc);
+            } else if (threads.empty()) {
+              nts.push_back(std::min(nc, cpus));
+            } else {
+              for (const CountExpr& t : threads) nts.push_back(std::min(t.Resolve(cpus), nc));
+            }
+            for (int64_t nt : nts) {
+              Cell cell;
+              cell.workload = static_cast<int>(w);
+              cell.build = build;
+              cell.variant = variant;
+              cell.protocol = mode;
+              cell.clients = static_cast<int>(nc);
+              cell.threads = static_cast<int>(nt);
+              cell.id = fmt::format("{}/{}/{}/c{}/j{}{}", wl.name, script::QueryModeName(mode),
+                                    variant_name, nc, nt, build_suffix);
+              if (seen.insert(cell.id).second) cells.push_back(std::move(cell));
+            }
           }
         }
       }
@@ -174,6 +180,34 @@ std::vector<int> IterationOrder(size_t cell_count, int iteration) {
   const int64_t shift = ((static_cast<int64_t>(iteration) % n) + n) % n;
   for (int64_t k = 0; k < n; ++k) order[static_cast<size_t>(k)] = static_cast<int>((k + shift) % n);
   return order;
+}
+
+std::vector<int> RunOrder(const std::vector<Cell>& cells, int iteration) {
+  // The builds in the order their cells come (ExpandPlan keeps a build's
+  // cells together), each with its cells.
+  std::vector<std::vector<int>> groups;
+  std::vector<int> group_build;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (groups.empty() || group_build.back() != cells[i].build) {
+      groups.emplace_back();
+      group_build.push_back(cells[i].build);
+    }
+    groups.back().push_back(static_cast<int>(i));
+  }
+  std::vector<int> order;
+  order.reserve(cells.size());
+  for (int g : IterationOrder(groups.size(), iteration)) {
+    const std::vector<int>& group = groups[static_cast<size_t>(g)];
+    for (int k : IterationOrder(group.size(), iteration)) {
+      order.push_back(group[static_cast<size_t>(k)]);
+    }
+  }
+  return order;
+}
+
+std::string_view CellIdWithoutBuild(std::string_view id) {
+  const size_t at = id.rfind('@');
+  return at == std::string_view::npos ? id : id.substr(0, at);
 }
 
 const char* SizeTargetName(SizeTarget t) {

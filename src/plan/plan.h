@@ -6,7 +6,12 @@
 // VACUUM) before every run, iterations interleaved across the cells with the
 // order rotated per iteration.  This header is the contract between the plan
 // reader (plan.cc: TOML -> Plan, with errors naming file, line and key) and
-// the runner (runner.h: Plan -> suite).  docs/plans.md documents the file
+// the runner (runner.h: Plan -> suite).
+//
+// A plan may also name PostgreSQL builds (`builds = ["installed",
+// "native"]`: `pgrig pg build` names, or "installed" for the server pgrig
+// finds without --pg): every cell then runs on each build's embedded
+// cluster, and the cell id ends in "@<build>".  docs/plans.md documents the file
 // format; plans/*.toml are the shipped plans.
 //
 // Besides pgbench-style workloads (scripts), a plan may hold `kind = "lio"`
@@ -158,7 +163,15 @@ struct Plan {
   // Profile the server with perf on the last iteration of every cell
   // (pgbench workloads; a workload's own `profile` wins).
   bool profile = false;
+  // PostgreSQL builds to compare (docs/plans.md "Builds"): empty, the one
+  // server the suite is given; else each name once, kInstalledBuild or a
+  // `pgrig pg list` name, and the matrix is repeated per build.
+  std::vector<std::string> builds;
 };
+
+// The build name of the server pgrig finds without a build (the installed
+// PostgreSQL or PGRIG_PG_BINDIR's).
+inline constexpr const char kInstalledBuild[] = "installed";
 
 // Parses a plan file.  Unknown keys, wrong types and bad values are errors
 // whose message names the file, the line and the key, and for an unknown
@@ -179,8 +192,10 @@ struct Cell {
   // to resume: "<workload>/<protocol>/<variant>/c<clients>/j<threads>"
   // (variant "default" when the plan has none).  A lio cell is
   // "<workload>/prepared/<variant>/c<sessions>/j<sessions>": its sessions
-  // run prepared range SELECTs, one thread each.
+  // run prepared range SELECTs, one thread each.  In a plan with builds the
+  // id ends in "@<build>" ("rw/simple/default/c8/j2@native").
   std::string id;
+  int build = -1;    // index into Plan::builds, -1: the plan has none
   int workload = 0;  // index into Plan::workloads
   int variant = -1;  // index into Plan::variants, -1: none
   script::QueryMode protocol = script::QueryMode::kSimple;
@@ -188,15 +203,26 @@ struct Cell {
   int threads = 1;
 };
 
-// The matrix for a machine with `cpus` usable CPUs, in plan order (workload,
-// protocol, variant, clients, threads), duplicates removed, threads clamped
-// to clients; fsync workloads make no cells.  Fails when the matrix is empty.
+// The matrix for a machine with `cpus` usable CPUs, in plan order (build,
+// workload, protocol, variant, clients, threads), duplicates removed, threads
+// clamped to clients; fsync workloads make no cells.  Fails when the matrix
+// is empty.
 Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus);
 
 // The order of the cells in iteration `iteration` (0-based): the plan order
 // rotated left by `iteration` places, so that no cell always runs first or
 // last.  Returns indexes into the cell vector.
 std::vector<int> IterationOrder(size_t cell_count, int iteration);
+
+// The order of the runs of iteration `iteration` over ExpandPlan's cells:
+// IterationOrder() when the plan has no builds; otherwise build by build
+// (one cluster runs at a time), the builds rotated by `iteration` places
+// and each build's cells rotated the same way.  Indexes into `cells`.
+std::vector<int> RunOrder(const std::vector<Cell>& cells, int iteration);
+
+// The cell id without its "@<build>" (the same point of the matrix on
+// another build); `id` itself when it has none.
+std::string_view CellIdWithoutBuild(std::string_view id);
 
 // Names for messages and records.
 const char* SizeTargetName(SizeTarget t);  // "scale", "fits_shared_buffers", ...

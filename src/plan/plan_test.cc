@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlanTest,
                                            ShippedCase{"scaling", 12, 20},
                                            ShippedCase{"protocols", 6, 6}, ShippedCase{"jit", 4, 4},
                                            ShippedCase{"graviton-vs-xeon", 6, 6},
-                                           ShippedCase{"lio", 4, 5}),
+                                           ShippedCase{"lio", 4, 5}, ShippedCase{"builds", 4, 4}),
                          [](const auto& test_info) {
                            std::string n = test_info.param.name;
                            for (char& ch : n) {
@@ -552,6 +552,24 @@ INSTANTIATE_TEST_SUITE_P(
                 "[[workload]]\nkind = \"fsync\"\ndir = \"\"\n",
                 3,
                 {"'dir' in [[workload]] #1 is empty"}},
+        BadCase{"builds_twice",
+                "[plan]\nbuilds = [\"installed\", \"native\", \"installed\"]\n[[workload]]\n"
+                "builtin = \"tpcb-like\"\n",
+                2,
+                {"'builds' in [plan] names \"installed\" twice"}},
+        BadCase{
+            "builds_bad_name",
+            "[plan]\nbuilds = [\"native\",\n  \"../x\"]\n[[workload]]\nbuiltin = \"tpcb-like\"\n",
+            3,
+            {"'builds' in [plan]: build name \"../x\""}},
+        BadCase{"builds_empty",
+                "[plan]\nbuilds = []\n[[workload]]\nbuiltin = \"tpcb-like\"\n",
+                2,
+                {"'builds' in [plan] is empty"}},
+        BadCase{"builds_not_strings",
+                "[plan]\nbuilds = [1]\n[[workload]]\nbuiltin = \"tpcb-like\"\n",
+                2,
+                {"'builds' in [plan]"}},
         BadCase{"variant_without_name",
                 "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[variant]]\nsettings = {jit = \"on\"}\n",
                 4,
@@ -766,6 +784,54 @@ TEST(IterationOrder, RotatesSoEveryCellTakesEveryPosition) {
   EXPECT_EQ(IterationOrder(3, 4), (std::vector<int>{1, 2, 0}));
   EXPECT_EQ(IterationOrder(3, -1), (std::vector<int>{2, 0, 1}));
   EXPECT_TRUE(IterationOrder(0, 2).empty());
+}
+
+TEST(ExpandPlan, BuildsRepeatTheMatrixWithTheBuildInTheId) {
+  Plan p = MustParse(R"([plan]
+clients = [1, 2]
+builds = ["installed", "native"]
+[[workload]]
+builtin = "select-only"
+)");
+  EXPECT_EQ(p.builds, (std::vector<std::string>{"installed", "native"}));
+  Result<std::vector<Cell>> cells = ExpandPlan(p, 2);
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ(Ids(*cells), (std::vector<std::string>{
+                             "select-only/simple/default/c1/j1@installed",
+                             "select-only/simple/default/c2/j2@installed",
+                             "select-only/simple/default/c1/j1@native",
+                             "select-only/simple/default/c2/j2@native",
+                         }));
+  EXPECT_EQ((*cells)[0].build, 0);
+  EXPECT_EQ((*cells)[3].build, 1);
+  EXPECT_EQ(CellIdWithoutBuild((*cells)[3].id), "select-only/simple/default/c2/j2");
+  EXPECT_EQ(CellIdWithoutBuild("select-only/simple/default/c2/j2"),
+            "select-only/simple/default/c2/j2");
+  // Without builds, a cell has none.
+  Plan plain = MustParse("[[workload]]\nbuiltin = \"select-only\"\n");
+  EXPECT_EQ(ExpandPlan(plain, 2)->front().build, -1);
+}
+
+TEST(RunOrder, KeepsABuildsCellsTogetherAndRotatesBoth) {
+  Plan p = MustParse(R"([plan]
+clients = [1, 2, 3]
+builds = ["a", "b"]
+[[workload]]
+builtin = "select-only"
+)");
+  std::vector<Cell> cells = *ExpandPlan(p, 4);
+  ASSERT_EQ(cells.size(), 6u);
+  EXPECT_EQ(RunOrder(cells, 0), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(RunOrder(cells, 1), (std::vector<int>{4, 5, 3, 1, 2, 0}));
+  EXPECT_EQ(RunOrder(cells, 2), (std::vector<int>{2, 0, 1, 5, 3, 4}));
+  // No builds: the same as IterationOrder.
+  Plan plain = MustParse(R"([plan]
+clients = [1, 2, 3]
+[[workload]]
+builtin = "select-only"
+)");
+  std::vector<Cell> one = *ExpandPlan(plain, 4);
+  for (int it = 0; it < 4; ++it) EXPECT_EQ(RunOrder(one, it), IterationOrder(one.size(), it));
 }
 
 TEST(Names, ForRecords) {

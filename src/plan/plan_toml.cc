@@ -20,6 +20,7 @@
 #include "micro/lio_run.h"
 #include "micro/lio_schema.h"
 #include "micro/wal_flush.h"
+#include "pgbuild/builder.h"
 #include "plan/plan.h"
 #include "plan/toml_text.h"
 #include "script/variables.h"
@@ -30,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::array<std::string_view, 3> kTopKeys = {"plan", "workload", "variant"};
-constexpr std::array<std::string_view, 18> kPlanKeys = {"name",
+constexpr std::array<std::string_view, 19> kPlanKeys = {"name",
                                                         "description",
                                                         "scale",
                                                         "size",
@@ -47,7 +48,8 @@ constexpr std::array<std::string_view, 18> kPlanKeys = {"name",
                                                         "checkpoint",
                                                         "vacuum",
                                                         "settings",
-                                                        "profile"};
+                                                        "profile",
+                                                        "builds"};
 constexpr std::array<std::string_view, 11> kWorkloadKeys = {
     "name",    "kind",    "builtin", "file",      "scripts", "writes",
     "defines", "clients", "threads", "protocols", "profile"};
@@ -737,6 +739,23 @@ Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
     }
   }
   PGRIG_ASSIGN_OR_RETURN(plan->settings, r.Settings(t, "settings", where));
+  if (const toml::node* n = t.get("builds")) {
+    PGRIG_ASSIGN_OR_RETURN(std::vector<const toml::node*> items, r.OneOrList(*n, "builds", where));
+    for (const toml::node* el : items) {
+      if (!el->is_string()) {
+        return r.WrongType(*el, "builds", where,
+                           "a build name (\"installed\" or a `pgrig pg list` name) or a list");
+      }
+      const std::string& b = el->as_string()->get();
+      if (Status v = pgbuild::ValidateBuildName(b); !v.ok()) {
+        return r.Error(*el, fmt::format("'builds' in [plan]: {}", v.message()));
+      }
+      if (std::find(plan->builds.begin(), plan->builds.end(), b) != plan->builds.end()) {
+        return r.Error(*el, fmt::format("'builds' in [plan] names \"{}\" twice", b));
+      }
+      plan->builds.push_back(b);
+    }
+  }
   return Status::Ok();
 }
 

@@ -92,6 +92,7 @@ struct Cell {
   std::string workload;
   std::string protocol;  // simple / extended / prepared
   std::string variant;   // settings variant, "default" when none
+  std::string build;     // the PostgreSQL build (a plan with builds), "" when none
   int clients = 0;       // for a lio cell: its sessions
   int threads = 0;
   // What Run::tps holds: "tps" (pgrig.result/1 runs) or "lio_per_s"
@@ -133,6 +134,14 @@ struct FsyncRecord {
 inline constexpr const char* kServerBuildFacts[] = {"compiler", "cflags", "configure",
                                                     "arm_atomics"};
 
+// One PostgreSQL build of a suite whose plan had builds (suite.json
+// "builds"): its name and what facts found of its server (facts' "server":
+// null when its cluster never ran).
+struct SuiteBuildRecord {
+  std::string name;
+  nlohmann::json server;
+};
+
 struct Suite {
   std::string source;  // the file it was read from
   std::string schema;  // the document read: pgrig.suite/2 (or /1), .result/1, .lio/1 or .fsync/1
@@ -156,8 +165,9 @@ struct Suite {
   std::optional<double> usd_per_hour;
   std::string instance_type;
   std::vector<Cell> cells;
-  std::optional<FsyncRecord> fsync;   // suite.fsync (pgrig.fsync/1) when the plan had one
-  std::vector<std::string> warnings;  // things the reader noticed (not fatal)
+  std::vector<SuiteBuildRecord> builds;  // empty unless the plan had builds
+  std::optional<FsyncRecord> fsync;      // suite.fsync (pgrig.fsync/1) when the plan had one
+  std::vector<std::string> warnings;     // things the reader noticed (not fatal)
 };
 
 }  // namespace pgrig::results

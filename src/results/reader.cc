@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
+#include "plan/plan.h"
 #include "results/histogram_json.h"
 #include "results/json_read.h"
 #include "results/schemas.h"
@@ -254,6 +255,7 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   cell.protocol = String(c, {"protocol"});
   cell.variant = String(c, {"variant"});
   if (cell.variant.empty()) cell.variant = "default";
+  cell.build = String(c, {"build"});
   cell.clients = static_cast<int>(Integer(c, {"clients"}).value_or(0));
   cell.threads = static_cast<int>(Integer(c, {"threads"}).value_or(0));
   if (cell.workload.empty() || cell.protocol.empty() || cell.clients <= 0) {
@@ -424,6 +426,26 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source, const std::s
   if (const Json* f = FindPath(doc, {"fsync"}); f != nullptr && f->is_object()) {
     PGRIG_ASSIGN_OR_RETURN(s.fsync, ReadFsync(*f, source));
   }
+  if (const Json* b = FindPath(doc, {"builds"}); b != nullptr && b->is_array()) {
+    for (size_t i = 0; i < b->size(); ++i) {
+      const std::string name = String((*b)[i], {"name"});
+      if (name.empty()) {
+        return InvalidArgument(fmt::format("{}: builds[{}] has no \"name\"", source, i));
+      }
+      const Json* server = FindPath((*b)[i], {"server"});
+      s.builds.push_back({name, server != nullptr ? *server : Json(nullptr)});
+    }
+  }
+  for (const Cell& c : s.cells) {
+    if (!c.build.empty() &&
+        std::none_of(s.builds.begin(), s.builds.end(),
+                     [&](const SuiteBuildRecord& r) { return r.name == c.build; })) {
+      return InvalidArgument(
+          fmt::format("{}: cell \"{}\" names build \"{}\", which is not in "
+                      "\"builds\"",
+                      source, c.id, c.build));
+    }
+  }
   if (!s.complete)
     s.warnings.push_back(source + ": the suite is marked incomplete (it stopped early)");
   return s;
@@ -450,6 +472,38 @@ Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source) {
                          results::kSuiteSchema + "\", \"" + results::kResultSchema + "\", \"" +
                          results::kLioResultSchema + "\", \"" + results::kFsyncSchema +
                          "\"); a newer pgrig may have written it");
+}
+
+std::vector<Suite> SplitByBuild(const Suite& suite) {
+  std::vector<Suite> out;
+  if (suite.builds.size() < 2) return out;
+  for (const SuiteBuildRecord& b : suite.builds) {
+    Suite part;
+    part.source = suite.source;
+    part.schema = suite.schema;
+    part.suite_id = suite.suite_id + "@" + b.name;
+    part.label = b.name;
+    part.complete = suite.complete;
+    part.started_at = suite.started_at;
+    part.plan_name = suite.plan_name;
+    part.plan_text = suite.plan_text;
+    part.scale = suite.scale;
+    part.usd_per_hour = suite.usd_per_hour;
+    part.instance_type = suite.instance_type;
+    part.warnings = suite.warnings;
+    Json facts = suite.facts.is_object() ? suite.facts : Json::object();
+    facts["server"] = b.server;
+    ReadFacts(facts, part);
+    for (const Cell& c : suite.cells) {
+      if (c.build != b.name) continue;
+      Cell cell = c;
+      cell.id = std::string(plan::CellIdWithoutBuild(c.id));
+      cell.build.clear();
+      part.cells.push_back(std::move(cell));
+    }
+    out.push_back(std::move(part));
+  }
+  return out;
 }
 
 Result<Run> ReadSuiteRunJson(const nlohmann::json& run, const std::string& where) {

@@ -47,6 +47,13 @@ Result<Suite> LoadSuite(const std::string& path);
 // The same from text; `source` names the input in messages and in the model.
 Result<Suite> ParseSuiteJson(std::string_view text, const std::string& source);
 
+// A suite whose plan had builds as one Suite per build, in the plan's order:
+// labelled with the build's name, holding that build's cells with their ids
+// without "@<build>" (so that the builds' cells match in report::Compare)
+// and the build's server version, settings and build facts.  Empty when the
+// suite has fewer than two builds.
+std::vector<Suite> SplitByBuild(const Suite& suite);
+
 // One element of a pgrig.suite/2 (or /1) "runs" array, read as LoadSuite reads it
 // (`where` names it in errors): the suite writer sums its cells up over the
 // same Runs that report reads (cell_summary.h).

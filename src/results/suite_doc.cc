@@ -66,6 +66,8 @@ json SuiteDocToJson(const SuiteDoc& d) {
   }
   json runs = json::array();
   for (const SuiteRun& r : d.runs) runs.push_back(RunToJson(r));
+  json builds = json::array();
+  for (const SuiteBuild& b : d.builds) builds.push_back({{"name", b.name}, {"server", b.server}});
   json suite{
       {"schema", kSuiteSchema},
       {"tool", {{"name", "pgrig"}, {"version", d.tool_version}, {"command", "run"}}},
@@ -92,6 +94,7 @@ json SuiteDocToJson(const SuiteDoc& d) {
       {"lio", lio},
       {"fsync", d.fsync},
       {"facts", d.facts},
+      {"builds", builds},
       {"settings",
        {{"all_cells", d.settings_all_cells},
         {"server_changed", d.settings_server_changed},
@@ -197,6 +200,18 @@ Status ReadParts(const JsonFields& f, const std::string& where, SuiteDoc& d) {
       bool restored = false;
       PGRIG_RETURN_IF_ERROR(s.Bool("restored", restored));
       d.settings_restored = restored;
+    }
+  }
+  if (const json* builds = f.Get("builds"); builds != nullptr && !builds->is_null()) {
+    if (!builds->is_array()) return f.Bad("builds", "an array");
+    for (size_t i = 0; i < builds->size(); ++i) {
+      const json& b = (*builds)[i];
+      const std::string at = where + ": builds[" + std::to_string(i) + "]";
+      if (!b.is_object()) return InvalidArgument(at + ": not an object");
+      const JsonFields bf(b, at);
+      SuiteBuild& out = d.builds.emplace_back();
+      PGRIG_RETURN_IF_ERROR(bf.Str("name", out.name));
+      out.server = bf.Raw("server");
     }
   }
   PGRIG_ASSIGN_OR_RETURN(const json* price, f.Object("price"));

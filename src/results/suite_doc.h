@@ -62,6 +62,14 @@ struct SuiteLio {
   bool loaded = false;
 };
 
+// One PostgreSQL build of a plan with builds (plan::Plan::builds): its name
+// and what facts found of its server (pgrig.facts/1's "server": version,
+// build with compiler, cflags, configure and atomics, settings).
+struct SuiteBuild {
+  std::string name;
+  nlohmann::json server = nullptr;  // null until the build's cluster has run
+};
+
 struct SuitePrice {
   double usd_per_hour = 0;
   std::string instance_type;  // "" when given as a bare price
@@ -92,7 +100,8 @@ struct SuiteDoc {
   std::optional<SuiteScale> scale;  // none without pgbench workloads
   std::optional<SuiteLio> lio;      // none without lio workloads
   nlohmann::json fsync = nullptr;   // the plan's fsync test: pgrig.fsync/1 with "workload"
-  nlohmann::json facts = nullptr;   // pgrig.facts/1
+  nlohmann::json facts = nullptr;   // pgrig.facts/1 (with builds: the first build's server)
+  std::vector<SuiteBuild> builds;   // the plan's builds, in its order; empty without
   std::map<std::string, std::string> settings_all_cells;
   bool settings_server_changed = false;
   std::optional<bool> settings_restored;  // none until the end of an attempt

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "results/reader.h"
+
 namespace pgrig::results {
 namespace {
 
@@ -66,6 +68,8 @@ SuiteDoc FullSuiteDoc() {
   failed.result = nullptr;
   d.runs.push_back(failed);
   d.notes = {"suite note"};
+  d.builds = {SuiteBuild{.name = "installed", .server = json{{"version", "15.18"}}},
+              SuiteBuild{.name = "native"}};
   return d;
 }
 
@@ -89,6 +93,60 @@ TEST(SuiteDocTest, WrittenAndReadBackIsTheSameDocument) {
   EXPECT_EQ(FinishedRuns(*back),
             (std::vector<std::pair<std::string, int>>{{"ro/prepared/default/c1/j1", 0}}));
   EXPECT_EQ(SuiteCellIds(*back), std::vector<std::string>{"ro/prepared/default/c1/j1"});
+  ASSERT_EQ(back->builds.size(), 2u);
+  EXPECT_EQ(back->builds[0].server["version"], "15.18");
+  EXPECT_TRUE(back->builds[1].server.is_null());
+}
+
+// A suite of a plan with builds, as `pgrig run` writes it, read and split
+// into one suite per build.
+TEST(SplitByBuildTest, OneSuitePerBuildWithItsCellsAndServer) {
+  SuiteDoc d = FullSuiteDoc();
+  d.runs.clear();
+  d.facts = json{{"schema", "pgrig.facts/1"}, {"server", {{"version_num", 150018}}}};
+  auto cell = [](const std::string& build) {
+    return json{{"id", "ro/prepared/default/c1/j1@" + build},
+                {"workload", "ro"},
+                {"protocol", "prepared"},
+                {"variant", "default"},
+                {"clients", 1},
+                {"threads", 1},
+                {"metric", "tps"},
+                {"build", build},
+                {"settings", {{"per_connection", json::object()}, {"server", json::object()}}},
+                {"summary", nullptr}};
+  };
+  d.cells = json::array({cell("installed"), cell("native")});
+  d.builds = {SuiteBuild{.name = "installed",
+                         .server = {{"version_num", 150018}, {"build", {{"cflags", "-O2"}}}}},
+              SuiteBuild{.name = "native",
+                         .server = {{"version_num", 150020},
+                                    {"build", {{"cflags", "-O3 -march=native"}}}}}};
+  auto suite = ParseSuiteJson(SuiteDocToJson(d).dump(), "r/suite.json");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  ASSERT_EQ(suite->builds.size(), 2u);
+  EXPECT_EQ(suite->cells[1].build, "native");
+  const std::vector<Suite> parts = SplitByBuild(*suite);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].label, "installed");
+  EXPECT_EQ(parts[1].label, "native");
+  ASSERT_EQ(parts[1].cells.size(), 1u);
+  EXPECT_EQ(parts[1].cells[0].id, "ro/prepared/default/c1/j1");
+  EXPECT_EQ(parts[0].pg_version, "15.18");
+  EXPECT_EQ(parts[1].pg_version, "15.20");
+  EXPECT_EQ(parts[1].server_build.at("cflags"), "-O3 -march=native");
+  EXPECT_NE(parts[0].suite_id, parts[1].suite_id);
+
+  // A suite without builds is not split; a cell naming a build the suite
+  // does not list is an error naming it.
+  EXPECT_TRUE(SplitByBuild(Suite{}).empty());
+  json bad = SuiteDocToJson(d);
+  bad["cells"][1]["build"] = "other";
+  auto wrong = ParseSuiteJson(bad.dump(), "r/suite.json");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(wrong.status().message(),
+              HasSubstr("r/suite.json: cell \"ro/prepared/default/c1/j1@native\" names build "
+                        "\"other\""));
 }
 
 TEST(SuiteDocTest, ANewSuiteHasNullsWhereNothingHappenedYet) {
@@ -120,6 +178,9 @@ TEST(SuiteDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
       {"/cells/0/id", 3, "an array of cells, each with an \"id\""},
       {"/price/usd_per_hour", "cheap", "price: \"usd_per_hour\" must be a number"},
       {"/scale", 10, "\"scale\" must be an object or null"},
+      {"/builds", "native", "\"builds\" must be an array"},
+      {"/builds/1", "native", "builds[1]: not an object"},
+      {"/builds/0/name", 7, "builds[0]: \"name\" must be a string"},
   };
   for (const Case& c : cases) {
     json bad = good;

@@ -184,7 +184,8 @@ json PlanToJson(const plan::Plan& plan) {
       {"max_tries", plan.max_tries},
       {"checkpoint_between_runs", plan.checkpoint_between_runs},
       {"vacuum", VacuumName(plan.vacuum)},
-      {"profile", plan.profile}};
+      {"profile", plan.profile},
+      {"builds", plan.builds}};
 }
 
 json CellToJson(const plan::Plan& plan, const plan::Cell& cell) {
@@ -199,7 +200,9 @@ json CellToJson(const plan::Plan& plan, const plan::Cell& cell) {
               {"protocol", script::QueryModeName(cell.protocol)},
               {"variant", variant},
               {"clients", cell.clients},
-              {"threads", cell.threads}};
+              {"threads", cell.threads},
+              {"build", cell.build >= 0 ? json(plan.builds[static_cast<size_t>(cell.build)])
+                                        : json(nullptr)}};
 }
 
 json TpsSummaryJson(const std::vector<double>& tps) {

@@ -17,6 +17,7 @@
 #include "common/enum_names.h"
 #include "common/fs.h"
 #include "common/pause_point.h"
+#include "common/strings.h"
 #include "engine/engine.h"
 #include "host/server_cpu.h"
 #include "micro/lio_load.h"
@@ -78,7 +79,8 @@ std::string Millions(double v) {
 
 class Runner {
  public:
-  explicit Runner(const SuiteOptions& o) : o_(o), started_(NowS()) {}
+  explicit Runner(const SuiteOptions& o)
+      : o_(o), started_(NowS()), target_(o.target), embedded_(o.embedded), server_(o.server) {}
 
   Result<SuiteOutcome> Run();
 
@@ -93,6 +95,18 @@ class Runner {
   }
   bool Stopping() const { return o_.stop_requested != nullptr && o_.stop_requested->load(); }
   Status Prepare();
+  // Reads what the runner needs of the server at target_ (locality, data
+  // directory, database) and checks every cell's settings and clients
+  // against it; the first call keeps the settings' split (cell_settings_).
+  Status ReadServer(bool first);
+  // With builds: has the caller start build `b`'s cluster (after restoring
+  // the server-level settings on the one running) and reads its server.
+  Status Activate(int b);
+  // Makes `build`'s server the measured one, ready to run cells: activated,
+  // server-level settings opened, data loaded or found, facts taken.
+  Status Enter(int build);
+  // The server-level settings' keeper for the server at target_.
+  Status OpenServerSettings();
   Status EnsureData();
   // The lio tables of the plan's lio workloads: reused when they exist with
   // the planned count and size, else made by micro::InitLio.
@@ -104,10 +118,10 @@ class Runner {
   results::MicroDocInputs MicroInputs() const {
     return results::MicroDocInputs{.tool_version = o_.tool_version,
                                    .command_line = o_.command_line,
-                                   .server_version = o_.server.version,
-                                   .server_version_num = o_.server.version_num,
-                                   .server_target = o_.server.target,
-                                   .embedded = o_.server.embedded,
+                                   .server_version = server_.version,
+                                   .server_version_num = server_.version_num,
+                                   .server_target = server_.target,
+                                   .embedded = server_.embedded,
                                    // pgrig.suite/2 packs its runs' histograms
                                    .histogram_form = results::BucketForm::kPacked};
   }
@@ -152,6 +166,14 @@ class Runner {
 
   const SuiteOptions& o_;
   double started_;
+  // The server measured now: SuiteOptions' one, or with builds the active
+  // build's (Enter()).
+  pg::ConnectionParams target_;
+  cluster::Cluster* embedded_;
+  results::ResultServer server_;
+  int active_build_ = -1;  // the build whose cluster runs (-1: no builds)
+  bool entered_ = false;   // Enter() has made the active server ready
+  std::set<int> ready_;    // builds (or -1) whose data this invocation put in place
   std::vector<PreparedWorkload> workloads_;
   // Per cell: per-connection and server-level settings.
   std::vector<SplitSettings> cell_settings_;
@@ -198,45 +220,8 @@ Status Runner::Prepare() {
     PGRIG_ASSIGN_OR_RETURN(PreparedWorkload p, PrepareWorkload(w));
     workloads_.push_back(std::move(p));
   }
-  auto conn = pg::Connect(o_.target);
-  if (!conn.ok()) return conn.status();
-  // Settings of every cell, validated before anything changes.
-  std::map<std::string, SplitSettings> by_variant;
-  for (int v = -1; v < static_cast<int>(o_.plan.variants.size()); ++v) {
-    std::map<std::string, std::string> all = o_.plan.settings;
-    std::string name = "default";
-    if (v >= 0) {
-      const plan::SettingsVariant& var = o_.plan.variants[static_cast<size_t>(v)];
-      name = var.name;
-      for (const auto& [k, val] : var.settings) all[k] = val;
-    }
-    auto split = SplitAndValidate(*conn, all);
-    if (!split.ok()) {
-      return InvalidArgument("plan '" + o_.plan.name + "', settings of variant '" + name +
-                             "': " + split.status().message());
-    }
-    by_variant[std::to_string(v)] = std::move(split).value();
-  }
-  for (const plan::Cell& c : o_.cells) {
-    cell_settings_.push_back(by_variant[std::to_string(c.variant)]);
-    if (!cell_settings_.back().server.empty()) any_server_settings_ = true;
-  }
-  // Every cell's clients must find a connection: refused now, not after the
-  // data load with "too many clients" in the middle of the suite.
-  PGRIG_ASSIGN_OR_RETURN(ConnectionRoom room, ReadConnectionRoom(*conn));
-  std::vector<std::map<std::string, std::string>> server_settings;
-  for (const SplitSettings& s : cell_settings_) server_settings.push_back(s.server);
-  PGRIG_RETURN_IF_ERROR(
-      CheckClientsFit(o_.cells, server_settings, room).WithContext("plan '" + o_.plan.name + "'"));
-  local_ = pg::ServerIsLocal(*conn);
-  if (local_) {
-    // The server's processes, so that the observer can tell other programs'
-    // CPU from the measurement's own (observe.h client_pid/server_pid).
-    auto pm = host::LocateLocalPostmaster(o_.target);
-    if (pm.ok()) postmaster_pid_ = *pm;
-  }
-  database_ = OneValue(*conn, "select current_database()");
-  if (local_) data_directory_ = OneValue(*conn, "select current_setting('data_directory', true)");
+  if (!o_.plan.builds.empty()) PGRIG_RETURN_IF_ERROR(Activate(0));
+  PGRIG_RETURN_IF_ERROR(ReadServer(true));
   if (fsync_ != nullptr) {
     fsync_dir_ = fsync_->fsync.dir;
     if (fsync_dir_.empty() && data_directory_.empty()) {
@@ -260,8 +245,129 @@ Status Runner::Prepare() {
     scale_.reason =
         "scale " + std::to_string(scale_.scale) + " as recorded by the suite being resumed";
   } else {
-    PGRIG_ASSIGN_OR_RETURN(scale_, ChooseScale(o_.plan, *conn, o_.memory_bytes));
+    PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(target_));
+    PGRIG_ASSIGN_OR_RETURN(scale_, ChooseScale(o_.plan, conn, o_.memory_bytes));
   }
+  // Every other build's server is checked too before anything changes.
+  for (int b = 1; b < static_cast<int>(o_.plan.builds.size()); ++b) {
+    PGRIG_RETURN_IF_ERROR(Activate(b));
+  }
+  return Status::Ok();
+}
+
+Status Runner::ReadServer(bool first) {
+  auto conn = pg::Connect(target_);
+  if (!conn.ok()) return conn.status();
+  // Settings of every cell, validated before anything changes.
+  std::map<std::string, SplitSettings> by_variant;
+  for (int v = -1; v < static_cast<int>(o_.plan.variants.size()); ++v) {
+    std::map<std::string, std::string> all = o_.plan.settings;
+    std::string name = "default";
+    if (v >= 0) {
+      const plan::SettingsVariant& var = o_.plan.variants[static_cast<size_t>(v)];
+      name = var.name;
+      for (const auto& [k, val] : var.settings) all[k] = val;
+    }
+    auto split = SplitAndValidate(*conn, all);
+    if (!split.ok()) {
+      return InvalidArgument("plan '" + o_.plan.name + "', settings of variant '" + name +
+                             "': " + split.status().message());
+    }
+    by_variant[std::to_string(v)] = std::move(split).value();
+  }
+  if (first) {
+    for (const plan::Cell& c : o_.cells) {
+      cell_settings_.push_back(by_variant[std::to_string(c.variant)]);
+      if (!cell_settings_.back().server.empty()) any_server_settings_ = true;
+    }
+  }
+  // Every cell's clients must find a connection: refused now, not after the
+  // data load with "too many clients" in the middle of the suite.
+  PGRIG_ASSIGN_OR_RETURN(ConnectionRoom room, ReadConnectionRoom(*conn));
+  std::vector<std::map<std::string, std::string>> server_settings;
+  for (const SplitSettings& s : cell_settings_) server_settings.push_back(s.server);
+  PGRIG_RETURN_IF_ERROR(
+      CheckClientsFit(o_.cells, server_settings, room).WithContext("plan '" + o_.plan.name + "'"));
+  local_ = pg::ServerIsLocal(*conn);
+  if (local_) {
+    // The server's processes, so that the observer can tell other programs'
+    // CPU from the measurement's own (observe.h client_pid/server_pid).
+    auto pm = host::LocateLocalPostmaster(target_);
+    if (pm.ok()) postmaster_pid_ = *pm;
+  }
+  database_ = OneValue(*conn, "select current_database()");
+  if (local_) data_directory_ = OneValue(*conn, "select current_setting('data_directory', true)");
+  return Status::Ok();
+}
+
+Status Runner::Activate(int b) {
+  if (server_settings_) {
+    Status restored = server_settings_->RestoreAll();
+    server_settings_.reset();
+    if (!restored.ok()) {
+      suite_.settings_restored = false;  // --resume restores from the record
+      return restored.WithContext("restoring the server-level settings on build '" +
+                                  o_.plan.builds[static_cast<size_t>(active_build_)] +
+                                  "' before switching builds");
+    }
+  }
+  const std::string& name = o_.plan.builds[static_cast<size_t>(b)];
+  if (!o_.activate_build) return Internal("a plan with builds needs SuiteOptions::activate_build");
+  Result<BuildServer> s = o_.activate_build(b);
+  if (!s.ok()) return s.status().WithContext("build '" + name + "'");
+  target_ = s->target;
+  embedded_ = s->embedded;
+  server_ = s->server;
+  active_build_ = b;
+  entered_ = false;
+  postmaster_pid_.reset();
+  Note("build: " + name + ", PostgreSQL " + server_.version + " (" + server_.target + ")");
+  // The first activation comes before Prepare() has split the settings; it
+  // reads the server itself.
+  if (cell_settings_.empty()) return Status::Ok();
+  return ReadServer(false).WithContext("build '" + name + "'");
+}
+
+Status Runner::OpenServerSettings() {
+  if (!any_server_settings_ || server_settings_) return Status::Ok();
+  ServerSettingsOptions so;
+  PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(target_));
+  PGRIG_ASSIGN_OR_RETURN(std::string server_id, tune::ServerId(conn));
+  so.state_dir = SettingsStateDir(server_id);
+  so.embedded = embedded_;
+  auto ss = ServerSettings::Open(target_, so);
+  if (!ss.ok()) return ss.status();
+  server_settings_ = std::move(ss).value();
+  Note(
+      "settings: server-level settings will be applied per cell and restored at the end "
+      "(record: " +
+      so.state_dir + ")");
+  return Status::Ok();
+}
+
+Status Runner::Enter(int build) {
+  if (build != active_build_) PGRIG_RETURN_IF_ERROR(Activate(build));
+  if (entered_) return Status::Ok();
+  PGRIG_RETURN_IF_ERROR(OpenServerSettings());
+  if (pgbench_) PGRIG_RETURN_IF_ERROR(EnsureData());
+  if (lio_ != nullptr) PGRIG_RETURN_IF_ERROR(EnsureLioData());
+  entered_ = true;
+  if (!ready_.insert(build).second) return Status::Ok();
+  // Facts describe what is measured: taken after the load (a suite that
+  // never got past its load takes them again when resumed).
+  if (o_.facts_after_load) {
+    const bool first_facts = ready_.size() == 1 && (!o_.resume || suite_.runs.empty());
+    const bool per_build = build >= 0 && static_cast<size_t>(build) < suite_.builds.size();
+    if (first_facts || per_build) {
+      nlohmann::json f = o_.facts_after_load(target_);
+      if (per_build && f.is_object() && f.contains("server")) {
+        suite_.builds[static_cast<size_t>(build)].server = f["server"];
+      }
+      if (first_facts) suite_.facts = std::move(f);
+    }
+  }
+  if (lio_ != nullptr) suite_.lio = lio_data_;
+  if (suite_.scale && loaded_) suite_.scale->loaded = true;
   return Status::Ok();
 }
 
@@ -293,7 +399,7 @@ class LoadMarks : public workload::InitObserver {
 };
 
 Status Runner::EnsureData() {
-  auto conn = pg::Connect(o_.target);
+  auto conn = pg::Connect(target_);
   if (!conn.ok()) return conn.status();
   PGRIG_ASSIGN_OR_RETURN(ExistingData existing, ReadExistingData(*conn));
   if (existing.present && existing.scale == scale_.scale && existing.incomplete.empty()) {
@@ -315,8 +421,8 @@ Status Runner::EnsureData() {
   init.partitions = o_.plan.init_partitions;
   if (init.partitions > 0) init.partition_method = workload::PartitionMethod::kRange;
   init.quiet = true;
-  workload::PgbenchLoader loader(init, o_.target);
-  LoadMarks marks(o_.target);
+  workload::PgbenchLoader loader(init, target_);
+  LoadMarks marks(target_);
   const double t0 = NowS();
   // Ctrl-C during the load cancels it (the loader then drops what it created).
   std::atomic<bool> load_done{false};
@@ -338,7 +444,7 @@ Status Runner::EnsureData() {
                                               " failed: " + report.status().message());
   }
   if (marks.marked()) {
-    auto c = pg::Connect(o_.target);
+    auto c = pg::Connect(target_);
     Status cleared =
         c.ok() ? c->Exec("COMMENT ON TABLE pgbench_accounts IS NULL").status() : c.status();
     if (!cleared.ok()) return cleared.WithContext("marking the loaded tables as complete");
@@ -350,7 +456,7 @@ Status Runner::EnsureData() {
 
 Status Runner::EnsureLioData() {
   const plan::LioParams& p = lio_->lio;
-  auto conn = pg::Connect(o_.target);
+  auto conn = pg::Connect(target_);
   if (!conn.ok()) return conn.status();
   int64_t blocks = 0;
   std::string reason;
@@ -386,7 +492,7 @@ Status Runner::EnsureLioData() {
     Note("lio data: making " + reason + " in database " + database_ + "...");
     *conn = pg::Connection();
     micro::LioInitOptions init;
-    init.target = o_.target;
+    init.target = target_;
     init.tables = p.tables;
     init.blocks_per_table = blocks;
     init.stop_requested = o_.stop_requested;
@@ -423,7 +529,7 @@ void Runner::RunFsyncOnce() {
   if (r->interrupted) return;  // not kept: --resume tests again
   const results::MicroDocInputs in = MicroInputs();
   results::FsyncDocContext ctx;
-  if (auto conn = pg::Connect(o_.target); conn.ok()) {
+  if (auto conn = pg::Connect(target_); conn.ok()) {
     const std::string m = OneValue(*conn, "select current_setting('wal_sync_method')");
     if (!m.empty()) ctx.server_wal_sync_method = m;
   }
@@ -442,8 +548,8 @@ micro::LioRunOptions Runner::LioOptions(int cell_index) const {
   micro::LioRunOptions lo;
   lo.target = cell_settings_.size() > static_cast<size_t>(cell_index)
                   ? WithConnectionSettings(
-                        o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection)
-                  : o_.target;
+                        target_, cell_settings_[static_cast<size_t>(cell_index)].per_connection)
+                  : target_;
   lo.total_sessions = cell.clients;
   lo.duration_s = o_.plan.duration_s;
   lo.warmup_s = o_.plan.warmup_s;
@@ -502,7 +608,7 @@ void Runner::MeasureLio(int cell_index, const SuiteProgress& base, results::Suit
 std::unique_ptr<Observer> Runner::StartObserver(results::SuiteRun& run) const {
   ObserveOptions oo;
   oo.data_directory = data_directory_;
-  oo.server = o_.target;
+  oo.server = target_;
   oo.database = database_;
   oo.server_is_local = local_;
   oo.client_pid = ::getpid();
@@ -536,8 +642,10 @@ results::SuiteDoc Runner::NewSuite() const {
   d.plan_source_path = o_.plan.source_path;
   d.plan_source_text = o_.plan.source_text;
   d.plan_parsed = results::PlanToJson(o_.plan);
-  d.target_description = o_.server.target;
-  d.target_embedded = o_.server.embedded;
+  d.target_description = o_.plan.builds.empty()
+                             ? server_.target
+                             : "the embedded clusters of builds " + Join(o_.plan.builds, ", ");
+  d.target_embedded = server_.embedded;
   d.target_local = local_;
   if (pgbench_) {
     d.scale =
@@ -548,6 +656,7 @@ results::SuiteDoc Runner::NewSuite() const {
   d.settings_all_cells = o_.plan.settings;
   d.settings_server_changed = any_server_settings_;
   d.iterations = o_.plan.iterations;
+  for (const std::string& b : o_.plan.builds) d.builds.push_back({.name = b});
   return d;
 }
 
@@ -569,7 +678,7 @@ engine::EngineConfig Runner::Config(int cell_index, int duration_s) const {
   auto seed = script::ParseRandomSeed("time");
   engine::EngineConfig cfg = workload::EngineConfigFor(
       bo, {.target = WithConnectionSettings(
-               o_.target, cell_settings_[static_cast<size_t>(cell_index)].per_connection),
+               target_, cell_settings_[static_cast<size_t>(cell_index)].per_connection),
            .scripts = w.scripts,
            .names = w.names,
            .base_variables = w.base_variables,
@@ -597,7 +706,7 @@ void Runner::BeforeRun(int cell_index, results::SuiteRun& run, std::string& erro
       run.notes.push_back("the server was restarted for this cell's settings");
     }
   }
-  auto conn = pg::Connect(o_.target);
+  auto conn = pg::Connect(target_);
   if (!conn.ok()) {
     error = "could not connect before the run: " + conn.status().message();
     return;
@@ -671,7 +780,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   std::unique_ptr<Observer> observer = StartObserver(run);
   // After the observer's connection is open, so that the children to come
   // back to include it (its queries' CPU is in the figure).
-  host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
+  host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(target_);
   // A profiled run: perf samples the server over the same window
   // (docs/profiles.md).
   std::optional<profile::ServerProfiler> profiler;
@@ -716,7 +825,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
   in.tool_version = o_.tool_version;
   in.command = "run";
   in.command_line = o_.command_line;
-  in.server = o_.server;
+  in.server = server_;
   in.cpus = o_.cpus;
   in.server_cpu = server_measure;
   if (profile_measure) in.server_profile = KeepProfile(*profile_measure, run);
@@ -839,20 +948,6 @@ Result<SuiteOutcome> Runner::Run() {
   const bool created_dir = !fs::exists(o_.out_dir, ec);
   PGRIG_RETURN_IF_ERROR(MakeDirs(o_.out_dir));
   Note("scale: " + scale_.reason);
-  if (any_server_settings_) {
-    ServerSettingsOptions so;
-    PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(o_.target));
-    PGRIG_ASSIGN_OR_RETURN(std::string server_id, tune::ServerId(conn));
-    so.state_dir = SettingsStateDir(server_id);
-    so.embedded = o_.embedded;
-    auto ss = ServerSettings::Open(o_.target, so);
-    if (!ss.ok()) return ss.status();
-    server_settings_ = std::move(ss).value();
-    Note(
-        "settings: server-level settings will be applied per cell and restored at the end "
-        "(record: " +
-        so.state_dir + ")");
-  }
   // The suite's document exists before the first change to the server (the
   // data load), so that however this attempt ends, --resume finds it.
   std::set<std::pair<std::string, int>> finished;
@@ -874,8 +969,6 @@ Result<SuiteOutcome> Runner::Run() {
     return saved.WithContext("writing " + o_.out_dir + "/suite.json");
   }
 
-  Status data = pgbench_ ? EnsureData() : Status::Ok();
-  if (data.ok() && lio_ != nullptr) data = EnsureLioData();
   int total = 0;
   for (int it = 0; it < o_.plan.iterations; ++it) {
     for (const plan::Cell& c : o_.cells) {
@@ -883,30 +976,37 @@ Result<SuiteOutcome> Runner::Run() {
       ++total;
     }
   }
-  if (!data.ok()) {
-    // Nothing more is measured; the suite says how this attempt ended.
+  // Whatever stops the suite before a run (a data load or, with builds, a
+  // cluster that will not start) ends it here, saying so.
+  auto stopped_before_run = [&](const Status& why) {
     if (Stopping()) {
       end_ = SuiteEnd::kInterrupted;
     } else {
       end_ = SuiteEnd::kRunFailed;
-      warnings_.push_back(data.message());
-      suite_.notes.push_back(data.message());
+      warnings_.push_back(why.message());
+      suite_.notes.push_back(why.message());
     }
     return Finish(total);
+  };
+  // The first build to run (the one that runs first in iteration 0 with a
+  // run to make); the only server without builds.
+  int first_build = o_.cells.front().build;
+  for (int it = 0, found = 0; it < o_.plan.iterations && !found; ++it) {
+    for (int ci : plan::RunOrder(o_.cells, it)) {
+      if (!finished.count({o_.cells[static_cast<size_t>(ci)].id, it})) {
+        first_build = o_.cells[static_cast<size_t>(ci)].build;
+        found = 1;
+        break;
+      }
+    }
   }
-  // Facts describe what is measured: taken after the load (a suite that
-  // never got past its load takes them again when resumed).
-  if (o_.facts_after_load && (!o_.resume || suite_.runs.empty())) {
-    suite_.facts = o_.facts_after_load();
-  }
-  if (lio_ != nullptr) suite_.lio = lio_data_;
-  if (suite_.scale && loaded_) suite_.scale->loaded = true;
+  if (Status entered = Enter(first_build); !entered.ok()) return stopped_before_run(entered);
   if (fsync_ != nullptr && !suite_.fsync.is_object() && !Stopping()) {
     RunFsyncOnce();
   }
   bool go_on = true;
   for (int it = 0; it < o_.plan.iterations && go_on; ++it) {
-    const std::vector<int> order = plan::IterationOrder(o_.cells.size(), it);
+    const std::vector<int> order = plan::RunOrder(o_.cells, it);
     for (size_t pos = 0; pos < order.size() && go_on; ++pos) {
       const int ci = order[pos];
       if (finished.count({o_.cells[static_cast<size_t>(ci)].id, it})) continue;
@@ -914,6 +1014,9 @@ Result<SuiteOutcome> Runner::Run() {
         end_ = SuiteEnd::kInterrupted;
         go_on = false;
         break;
+      }
+      if (Status entered = Enter(o_.cells[static_cast<size_t>(ci)].build); !entered.ok()) {
+        return stopped_before_run(entered);
       }
       go_on = RunOne(ci, it, static_cast<int>(pos) + 1);
     }

@@ -70,6 +70,13 @@ struct SuiteProgress {
   double current_tps = 0;  // last second (kTick) or the run's tps (kRunEnd)
 };
 
+// The server of one build of a plan with builds (SuiteOptions::activate_build).
+struct BuildServer {
+  pg::ConnectionParams target;
+  cluster::Cluster* embedded = nullptr;
+  results::ResultServer server;
+};
+
 struct SuiteOptions {
   plan::Plan plan;
   std::vector<plan::Cell> cells;         // ExpandPlan(plan, cpus)
@@ -85,10 +92,18 @@ struct SuiteOptions {
   std::string tool_version;
   std::vector<std::string> command_line;  // redacted
   nlohmann::json facts;                   // pgrig.facts/1 taken before anything starts
-  // Takes the facts again once the data is loaded (database size, whether it
-  // fits in shared_buffers and RAM describe what is measured, not an empty
-  // database); its result replaces `facts` in a new suite.  Optional.
-  std::function<nlohmann::json()> facts_after_load;
+  // A plan with builds (plan.builds): makes build `b`'s embedded cluster the
+  // one running (stops the others, starts it, settles what an interrupted
+  // run left on it) and returns its server.  Required with builds, whose
+  // suite starts from it: target, embedded and server above are not used.
+  // The runner restores its server-level settings before calling it.
+  std::function<Result<BuildServer>(int b)> activate_build;
+  // Takes the facts of `server` again once the data is loaded (database
+  // size, whether it fits in shared_buffers and RAM describe what is
+  // measured, not an empty database); its result replaces `facts` in a new
+  // suite, and with builds each build's "server" part is recorded in the
+  // suite's builds.  Optional.
+  std::function<nlohmann::json(const pg::ConnectionParams& server)> facts_after_load;
   std::optional<PriceSpec> price;
   OnError on_error = OnError::kStop;
   const std::atomic<bool>* stop_requested = nullptr;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -83,6 +84,18 @@ std::string MakeTempHome(const std::string& prefix) {
   if (!d) return "";
   ::chmod(d, 0755);
   return std::string(d) + "/home";
+}
+
+void MakeLinkedBuild(const std::string& home, const std::string& name) {
+  namespace fs = std::filesystem;
+  RealProcessRunner runner;
+  auto bins = cluster::FindServerBinaries(runner, cluster::ClusterEnv{});
+  ASSERT_TRUE(bins.ok()) << bins.status().message();
+  const fs::path bin = fs::path(home) / "pg" / name / "bin";
+  fs::create_directories(bin);
+  for (const char* p : {"postgres", "initdb", "pg_ctl"}) {
+    fs::create_symlink(fs::path(bins->bindir) / p, bin / p);
+  }
 }
 
 std::vector<std::string> FreshDatabase(const std::string& name) {
@@ -188,9 +201,9 @@ ProcessResult RunProgram(const std::string& program, const std::vector<std::stri
 }
 
 ProcessResult RunPgrig(const std::vector<std::string>& args,
-                       const std::map<std::string, std::string>& env,
-                       const std::string& stdin_data) {
-  return RunProgram(PgrigExe(), args, env, stdin_data, std::chrono::minutes(10));
+                       const std::map<std::string, std::string>& env, const std::string& stdin_data,
+                       std::chrono::milliseconds timeout) {
+  return RunProgram(PgrigExe(), args, env, stdin_data, timeout);
 }
 
 ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,

@@ -42,6 +42,12 @@ std::vector<std::string> ConnArgs(const pg::ConnectionParams& p);
 // A fresh empty directory under /tmp that the server account can reach.
 std::string MakeTempHome(const std::string& prefix);
 
+// A PostgreSQL "build" named `name` under the pgrig home `home`
+// (home/pg/NAME/bin) made of links to the installed server's programs: for
+// tests of what runs a build (--pg, plans' builds) that need no compiler.
+// Records a fatal failure when the installed server is not found.
+void MakeLinkedBuild(const std::string& home, const std::string& name);
+
 // Embedded clusters that a test made under MakeTempHome() homes (for hosts
 // that run their own): each is destroyed, and its temporary directory
 // removed, when this goes out of scope, also when the test failed.
@@ -111,9 +117,11 @@ ProcessResult RunProgram(const std::string& program, const std::vector<std::stri
                          const std::string& stdin_data, std::chrono::milliseconds timeout);
 
 // Runs the pgrig executable; env entries are added to the environment.
+// Killed after `timeout`.
 ProcessResult RunPgrig(const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env = {},
-                       const std::string& stdin_data = "");
+                       const std::string& stdin_data = "",
+                       std::chrono::milliseconds timeout = std::chrono::minutes(10));
 
 // Starts the pgrig executable with `args` in a process group of its own (so
 // that a test can signal it and everything it started, as a terminal's Ctrl-C
