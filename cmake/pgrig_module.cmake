@@ -126,8 +126,12 @@ function(pgrig_module name)
       if(ARG_ITEST_RESOURCE_LOCK AND NOT g MATCHES "_private_itests$")
         set(lock RESOURCE_LOCK ${ARG_ITEST_RESOURCE_LOCK})
       endif()
+      # COST 10: without CTest's cost data (a fresh build directory, as in
+      # CI) the integration tests, which take seconds to minutes, start
+      # before the unit tests' milliseconds, which then fill the gaps at the
+      # end; CTest's own measured costs replace it once a run has recorded them.
       gtest_discover_tests(${g} DISCOVERY_TIMEOUT 60
-                           PROPERTIES LABELS "integration${tsan}" TIMEOUT ${timeout}
+                           PROPERTIES LABELS "integration${tsan}" TIMEOUT ${timeout} COST 10
                            FIXTURES_REQUIRED embedded_cluster RUN_SERIAL ${serial} ${lock})
     else()
       set_property(GLOBAL APPEND PROPERTY PGRIG_UNIT_TEST_TARGETS ${g})
