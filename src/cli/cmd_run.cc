@@ -36,6 +36,7 @@
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "pg/connection.h"
+#include "pgbuild/builder.h"
 #include "plan/plan.h"
 #include "plan/plan_search.h"
 #include "results/suite_json.h"
@@ -193,8 +194,11 @@ int RestoreLeftSettings(const RunOptions& o) {
 // left running or stopped as it was before.
 class BuildClusters {
  public:
-  // Refuses a named server, --pg/PGRIG_PG and a build that does not exist.
-  static Result<BuildClusters> Check(const plan::Plan& plan, const pg::ConnectionParams& named) {
+  // Refuses a named server, --pg/PGRIG_PG and a build that does not exist
+  // and is not among `to_make` (the plan's [[build]] entries still to be
+  // built).  Opens nothing yet.
+  static Result<BuildClusters> Check(const plan::Plan& plan, const pg::ConnectionParams& named,
+                                     const std::vector<std::string>& to_make) {
     BuildClusters out;
     const std::string where =
         "plan '" + plan.name + "' compares PostgreSQL builds (" + Join(plan.builds, ", ") + ")";
@@ -209,14 +213,25 @@ class BuildClusters {
     }
     for (const std::string& b : plan.builds) {
       const std::string build = b == plan::kInstalledBuild ? "" : b;
+      out.names_.push_back(build);
+      if (std::find(to_make.begin(), to_make.end(), b) != to_make.end()) continue;
       auto c = cluster::Cluster::Open({.build = build});
       if (!c.ok()) return c.status().WithContext(where);
-      out.names_.push_back(build);
-      out.was_running_.push_back(c->RunningPid().has_value());
-      out.clusters_.push_back(std::move(c).value());
     }
-    out.targets_.resize(out.clusters_.size());
     return out;
+  }
+
+  // Each build's cluster, and whether it runs now (to leave it so); once
+  // every build exists.
+  Status Open() {
+    for (const std::string& build : names_) {
+      auto c = cluster::Cluster::Open({.build = build});
+      if (!c.ok()) return c.status();
+      was_running_.push_back(c->RunningPid().has_value());
+      clusters_.push_back(std::move(c).value());
+    }
+    targets_.resize(clusters_.size());
+    return Status::Ok();
   }
 
   // Stops the other builds' clusters and starts build `b`'s.
@@ -276,6 +291,97 @@ class BuildClusters {
   std::vector<cluster::Cluster> clusters_;
   std::vector<bool> was_running_;
   std::vector<std::optional<Target>> targets_;  // the clusters started for the suite
+};
+
+// The plan's [[build]] entries whose build is not there yet, each checked
+// as `pgrig pg build` checks (source, profile, flags) before anything
+// happens, and built by Make() once the run holds the pgrig home's lock.
+// An entry whose build exists must have been made as it says.
+class MissingBuilds {
+ public:
+  static Result<MissingBuilds> Check(const plan::Plan& plan) {
+    MissingBuilds out;
+    if (plan.build_entries.empty()) return out;
+    const std::string home = cluster::DefaultHome();
+    const std::vector<pgbuild::ListedBuild> listed = pgbuild::ListBuilds(home);
+    out.machine_ = pgbuild::DetectBuildMachine();
+    for (const plan::BuildEntry& e : plan.build_entries) {
+      const std::string where =
+          fmt::format("{}:{}: [[build]] '{}'",
+                      plan.source_path.empty() ? plan.name : plan.source_path, e.line, e.name);
+      auto profile = pgbuild::ParseProfile(e.profile);
+      if (!profile.ok()) return profile.status().WithContext(where);
+      pgbuild::BuildSpec spec{.source = e.source,
+                              .name = e.name,
+                              .request = {.profile = *profile,
+                                          .extra_cflags = e.cflags,
+                                          .extra_configure = e.configure},
+                              .home = home};
+      auto found = std::find_if(listed.begin(), listed.end(),
+                                [&e](const pgbuild::ListedBuild& l) { return l.name == e.name; });
+      if (found != listed.end()) {
+        if (!found->manifest) {
+          return FailedPrecondition(
+              fmt::format("{}: the build exists but {}", where, found->error));
+        }
+        std::string version;  // the source's, when it is still there to say
+        if (auto info = pgbuild::InspectSource(e.source); info.ok()) version = info->version;
+        Status same = pgbuild::CheckMadeAsRequested(*found->manifest, spec.request, version);
+        if (!same.ok()) return same.WithContext(where);
+        continue;
+      }
+      auto checked = pgbuild::CheckBuild(spec, out.machine_);
+      if (!checked.ok()) return checked.status().WithContext(where);
+      out.versions_.push_back(checked->info.version);
+      out.specs_.push_back(std::move(spec));
+    }
+    return out;
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const pgbuild::BuildSpec& s : specs_) n.push_back(s.name);
+    return n;
+  }
+
+  // One line per build to make, for the start of the run and --dry-run.
+  std::vector<std::string> Describe() const {
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      const pgbuild::BuildSpec& s = specs_[i];
+      lines.push_back(fmt::format(
+          "build {} is made first: PostgreSQL {} from {}, profile {}{}", s.name, versions_[i],
+          s.source, pgbuild::ProfileName(s.request.profile),
+          s.request.extra_cflags.empty() ? "" : ", CFLAGS += " + s.request.extra_cflags));
+    }
+    return lines;
+  }
+
+  // Builds them in order, a progress line per step; a failed or cancelled
+  // build leaves nothing of itself but its log (pgbuild::BuildPostgres), and
+  // the builds made before it stay for the next run.
+  Status Make(const std::atomic<bool>* cancel) {
+    for (const pgbuild::BuildSpec& spec : specs_) {
+      auto m = pgbuild::BuildPostgres(spec, machine_,
+                                      {.line =
+                                           [&spec](const std::string& l) {
+                                             std::printf("pgrig run: build %s: %s\n",
+                                                         spec.name.c_str(), l.c_str());
+                                             std::fflush(stdout);
+                                           }},
+                                      cancel);
+      if (!m.ok()) return m.status().WithContext("building " + spec.name + " for the plan");
+      std::printf("pgrig run: built %s (PostgreSQL %s, profile %s) in %s\n", m->name.c_str(),
+                  m->version.c_str(), m->profile.c_str(), Clock(m->build_seconds).c_str());
+    }
+    std::fflush(stdout);
+    return Status::Ok();
+  }
+
+ private:
+  pgbuild::BuildMachine machine_;
+  std::vector<pgbuild::BuildSpec> specs_;
+  std::vector<std::string> versions_;
 };
 
 // The plan to run and where its results go: the suite being resumed, or
@@ -403,8 +509,12 @@ int RunRun(int argc, char** argv) {
   if (!cells.ok()) return Fail(kRunCommand, cells.status().message());
   if (Status w = runner::CheckWorkloads(plan); !w.ok()) return Fail(kRunCommand, w.message());
   std::optional<BuildClusters> builds;
+  std::optional<MissingBuilds> to_make;
   if (!plan.builds.empty()) {
-    auto checked = BuildClusters::Check(plan, o.params);
+    auto missing = MissingBuilds::Check(plan);
+    if (!missing.ok()) return Fail(kRunCommand, missing.status().message());
+    to_make.emplace(std::move(missing).value());
+    auto checked = BuildClusters::Check(plan, o.params, to_make->names());
     if (!checked.ok()) return Fail(kRunCommand, checked.status().message());
     builds.emplace(std::move(checked).value());
   }
@@ -433,6 +543,9 @@ int RunRun(int argc, char** argv) {
       plan.name.c_str(), plan.source_path.empty() ? "" : (" (" + plan.source_path + ")").c_str(),
       cells->size(), plan.iterations, cells->size() * static_cast<size_t>(plan.iterations),
       plan.duration_s, plan.warmup_s, Clock(estimate).c_str(), cpus);
+  if (to_make) {
+    for (const std::string& line : to_make->Describe()) std::printf("%s\n", line.c_str());
+  }
   if (o.dry_run) {
     PrintDryRun(plan, *cells, *priced, out_dir);
     return kExitOk;
@@ -462,6 +575,14 @@ int RunRun(int argc, char** argv) {
     embedded_lock = std::move(lock).value();
   }
   if (builds) {
+    // The builds the plan makes, then every build's cluster as it is now.
+    Status made = [&to_make] {
+      InterruptScope interrupt;
+      CriticalSection section("pgrig run: stopping the PostgreSQL build and removing its files\n");
+      return to_make->Make(InterruptScope::flag());
+    }();
+    if (!made.ok()) return Fail(kRunCommand, made.message(), kExitRunFailure);
+    if (Status opened = builds->Open(); !opened.ok()) return Fail(kRunCommand, opened.message());
     // Each build's cluster is started by the runner (activate_build).
     so.facts = host::FactsToJson(hf, std::nullopt);
     so.activate_build = [&builds, &o](int b) { return builds->Activate(b, o.quiet); };

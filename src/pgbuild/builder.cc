@@ -259,14 +259,7 @@ std::string FirstErrorLine(std::string_view log) {
   return make_line;
 }
 
-Result<Manifest> BuildPostgres(const BuildSpec& spec, const BuildMachine& machine,
-                               const BuildProgress& progress, const std::atomic<bool>* cancel) {
-  auto say = [&progress](const std::string& line) {
-    if (progress.line) progress.line(line);
-  };
-  const double started = WallSeconds();
-  const auto t0 = std::chrono::steady_clock::now();
-  // Everything is checked before anything is created.
+Result<CheckedBuild> CheckBuild(const BuildSpec& spec, const BuildMachine& machine) {
   PGRIG_RETURN_IF_ERROR(ValidateBuildName(spec.name));
   if (spec.home.empty()) return InvalidArgument("no PGRIG_HOME to build under");
   const std::string prefix = BuildDir(spec.home, spec.name);
@@ -275,17 +268,60 @@ Result<Manifest> BuildPostgres(const BuildSpec& spec, const BuildMachine& machin
         fmt::format("a build named \"{}\" exists ({}); remove it first (pgrig pg remove {})",
                     spec.name, prefix, spec.name));
   }
-  std::string source = spec.source;
-  if (!source.empty() && source[0] != '/') source = fs::absolute(source).string();
-  PGRIG_ASSIGN_OR_RETURN(SourceInfo info, InspectSource(source));
-  PGRIG_ASSIGN_OR_RETURN(BuildRecipe recipe, ResolveRecipe(spec.request, machine));
-  const std::string cc = FindProgram(spec.cc);
-  if (cc.empty()) {
+  CheckedBuild out;
+  out.source = spec.source;
+  if (!out.source.empty() && out.source[0] != '/') out.source = fs::absolute(out.source).string();
+  PGRIG_ASSIGN_OR_RETURN(out.info, InspectSource(out.source));
+  PGRIG_ASSIGN_OR_RETURN(out.recipe, ResolveRecipe(spec.request, machine));
+  out.cc = FindProgram(spec.cc);
+  if (out.cc.empty()) {
     return FailedPrecondition(
         fmt::format("no C compiler \"{}\" here (apt-get install build-essential)", spec.cc));
   }
   if (FindProgram("make").empty()) return FailedPrecondition("no make here (apt-get install make)");
-  PGRIG_RETURN_IF_ERROR(CheckFlagsCompile(cc, recipe));
+  PGRIG_RETURN_IF_ERROR(CheckFlagsCompile(out.cc, out.recipe));
+  return out;
+}
+
+Status CheckMadeAsRequested(const Manifest& m, const BuildRequest& want,
+                            const std::string& want_version) {
+  std::vector<std::string> differs;
+  if (m.profile != ProfileName(want.profile)) {
+    differs.push_back(fmt::format("profile {}, not {}", m.profile, ProfileName(want.profile)));
+  }
+  if (!want.extra_cflags.empty() && !m.cflags.ends_with(want.extra_cflags)) {
+    differs.push_back(
+        fmt::format("CFLAGS \"{}\" do not end in \"{}\"", m.cflags, want.extra_cflags));
+  }
+  for (const std::string& o : want.extra_configure) {
+    if (std::find(m.configure_args.begin(), m.configure_args.end(), o) == m.configure_args.end()) {
+      differs.push_back(fmt::format("configured without {}", o));
+    }
+  }
+  if (!want_version.empty() && m.version != want_version) {
+    differs.push_back(fmt::format("PostgreSQL {}, not {}", m.version, want_version));
+  }
+  if (differs.empty()) return Status::Ok();
+  return FailedPrecondition(fmt::format(
+      "build \"{}\" exists but was made differently ({}); remove it (pgrig pg remove {}) to "
+      "have it made again, or give the entry another name",
+      m.name, Join(differs, "; "), m.name));
+}
+
+Result<Manifest> BuildPostgres(const BuildSpec& spec, const BuildMachine& machine,
+                               const BuildProgress& progress, const std::atomic<bool>* cancel) {
+  auto say = [&progress](const std::string& line) {
+    if (progress.line) progress.line(line);
+  };
+  const double started = WallSeconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  // Everything is checked before anything is created.
+  PGRIG_ASSIGN_OR_RETURN(CheckedBuild checked, CheckBuild(spec, machine));
+  const std::string& source = checked.source;
+  const SourceInfo& info = checked.info;
+  const BuildRecipe& recipe = checked.recipe;
+  const std::string& cc = checked.cc;
+  const std::string prefix = BuildDir(spec.home, spec.name);
   const bool ccache = !FindProgram("ccache").empty();
   const int jobs =
       spec.jobs > 0 ? spec.jobs : std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));

@@ -71,6 +71,27 @@ Status CheckFlagsCompile(const std::string& cc, const BuildRecipe& recipe);
 // "configure: error:", "*** ...", "Error N"), trimmed; empty when none.
 std::string FirstErrorLine(std::string_view log);
 
+// What CheckBuild found: the source (absolute), what it is, the recipe
+// and the compiler that compiled a test program with its flags.
+struct CheckedBuild {
+  std::string source;
+  SourceInfo info;
+  BuildRecipe recipe;
+  std::string cc;  // the compiler's path
+};
+
+// Everything BuildPostgres checks before it creates anything: the name, that
+// no build has it, the source, the profile on this machine, a compiler and
+// make, and that the flags compile.  Creates nothing.
+Result<CheckedBuild> CheckBuild(const BuildSpec& spec, const BuildMachine& machine);
+
+// Whether an existing build `m` is what `want` asks for: the same profile,
+// CFLAGS ending in the extra CFLAGS, every extra configure option, and (when
+// `want_version` is not empty) the same PostgreSQL version.  The error names
+// each difference and how to have the build made again.
+Status CheckMadeAsRequested(const Manifest& m, const BuildRequest& want,
+                            const std::string& want_version);
+
 struct BuildProgress {
   std::function<void(const std::string& line)> line;  // one per step
 };

@@ -68,6 +68,32 @@ TEST(BuildName, LettersDigitsAndAFewMarks) {
   EXPECT_FALSE(ValidateBuildName(std::string(65, 'a')).ok());
 }
 
+TEST(MadeAsRequested, SameProfileFlagsOptionsAndVersion) {
+  Manifest m;
+  m.name = "lto";
+  m.version = "15.18";
+  m.profile = "lto";
+  m.cflags = "-O2 -flto=auto -g";
+  m.configure_args = {"--prefix=/p", "--with-lz4"};
+  EXPECT_TRUE(CheckMadeAsRequested(m, {.profile = Profile::kLto}, "15.18").ok());
+  EXPECT_TRUE(
+      CheckMadeAsRequested(
+          m, {.profile = Profile::kLto, .extra_cflags = "-g", .extra_configure = {"--with-lz4"}},
+          "")
+          .ok());
+  Status s = CheckMadeAsRequested(
+      m,
+      {.profile = Profile::kNative, .extra_cflags = "-fno-plt", .extra_configure = {"--with-llvm"}},
+      "16.4");
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("build \"lto\" exists but was made differently"));
+  EXPECT_THAT(s.message(), HasSubstr("profile lto, not native"));
+  EXPECT_THAT(s.message(), HasSubstr("do not end in \"-fno-plt\""));
+  EXPECT_THAT(s.message(), HasSubstr("configured without --with-llvm"));
+  EXPECT_THAT(s.message(), HasSubstr("PostgreSQL 15.18, not 16.4"));
+  EXPECT_THAT(s.message(), HasSubstr("pgrig pg remove lto"));
+}
+
 TEST(FirstErrorLine, TheCompilersOrConfiguresLineBeforeMakes) {
   EXPECT_EQ(FirstErrorLine("checking... yes\nconfigure: error: readline library not found\n"),
             "configure: error: readline library not found");

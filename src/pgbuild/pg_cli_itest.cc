@@ -109,13 +109,8 @@ TEST_F(PgCliITest, CtrlCStopsTheBuildAndLeavesOnlyTheLog) {
   ASSERT_GT(pid, 0);
   // Wait for the compile step, then interrupt the whole group as a
   // terminal's Ctrl-C does.
-  bool compiling = false;
-  for (int i = 0; i < 600 && !compiling; ++i) {
-    auto text = ReadWholeFile(out);
-    compiling = text.ok() && text->find("compile:") != std::string::npos;
-    if (!compiling) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(compiling) << "the compile step's line, flushed as it starts";
+  ASSERT_TRUE(testing::WaitForText(out, "compile:", 30))
+      << "the compile step's line, flushed as it starts";
   const auto interrupted = std::chrono::steady_clock::now();
   ::kill(-pid, SIGINT);
   const int code = testing::WaitExit(pid, 20);

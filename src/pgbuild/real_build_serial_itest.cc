@@ -1,11 +1,11 @@
 // PostgreSQL built for real (issue 29, point 5): the installed server's own
 // release tarball (scripts/pg-source.sh fetches it; $PGRIG_TEST_PG_SOURCE
-// names another) built with two profiles by `pgrig pg build`, each run as
-// its own embedded cluster (`--pg`), its facts read back from the running
-// server, and a tiny plan run over both builds (`builds = [...]`) and
-// compared.  Two compiles of the server take 11 to 15 minutes of two cores,
-// so `make test` leaves this test out and `make test-pg-build` runs it
-// (Makefile, docs/testing.md).
+// names another) built with two profiles, `default` by `pgrig pg build` and
+// `native` by a tiny plan's [[build]] entry before the plan runs over both
+// builds (`builds = [...]`), each build on its own embedded cluster; the
+// builds' facts read back from their servers, and the builds compared.  Two compiles of the server
+// take 11 to 15 minutes of two cores, so `make test` leaves this test out and `make test-pg-build`
+// runs it (Makefile, docs/testing.md).
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -75,15 +75,35 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
     }
   } cleanup{home};
 
-  // One after the other: built side by side (make -j2 each on two cores)
-  // they took longer, not shorter (docs/pg-build.md).
+  // `default` by `pgrig pg build`; `native` by the plan below, which makes
+  // it before its suite ([[build]]).  One after the other: built side by
+  // side (make -j2 each on two cores) they took longer, not shorter.
   const std::vector<std::string> profiles = {"default", "native"};
+  // 5 to 9 minutes each on two cores (docs/testing.md, footnote 4).
+  auto b = testing::RunPgrig({"pg", "build", source, "--name", "default"}, env, "",
+                             std::chrono::minutes(20));
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err << LogTail(home, "default");
+  EXPECT_THAT(b.out, HasSubstr("built default: PostgreSQL " + version));
+
+  // A tiny plan over both builds: native made first, then each build's
+  // cluster loaded and measured in turn, the builds recorded and compared.
+  const std::string plan = fs::path(home).parent_path().string() + "/builds.toml";
+  ASSERT_TRUE(WriteFileAtomically(plan,
+                                  "[plan]\nname = \"real-builds\"\nscale = 1\nclients = [2]\n"
+                                  "protocols = [\"prepared\"]\nduration_s = 3\niterations = 2\n"
+                                  "builds = [\"default\", \"native\"]\n"
+                                  "[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n"
+                                  "[[build]]\nname = \"native\"\nsource = \"" +
+                                      source + "\"\nprofile = \"native\"\n")
+                  .ok());
+  const std::string out = fs::path(home).parent_path().string() + "/out";
+  auto run = testing::RunPgrig({"run", plan, "--out", out}, env, "", std::chrono::minutes(25));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err << LogTail(home, "native");
+  EXPECT_THAT(run.out, HasSubstr("build native is made first: PostgreSQL " + version));
+  EXPECT_THAT(run.out,
+              HasSubstr("pgrig run: built native (PostgreSQL " + version + ", profile native)"));
+
   for (const std::string& p : profiles) {
-    // 5 to 9 minutes each on two cores (docs/testing.md, footnote 4).
-    auto b = testing::RunPgrig({"pg", "build", source, "--name", p, "--profile", p}, env, "",
-                               std::chrono::minutes(20));
-    ASSERT_EQ(b.exit_code, 0) << b.out << b.err << LogTail(home, p);
-    EXPECT_THAT(b.out, HasSubstr("built " + p + ": PostgreSQL " + version));
     // Only the server and its programs: no psql, no pgbench.
     EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/bin/postgres"));
     EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/bin/pg_config"));
@@ -92,28 +112,15 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
     EXPECT_TRUE(fs::exists(BuildDir(home, p) + "/lib/postgresql/plpgsql.so"));
     EXPECT_FALSE(fs::exists(BuildDir(home, p) + "/bin/psql"));
   }
-
   auto list = testing::RunPgrig({"pg", "list", "--json"}, env);
   ASSERT_EQ(list.exit_code, 0) << list.err;
   const nlohmann::json builds = nlohmann::json::parse(list.out);
   ASSERT_EQ(builds.size(), 2u) << list.out;
-  for (const nlohmann::json& b : builds) {
-    EXPECT_EQ(b["version"], version);
-    EXPECT_THAT(b["compiler"].get<std::string>(), StartsWith("gcc ("));
+  for (const nlohmann::json& built : builds) {
+    EXPECT_EQ(built["version"], version);
+    EXPECT_THAT(built["compiler"].get<std::string>(), StartsWith("gcc ("));
   }
 
-  // A tiny plan over both builds: each build's cluster loaded and measured
-  // in turn, the builds recorded and compared.
-  const std::string plan = fs::path(home).parent_path().string() + "/builds.toml";
-  ASSERT_TRUE(WriteFileAtomically(plan,
-                                  "[plan]\nname = \"real-builds\"\nscale = 1\nclients = [2]\n"
-                                  "protocols = [\"prepared\"]\nduration_s = 3\niterations = 2\n"
-                                  "builds = [\"default\", \"native\"]\n"
-                                  "[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n")
-                  .ok());
-  const std::string out = fs::path(home).parent_path().string() + "/out";
-  auto run = testing::RunPgrig({"run", plan, "--out", out}, env);
-  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   auto suite_text = ReadWholeFile(out + "/suite.json");
   ASSERT_TRUE(suite_text.ok());
   const nlohmann::json suite = nlohmann::json::parse(*suite_text);
@@ -148,7 +155,10 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
   // The builds' compile flags differ, and compare says so.
   EXPECT_THAT(compare.out, HasSubstr("-O3"));
 
-  // facts reaches a build's server through --pg as well.
+  // facts reaches a build's server through --pg as well (the suite left
+  // native's cluster stopped, as it found it).
+  auto started = testing::RunPgrig({"cluster", "start", "--pg", "native"}, env);
+  ASSERT_EQ(started.exit_code, 0) << started.err;
   auto facts = testing::RunPgrig({"facts", "--json", "--pg", "native"}, env);
   ASSERT_EQ(facts.exit_code, 0) << facts.err;
   EXPECT_EQ(nlohmann::json::parse(facts.out)["server"]["build"]["bindir"],

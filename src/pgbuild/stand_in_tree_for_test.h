@@ -4,7 +4,10 @@
 // tree's Makefiles, compile, install bin/postgres and bin/pg_config) in a
 // second.  Files in the tree
 // change what it does: `fail-configure` (configure fails with a readline
-// error), `fail-make` (a compiler error), `slow-make` (make sleeps 30 s).
+// error), `fail-make` (a compiler error), `slow-make` (make sleeps 30 s),
+// `link-server` holding a directory (install links that directory's
+// postgres, initdb and pg_ctl instead of a stand-in postgres: a build whose
+// cluster runs, made in a second).
 // Test code only.
 #ifndef PGRIG_PGBUILD_STAND_IN_TREE_FOR_TEST_H_
 #define PGRIG_PGBUILD_STAND_IN_TREE_FOR_TEST_H_
@@ -55,7 +58,9 @@ inline constexpr char kBackendMakefileIn[] =
     "\t@touch generated.h\n"
     "install:\n"
     "\tmkdir -p $(prefix)/bin\n"
-    "\tcp /bin/true $(prefix)/bin/postgres\n";
+    "\tif [ -s $(srcdir)/link-server ]; then for p in postgres initdb pg_ctl; do "
+    "ln -s \"$$(cat $(srcdir)/link-server)/$$p\" $(prefix)/bin/$$p; done; "
+    "else cp /bin/true $(prefix)/bin/postgres; fi\n";
 
 inline constexpr char kPgConfigMakefileIn[] =
     "all:\n"

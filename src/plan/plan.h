@@ -10,8 +10,9 @@
 //
 // A plan may also name PostgreSQL builds (`builds = ["installed",
 // "native"]`: `pgrig pg build` names, or "installed" for the server pgrig
-// finds without --pg): every cell then runs on each build's embedded
-// cluster, and the cell id ends in "@<build>".  docs/plans.md documents the file
+// finds without --pg), and say how to make a missing one (`[[build]]`:
+// source, profile, flags; BuildEntry): every cell then runs on each build's
+// embedded cluster, and the cell id ends in "@<build>".  docs/plans.md documents the file
 // format; plans/*.toml are the shipped plans.
 //
 // Besides pgbench-style workloads (scripts), a plan may hold `kind = "lio"`
@@ -132,6 +133,20 @@ struct SettingsVariant {
   std::map<std::string, std::string> settings;  // name -> value as PostgreSQL takes it
 };
 
+// A PostgreSQL build a plan makes when it is not there yet: what
+// `pgrig pg build SOURCE --name NAME --profile PROFILE --cflags CFLAGS
+// --configure OPTION...` makes (pgbuild/builder.h).  `pgrig run` builds it
+// before the suite starts and uses it as it is when it exists with the same
+// profile and flags.
+struct BuildEntry {
+  std::string name;
+  std::string source;                  // a tarball or source tree, absolute
+  std::string profile = "default";     // pgbuild::ProfileName's spelling
+  std::string cflags;                  // added to the profile's
+  std::vector<std::string> configure;  // added to the profile's
+  int line = 0;                        // of its [[build]] table
+};
+
 struct Plan {
   std::string name;  // from the file name unless given
   std::string description;
@@ -167,6 +182,10 @@ struct Plan {
   // server the suite is given; else each name once, kInstalledBuild or a
   // `pgrig pg list` name, and the matrix is repeated per build.
   std::vector<std::string> builds;
+  // How to make those of `builds` that may be missing (`[[build]]`), in
+  // file order; each one's name is in `builds` (an entry `builds` does not
+  // list joins it after the names it lists).
+  std::vector<BuildEntry> build_entries;
 };
 
 // The build name of the server pgrig finds without a build (the installed

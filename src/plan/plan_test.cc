@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlanTest,
                                            ShippedCase{"scaling", 12, 20},
                                            ShippedCase{"protocols", 6, 6}, ShippedCase{"jit", 4, 4},
                                            ShippedCase{"graviton-vs-xeon", 6, 6},
-                                           ShippedCase{"lio", 4, 5}, ShippedCase{"builds", 4, 4}),
+                                           ShippedCase{"lio", 4, 5}, ShippedCase{"builds", 6, 6}),
                          [](const auto& test_info) {
                            std::string n = test_info.param.name;
                            for (char& ch : n) {
@@ -570,6 +570,43 @@ INSTANTIATE_TEST_SUITE_P(
                 "[plan]\nbuilds = [1]\n[[workload]]\nbuiltin = \"tpcb-like\"\n",
                 2,
                 {"'builds' in [plan]"}},
+        BadCase{"build_without_source",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nname = \"lto\"\n",
+                3,
+                {"[[build]] 'lto' needs a 'source'"}},
+        BadCase{"build_without_name",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nsource = \"x.tar.gz\"\n",
+                3,
+                {"[[build]] #1 needs a 'name'"}},
+        BadCase{"build_named_installed",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nname = \"installed\"\n"
+                "source = \"x\"\n",
+                4,
+                {"\"installed\" is the server pgrig finds without a build"}},
+        BadCase{"build_bad_profile",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nname = \"a\"\nsource = \"x\"\n"
+                "profile = \"fast\"\n",
+                6,
+                {"'profile' in [[build]] 'a'", "fast"}},
+        BadCase{"build_unknown_key",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nname = \"a\"\nsource = \"x\"\n"
+                "cflag = \"-O3\"\n",
+                6,
+                {"unknown key 'cflag' in [[build]] 'a'; did you mean 'cflags'?"}},
+        BadCase{"build_configure_not_strings",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nname = \"a\"\nsource = \"x\"\n"
+                "configure = [\"--with-lz4\", 3]\n",
+                6,
+                {"'configure' in [[build]] 'a' must be a configure option"}},
+        BadCase{"build_twice",
+                "[[workload]]\nbuiltin = \"tpcb-like\"\n[[build]]\nname = \"a\"\nsource = \"x\"\n"
+                "[[build]]\nname = \"a\"\nsource = \"y\"\n",
+                6,
+                {"[[build]] 'a' is given twice (line 3)"}},
+        BadCase{"build_not_tables",
+                "build = \"lto\"\n[[workload]]\nbuiltin = \"tpcb-like\"\n",
+                1,
+                {"'build' must be a list of tables"}},
         BadCase{"variant_without_name",
                 "[[workload]]\nbuiltin = \"tpcb-like\"\n\n[[variant]]\nsettings = {jit = \"on\"}\n",
                 4,
@@ -807,6 +844,40 @@ builtin = "select-only"
   EXPECT_EQ(CellIdWithoutBuild((*cells)[3].id), "select-only/simple/default/c2/j2");
   EXPECT_EQ(CellIdWithoutBuild("select-only/simple/default/c2/j2"),
             "select-only/simple/default/c2/j2");
+  // [[build]] entries: one `builds` lists is defined, another joins after.
+  Plan entries = MustParse(R"([plan]
+builds = ["installed", "lto"]
+[[workload]]
+builtin = "select-only"
+[[build]]
+name = "native"
+source = "pg/postgresql-15.18.tar.bz2"
+profile = "native"
+cflags = "-g"
+configure = "--with-lz4"
+[[build]]
+name = "lto"
+source = "/src/postgresql-15.18"
+profile = "lto"
+)");
+  EXPECT_EQ(entries.builds, (std::vector<std::string>{"installed", "lto", "native"}));
+  ASSERT_EQ(entries.build_entries.size(), 2u);
+  const BuildEntry& native = entries.build_entries[0];
+  EXPECT_EQ(native.name, "native");
+  EXPECT_EQ(native.profile, "native");
+  EXPECT_EQ(native.cflags, "-g");
+  EXPECT_EQ(native.configure, (std::vector<std::string>{"--with-lz4"}));
+  EXPECT_EQ(native.line, 5);
+  EXPECT_TRUE(native.source.starts_with("/")) << native.source;
+  EXPECT_TRUE(native.source.ends_with("/pg/postgresql-15.18.tar.bz2")) << native.source;
+  EXPECT_EQ(entries.build_entries[1].source, "/src/postgresql-15.18");
+  EXPECT_EQ(entries.build_entries[1].profile, "lto");
+  Plan defaults = MustParse(
+      "[[workload]]\nbuiltin = \"select-only\"\n[[build]]\nname = \"b\"\nsource = \"/s\"\n");
+  EXPECT_EQ(defaults.builds, (std::vector<std::string>{"b"}));
+  EXPECT_EQ(defaults.build_entries[0].profile, "default");
+  EXPECT_EQ(ExpandPlan(defaults, 2)->front().id, "select-only/simple/default/c2/j2@b");
+
   // Without builds, a cell has none.
   Plan plain = MustParse("[[workload]]\nbuiltin = \"select-only\"\n");
   EXPECT_EQ(ExpandPlan(plain, 2)->front().build, -1);

@@ -30,7 +30,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 3> kTopKeys = {"plan", "workload", "variant"};
+constexpr std::array<std::string_view, 4> kTopKeys = {"plan", "workload", "variant", "build"};
+constexpr std::array<std::string_view, 5> kBuildKeys = {"name", "source", "profile", "cflags",
+                                                        "configure"};
 constexpr std::array<std::string_view, 19> kPlanKeys = {"name",
                                                         "description",
                                                         "scale",
@@ -128,6 +130,11 @@ class Reader {
   }
   Status Error(const toml::node& n, const std::string& message) const {
     return Error(LineOf(n), message);
+  }
+
+  // A path as written in the plan: relative ones are to the plan's directory.
+  std::string PathOf(const std::string& p) const {
+    return (fs::path(p).is_absolute() ? fs::path(p) : dir_ / p).lexically_normal().string();
   }
 
   Status CheckKeys(const toml::table& t, std::span<const std::string_view> known,
@@ -665,6 +672,57 @@ Result<SettingsVariant> ReadVariant(const Reader& r, const toml::table& t, int i
   return v;
 }
 
+// A [[build]] table: a PostgreSQL build the plan makes when it is missing.
+Result<BuildEntry> ReadBuildEntry(const Reader& r, const toml::table& t, int index) {
+  Where where{fmt::format("[[build]] #{}", index + 1), LineOf(t)};
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> name, r.String(t, "name", where));
+  if (!name) return r.Error(where.line, fmt::format("{} needs a 'name'", where.name));
+  if (Status v = pgbuild::ValidateBuildName(*name); !v.ok()) {
+    return r.Error(*t.get("name"), fmt::format("'name' in {}: {}", where.name, v.message()));
+  }
+  if (*name == kInstalledBuild) {
+    return r.Error(*t.get("name"),
+                   fmt::format("'name' in {}: \"{}\" is the server pgrig finds without a build, "
+                               "not one to build; choose another name",
+                               where.name, kInstalledBuild));
+  }
+  where.name = fmt::format("[[build]] '{}'", *name);
+  PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kBuildKeys, where));
+  BuildEntry b;
+  b.name = *name;
+  b.line = where.line;
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> source, r.String(t, "source", where));
+  if (!source || source->empty()) {
+    return r.Error(where.line,
+                   fmt::format("{} needs a 'source': a PostgreSQL release tarball or source tree "
+                               "(scripts/pg-source.sh fetches the installed version's)",
+                               where.name));
+  }
+  b.source = r.PathOf(*source);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> profile, r.String(t, "profile", where));
+  if (profile) {
+    if (auto p = pgbuild::ParseProfile(*profile); !p.ok()) {
+      return r.Error(*t.get("profile"),
+                     fmt::format("'profile' in {}: {}", where.name, p.status().message()));
+    }
+    b.profile = *profile;
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> cflags, r.String(t, "cflags", where));
+  b.cflags = cflags.value_or("");
+  if (const toml::node* n = t.get("configure")) {
+    PGRIG_ASSIGN_OR_RETURN(std::vector<const toml::node*> items,
+                           r.OneOrList(*n, "configure", where));
+    for (const toml::node* el : items) {
+      if (!el->is_string() || el->as_string()->get().empty()) {
+        return r.WrongType(*el, "configure", where,
+                           "a configure option such as \"--with-blocksize=16\", or a list");
+      }
+      b.configure.push_back(el->as_string()->get());
+    }
+  }
+  return b;
+}
+
 Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
   const Where where{"[plan]", LineOf(t)};
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kPlanKeys, where));
@@ -837,6 +895,26 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
                                       "({} tables, {})",
                                       cur.name, first.name, first.lio.tables, first.lio.size_text));
       }
+    }
+  }
+
+  // [[build]] entries: a name `builds` lists is made this way when missing;
+  // any other joins the builds after those `builds` lists.
+  PGRIG_ASSIGN_OR_RETURN(const toml::array* build_tables, TablesOf(r, root, "build"));
+  if (build_tables != nullptr) {
+    for (size_t i = 0; i < build_tables->size(); ++i) {
+      const toml::table& t = *build_tables->get(i)->as_table();
+      PGRIG_ASSIGN_OR_RETURN(BuildEntry b, ReadBuildEntry(r, t, static_cast<int>(i)));
+      for (const BuildEntry& other : plan.build_entries) {
+        if (other.name == b.name) {
+          return r.Error(
+              t, fmt::format("[[build]] '{}' is given twice (line {})", b.name, other.line));
+        }
+      }
+      if (std::find(plan.builds.begin(), plan.builds.end(), b.name) == plan.builds.end()) {
+        plan.builds.push_back(b.name);
+      }
+      plan.build_entries.push_back(std::move(b));
     }
   }
 

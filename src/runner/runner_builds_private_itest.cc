@@ -1,10 +1,12 @@
-// A plan with builds (`builds = [...]`, issue 29 point 3) run end to end by
-// `pgrig run` in a pgrig home of its own: the installed server's cluster and
-// a "build" made of links to the installed server's programs
-// (testing::MakeLinkedBuild), so that no compiler is needed; the real
-// builds are src/pgbuild/real_build_serial_itest.cc's.
+// A plan with builds (`builds = [...]` and `[[build]]`, issue 29 point 3)
+// run end to end by `pgrig run` in a pgrig home of its own: the installed
+// server's cluster and a "build" made of links to the installed server's
+// programs (testing::MakeLinkedBuild, or a [[build]] entry over the stand-in
+// source tree that links them), so that no compiler runs; the real builds
+// are src/pgbuild/real_build_serial_itest.cc's.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <map>
@@ -13,7 +15,11 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "common/fs.h"
+#include "common/process.h"
 #include "pg/connection.h"
+#include "pgbuild/builder.h"
+#include "pgbuild/stand_in_tree_for_test.h"
 #include "runner/runner_itest_util.h"
 #include "support/test_cluster.h"
 
@@ -44,7 +50,8 @@ class RunBuildsTest : public ::testing::Test {
     EXPECT_TRUE(c.ok()) << c.status().message();
     return std::move(c).value();
   }
-  std::string WritePlan(const std::string& builds) {
+  // `more`: TOML after the plan's workload ([[build]] tables).
+  std::string WritePlan(const std::string& builds, const std::string& more = "") {
     const std::string path = dir_ + "/builds.toml";
     run_itest::WriteText(path,
                          "[plan]\nname = \"builds\"\nscale = 1\nclients = [2]\nthreads = [1]\n"
@@ -52,8 +59,20 @@ class RunBuildsTest : public ::testing::Test {
                              builds +
                              "\n# sighup: applied per build and restored before each switch\n"
                              "settings = {checkpoint_completion_target = \"0.7\"}\n"
-                             "[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n");
+                             "[[workload]]\nname = \"read\"\nbuiltin = \"select-only\"\n" +
+                             more);
     return path;
+  }
+  // The stand-in source tree at dir_/src-tree, whose install links the
+  // installed server's programs.
+  void WriteLinkingTree() {
+    RealProcessRunner runner;
+    auto bins = cluster::FindServerBinaries(runner, cluster::ClusterEnv{});
+    ASSERT_TRUE(bins.ok()) << bins.status().message();
+    auto recipe = pgbuild::ResolveRecipe({}, pgbuild::DetectBuildMachine());
+    ASSERT_TRUE(recipe.ok()) << recipe.status().message();
+    pgbuild::WriteStandInTree(dir_ + "/src-tree", recipe->make_dirs);
+    run_itest::WriteText(dir_ + "/src-tree/link-server", bins->bindir);
   }
 
   std::string home_;
@@ -62,15 +81,24 @@ class RunBuildsTest : public ::testing::Test {
 };
 
 TEST_F(RunBuildsTest, EachBuildRunsOnItsOwnClusterInterleavedAndIsCompared) {
-  ASSERT_NO_FATAL_FAILURE(testing::MakeLinkedBuild(home_, "fake"));
+  // fake is a [[build]] entry (a relative source: the plan's directory's),
+  // made on first use.
+  ASSERT_NO_FATAL_FAILURE(WriteLinkingTree());
   // The installed server's cluster runs before the suite, fake's does not.
   cluster::Cluster installed = Open("");
   ASSERT_TRUE(installed.Start().ok());
   const int installed_pid = *installed.RunningPid();
-  const std::string plan = WritePlan("[\"installed\", \"fake\"]");
+  const std::string plan =
+      WritePlan("[\"installed\"]", "[[build]]\nname = \"fake\"\nsource = \"src-tree\"\n");
   const std::string out = dir_ + "/out";
   ProcessResult r = testing::RunPgrig({"run", plan, "--out", out}, env_);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("build fake is made first: PostgreSQL 15.99 from " + dir_ +
+                               "/src-tree, profile default"));
+  EXPECT_THAT(r.out, HasSubstr("pgrig run: build fake: configure"));
+  EXPECT_THAT(r.out, HasSubstr("pgrig run: built fake (PostgreSQL 15.99, profile default)"));
+  ProcessResult listed = testing::RunPgrig({"pg", "list"}, env_);
+  EXPECT_THAT(listed.out, HasSubstr("fake: PostgreSQL 15.99, profile default"));
   // One cluster at a time: the installed one was stopped for fake's runs.
   EXPECT_THAT(r.err, Not(HasSubstr("is running too")));
   EXPECT_THAT(r.err, HasSubstr("build: installed, PostgreSQL"));
@@ -141,6 +169,46 @@ TEST_F(RunBuildsTest, EachBuildRunsOnItsOwnClusterInterleavedAndIsCompared) {
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_THAT(rep.out, HasSubstr("read/simple/default/c2/j1@installed"));
   EXPECT_THAT(rep.out, HasSubstr("PostgreSQL builds compared"));
+
+  // Made once: the next run uses it as it is.
+  ProcessResult again = testing::RunPgrig({"run", plan, "--dry-run"}, env_);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_THAT(again.out, Not(HasSubstr("made first")));
+  EXPECT_THAT(again.out, HasSubstr("read/simple/default/c2/j1@fake"));
+  // An entry that asks for it made otherwise is refused, naming both.
+  const std::string other = WritePlan(
+      "[\"installed\"]",
+      "[[build]]\nname = \"fake\"\nsource = \"src-tree\"\nprofile = \"lto\"\ncflags = \"-g\"\n");
+  ProcessResult refused = testing::RunPgrig({"run", other, "--out", dir_ + "/refused"}, env_);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr(other + ":14: [[build]] 'fake'"));
+  EXPECT_THAT(refused.err, HasSubstr("profile default, not lto"));
+  EXPECT_THAT(refused.err, HasSubstr("do not end in \"-g\""));
+  EXPECT_THAT(refused.err, HasSubstr("pgrig pg remove fake"));
+  EXPECT_FALSE(fs::exists(dir_ + "/refused"));
+  EXPECT_FALSE(Open("fake").RunningPid().has_value());
+}
+
+TEST_F(RunBuildsTest, CtrlCDuringAPlansBuildLeavesOnlyItsLog) {
+  ASSERT_NO_FATAL_FAILURE(WriteLinkingTree());
+  run_itest::WriteText(dir_ + "/src-tree/slow-make", "");  // make sleeps 30 s
+  const std::string plan =
+      WritePlan("[\"installed\"]", "[[build]]\nname = \"made\"\nsource = \"src-tree\"\n");
+  const std::string said = dir_ + "/said.txt";
+  ::setenv("PGRIG_HOME", home_.c_str(), 1);
+  const pid_t pid = testing::SpawnPgrig({"run", plan, "--out", dir_ + "/out"}, said);
+  ::unsetenv("PGRIG_HOME");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(testing::WaitForText(said, "build made: compile", 30)) << run_itest::Text(said);
+  ::kill(-pid, SIGINT);  // as a terminal's Ctrl-C: the whole group
+  EXPECT_EQ(testing::WaitExit(pid, 20), 2);
+  EXPECT_THAT(run_itest::Text(said), HasSubstr("was interrupted; the build was stopped"));
+  // Only the build's log; no suite, no cluster created or started.
+  EXPECT_FALSE(fs::exists(pgbuild::BuildDir(home_, "made")));
+  EXPECT_TRUE(fs::exists(pgbuild::BuildLog(home_, "made")));
+  EXPECT_FALSE(fs::exists(dir_ + "/out"));
+  EXPECT_FALSE(fs::exists(home_ + "/data"));
+  EXPECT_FALSE(fs::exists(home_ + "/clusters"));
 }
 
 TEST_F(RunBuildsTest, RefusalsStartAndCreateNothing) {
@@ -169,6 +237,33 @@ TEST_F(RunBuildsTest, RefusalsStartAndCreateNothing) {
     EXPECT_THAT(r.err, HasSubstr("plan 'builds' compares PostgreSQL builds"));
     EXPECT_THAT(r.err, HasSubstr(c.want));
     EXPECT_FALSE(fs::exists(dir_ + "/refused"));
+    EXPECT_FALSE(fs::exists(home_ + "/data"));
+    EXPECT_FALSE(fs::exists(home_ + "/clusters/fake"));
+  }
+
+  // [[build]] entries that cannot be made are refused before anything is
+  // built, created or started.
+  ASSERT_NO_FATAL_FAILURE(WriteLinkingTree());
+  std::vector<std::pair<std::string, std::string>> entries = {
+      {"[[build]]\nname = \"made\"\nsource = \"no-such-tree\"\n", "no-such-tree"},
+      {"[[build]]\nname = \"made\"\nsource = \"src-tree\"\ncflags = \"-mno-such-flag-pgrig\"\n",
+       "-mno-such-flag-pgrig"},
+  };
+  if (pgbuild::DetectBuildMachine().arch != "aarch64") {
+    entries.push_back(
+        {"[[build]]\nname = \"made\"\nsource = \"src-tree\"\nprofile = \"lse\"\n", "arm64"});
+  }
+  for (const auto& [entry, want] : entries) {
+    SCOPED_TRACE(entry);
+    const std::string plan = WritePlan("[\"installed\", \"fake\"]", entry);
+    ProcessResult r = testing::RunPgrig({"run", plan, "--out", dir_ + "/refused"}, env_);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(plan + ":14: [[build]] 'made'"));
+    EXPECT_THAT(r.err, HasSubstr(want));
+    EXPECT_THAT(r.out, Not(HasSubstr("made first")));
+    EXPECT_FALSE(fs::exists(dir_ + "/refused"));
+    EXPECT_FALSE(fs::exists(pgbuild::BuildDir(home_, "made")));
+    EXPECT_FALSE(fs::exists(pgbuild::BuildLog(home_, "made")));
     EXPECT_FALSE(fs::exists(home_ + "/data"));
     EXPECT_FALSE(fs::exists(home_ + "/clusters/fake"));
   }

@@ -164,6 +164,16 @@ pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_fi
   return pid;
 }
 
+bool WaitForText(const std::string& file, const std::string& text, double timeout_s) {
+  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
+  while (true) {
+    auto read = ReadWholeFile(file);
+    if (read.ok() && read->find(text) != std::string::npos) return true;
+    if (MonotonicNanos() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 int WaitExit(pid_t pid, double timeout_s) {
   const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
   int status = 0;

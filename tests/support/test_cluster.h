@@ -134,6 +134,10 @@ pid_t SpawnPgrig(const std::vector<std::string>& args, const std::string& out_fi
 // ended it, or -1 when the time ran out (it is then killed and reaped).
 int WaitExit(pid_t pid, double timeout_s);
 
+// Waits up to timeout_s for `text` to appear in `file` (a spawned program's
+// output, say); whether it did.
+bool WaitForText(const std::string& file, const std::string& text, double timeout_s);
+
 // Runs a program (pgbench, psql, ...) from the server's bin directory.
 ProcessResult RunServerTool(const std::string& tool, const std::vector<std::string>& args,
                             const std::map<std::string, std::string>& env = {});
