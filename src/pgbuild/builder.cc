@@ -252,7 +252,9 @@ std::string FirstErrorLine(std::string_view log) {
     if (t.find("error:") != std::string_view::npos || t.find("Error:") != std::string_view::npos) {
       return std::string(t.substr(0, 300));
     }
-    if (make_line.empty() && t.find("*** ") != std::string_view::npos) {
+    // make's own lines ("make[2]: *** ..."), not configure's banners that
+    // start with "***" ("*** Without Bison you will not be able to ...").
+    if (make_line.empty() && !t.starts_with("*** ") && t.find("*** ") != std::string_view::npos) {
       make_line = std::string(t.substr(0, 300));
     }
   }

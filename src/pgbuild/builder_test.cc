@@ -102,6 +102,12 @@ TEST(FirstErrorLine, TheCompilersOrConfiguresLineBeforeMakes) {
       "x.c:3:1: error: expected ';'");
   EXPECT_EQ(FirstErrorLine("ld: cannot find -lfoo\nmake: *** [all] Error 2\n"),
             "make: *** [all] Error 2");
+  // configure's warning banners are not the error (a 2026-12-05 build's
+  // log: the real line was make's, 1,800 lines later).
+  EXPECT_EQ(
+      FirstErrorLine("*** Without Bison you will not be able to build PostgreSQL from Git\n"
+                     "make: *** No rule to make target 'x.a', needed by 'postgres'.  Stop.\n"),
+      "make: *** No rule to make target 'x.a', needed by 'postgres'.  Stop.");
   EXPECT_EQ(FirstErrorLine("all fine\n"), "");
 }
 

@@ -201,10 +201,21 @@ Result<BuildRecipe> ResolveRecipe(const BuildRequest& request, const BuildMachin
     }
     r.configure_args.push_back(o);
   }
-  r.make_dirs = {"src/backend",          "src/backend/utils/mb/conversion_procs",
-                 "src/backend/snowball", "src/pl/plpgsql",
-                 "src/timezone",         "src/interfaces/libpq",
-                 "src/bin/initdb",       "src/bin/pg_ctl",
+  // src/port and src/common first: the static libraries postgres links,
+  // which `make -jN -C src/backend` would make beside the link that needs
+  // them and race (a distro build here failed with "No rule to make target
+  // '../../src/common/libpgcommon_srv.a'"); PostgreSQL's top-level make
+  // makes them first too.
+  r.make_dirs = {"src/port",
+                 "src/common",
+                 "src/backend",
+                 "src/backend/utils/mb/conversion_procs",
+                 "src/backend/snowball",
+                 "src/pl/plpgsql",
+                 "src/timezone",
+                 "src/interfaces/libpq",
+                 "src/bin/initdb",
+                 "src/bin/pg_ctl",
                  "src/bin/pg_config"};
   if (std::find(r.configure_args.begin(), r.configure_args.end(), "--with-llvm") !=
       r.configure_args.end()) {

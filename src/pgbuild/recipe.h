@@ -64,7 +64,8 @@ struct BuildRecipe {
   std::string why;                   // one sentence: what the profile sets and why
   std::vector<std::string> dropped;  // distro options left out, each with its reason
   // The build tree's directories that `make -C DIR` and `make -C DIR
-  // install` go through, in order: the server and what initdb loads
+  // install` go through, in order: the static libraries the server links
+  // (src/port, src/common), the server and what initdb loads
   // (Snowball dictionaries, PL/pgSQL, encoding conversions), the time zone
   // data, libpq, initdb, pg_ctl and pg_config, and LLVM's JIT provider when
   // configured --with-llvm.  Not psql, pgbench, pg_dump, ecpg or contrib:

@@ -111,8 +111,12 @@ TEST(Recipe, LlvmNeedsLlvmsDevelopmentFilesAndNamesThePackage) {
 // pg_ctl need; the JIT provider only when LLVM is configured.
 TEST(Recipe, MakesTheServerAndItsProgramsOnly) {
   const std::vector<std::string> dirs = ResolveRecipe({}, X86())->make_dirs;
-  ASSERT_FALSE(dirs.empty());
-  EXPECT_EQ(dirs.front(), "src/backend");
+  ASSERT_GE(dirs.size(), 3u);
+  // The libraries postgres links before the server, or a parallel make of
+  // the server races making them.
+  EXPECT_EQ(dirs[0], "src/port");
+  EXPECT_EQ(dirs[1], "src/common");
+  EXPECT_EQ(dirs[2], "src/backend");
   for (const char* d : {"src/pl/plpgsql", "src/backend/snowball", "src/interfaces/libpq",
                         "src/bin/initdb", "src/bin/pg_ctl", "src/bin/pg_config", "src/timezone"}) {
     EXPECT_THAT(dirs, Contains(d));
