@@ -8,11 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/clock.h"
 #include "common/fs.h"
@@ -266,18 +264,7 @@ pid_t Spawn(const std::vector<std::string>& args, const std::string& out, const 
 }
 
 using testing::WaitExit;
-
-// Waits until the file at `path` contains `text`, checking every 100 ms for
-// at most `timeout_s` seconds; true when it did.
-bool WaitForText(const std::string& path, const std::string& text, double timeout_s) {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
-  while (true) {
-    auto content = ReadWholeFile(path);
-    if (content.ok() && content->find(text) != std::string::npos) return true;
-    if (MonotonicNanos() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
+using testing::WaitForText;
 
 // The server ends under a running benchmark: SIGQUIT (what pg_ctl stop -m
 // immediate sends) or SIGKILL of the postmaster (a crash).
