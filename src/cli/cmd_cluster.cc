@@ -40,7 +40,8 @@ int RunCluster(int argc, char** argv) {
   auto* start = app.add_subcommand(
       "start",
       "create the cluster if needed and start it; a new cluster is tuned with the\n"
-      "$PGRIG_EMBEDDED_PROFILE profile (default benchmark; \"none\" keeps the defaults)");
+      "$PGRIG_EMBEDDED_PROFILE profile (default benchmark; \"none\" keeps the defaults),\n"
+      "sized for $PGRIG_EMBEDDED_MEMORY (default: this machine's memory)");
   auto* stop = app.add_subcommand("stop", "stop the server; nothing is left running");
   auto* status =
       app.add_subcommand("status", "version, data directory, socket, port, uptime, size");

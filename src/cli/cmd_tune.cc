@@ -104,11 +104,13 @@ struct TuneOptions {
 // Applies `profile` to a running embedded cluster and restarts it when a
 // setting needs that.  For the cli layer (e.g. ResolveTarget after it created
 // the cluster: issue 6, point 8).
-Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile) {
+Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile,
+                                  std::optional<uint64_t> memory) {
   PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(c.Params()));
   std::vector<std::string> notes;
   host::HostFacts hf = host::CollectHostFacts(SysFs("/"), {.storage_path = c.data_dir()});
   tune::TuneInputs in = tune::InputsFromFacts(hf, nullptr, &notes);
+  if (memory) tune::ApplyOverrides({.memory = memory}, &in, &notes);
   in.server_major = conn.server_version() / 10000;
   PGRIG_ASSIGN_OR_RETURN(tune::CurrentSettings current, tune::ReadCurrentSettings(conn));
   PGRIG_ASSIGN_OR_RETURN(tune::TuneReport report, tune::Recommend(in, profile, current));

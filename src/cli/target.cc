@@ -8,10 +8,35 @@
 
 #include "common/strings.h"
 #include "runner/suite_lock.h"
+#include "tune/from_facts.h"
+#include "tune/settings.h"
 
 namespace pgrig::cli {
 
+Result<EmbeddedTuning> EmbeddedTuningFromEnv() {
+  EmbeddedTuning t;
+  const char* profile = std::getenv("PGRIG_EMBEDDED_PROFILE");
+  t.profile_name = profile && *profile ? profile : "benchmark";
+  if (t.profile_name != "none") {
+    auto parsed = tune::ParseProfile(t.profile_name);
+    if (!parsed.ok())
+      return parsed.status().WithContext("PGRIG_EMBEDDED_PROFILE=" + t.profile_name);
+    t.profile = *parsed;
+  }
+  const char* memory = std::getenv("PGRIG_EMBEDDED_MEMORY");
+  if (memory && *memory) {
+    const std::string context = std::string("PGRIG_EMBEDDED_MEMORY=") + memory;
+    auto bytes = tune::ParseSize(memory);
+    if (!bytes.ok()) return bytes.status().WithContext(context);
+    t.memory = *bytes;
+    PGRIG_RETURN_IF_ERROR(tune::ValidateOverrides({.memory = t.memory}).WithContext(context));
+  }
+  return t;
+}
+
 Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet) {
+  // Checked before the cluster is created or started.
+  PGRIG_ASSIGN_OR_RETURN(const EmbeddedTuning tuning, EmbeddedTuningFromEnv());
   PGRIG_ASSIGN_OR_RETURN(cluster::StartAction action, c.Start());
   if (!quiet) {
     for (const cluster::Cluster::Other& other : c.OthersRunning()) {
@@ -24,26 +49,23 @@ Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet) {
                    which.c_str(), other.home.c_str(), stop.c_str());
     }
   }
-  if (action != cluster::StartAction::kInitializedAndStarted) return action;
-  const char* env = std::getenv("PGRIG_EMBEDDED_PROFILE");
-  std::string name = env && *env ? env : "benchmark";
-  if (name == "none") return action;
-  auto profile = tune::ParseProfile(name);
-  if (!profile.ok()) {
-    return profile.status().WithContext("PGRIG_EMBEDDED_PROFILE=" + name);
-  }
-  Status s = ApplyTuneProfileToEmbedded(c, *profile);
+  if (action != cluster::StartAction::kInitializedAndStarted || !tuning.profile) return action;
+  Status s = ApplyTuneProfileToEmbedded(c, *tuning.profile, tuning.memory);
   if (!s.ok()) {
-    return s.WithContext("the embedded cluster was created but tuning it with the " + name +
+    return s.WithContext("the embedded cluster was created but tuning it with the " +
+                         tuning.profile_name +
                          " profile failed (PostgreSQL's defaults are still in place; "
                          "PGRIG_EMBEDDED_PROFILE=none skips tuning)");
   }
   if (!quiet) {
+    const std::string memory =
+        tuning.memory ? " for " + HumanBytes(*tuning.memory) + " of memory (PGRIG_EMBEDDED_MEMORY)"
+                      : "";
     std::fprintf(stderr,
-                 "pgrig: tuned the new embedded cluster with the %s profile%s; see \"pgrig tune "
+                 "pgrig: tuned the new embedded cluster with the %s profile%s%s; see \"pgrig tune "
                  "--all\"\n",
-                 name.c_str(),
-                 *profile == tune::Profile::kBenchmark
+                 tuning.profile_name.c_str(), memory.c_str(),
+                 *tuning.profile == tune::Profile::kBenchmark
                      ? " (it trades durability for speed: synchronous_commit=off, "
                        "wal_level=minimal; fine for throwaway benchmark data only)"
                      : "");

@@ -3,6 +3,7 @@
 #ifndef PGRIG_CLI_TARGET_H_
 #define PGRIG_CLI_TARGET_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,16 +54,30 @@ Status CheckNoBuildForNamedServer(const pg::ConnectionParams& named);
 // server (passwords removed), for messages.
 std::string RestoreSettingsCommand(const pg::ConnectionParams& named);
 
-// Starts the embedded cluster.  A cluster this call created gets the tuner's
-// profile for this machine ($PGRIG_EMBEDDED_PROFILE, default "benchmark";
-// "none" keeps PostgreSQL's defaults), applied and verified, with a restart
-// when a setting needs one.  Says so on stderr unless quiet.
+// How a new embedded cluster is tuned, from the environment:
+// $PGRIG_EMBEDDED_PROFILE (default "benchmark"; "none": PostgreSQL's
+// defaults, and `profile` is empty) and $PGRIG_EMBEDDED_MEMORY (the memory
+// the tuner sizes for, as `pgrig tune --memory` takes it, 256MB to 64TB;
+// default this machine's).  InvalidArgument naming the variable when either
+// is malformed.
+struct EmbeddedTuning {
+  std::string profile_name;
+  std::optional<tune::Profile> profile;
+  std::optional<uint64_t> memory;
+};
+Result<EmbeddedTuning> EmbeddedTuningFromEnv();
+
+// Starts the embedded cluster, once EmbeddedTuningFromEnv() holds.  A
+// cluster this call created gets that tuning, applied and verified, with a
+// restart when a setting needs one.  Says so on stderr unless quiet.
 Result<cluster::StartAction> StartEmbedded(cluster::Cluster& c, bool quiet);
 
 // Defined in cmd_tune.cc: applies `profile` to the running embedded cluster
-// (ALTER SYSTEM, backup, verify) and restarts it when a setting needs it; if
-// it then will not start, restores postgresql.auto.conf and starts it again.
-Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile);
+// (ALTER SYSTEM, backup, verify), sized for `memory` when given (else this
+// machine's), and restarts it when a setting needs it; if it then will not
+// start, restores postgresql.auto.conf and starts it again.
+Status ApplyTuneProfileToEmbedded(cluster::Cluster& c, tune::Profile profile,
+                                  std::optional<uint64_t> memory = std::nullopt);
 
 }  // namespace pgrig::cli
 

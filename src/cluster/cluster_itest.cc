@@ -205,6 +205,48 @@ TEST_F(ClusterTest, CliStatusStopAndLogs) {
   EXPECT_EQ(bad.exit_code, 1);
 }
 
+// $PGRIG_EMBEDDED_MEMORY sizes a new cluster's tuning for the memory it
+// gives instead of this machine's; a malformed or out-of-range value is
+// refused before anything is created.
+TEST_F(ClusterTest, NewClusterIsTunedForTheMemoryGiven) {
+  for (const char* bad : {"lots", "100MB", "-1GB"}) {
+    auto r = testing::RunPgrig({"cluster", "start"},
+                               {{"PGRIG_HOME", home_}, {"PGRIG_EMBEDDED_MEMORY", bad}});
+    EXPECT_EQ(r.exit_code, 1) << bad;
+    EXPECT_THAT(r.err, HasSubstr(std::string("PGRIG_EMBEDDED_MEMORY=") + bad));
+    EXPECT_FALSE(fs::exists(cluster_->data_dir())) << bad;
+  }
+  auto started = testing::RunPgrig({"cluster", "start"},
+                                   {{"PGRIG_HOME", home_}, {"PGRIG_EMBEDDED_MEMORY", "1GB"}});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  EXPECT_THAT(started.err, HasSubstr("benchmark profile for 1.0 GB of memory"));
+  // What the tuner recommends for a 1 GB machine is what the server runs with.
+  auto offline =
+      testing::RunPgrig({"tune", "--offline", "--memory", "1GB", "--cpus", "2", "--profile",
+                         "benchmark", "--server-version", "15", "--format", "conf"});
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  {
+    auto conn = pg::Connect(cluster_->Params());
+    ASSERT_TRUE(conn.ok()) << conn.status().message();
+    const std::string shared_buffers = *conn->QueryValue("SHOW shared_buffers");
+    EXPECT_THAT(offline.out, HasSubstr("shared_buffers = '" + shared_buffers + "'"));
+    EXPECT_EQ(shared_buffers, "256MB");
+  }
+
+  // Unset (or empty), the tuning is for this machine's memory again.
+  ASSERT_TRUE(cluster_->Destroy().ok());
+  auto machine = testing::RunPgrig({"cluster", "start"},
+                                   {{"PGRIG_HOME", home_}, {"PGRIG_EMBEDDED_MEMORY", ""}});
+  ASSERT_EQ(machine.exit_code, 0) << machine.err;
+  EXPECT_THAT(machine.err, HasSubstr("benchmark profile"));
+  EXPECT_THAT(machine.err, ::testing::Not(HasSubstr("PGRIG_EMBEDDED_MEMORY")));
+  if (::sysconf(_SC_PHYS_PAGES) * ::sysconf(_SC_PAGE_SIZE) > (int64_t{4} << 30)) {
+    auto again = pg::Connect(cluster_->Params());
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_NE(*again->QueryValue("SHOW shared_buffers"), "256MB");
+  }
+}
+
 TEST(ClusterFaults, MissingServerBinariesIsOneClearLine) {
   std::string home = testing::MakeTempHome("pgrig-nobins");
   auto r = testing::RunPgrig({"cluster", "start"},
