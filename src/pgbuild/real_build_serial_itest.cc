@@ -3,9 +3,10 @@
 // names another) built with two profiles, `default` by `pgrig pg build` and
 // `native` by a tiny plan's [[build]] entry before the plan runs over both
 // builds (`builds = [...]`), each build on its own embedded cluster; the
-// builds' facts read back from their servers, and the builds compared.  Two compiles of the server
-// take 11 to 15 minutes of two cores, so `make test` leaves this test out and `make test-pg-build`
-// runs it (Makefile, docs/testing.md).
+// builds' facts read back from their servers, and the builds compared.  Two
+// compiles of the server take 11 to 14 minutes of two cores: `make test`
+// runs this test alone as its last stage (pg-build), and `make
+// test-pg-build` runs only it (Makefile, docs/testing.md).
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -79,7 +80,7 @@ TEST(RealPostgresBuild, TwoProfilesBuiltStartedAndMeasured) {
   // it before its suite ([[build]]).  One after the other: built side by
   // side (make -j2 each on two cores) they took longer, not shorter.
   const std::vector<std::string> profiles = {"default", "native"};
-  // 5 to 9 minutes each on two cores (docs/testing.md, footnote 4).
+  // 5 to 9 minutes each on two cores (docs/testing.md, footnotes 4 and 7).
   auto b = testing::RunPgrig({"pg", "build", source, "--name", "default"}, env, "",
                              std::chrono::minutes(20));
   ASSERT_EQ(b.exit_code, 0) << b.out << b.err << LogTail(home, "default");
