@@ -64,7 +64,9 @@ int RunTpcc(int argc, char** argv) {
   uint64_t seed = 0;
   bool foreign_keys = false, json = false;
   std::string warehouse_list;
+  app.set_help_flag("--help", "print this help and exit");
   auto add_connection = [&](CLI::App* a) {
+    a->set_help_flag("--help", "print this help and exit");
     a->add_option("-h,--host", named.host, "database server host or socket directory");
     a->add_option("-p,--port", named.port, "database server port");
     a->add_option("-U,--username", named.user, "database user name");

@@ -93,7 +93,8 @@ Result<LoadReport> Loader::Run() {
   report.constants = NURandConstants::ForLoad(constants_rng);
 
   // The tables, created in one transaction.
-  std::string create = "BEGIN; " + DropTablesSql() + "; DROP TABLE IF EXISTS tpcc_load; ";
+  std::string create = "SET client_min_messages = warning; BEGIN; " + DropTablesSql() +
+                       "; DROP TABLE IF EXISTS tpcc_load; ";
   for (const TableDef& t : Tables()) {
     for (const std::string& sql : CreateTableSql(t, o_.schema)) create += sql + "; ";
   }

@@ -141,7 +141,9 @@ TEST(TpccRows, CustomersHaveEveryLastNameAndOneInTenBadCredit) {
     EXPECT_EQ(f[0], std::to_string(i + 1));
     EXPECT_EQ(f[1] + "/" + f[2], "3/1");
     EXPECT_EQ(f[4], "OE");
-    if (i < 1000) EXPECT_EQ(f[5], LastName(static_cast<int64_t>(i)));
+    if (i < 1000) {
+      EXPECT_EQ(f[5], LastName(static_cast<int64_t>(i)));
+    }
     names.insert(f[5]);
     EXPECT_EQ(f[11].size(), 16u);
     EXPECT_EQ(f[12], kNow);

@@ -44,8 +44,14 @@ TEST(TpccSchemaITest, PlainTablesWithKeysIndexesAndForeignKeys) {
                   "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relnamespace = "
                   "'public'::regnamespace"),
             "9");
-  EXPECT_EQ(Count(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'p'"), "8");
-  EXPECT_EQ(Count(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"), "10");
+  EXPECT_EQ(Count(c,
+                  "SELECT count(*) FROM pg_constraint WHERE contype = 'p' AND "
+                  "connamespace = 'public'::regnamespace"),
+            "8");
+  EXPECT_EQ(Count(c,
+                  "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND "
+                  "connamespace = 'public'::regnamespace"),
+            "10");
   // Money is exact: a payment's cents add up.
   EXPECT_EQ(Count(c,
                   "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
