@@ -36,6 +36,7 @@ int RunReport(int argc, char** argv);
 int RunCompare(int argc, char** argv);
 int RunFleet(int argc, char** argv);
 int RunPg(int argc, char** argv);
+int RunTpcc(int argc, char** argv);
 
 }  // namespace pgrig::cli
 

@@ -50,6 +50,8 @@ constexpr CommandInfo kCommands[] = {
     {"cluster", "manage the embedded PostgreSQL cluster: start|stop|status|destroy|logs",
      pgrig::cli::RunCluster, true},
     {"pg", "PostgreSQL built from source with flag profiles: build|list|remove", pgrig::cli::RunPg},
+    {"tpcc", "the TPC-C-like workload's tables and consistency checks: init|check",
+     pgrig::cli::RunTpcc, true},
 };
 
 void PrintUsage(FILE* out) {
