@@ -73,29 +73,6 @@ void TryExec(pg::Connection& con, const char* sql) {
   }
 }
 
-// Whether a file can be created next to `path` (what WriteFileAtomically and
-// the -l log files need): creates and removes a probe file in its directory,
-// so that a long run's results are not lost to an unwritable path at its end.
-Status CheckCanCreate(const std::string& path, const std::string& what) {
-  const size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  struct stat st {};
-  if (path.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
-    return InvalidArgument("cannot write " + what + " \"" + path +
-                           "\": " + (path.empty() ? "no file name" : "it is a directory"));
-  }
-  std::string probe = dir + "/.pgrig-probe-XXXXXX";
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) {
-    return InvalidArgument("cannot write " + what + " \"" + path + "\": cannot create files in \"" +
-                           dir + "\": " + std::strerror(errno));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
-  return Status::Ok();
-}
-
 // Hidden, for `pgrig fleet run` in clients mode (fleet/client_mode.h): with
 // PGRIG_FLEET_START_GATE=SECONDS in the environment, once every client is
 // connected (the engine's start_gate) say kFleetReadyLine on stdout, then

@@ -13,6 +13,7 @@
 #include "cli/exit_status.h"
 #include "cli/parse_args.h"
 #include "cli/target.h"
+#include "cli/tpcc_run.h"
 #include "common/interrupt.h"
 #include "common/strings.h"
 #include "tpcc/check.h"
@@ -40,16 +41,6 @@ Result<std::vector<int>> ParseWarehouseList(const std::string& text) {
   return out;
 }
 
-// Clause 3.3.3's sample: the first and the last warehouse and n - 2 others
-// at random.
-std::vector<int> SampleWarehouses(int warehouses, int n) {
-  std::set<int> chosen = {1, warehouses};
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_int_distribution<int> pick(1, warehouses);
-  while (static_cast<int>(chosen.size()) < std::min(n, warehouses)) chosen.insert(pick(rng));
-  return {chosen.begin(), chosen.end()};
-}
-
 }  // namespace
 
 int RunTpcc(int argc, char** argv) {
@@ -64,6 +55,8 @@ int RunTpcc(int argc, char** argv) {
   uint64_t seed = 0;
   bool foreign_keys = false, json = false;
   std::string warehouse_list;
+  TpccRunOptions run_options;
+  std::string mode_name = "prepared";
   app.set_help_flag("--help", "print this help and exit");
   auto add_connection = [&](CLI::App* a) {
     a->set_help_flag("--help", "print this help and exit");
@@ -95,6 +88,30 @@ int RunTpcc(int argc, char** argv) {
   check->add_option("--warehouses", warehouse_list, "check these warehouses only: 1,5,9");
   check->add_flag("--json", json, "print the results as JSON");
   add_connection(check);
+  auto* run = app.add_subcommand(
+      "run",
+      "run the five transactions in the standard mix on the loaded data and report NOPM "
+      "(New-Orders per minute, checked against the database), tpmC-like, TPM and each "
+      "type's latency; exit 2 when the run failed or the data breaks conditions 1 to 4");
+  TpccRunOptions& ro = run_options;
+  run->add_option("-c,--client", ro.clients, "clients (terminals)")->capture_default_str();
+  run->add_option("-j,--jobs", ro.threads, "worker threads")->capture_default_str();
+  run->add_option("-T,--time", ro.duration_s, "measured seconds")->capture_default_str();
+  run->add_option("--warmup", ro.warmup_s, "seconds of load before the measured window")
+      ->capture_default_str();
+  run->add_option("-R,--rate", ro.rate_tps,
+                  "offered rate: transactions of all types per second (0: as fast as they go)");
+  run->add_option("-P,--progress", ro.progress_s, "a progress line every this many seconds");
+  run->add_option("-M,--protocol", mode_name, "simple, extended or prepared")
+      ->capture_default_str();
+  run->add_option("--max-tries", ro.max_tries,
+                  "tries of a transaction that meets a serialization failure or deadlock")
+      ->capture_default_str();
+  run->add_option("--random-seed", ro.random_seed, "a number, time or rand (default: time)");
+  run->add_option("--json", ro.json_path, "write the results document (pgrig.result/1) here");
+  run->add_option("--check-warehouses", ro.check_warehouses,
+                  "check conditions 1-4 after the run on this many warehouses (default: all)");
+  add_connection(run);
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   if (named.dbname.empty()) named.dbname = positional_db;
 
@@ -132,6 +149,19 @@ int RunTpcc(int argc, char** argv) {
     }
   }
 
+  if (run->parsed()) {
+    ro.conn = named;
+    ro.argv.assign(argv, argv + argc);
+    auto mode = script::ParseQueryMode(mode_name);
+    if (!mode) {
+      return Fail(kTpccCommand, fmt::format("-M {}: simple, extended or prepared", mode_name));
+    }
+    ro.mode = *mode;
+    Status valid = ValidateTpccRun(ro);
+    if (!valid.ok()) return Fail(kTpccCommand, valid);
+    return RunTpccRun(ro);
+  }
+
   auto target = ResolveTarget(named);
   if (!target.ok()) return Fail(kTpccCommand, target.status());
 
@@ -166,7 +196,8 @@ int RunTpcc(int argc, char** argv) {
     if (!w.ok()) {
       return Fail(kTpccCommand, w.status().WithContext("no TPC-C load found (pgrig tpcc init)"));
     }
-    chosen = SampleWarehouses(static_cast<int>(ParseInt64(*w).value_or(1)), sample);
+    chosen = tpcc::SampleWarehouses(static_cast<int>(ParseInt64(*w).value_or(1)), sample,
+                                    std::random_device{}());
   }
   auto after_load = tpcc::NoDeliverySinceLoad(*conn, chosen);
   if (!after_load.ok()) return Fail(kTpccCommand, after_load.status());

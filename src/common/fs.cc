@@ -123,6 +123,26 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents,
   return Status::Ok();
 }
 
+Status CheckCanCreate(const std::string& path, const std::string& what) {
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat st {};
+  if (path.empty() || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    return InvalidArgument("cannot write " + what + " \"" + path +
+                           "\": " + (path.empty() ? "no file name" : "it is a directory"));
+  }
+  std::string probe = dir + "/.pgrig-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    return InvalidArgument("cannot write " + what + " \"" + path + "\": cannot create files in \"" +
+                           dir + "\": " + std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::Ok();
+}
+
 Status MakeDirs(const std::string& path, mode_t mode) {
   std::string cur;
   std::stringstream ss(path);

@@ -47,6 +47,12 @@ Result<std::string> ReadWholeFile(const std::string& path);
 Status WriteFileAtomically(const std::string& path, const std::string& contents,
                            mode_t mode = 0644);
 
+// Whether a file can be created at `path` (what WriteFileAtomically needs):
+// creates and removes a probe file in its directory, so that a long run's
+// results are not lost to an unwritable path at its end.  InvalidArgument
+// naming `what` ("the results (--json)") and the reason.
+Status CheckCanCreate(const std::string& path, const std::string& what);
+
 // mkdir -p with the given mode for the directories it creates.
 Status MakeDirs(const std::string& path, mode_t mode = 0755);
 

@@ -87,6 +87,9 @@ struct EngineConfig {
   // client encoding.  libpq still connects and prepares.  Off only for
   // comparisons (PGRIG_ENGINE_LIBPQ=1).
   bool lean_wire = true;
+  // Keep a latency histogram per script (ScriptStats::latency): percentiles
+  // per transaction type (`pgrig tpcc run`).
+  bool per_script_latency = false;
   // On the lean path, batch each loop turn's sends and receives into one
   // io_uring system call (engine/ring.h) when the kernel allows it; not with
   // -C.  Off only for comparisons (PGRIG_ENGINE_URING=0).

@@ -219,6 +219,10 @@ Result<RunResult> CollectResult(const EngineConfig& config, const Shared& shared
     PGRIG_RETURN_IF_ERROR(r.series.Merge(wk->series()));
     for (size_t i = 0; i < scripts.size(); ++i) {
       r.scripts[i].totals.Add(wk->script_stats()[i].totals);
+      if (const auto& h = wk->script_stats()[i].latency) {
+        if (!r.scripts[i].latency) r.scripts[i].latency.emplace();
+        r.scripts[i].latency->Add(*h);
+      }
       for (size_t j = 0; j < r.scripts[i].commands.size(); ++j) {
         r.scripts[i].commands[j].Add(wk->script_stats()[i].commands[j]);
       }

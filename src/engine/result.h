@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct CommandStats {
 struct ScriptStats {
   stats::IntervalStats totals;
   std::vector<CommandStats> commands;
+  // The latencies of this script's successful transactions, as
+  // RunResult::latency keeps them for all: only with
+  // EngineConfig::per_script_latency (a histogram is ~30 KB per script and
+  // worker, and pgbench's summary needs none).
+  std::optional<stats::Histogram> latency;
 };
 
 // Why the run stopped.

@@ -265,7 +265,8 @@ bool Session::CanRetry() {
 
 void Session::EndTransaction() {
   const int64_t t = w_.Now();
-  auto& sstats = w_.script_stats[static_cast<size_t>(script_index_)].totals;
+  ScriptStats& script = w_.script_stats[static_cast<size_t>(script_index_)];
+  stats::IntervalStats& sstats = script.totals;
   stats::IntervalStats& interval = w_.series.At(t);
   TxnOutcome outcome = TxnOutcome::kSuccess;
   double latency_us = 0;
@@ -278,6 +279,7 @@ void Session::EndTransaction() {
     interval.RecordSuccess(latency, lag, tries_);
     w_.totals.RecordSuccess(latency, lag, tries_);
     sstats.RecordSuccess(latency, lag, tries_);
+    if (script.latency) script.latency->Record(latency);
     if (config_.latency_limit_us > 0 && latency > config_.latency_limit_us * 1000) {
       ++w_.latency_late;
     }

@@ -46,6 +46,7 @@ Worker::Worker(Shared* shared, int thread_index, std::vector<ClientSeed> clients
   int sql_counter = 0;
   for (size_t i = 0; i < scripts.size(); ++i) {
     w_.script_stats[i].commands.resize(scripts[i].commands.size());
+    if (config.per_script_latency) w_.script_stats[i].latency.emplace();
     for (size_t k = 0; k < scripts[i].commands.size(); ++k) {
       const script::Command& cmd = scripts[i].commands[k];
       w_.prepared_names[i].push_back(cmd.kind == script::CommandKind::kSql

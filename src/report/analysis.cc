@@ -95,9 +95,11 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     cs.clients = c.clients;
     cs.threads = c.threads;
     cs.metric = c.metric;
-    const bool lio = c.metric == "lio_per_s";
-    // lio cells are no read-only/read-write workload for the decision table.
-    cs.kind = lio ? WorkloadKind::kOther : ClassifyWorkload(c.workload);
+    // Only tps cells are pgbench-like transactions: lio and NOPM cells are
+    // no read-only/read-write workload for the decision table, and have no
+    // transactions per dollar (NOPM counts New-Orders per minute).
+    const bool tps = c.metric == "tps";
+    cs.kind = tps ? ClassifyWorkload(c.workload) : WorkloadKind::kOther;
 
     const results::CellSummary sum = results::SummarizeCell(c);
     if (!sum.notes.empty()) return InvalidArgument(c.id + ": " + sum.notes.front());
@@ -175,7 +177,7 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     cs.cpu_idle = MeanOf(c.runs, &results::Observation::cpu_idle);
     cs.read_bytes_per_s = MeanOf(c.runs, &results::Observation::read_bytes_per_s);
     cs.write_bytes_per_s = MeanOf(c.runs, &results::Observation::write_bytes_per_s);
-    if (!lio && suite.usd_per_hour && cs.runs_ok > 0) {
+    if (tps && suite.usd_per_hour && cs.runs_ok > 0) {
       const double k = cost::kSecondsPerHour / *suite.usd_per_hour;
       cs.transactions_per_usd = cs.tps_summary.median * k;
       if (cs.tps_ci)

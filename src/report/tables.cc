@@ -47,13 +47,34 @@ std::string Pretty(const std::string& kind) {
   return kind;
 }
 
-std::string MetricSuffix(const CellStats& c) { return c.metric == "lio_per_s" ? " lio/s" : ""; }
+// How a cell's headline reads: tps (no suffix), lio/s or NOPM.
+std::string MetricLabel(const std::string& metric) {
+  if (metric == "lio_per_s") return "lio/s";
+  if (metric == "nopm") return "NOPM";
+  return "tps";
+}
 
+std::string MetricSuffix(const CellStats& c) {
+  return c.metric == "tps" || c.metric.empty() ? "" : " " + MetricLabel(c.metric);
+}
+
+// "tps", "lio/s", "tps or NOPM", ...: the metrics of `cells` in the order
+// tps, lio/s, NOPM.
 std::string MetricHeader(const std::vector<const CellStats*>& cells) {
-  bool tps = false, lio = false;
-  for (const CellStats* c : cells) (c->metric == "lio_per_s" ? lio : tps) = true;
-  if (lio && !tps) return "lio/s";
-  return lio ? "tps or lio/s" : "tps";
+  std::vector<std::string> seen;
+  for (const char* m : {"tps", "lio_per_s", "nopm"}) {
+    const std::string label = MetricLabel(m);
+    for (const CellStats* c : cells) {
+      if (MetricLabel(c->metric) == label) {
+        seen.push_back(label);
+        break;
+      }
+    }
+  }
+  if (seen.empty()) return "tps";
+  std::string out = seen[0];
+  for (size_t i = 1; i < seen.size(); ++i) out += " or " + seen[i];
+  return out;
 }
 
 Table CellTable(const SuiteStats& s) {
@@ -102,7 +123,9 @@ Table CellTable(const SuiteStats& s) {
                                    [](const CellStats& c) { return c.metric == "tps"; });
   const bool any_lio = std::any_of(s.cells.begin(), s.cells.end(),
                                    [](const CellStats& c) { return c.metric == "lio_per_s"; });
-  if (any_tps || !any_lio) {
+  const bool any_nopm = std::any_of(s.cells.begin(), s.cells.end(),
+                                    [](const CellStats& c) { return c.metric == "nopm"; });
+  if (any_tps || (!any_lio && !any_nopm)) {
     t.note =
         "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; "
         "latency from the merged histograms of the cell's runs";
@@ -119,6 +142,12 @@ Table CellTable(const SuiteStats& s) {
     t.note += std::string(any_tps ? " " : "") +
               "lio/s: logical reads from shared buffers per second (pg_stat_database), median of "
               "the iterations with the same interval as tps; their latency is per range read.";
+  }
+  if (any_nopm) {
+    t.note += std::string(t.note.empty() ? "" : " ") +
+              "NOPM: New-Orders committed per minute (pgrig tpcc run), median of the iterations "
+              "with the same interval as tps; latency and CPU per transaction of all five types; "
+              "no per-dollar figure.";
   }
   return t;
 }

@@ -215,8 +215,26 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   c.variant = "default";
   c.clients = static_cast<int>(Integer(doc, {"options", "clients"}).value_or(1));
   c.threads = static_cast<int>(Integer(doc, {"options", "threads"}).value_or(1));
+  // `pgrig tpcc run`: a cell of its own workload whose headline is NOPM
+  // (never compared with a tps); a run that gave no NOPM is a failed run.
+  const Json* tpcc = FindPath(doc, {"tpcc"});
+  if (tpcc != nullptr && tpcc->is_object()) {
+    c.workload = "tpcc";
+    c.metric = "nopm";
+  }
   c.id = CellId(c);
   PGRIG_ASSIGN_OR_RETURN(Run run, ReadResultRun(doc, source));
+  if (c.metric == "nopm") {
+    const std::optional<double> nopm = Number(doc, {"tpcc", "nopm"});
+    run.tps = nopm.value_or(0);
+    if (!nopm || !std::isfinite(*nopm) || *nopm <= 0) {
+      run.ok = false;
+      const Json* why = FindPath(doc, {"tpcc", "refused"});
+      run.error = why != nullptr && why->is_array() && !why->empty() && (*why)[0].is_string()
+                      ? "no NOPM: " + (*why)[0].get<std::string>()
+                      : "no NOPM";
+    }
+  }
   ReadObservationOf(doc, &run);  // `pgrig fleet run`'s merged result has one
   s.complete = run.ok;
   c.runs.push_back(std::move(run));

@@ -42,6 +42,7 @@ std::string ConditionSql(int number, const std::vector<int>& warehouses);
 struct CheckOptions {
   std::vector<int> warehouses;  // empty: every warehouse
   bool after_load = false;      // condition 11 applies
+  int last_condition = 12;      // 4: conditions 1 to 4 only (after a run)
 };
 
 struct ConditionResult {
@@ -55,6 +56,11 @@ struct ConditionResult {
 // delivered (a Delivery always delivers the oldest new order, which the
 // load numbered 2101 or more): condition 11 applies.
 Result<bool> NoDeliverySinceLoad(pg::Connection& conn, const std::vector<int>& warehouses);
+
+// Clause 3.3.3's sample of `n` of 1..warehouses: the first, the last and
+// n - 2 others uniformly at random (all of them when n >= warehouses),
+// sorted.
+std::vector<int> SampleWarehouses(int warehouses, int n, uint64_t seed);
 
 // Runs every condition in order on `conn` (one REPEATABLE READ READ ONLY
 // transaction, so that all twelve see one snapshot); an error of the server

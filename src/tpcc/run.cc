@@ -1,0 +1,82 @@
+#include "tpcc/run.h"
+
+#include <array>
+
+#include "common/strings.h"
+
+namespace pgrig::tpcc {
+
+Result<LoadInfo> ReadLoad(pg::Connection& conn) {
+  auto r = conn.Exec("SELECT warehouses, partitions, c_last, c_id, ol_i_id FROM tpcc_load");
+  if (!r.ok()) {
+    return FailedPrecondition("no TPC-C load in this database (run pgrig tpcc init first): " +
+                              r.status().message());
+  }
+  if (r->rows() != 1) {
+    return FailedPrecondition("tpcc_load should hold one row, it holds " +
+                              std::to_string(r->rows()) + " (run pgrig tpcc init again)");
+  }
+  LoadInfo info;
+  auto field = [&](int col) { return ParseInt64(r->Get(0, col)).value_or(-1); };
+  info.warehouses = static_cast<int>(field(0));
+  info.partitions = static_cast<int>(field(1));
+  info.constants.c_last = field(2);
+  info.constants.c_id = field(3);
+  info.constants.ol_i_id = field(4);
+  if (info.warehouses < 1 || info.constants.c_last < 0 || info.constants.c_last > kLastNameA ||
+      info.constants.c_id < 0 || info.constants.c_id > kCustomerA || info.constants.ol_i_id < 0 ||
+      info.constants.ol_i_id > kItemA) {
+    return FailedPrecondition("tpcc_load's row is not one tpcc init writes (run it again)");
+  }
+  return info;
+}
+
+Result<int64_t> NewOrderCounter(pg::Connection& conn) {
+  PGRIG_ASSIGN_OR_RETURN(std::string v, conn.QueryValue("SELECT sum(d_next_o_id) FROM district"));
+  auto n = ParseInt64(v);
+  if (!n) return Internal("sum(d_next_o_id) is \"" + v + "\", not a number");
+  return *n;
+}
+
+TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients) {
+  TpccFigures f;
+  f.window_s = static_cast<double>(r.bench_duration_ns) / 1e9;
+  const double minutes = f.window_s / 60.0;
+  int64_t all = 0;
+  for (size_t i = 0; i < r.scripts.size() && i < static_cast<size_t>(kTxnTypes); ++i) {
+    const engine::ScriptStats& s = r.scripts[i];
+    TypeFigures t;
+    t.type = static_cast<TxnType>(i);
+    t.transactions = s.totals.transactions;
+    t.failures = s.totals.failures();
+    t.retries = s.totals.retries;
+    if (s.latency && s.latency->count() > 0) {
+      constexpr std::array<double, 4> kPs = {50, 90, 95, 99};
+      const std::vector<int64_t> v = s.latency->ValuesAtPercentiles(kPs);
+      t.p50_ms = static_cast<double>(v[0]) / 1e6;
+      t.p90_ms = static_cast<double>(v[1]) / 1e6;
+      t.p95_ms = static_cast<double>(v[2]) / 1e6;
+      t.p99_ms = static_cast<double>(v[3]) / 1e6;
+      t.max_ms = static_cast<double>(s.latency->max()) / 1e6;
+    }
+    all += t.transactions;
+    f.types.push_back(t);
+  }
+  auto count = [&](TxnType t) {
+    const auto i = static_cast<size_t>(t);
+    return i < f.types.size() ? f.types[i].transactions : 0;
+  };
+  f.new_orders = count(TxnType::kNewOrder);
+  f.new_orders_rolled_back = count(TxnType::kNewOrderRollback);
+  f.database_new_orders = database_new_orders;
+  const int64_t ahead = database_new_orders - f.new_orders;
+  f.counts_agree = ahead >= 0 && ahead <= clients;
+  if (minutes > 0) {
+    f.nopm = static_cast<double>(f.new_orders) / minutes;
+    f.tpmc_like = static_cast<double>(f.new_orders + f.new_orders_rolled_back) / minutes;
+    f.tpm = static_cast<double>(all) / minutes;
+  }
+  return f;
+}
+
+}  // namespace pgrig::tpcc

@@ -1,0 +1,71 @@
+// What `pgrig tpcc run` reads around the engine's run and the figures it
+// makes of it: the load's description (tpcc_load), the database's own
+// count of New-Orders, and NOPM, tpmC-like and TPM with the per-type
+// counts and latencies.
+//
+// NOPM (New-Orders per minute, HammerDB's figure) counts the New-Orders the
+// client saw commit in the measured window, over the window's minutes; the
+// database's count (the sum of D_NEXT_O_ID, which only a committed
+// New-Order raises) is read before and after the window and must agree: it
+// may be ahead of the client's count by at most one per client (a commit the
+// server made whose answer the client did not wait for when the window
+// closed), never behind.  tpmC-like counts every New-Order that completed,
+// the 1% rolled back by design included (clause 5.4.1 counts them); TPM
+// counts every transaction of the five types.  None of them is a pgbench
+// tps and none is ever divided by one.
+#ifndef PGRIG_TPCC_RUN_H_
+#define PGRIG_TPCC_RUN_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/result.h"
+#include "pg/connection.h"
+#include "tpcc/random.h"
+#include "tpcc/transactions.h"
+
+namespace pgrig::tpcc {
+
+// The row `tpcc init` leaves in tpcc_load.
+struct LoadInfo {
+  int warehouses = 0;
+  int partitions = 0;
+  NURandConstants constants;
+};
+
+// NotFound-like error naming `tpcc init` when there is no load.
+Result<LoadInfo> ReadLoad(pg::Connection& conn);
+
+// sum(d_next_o_id) over every district.
+Result<int64_t> NewOrderCounter(pg::Connection& conn);
+
+struct TypeFigures {
+  TxnType type = TxnType::kNewOrder;
+  int64_t transactions = 0;  // ended successfully
+  int64_t failures = 0;      // serialization or deadlock errors out of tries
+  int64_t retries = 0;
+  // Latency (ms) of the successful ones, from the type's full histogram;
+  // all 0 when none ended.
+  double p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
+};
+
+struct TpccFigures {
+  double window_s = 0;
+  int64_t new_orders = 0;  // committed, as the client counted them
+  int64_t new_orders_rolled_back = 0;
+  int64_t database_new_orders = 0;  // the D_NEXT_O_ID sum's growth over the window
+  bool counts_agree = false;
+  double nopm = 0;
+  double tpmc_like = 0;
+  double tpm = 0;
+  std::vector<TypeFigures> types;  // the five, New-Order's rollbacks apart (TxnType order)
+};
+
+// REQUIRES: r.scripts are TransactionScripts()'s, in order.
+TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients);
+
+}  // namespace pgrig::tpcc
+
+#endif  // PGRIG_TPCC_RUN_H_
