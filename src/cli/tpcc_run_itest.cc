@@ -5,6 +5,8 @@
 // document, and a run over broken data that gives no NOPM.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -119,6 +121,41 @@ TEST(TpccRunCli, RefusesBadOptionsThenRunsConsistentlyAndRefusesBrokenData) {
   ASSERT_TRUE(refused.ok()) << refused.status().message();
   EXPECT_FALSE(refused->cells[0].runs[0].ok);
   EXPECT_THAT(refused->cells[0].runs[0].error, HasSubstr("no NOPM: after the run, condition 1"));
+  (void)RemoveTree(home);
+}
+
+// Ctrl-C and SIGTERM in the middle of the window: the run stops at once,
+// says it was interrupted, gives no NOPM, exits 2, leaves no connection
+// behind and the data consistent.
+TEST(TpccRunCli, AnInterruptedRunGivesNoFigureAndLeavesNothing) {
+  const std::vector<std::string> db = testing::FreshDatabase("tpcc_run_signal_itest");
+  pg::Connection c = testing::ConnectShared("tpcc_run_signal_itest");
+  const std::string home = testing::MakeTempHome("tpcc-signal");
+  ASSERT_TRUE(MakeDirs(home).ok());
+  auto init = testing::RunPgrig(Plus({"tpcc", "init", "-w", "1"}, db));
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  for (int sig : {SIGINT, SIGTERM}) {
+    const std::string out = home + "/" + std::to_string(sig) + ".out";
+    const pid_t pid = testing::SpawnPgrig(
+        Plus({"tpcc", "run", "-c", "3", "-T", "60", "--json", out + ".json"}, db), out);
+    ASSERT_GT(pid, 0);
+    ASSERT_TRUE(testing::WaitForText(out, "client-side SQL", 30)) << *ReadWholeFile(out);
+    ::usleep(1500 * 1000);  // into the window
+    ASSERT_EQ(::kill(-pid, sig), 0);
+    EXPECT_EQ(testing::WaitExit(pid, 30), 2) << sig;
+    auto read = ReadWholeFile(out);
+    const std::string text = read.ok() ? *read : "";
+    EXPECT_THAT(text, HasSubstr("no NOPM: the run interrupted")) << text;
+    EXPECT_THAT(text, HasSubstr("conditions 1-4 after the run (every warehouse): hold")) << text;
+    auto json = ReadWholeFile(out + ".json");
+    ASSERT_TRUE(json.ok()) << sig;
+    const nlohmann::json doc = nlohmann::json::parse(*json);
+    EXPECT_TRUE(doc["tpcc"]["nopm"].is_null()) << sig;
+    EXPECT_EQ(doc["stop_reason"], "interrupted") << sig;
+    EXPECT_EQ(*c.QueryValue("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                            "'tpcc_run_signal_itest' AND pid <> pg_backend_pid()"),
+              "0");
+  }
   (void)RemoveTree(home);
 }
 
