@@ -53,7 +53,7 @@ int RunTpcc(int argc, char** argv) {
   std::string positional_db;
   int warehouses = 1, partitions = 0, jobs = 0, sample = 0;
   uint64_t seed = 0;
-  bool foreign_keys = false, json = false;
+  bool foreign_keys = false, json = false, procedures = false;
   std::string warehouse_list;
   TpccRunOptions run_options;
   std::string mode_name = "prepared";
@@ -78,6 +78,8 @@ int RunTpcc(int argc, char** argv) {
   init->add_option("-j,--jobs", jobs, "connections loading at once (default: the online CPUs)");
   init->add_option("--seed", seed, "the rows depend only on it (default 0)")->capture_default_str();
   init->add_flag("--foreign-keys", foreign_keys, "add the specification's foreign keys too");
+  init->add_flag("--procedures", procedures,
+                 "create the five transactions as PL/pgSQL functions, for tpcc run --procedures");
   add_connection(init);
   auto* check = app.add_subcommand(
       "check",
@@ -108,6 +110,12 @@ int RunTpcc(int argc, char** argv) {
                   "tries of a transaction that meets a serialization failure or deadlock")
       ->capture_default_str();
   run->add_option("--random-seed", ro.random_seed, "a number, time or rand (default: time)");
+  run->add_flag("--procedures", ro.procedures,
+                "call one stored function per transaction (made by tpcc init --procedures) "
+                "instead of sending client-side SQL");
+  run->add_flag("--spec-timing", ro.spec_timing,
+                "each terminal keys and thinks as TPC-C clause 5.2.5 says (sleeps left out of "
+                "latency); not with -R");
   run->add_option("--json", ro.json_path, "write the results document (pgrig.result/1) here");
   run->add_option("--check-warehouses", ro.check_warehouses,
                   "check conditions 1-4 after the run on this many warehouses (default: all)");
@@ -173,7 +181,8 @@ int RunTpcc(int argc, char** argv) {
          .schema = {.partitions = partitions},
          .jobs = jobs,
          .seed = seed,
-         .foreign_keys = foreign_keys},
+         .foreign_keys = foreign_keys,
+         .procedures = procedures},
         [](const std::string& line) {
           std::fprintf(stderr, "pgrig tpcc init: %s\n", line.c_str());
         },

@@ -121,6 +121,11 @@ Status ValidateTpccRun(const TpccRunOptions& o) {
   if (o.max_tries < 1 || o.max_tries > 1000) {
     return InvalidArgument(fmt::format("--max-tries {}: 1 to 1000", o.max_tries));
   }
+  if (o.spec_timing && o.rate_tps > 0) {
+    return InvalidArgument(
+        "--spec-timing and -R both set the pace of the terminals (keying and think times, or an "
+        "offered rate); give one");
+  }
   if (o.check_warehouses < 0) {
     return InvalidArgument(fmt::format("--check-warehouses {}: at least 1", o.check_warehouses));
   }
@@ -144,13 +149,24 @@ int RunTpccRun(const TpccRunOptions& o) {
   if (!conn.ok()) return Fail(kCommand, conn.status());
   auto load = tpcc::ReadLoad(*conn);
   if (!load.ok()) return Fail(kCommand, load.status());
+  if (o.procedures) {
+    auto fn = conn->Exec("SELECT 'tpcc_new_order'::regproc, 'tpcc_stock_level'::regproc");
+    if (!fn.ok()) {
+      return Fail(kCommand, FailedPrecondition("--procedures: the transactions' functions are not "
+                                               "in this database (pgrig tpcc init --procedures "
+                                               "makes them)"));
+    }
+  }
 
   // The run's NURand constants: C_LAST at clause 2.1.6.1's distance from the
   // load's, drawn from the run's seed.
   script::Prng rng(seed);
   const tpcc::NURandConstants run_constants = tpcc::NURandConstants::ForRun(load->constants, rng);
   const std::vector<tpcc::TxnScript> txns =
-      tpcc::TransactionScripts({.warehouses = load->warehouses, .run = run_constants});
+      tpcc::TransactionScripts({.warehouses = load->warehouses,
+                                .run = run_constants,
+                                .spec_timing = o.spec_timing,
+                                .procedures = o.procedures});
   auto prepared = ParseScripts(txns);
   if (!prepared.ok()) return Fail(kCommand, prepared.status().WithContext("internal script"));
 
@@ -185,17 +201,19 @@ int RunTpccRun(const TpccRunOptions& o) {
                                        .scale = load->warehouses,
                                        .random_seed = run_seed});
     cfg.per_script_latency = true;
+    cfg.untimed_sleeps = o.spec_timing;
     cfg.stop_requested = InterruptScope::flag();
     cfg.on_message = [](const std::string& line) { Say(line); };
     return cfg;
   };
   std::printf(
       "pgrig tpcc run (pgrig %s, server %s): %d warehouses, %d clients, %d threads, %d s%s, %s, "
-      "client-side SQL\n",
+      "%s%s\n",
       kVersion, server.version.c_str(), load->warehouses, o.clients,
       engine::WorkerThreads(o.threads, o.clients), o.duration_s,
       o.warmup_s > 0 ? fmt::format(" after {} s of warm-up", o.warmup_s).c_str() : "",
-      script::QueryModeName(o.mode));
+      script::QueryModeName(o.mode), o.procedures ? "stored procedures" : "client-side SQL",
+      o.spec_timing ? ", keying and think times (latency without them)" : "");
   std::fflush(stdout);
 
   InterruptScope interrupt;
@@ -322,8 +340,8 @@ int RunTpccRun(const TpccRunOptions& o) {
     auto figure = [ok](double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
     doc["tpcc"] = {{"metric", "nopm"},
                    {"warehouses", load->warehouses},
-                   {"procedures", false},
-                   {"spec_timing", false},
+                   {"procedures", o.procedures},
+                   {"spec_timing", o.spec_timing},
                    {"warmup_s", o.warmup_s},
                    {"run_constants",
                     {{"c_last", run_constants.c_last},

@@ -32,6 +32,9 @@ struct TpccRunOptions {
   int progress_s = 0;
   double rate_tps = 0;  // -R: transactions of all types per second; 0: as fast as possible
   uint32_t max_tries = 10;
+  bool spec_timing = false;
+  bool procedures = false;  // one function call per transaction (tpcc/procedures.h)  // keying and
+                            // think times (tpcc/transactions.h)
   script::QueryMode mode = script::QueryMode::kPrepared;
   std::optional<std::string> random_seed;  // --random-seed text; nullopt: time
   std::string json_path;

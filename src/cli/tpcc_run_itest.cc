@@ -45,6 +45,7 @@ TEST(TpccRunCli, RefusesBadOptionsThenRunsConsistentlyAndRefusesBrokenData) {
            {"tpcc", "run", "--random-seed", "soon"},
            {"tpcc", "run", "--json", home + "/no/such/dir/x.json"},
            {"tpcc", "run", "--warmup", "-1"},
+           {"tpcc", "run", "--spec-timing", "-R", "10"},
        }) {
     auto r = testing::RunPgrig(Plus(bad, db));
     EXPECT_EQ(r.exit_code, 1) << bad[2] << r.err;
@@ -58,6 +59,9 @@ TEST(TpccRunCli, RefusesBadOptionsThenRunsConsistentlyAndRefusesBrokenData) {
 
   auto init = testing::RunPgrig(Plus({"tpcc", "init", "-w", "2", "-j", "2"}, db));
   ASSERT_EQ(init.exit_code, 0) << init.err;
+  auto no_functions = testing::RunPgrig(Plus({"tpcc", "run", "--procedures", "-T", "1"}, db));
+  EXPECT_EQ(no_functions.exit_code, 1) << no_functions.err;
+  EXPECT_THAT(no_functions.err, HasSubstr("pgrig tpcc init --procedures"));
 
   // Several clients on two warehouses: remote lines and payments happen.
   auto run = testing::RunPgrig(Plus({"tpcc", "run", "-c", "4", "-j", "2", "-T", "5", "--warmup",

@@ -90,6 +90,13 @@ struct EngineConfig {
   // Keep a latency histogram per script (ScriptStats::latency): percentiles
   // per transaction type (`pgrig tpcc run`).
   bool per_script_latency = false;
+  // \sleep is time the client spends away, not the server's (TPC-C's keying
+  // and think times, `pgrig tpcc run --spec-timing`): the time slept is left
+  // out of each transaction's latency, and when -T ends a client sleeping
+  // outside a transaction block stops at once instead of sleeping on (its
+  // unfinished script is not counted).  Off: pgbench's behaviour, where a
+  // \sleep is part of the latency and a sleeping client finishes its sleep.
+  bool untimed_sleeps = false;
   // On the lean path, batch each loop turn's sends and receives into one
   // io_uring system call (engine/ring.h) when the kernel allows it; not with
   // -C.  Off only for comparisons (PGRIG_ENGINE_URING=0).

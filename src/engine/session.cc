@@ -107,8 +107,13 @@ void Session::OnTimer(uint64_t seq) {
   } else if (state_ == ClientState::kSleeping) {
     // The \sleep command is done: with -r its latency is the time slept, as
     // pgbench reports it.
+    if (config_.untimed_sleeps) slept_ns_ += w_.Now() - sleep_begin_ns_;
     CommandDone();
   }
+}
+
+bool Session::SleepingOutsideTransaction() const {
+  return state_ == ClientState::kSleeping && io_ != nullptr && io_->Status() == TxStatus::kIdle;
 }
 
 void Session::SetTimer(int64_t when_ns, ClientState state) {
@@ -178,6 +183,7 @@ void Session::BeginTransaction() {
   begin_ns_ = w_.Now();
   if (w_.throttle_delay_us <= 0) scheduled_ns_ = begin_ns_;
   tries_ = 1;
+  slept_ns_ = 0;
   error_ = ErrorKind::kNone;
   io_this_txn_ = false;
   if (config_.mode == QueryMode::kPrepared && !prepared_[static_cast<size_t>(script_index_)]) {
@@ -237,7 +243,8 @@ void Session::RunScript() {
         return;
       }
       case script::StepKind::kSleep:
-        SetTimer(w_.Now() + runner_.sleep_us() * 1000, ClientState::kSleeping);
+        sleep_begin_ns_ = w_.Now();
+        SetTimer(sleep_begin_ns_ + runner_.sleep_us() * 1000, ClientState::kSleeping);
         return;
       case script::StepKind::kMetaDone:
         if (per_command) RecordCommandTime();

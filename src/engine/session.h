@@ -134,6 +134,9 @@ class Session final : public ResultSink {
   int id() const { return id_; }
   ClientState state() const { return state_; }
   bool ended() const { return state_ == ClientState::kDone || state_ == ClientState::kAborted; }
+  // In a \sleep with no transaction block open (EngineConfig::untimed_sleeps
+  // ends such sessions when -T ends).
+  bool SleepingOutsideTransaction() const;
 
   // Connecting before the run: StartConnect, then ConnectStep at each event
   // until *done (false: failed; ConnectError() says why).  Ready() then
@@ -203,6 +206,8 @@ class Session final : public ResultSink {
   int64_t cnt_ = 0;  // ended or skipped transactions (pgbench's st->cnt)
   int64_t scheduled_ns_ = 0;
   int64_t begin_ns_ = 0;
+  int64_t sleep_begin_ns_ = 0;  // when the current \sleep started
+  int64_t slept_ns_ = 0;        // EngineConfig::untimed_sleeps: slept in this transaction
   int64_t cmd_begin_ns_ = 0;
   int64_t connect_begin_ns_ = 0;
   uint64_t timer_seq_ = 0;

@@ -477,3 +477,36 @@ INSTANTIATE_TEST_SUITE_P(Paths, SessionFlowTest, ::testing::ValuesIn(testing::kA
 
 }  // namespace
 }  // namespace pgrig::engine
+
+namespace pgrig::engine {
+namespace {
+
+// EngineConfig::untimed_sleeps: \sleep is left out of the latency, and when
+// -T ends a client sleeping outside a transaction stops at once.
+TEST_P(SessionFlowTest, UntimedSleepsAreLeftOutOfLatencyAndEndWithTheWindow) {
+  auto fb = testing::StartFakeBackend([](const FakeStatement&) { return FakeReply::Ok(); });
+  ASSERT_NE(fb, nullptr);
+  const std::string script = "\\sleep 150 ms\nSELECT 1;\n\\sleep 100 ms\n";
+  FakeBenchOptions timed{.script = script, .transactions = 2};
+  const FakeBenchRun with = testing::RunFakeBenchOrFail(*fb, timed, GetParam());
+  EXPECT_EQ(with.result.totals.transactions, 2);
+  EXPECT_GE(with.result.latency.min(), 250'000'000);  // pgbench's: the sleeps count
+  FakeBenchOptions untimed = timed;
+  untimed.untimed_sleeps = true;
+  const FakeBenchRun without = testing::RunFakeBenchOrFail(*fb, untimed, GetParam());
+  EXPECT_EQ(without.result.totals.transactions, 2);
+  EXPECT_LT(without.result.latency.max(), 100'000'000);
+  EXPECT_GE(without.wall_s, 0.5);  // the client still slept
+
+  // -T 1 with a 30 s think time: the window ends the sleep, the unfinished
+  // script is not counted.
+  FakeBenchOptions think{.script = "SELECT 1;\n\\sleep 30 s\n", .duration_s = 1};
+  think.untimed_sleeps = true;
+  const FakeBenchRun ended = testing::RunFakeBenchOrFail(*fb, think, GetParam());
+  EXPECT_EQ(ended.result.stop_reason, StopReason::kCompleted);
+  EXPECT_EQ(ended.result.totals.transactions, 0);
+  EXPECT_LT(ended.wall_s, 10);
+}
+
+}  // namespace
+}  // namespace pgrig::engine

@@ -272,7 +272,7 @@ void Session::EndTransaction() {
   double latency_us = 0;
   double lag_us = 0;
   if (error_ == ErrorKind::kNone) {
-    const int64_t latency = t - scheduled_ns_;
+    const int64_t latency = t - scheduled_ns_ - slept_ns_;
     const int64_t lag = begin_ns_ - scheduled_ns_;
     w_.latency.Record(latency);
     if (w_.throttle_delay_us > 0) w_.lag.Record(lag);

@@ -277,6 +277,11 @@ void Worker::AbortAll(const std::string& why) {
 void Worker::CheckTime() {
   const EngineConfig& config = w_.config;
   if (w_.shared->end_ns > 0 && w_.now >= w_.shared->end_ns) w_.timer_exceeded = true;
+  if (w_.timer_exceeded && config.untimed_sleeps) {
+    for (auto& s : sessions_) {
+      if (s->SleepingOutsideTransaction()) s->Finish();
+    }
+  }
   if (!w_.stopping && config.stop_requested &&
       config.stop_requested->load(std::memory_order_relaxed)) {
     w_.stopping = true;

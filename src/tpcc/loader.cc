@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tpcc/procedures.h"
 #include "tpcc/rows.h"
 
 namespace pgrig::tpcc {
@@ -206,6 +207,13 @@ Result<LoadReport> Loader::Run() {
     }
   }
   say(fmt::format("keyed and indexed{}", o_.foreign_keys ? ", with foreign keys" : ""));
+  if (o_.procedures) {
+    if (Status s = main.Exec(DropProceduresSql()).status(); !s.ok()) return drop_on_failure(s);
+    for (const std::string& sql : ProcedureSql()) {
+      if (Status s = main.Exec(sql).status(); !s.ok()) return drop_on_failure(s);
+    }
+    say("created the five transactions' functions (--procedures)");
+  }
   std::vector<Task> vacuums;
   for (const TableDef& t : Tables()) {
     std::string sql = fmt::format("VACUUM (ANALYZE) {}", t.name);

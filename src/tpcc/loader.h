@@ -42,6 +42,7 @@ struct LoadOptions {
   int jobs = 1;  // connections loading at once
   uint64_t seed = 0;
   bool foreign_keys = false;
+  bool procedures = false;  // create the five transactions' functions (procedures.h)
   // The timestamp every time column gets ("YYYY-MM-DD HH:MM:SS"); empty:
   // the server's clock when the load starts.
   std::string now;

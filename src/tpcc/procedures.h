@@ -2,8 +2,8 @@
 // 2.8) as PL/pgSQL functions stored in the database, for runs that call one
 // function per transaction instead of sending the client-side SQL of
 // transactions.h.  The functions have exactly the effects of that SQL; only
-// the inputs still come from the client, as arguments.  Pure functions of
-// nothing: the loader or the run executes the statements, tests read them.
+// the inputs still come from the client, as arguments.  This module only
+// builds the statements; whoever installs the functions runs them.
 //
 // The functions (all arguments and results integer unless said):
 //
@@ -16,10 +16,11 @@
 //   tpcc_new_order(w_id, d_id, c_id, ol_cnt, items integer[], supply
 //     integer[], quantities integer[]) -> the new order's number, or -1 when
 //     rolled back.  Line k (1..ol_cnt) orders quantities[k] of item items[k]
-//     from warehouse supply[k]; elements past ol_cnt are ignored.  Takes the
-//     district's next order number, reads the customer's, warehouse's and
-//     district's rates, inserts the order (o_all_local 1 when every line is
-//     supplied by w_id) and its new-order row, locks the stock rows used in
+//     from warehouse supply[k]; elements past ol_cnt are ignored (REQUIRES:
+//     every array has at least ol_cnt elements).  Takes the district's next
+//     order number, reads the customer's, warehouse's and district's rates,
+//     inserts the order (o_all_local 1 when every line is supplied by w_id)
+//     and its new-order row, locks the stock rows used in
 //     (s_w_id, s_i_id) order, so that concurrent New-Orders wait instead of
 //     deadlocking, updates each distinct (item, supply warehouse) stock row
 //     once with the sum of its lines' quantities, and inserts the lines.

@@ -24,24 +24,32 @@ std::string NURandExpr(int64_t a, int64_t x, int64_t y, int64_t c) {
                      x);
 }
 
-// :c_id and :c_last_n drawn, and with 60% probability :c_id replaced by the
-// customer the last name selects: of those of that name in the district,
-// sorted by first name, the one at position ceil(n / 2) (clause 2.5.2.2).
-// `w` and `d` are the customer's warehouse and district variables.
+// The customer's inputs: :by_name (at most 60: by last name), :c_id and
+// :c_last_n.
+std::string CustomerDraws(const NURandConstants& k) {
+  return fmt::format(
+      "\\set by_name random(1, 100)\n"
+      "\\set c_id {}\n"
+      "\\set c_last_n {}\n",
+      NURandExpr(kCustomerA, 1, kCustomersPerDistrict, k.c_id),
+      NURandExpr(kLastNameA, 0, 999, k.c_last));
+}
+
+// CustomerDraws, and with 60% probability :c_id replaced by the customer
+// the last name selects: of those of that name in the district, sorted by
+// first name, the one at position ceil(n / 2) (clause 2.5.2.2).  `w` and `d`
+// are the customer's warehouse and district variables.
 std::string CustomerChoice(const NURandConstants& k, std::string_view w, std::string_view d) {
   const std::string name = LastNameSql("c_last_n");
   const std::string where =
       fmt::format("c_w_id = :{} AND c_d_id = :{} AND c_last = {}", w, d, name);
-  return fmt::format(
-      "\\set by_name random(1, 100)\n"
-      "\\set c_id {}\n"
-      "\\set c_last_n {}\n"
-      "\\if :by_name <= 60\n"
-      "SELECT c_id FROM customer WHERE {} ORDER BY c_first\n"
-      "  OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE {}) LIMIT 1 \\gset\n"
-      "\\endif\n",
-      NURandExpr(kCustomerA, 1, kCustomersPerDistrict, k.c_id),
-      NURandExpr(kLastNameA, 0, 999, k.c_last), where, where);
+  return CustomerDraws(k) +
+         fmt::format(
+             "\\if :by_name <= 60\n"
+             "SELECT c_id FROM customer WHERE {} ORDER BY c_first\n"
+             "  OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE {}) LIMIT 1 \\gset\n"
+             "\\endif\n",
+             where, where);
 }
 
 // New-Order (clause 2.4), committed or, with `rollback`, with an unused item
@@ -66,6 +74,20 @@ std::string NewOrder(const TxnInputs& in, bool rollback) {
     quantities += fmt::format("{}:q{}", sep, k);
   }
   const std::string item = rollback ? "CASE WHEN n = :ol_cnt THEN 100001 ELSE i END" : "i";
+  if (in.procedures) {
+    // The rollback's unused item goes on line :ol_cnt.
+    const std::string items_arg =
+        rollback ? fmt::format(
+                       "(SELECT array_agg({} ORDER BY n) FROM unnest(ARRAY[{}]::integer[]) WITH "
+                       "ORDINALITY AS x(i, n))",
+                       item, items)
+                 : fmt::format("ARRAY[{}]::integer[]", items);
+    s += fmt::format(
+        "SELECT tpcc_new_order(:w_id, :d_id, :c_id, :ol_cnt, {}, ARRAY[{}]::integer[],\n"
+        "  ARRAY[{}]::integer[]);\n",
+        items_arg, supply, quantities);
+    return s;
+  }
   const std::string lines = fmt::format(
       "SELECT {} AS i, w, q, n FROM unnest(ARRAY[{}]::integer[], ARRAY[{}]::integer[], "
       "ARRAY[{}]::integer[]) WITH ORDINALITY AS x(i, w, q, n) WHERE n <= :ol_cnt",
@@ -128,6 +150,11 @@ std::string Payment(const TxnInputs& in) {
     s += "\\set c_w_id :w_id\n\\set c_d_id :d_id\n";
   }
   s += "\\set amount random(100, 500000)\n";  // cents: H_AMOUNT is 1.00 to 5,000.00
+  if (in.procedures) {
+    return s + CustomerDraws(in.run) +
+           "SELECT tpcc_payment(:w_id, :d_id, :c_w_id, :c_d_id, :c_id, :by_name <= 60, "
+           ":c_last_n,\n  :amount);\n";
+  }
   s += "BEGIN;\n";
   s += CustomerChoice(in.run, "c_w_id", "c_d_id");
   s += "UPDATE warehouse SET w_ytd = w_ytd + CAST(:amount AS numeric) / 100 WHERE w_id = :w_id;\n";
@@ -154,6 +181,10 @@ std::string Payment(const TxnInputs& in) {
 // Order-Status (clause 2.6): read only, one snapshot.
 std::string OrderStatus(const TxnInputs& in) {
   std::string s = Terminal(in.warehouses);
+  if (in.procedures) {
+    return s + CustomerDraws(in.run) +
+           "SELECT tpcc_order_status(:w_id, :d_id, :c_id, :by_name <= 60, :c_last_n);\n";
+  }
   s += "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY;\n";
   s += CustomerChoice(in.run, "w_id", "d_id");
   s += "SELECT c_balance, c_first, c_middle, c_last FROM customer\n"
@@ -172,6 +203,7 @@ std::string OrderStatus(const TxnInputs& in) {
 std::string Delivery(const TxnInputs& in) {
   std::string s = Terminal(in.warehouses);
   s += "\\set carrier random(1, 10)\n";
+  if (in.procedures) return s + "SELECT tpcc_delivery(:w_id, :carrier);\n";
   s += "BEGIN;\n"
        "WITH m AS (SELECT d, (SELECT min(no_o_id) FROM new_order WHERE no_w_id = :w_id AND "
        "no_d_id = d) AS o\n"
@@ -199,6 +231,7 @@ std::string Delivery(const TxnInputs& in) {
 std::string StockLevel(const TxnInputs& in) {
   std::string s = Terminal(in.warehouses);
   s += "\\set threshold random(10, 20)\n";
+  if (in.procedures) return s + "SELECT tpcc_stock_level(:w_id, :d_id, :threshold);\n";
   s += "SELECT count(DISTINCT s_i_id) FROM district\n"
        "  JOIN order_line ON ol_w_id = d_w_id AND ol_d_id = d_id\n"
        "    AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20\n"
@@ -236,8 +269,33 @@ std::string LastNameSql(std::string_view var) {
       kSyllables, var);
 }
 
+int KeyingSeconds(TxnType t) {
+  switch (t) {
+    case TxnType::kNewOrder:
+    case TxnType::kNewOrderRollback:
+      return 18;
+    case TxnType::kPayment:
+      return 3;
+    default:
+      return 2;
+  }
+}
+
+int ThinkMeanSeconds(TxnType t) {
+  switch (t) {
+    case TxnType::kNewOrder:
+    case TxnType::kNewOrderRollback:
+    case TxnType::kPayment:
+      return 12;
+    case TxnType::kOrderStatus:
+      return 10;
+    default:
+      return 5;
+  }
+}
+
 std::vector<TxnScript> TransactionScripts(const TxnInputs& in) {
-  return {
+  std::vector<TxnScript> s = {
       {TxnType::kNewOrder, 4455, NewOrder(in, false)},
       {TxnType::kNewOrderRollback, 45, NewOrder(in, true)},
       {TxnType::kPayment, 4300, Payment(in)},
@@ -245,6 +303,23 @@ std::vector<TxnScript> TransactionScripts(const TxnInputs& in) {
       {TxnType::kDelivery, 400, Delivery(in)},
       {TxnType::kStockLevel, 400, StockLevel(in)},
   };
+  if (in.spec_timing) {
+    for (TxnScript& t : s) {
+      // Think time: -ln(r) x mean with r uniform in (0, 1], at most 10 x mean.
+      // It comes first, then the keying time, then the transaction: the
+      // script ends when the transaction does, so a transaction is counted
+      // as soon as it ends, and a terminal stopped by the end of -T in a
+      // sleep has nothing uncounted in the database.
+      const int mean_ms = ThinkMeanSeconds(t.type) * 1000;
+      t.text = fmt::format(
+                   "\\set think_ms least(int(-ln(random(1, 1000000) / 1000000.0) * {}), {})\n"
+                   "\\sleep :think_ms ms\n"
+                   "\\sleep {} s\n",
+                   mean_ms, 10 * mean_ms, KeyingSeconds(t.type)) +
+               t.text;
+    }
+  }
+  return s;
 }
 
 }  // namespace pgrig::tpcc

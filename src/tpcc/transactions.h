@@ -21,6 +21,12 @@
 // 4% each.  The rolled-back New-Orders are a script of their own, so the
 // client counts commits and rollbacks apart: weights 4455 and 45 of 10000.
 //
+// With TxnInputs::spec_timing each script sleeps a think time, then its
+// keying time, then runs the transaction.  The specification's terminal
+// thinks after a transaction; thinking before the next one instead gives the
+// same cycle over the mix (the types are drawn independently) and ends each
+// script with its transaction, which is then counted the moment it ends.
+//
 // Where pgrig departs from the specification (docs/tpcc.md): Delivery runs
 // as one transaction for the ten districts at once, in the foreground, and
 // a district whose oldest new order another Delivery took meanwhile is
@@ -58,7 +64,21 @@ std::string_view TxnName(TxnType t);
 struct TxnInputs {
   int warehouses = 1;   // of the load; home and remote warehouses are 1..warehouses
   NURandConstants run;  // the run's constants (NURandConstants::ForRun)
+  // Clause 5.2.5: each transaction preceded by a think time (negative
+  // exponential with mean 12, 12, 10, 5 and 5 s by type, at most ten times
+  // the mean) and its keying time (\sleep of 18 s for New-Order, 3 s for
+  // Payment, 2 s for the others).  The engine leaves sleeps out of the
+  // latency (EngineConfig::untimed_sleeps).
+  bool spec_timing = false;
+  // Each transaction one call of its function (procedures.h, made by `tpcc
+  // init --procedures`), the inputs drawn on the client as without.
+  bool procedures = false;
 };
+
+// Clause 5.2.5.7's keying time and 5.2.5.4's mean think time of a type, in
+// seconds.
+int KeyingSeconds(TxnType t);
+int ThinkMeanSeconds(TxnType t);
 
 struct TxnScript {
   TxnType type;

@@ -4,8 +4,9 @@
 // changes nothing; Payment's money and history; Order-Status and
 // Stock-Level that change nothing; Delivery's oldest new orders, carriers,
 // dates and balances; and conditions 1 to 12 holding after all of them.
-// Every transaction runs once with prepared statements and once with the
-// simple protocol (strings never pass through the client, so both work).
+// Every transaction runs with prepared statements, with the simple protocol
+// (strings never pass through the client, so both work) and as a call of its
+// stored function (tpcc init --procedures): the same effects each way.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -24,15 +25,23 @@
 namespace pgrig::tpcc {
 namespace {
 
-// One database per protocol: CTest may run the two at once.
-std::string TxnDb(script::QueryMode mode) {
-  return std::string("tpcc_txn_itest_") + script::QueryModeName(mode);
-}
+// How the transactions are sent: client-side SQL in a protocol, or one
+// stored function call each (prepared).
+struct Way {
+  script::QueryMode mode;
+  bool procedures;
+  std::string Name() const {
+    return procedures ? "procedures" : std::string(script::QueryModeName(mode));
+  }
+};
+
+// One database per way: CTest may run them at once.
+std::string TxnDb(const Way& way) { return "tpcc_txn_itest_" + way.Name(); }
 
 // Runs script `type` once on one client (home warehouse 1) and returns the
 // engine's result.
-engine::RunResult RunOnce(const TxnInputs& in, TxnType type, script::QueryMode mode,
-                          uint64_t seed) {
+engine::RunResult RunOnce(TxnInputs in, TxnType type, const Way& way, uint64_t seed) {
+  in.procedures = way.procedures;
   const std::vector<TxnScript> all = TransactionScripts(in);
   auto names = std::make_shared<script::NameTable>();
   auto scripts = std::make_shared<std::vector<script::Script>>();
@@ -42,14 +51,14 @@ engine::RunResult RunOnce(const TxnInputs& in, TxnType type, script::QueryMode m
   for (const char* n : {"client_id", "scale", "default_seed", "random_seed"}) names->Intern(n);
   std::shared_ptr<const script::NameTable> frozen = names;
   engine::EngineConfig cfg;
-  cfg.target = testing::SharedParams(TxnDb(mode));
+  cfg.target = testing::SharedParams(TxnDb(way));
   cfg.scripts = scripts;
   cfg.names = frozen;
   cfg.base_variables = std::make_shared<script::Variables>(frozen);
   cfg.clients = 1;
   cfg.threads = 1;
   cfg.transactions_per_client = 1;
-  cfg.mode = mode;
+  cfg.mode = way.mode;
   cfg.random_seed = seed;
   cfg.per_script_latency = true;
   std::string messages;
@@ -74,12 +83,12 @@ int64_t Cents(pg::Connection& c, const std::string& sum) {
   return Value(c, "SELECT ((" + sum + ") * 100)::bigint");
 }
 
-class TpccTransactionsITest : public ::testing::TestWithParam<script::QueryMode> {
+class TpccTransactionsITest : public ::testing::TestWithParam<Way> {
  protected:
   void SetUp() override {
     testing::FreshDatabase(TxnDb(GetParam()));
     Loader loader(testing::SharedParams(TxnDb(GetParam())),
-                  {.warehouses = 2, .jobs = 2, .seed = 3});
+                  {.warehouses = 2, .jobs = 2, .seed = 3, .procedures = GetParam().procedures});
     auto report = loader.Run();
     ASSERT_TRUE(report.ok()) << report.status().message();
   }
@@ -94,7 +103,7 @@ class TpccTransactionsITest : public ::testing::TestWithParam<script::QueryMode>
 TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
   pg::Connection c = testing::ConnectShared(TxnDb(GetParam()));
   const TxnInputs in = Inputs(c);
-  const script::QueryMode mode = GetParam();
+  const Way& way = GetParam();
 
   // New-Order: one order of O_OL_CNT lines at D_NEXT_O_ID, its new order,
   // each line's amount its quantity times the item's price, and the stock's
@@ -103,7 +112,7 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
     const int64_t next = Value(c, "SELECT sum(d_next_o_id) FROM district WHERE d_w_id = 1");
     const int64_t stock_ytd = Value(c, "SELECT sum(s_ytd) FROM stock");
     const int64_t stock_orders = Value(c, "SELECT sum(s_order_cnt) FROM stock");
-    RunOnce(in, TxnType::kNewOrder, mode, seed);
+    RunOnce(in, TxnType::kNewOrder, way, seed);
     EXPECT_EQ(Value(c, "SELECT sum(d_next_o_id) FROM district WHERE d_w_id = 1"), next + 1);
     const std::string newest =
         "(SELECT o_w_id, o_d_id, o_id, o_ol_cnt, o_carrier_id FROM orders o WHERE o_w_id = 1 AND "
@@ -138,7 +147,7 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
     const int64_t orders = Value(c, "SELECT count(*) FROM orders");
     const int64_t lines = Value(c, "SELECT count(*) FROM order_line");
     const int64_t stock_ytd = Value(c, "SELECT sum(s_ytd) FROM stock");
-    RunOnce(in, TxnType::kNewOrderRollback, mode, 4);
+    RunOnce(in, TxnType::kNewOrderRollback, way, 4);
     EXPECT_EQ(Value(c, "SELECT sum(d_next_o_id) FROM district"), next);
     EXPECT_EQ(Value(c, "SELECT count(*) FROM orders"), orders);
     EXPECT_EQ(Value(c, "SELECT count(*) FROM order_line"), lines);
@@ -153,7 +162,7 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
     const int64_t balance = Cents(c, "SELECT sum(c_balance) FROM customer");
     const int64_t payments = Value(c, "SELECT sum(c_payment_cnt) FROM customer");
     const int64_t history = Value(c, "SELECT count(*) FROM history");
-    RunOnce(in, TxnType::kPayment, mode, seed);
+    RunOnce(in, TxnType::kPayment, way, seed);
     EXPECT_EQ(Value(c, "SELECT count(*) FROM history"), history + 1);
     const int64_t amount =
         Cents(c, "SELECT h_amount FROM history ORDER BY h_date DESC, ctid DESC LIMIT 1");
@@ -169,7 +178,7 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
   for (TxnType t : {TxnType::kOrderStatus, TxnType::kStockLevel}) {
     const int64_t balance = Cents(c, "SELECT sum(c_balance) FROM customer");
     const int64_t stock = Value(c, "SELECT sum(s_quantity) FROM stock");
-    RunOnce(in, t, mode, 9);
+    RunOnce(in, t, way, 9);
     EXPECT_EQ(Cents(c, "SELECT sum(c_balance) FROM customer"), balance) << TxnName(t);
     EXPECT_EQ(Value(c, "SELECT sum(s_quantity) FROM stock"), stock) << TxnName(t);
   }
@@ -195,7 +204,7 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
     const int64_t lines = Value(c,
                                 "SELECT count(*) FROM order_line JOIN oldest ON ol_w_id = 1 AND "
                                 "ol_d_id = d AND ol_o_id = o");
-    RunOnce(in, TxnType::kDelivery, mode, 10);
+    RunOnce(in, TxnType::kDelivery, way, 10);
     EXPECT_EQ(Value(c, "SELECT count(*) FROM new_order WHERE no_w_id = 1"), new_orders - 10);
     EXPECT_EQ(Value(c, "SELECT count(*) FROM new_order WHERE no_w_id = 2"), other);
     EXPECT_EQ(Value(c,
@@ -223,10 +232,11 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, TpccTransactionsITest,
-                         ::testing::Values(script::QueryMode::kPrepared,
-                                           script::QueryMode::kSimple),
-                         [](const auto& p) { return std::string(script::QueryModeName(p.param)); });
+INSTANTIATE_TEST_SUITE_P(Ways, TpccTransactionsITest,
+                         ::testing::Values(Way{script::QueryMode::kPrepared, false},
+                                           Way{script::QueryMode::kSimple, false},
+                                           Way{script::QueryMode::kPrepared, true}),
+                         [](const auto& p) { return p.param.Name(); });
 
 }  // namespace
 }  // namespace pgrig::tpcc

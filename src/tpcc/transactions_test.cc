@@ -3,6 +3,7 @@
 // warehouses only when there are others.
 #include "tpcc/transactions.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -54,6 +55,49 @@ TEST(TpccTransactions, OneWarehouseHasNoRemoteDraws) {
     EXPECT_THAT(s.text, Not(HasSubstr("random(0, -1)"))) << TxnName(s.type);
     EXPECT_THAT(s.text, Not(HasSubstr(":remote <= 15"))) << TxnName(s.type);
   }
+}
+
+TEST(TpccTransactions, ProceduresCallOneFunctionWithTheSameDraws) {
+  const TxnInputs in{
+      .warehouses = 2, .run = {.c_last = 201, .c_id = 777, .ol_i_id = 4321}, .procedures = true};
+  const std::vector<TxnScript> s = TransactionScripts(in);
+  const char* calls[] = {"tpcc_new_order(",    "tpcc_new_order(", "tpcc_payment(",
+                         "tpcc_order_status(", "tpcc_delivery(",  "tpcc_stock_level("};
+  for (size_t i = 0; i < s.size(); ++i) {
+    script::NameTable names;
+    auto parsed = script::ParseScript(s[i].text, TxnName(s[i].type), names);
+    ASSERT_TRUE(parsed.ok()) << TxnName(s[i].type) << ": " << parsed.status().message();
+    EXPECT_THAT(s[i].text, HasSubstr(calls[i]));
+    EXPECT_THAT(s[i].text, Not(HasSubstr("BEGIN")));  // the call is the transaction
+    EXPECT_THAT(s[i].text, Not(HasSubstr("\\gset")));
+  }
+  EXPECT_THAT(s[0].text, HasSubstr("+ 4321) % 100000) + 1"));
+  EXPECT_THAT(s[1].text, HasSubstr("CASE WHEN n = :ol_cnt THEN 100001"));
+  EXPECT_THAT(s[2].text, HasSubstr(":by_name <= 60"));
+  EXPECT_THAT(s[2].text, HasSubstr("+ 201) % 1000) + 0"));
+}
+
+TEST(TpccTransactions, SpecTimingThinksAndKeysBeforeEachTransaction) {
+  const std::vector<TxnScript> s =
+      TransactionScripts({.warehouses = 1, .run = {}, .spec_timing = true});
+  const std::vector<TxnScript> plain = TransactionScripts({.warehouses = 1, .run = {}});
+  for (size_t i = 0; i < s.size(); ++i) {
+    const TxnScript& t = s[i];
+    script::NameTable names;
+    auto parsed = script::ParseScript(t.text, TxnName(t.type), names);
+    ASSERT_TRUE(parsed.ok()) << TxnName(t.type) << ": " << parsed.status().message();
+    const int mean_ms = ThinkMeanSeconds(t.type) * 1000;
+    const std::string prefix = fmt::format(
+        "\\set think_ms least(int(-ln(random(1, 1000000) / 1000000.0) * {}), {})\n"
+        "\\sleep :think_ms ms\n\\sleep {} s\n",
+        mean_ms, 10 * mean_ms, KeyingSeconds(t.type));
+    EXPECT_EQ(t.text, prefix + plain[i].text) << TxnName(t.type);
+  }
+  EXPECT_EQ(KeyingSeconds(TxnType::kNewOrder), 18);
+  EXPECT_EQ(KeyingSeconds(TxnType::kPayment), 3);
+  EXPECT_EQ(ThinkMeanSeconds(TxnType::kOrderStatus), 10);
+  EXPECT_EQ(ThinkMeanSeconds(TxnType::kStockLevel), 5);
+  EXPECT_THAT(plain[0].text, Not(HasSubstr("\\sleep")));
 }
 
 TEST(TpccTransactions, LastNamesAreBuiltFromTheDigits) {

@@ -63,6 +63,7 @@ Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOpt
   cfg.connect_per_transaction = options.connect_per_transaction;
   cfg.report_per_command = options.report_per_command;
   cfg.verbose_errors = options.verbose_errors;
+  cfg.untimed_sleeps = options.untimed_sleeps;
   cfg.start_gate = options.start_gate;
   cfg.window_start = options.window_start;
   cfg.random_seed = 12345;

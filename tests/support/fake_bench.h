@@ -52,6 +52,7 @@ struct FakeBenchOptions {
   bool connect_per_transaction = false;  // -C
   bool report_per_command = true;        // -r: per-command retries and failures
   bool verbose_errors = false;
+  bool untimed_sleeps = false;         // EngineConfig::untimed_sleeps
   std::function<Status()> start_gate;  // EngineConfig::start_gate
   engine::EngineConfig::WindowStart window_start = engine::EngineConfig::WindowStart::kRunStart;
   std::chrono::seconds watchdog{20};
