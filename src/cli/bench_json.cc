@@ -8,6 +8,15 @@ namespace pgrig::cli {
 using workload::BenchOptions;
 using workload::ScriptSpec;
 
+ServerInfo ServerInfoOf(const pg::Connection& conn, const Target& target) {
+  ServerInfo server;
+  server.version_num = conn.server_version();
+  server.version = pg::ServerVersionText(server.version_num);
+  server.target = target.params.Describe();
+  server.embedded = target.embedded;
+  return server;
+}
+
 nlohmann::json BenchResultToJson(const BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/bench_report.h"
+#include "cli/target.h"
 #include "engine/result.h"
 #include "results/result_json.h"
 #include "results/schemas.h"
@@ -20,6 +21,10 @@ using results::kResultSchema;
 using ServerInfo = results::ResultServer;
 
 // `facts` is the facts module's document (or null when unavailable).
+// What a results document records of the server on `conn`, reached as
+// `target` says.
+ServerInfo ServerInfoOf(const pg::Connection& conn, const Target& target);
+
 nlohmann::json BenchResultToJson(const workload::BenchOptions& o, const RunInfo& info,
                                  const ServerInfo& server, const engine::RunResult& r,
                                  const nlohmann::json& facts,

@@ -256,19 +256,10 @@ int RunBench(int argc, char** argv) {
     PrintErr(BenchError("could not create connection for setup"));
     return kExitBadInvocation;
   }
-  ServerInfo server;
-  server.version_num = con->server_version();
-  server.version = pg::ServerVersionText(server.version_num);
-  server.target = target->params.Describe();
-  server.embedded = target->embedded;
+  const ServerInfo server = ServerInfoOf(*con, *target);
   // Facts for --json are taken before the run, so that they describe the
   // server as it was measured (and survive a server that dies mid-run).
-  nlohmann::json facts = nullptr;
-  if (!o.json_path.empty()) {
-    host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
-    host::ServerFacts sf = ProbeServer(*con, &hf);
-    facts = host::FactsToJson(hf, sf);
-  }
+  const nlohmann::json facts = o.json_path.empty() ? nlohmann::json(nullptr) : FactsDocument(*con);
   std::printf("pgrig bench (pgrig %s, server %s)\n", kVersion, server.version.c_str());
   std::fflush(stdout);
   if (o.debug > 0) {

@@ -189,12 +189,7 @@ int DoRun(pg::ConnectionParams params, micro::LioRunOptions o, const std::string
   auto conn = pg::Connect(target->params);
   if (!conn.ok()) return Fail(kLioCommand, conn.status().message());
   if (auto t = micro::ReadLioTables(*conn); !t.ok()) return Fail(kLioCommand, t.status().message());
-  nlohmann::json facts = nullptr;
-  if (!json_file.empty()) {
-    host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
-    host::ServerFacts sf = ProbeServer(*conn, &hf);
-    facts = host::FactsToJson(hf, sf);
-  }
+  const nlohmann::json facts = json_file.empty() ? nlohmann::json(nullptr) : FactsDocument(*conn);
   results::MicroDocInputs in{.tool_version = kVersion,
                              .command_line = std::move(command_line),
                              .server_version = pg::ServerVersionText(conn->server_version()),

@@ -76,9 +76,7 @@ int RunFleetClients(const fleet::Fleet& fl, const FleetClientsInvocation& inv) {
   o.server_is_local = local;
   o.on_line = [](const std::string& line) { Print(line); };
   o.server_facts = [&]() -> nlohmann::json {
-    host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
-    host::ServerFacts sf = ProbeServer(*con, &hf);
-    nlohmann::json facts = host::FactsToJson(hf, sf);
+    nlohmann::json facts = FactsDocument(*con);
     // This machine's facts describe the server only when it runs here.
     if (!local) facts["host"] = nullptr;
     return facts;

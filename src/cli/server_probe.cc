@@ -4,6 +4,7 @@
 
 #include "common/fs.h"
 #include "common/process.h"
+#include "host/facts_json.h"
 
 namespace pgrig::cli {
 
@@ -42,6 +43,12 @@ host::ServerFacts ProbeServer(pg::Connection& conn, host::HostFacts* host) {
     host->storage = host::CollectStorageFacts(SysFs("/"), *sf.data_directory, &host->notes);
   }
   return sf;
+}
+
+nlohmann::json FactsDocument(pg::Connection& conn) {
+  host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
+  host::ServerFacts sf = ProbeServer(conn, &hf);
+  return host::FactsToJson(hf, sf);
 }
 
 }  // namespace pgrig::cli

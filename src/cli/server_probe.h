@@ -8,6 +8,8 @@
 #ifndef PGRIG_CLI_SERVER_PROBE_H_
 #define PGRIG_CLI_SERVER_PROBE_H_
 
+#include <nlohmann/json.hpp>
+
 #include "host/host_facts.h"
 #include "host/server_facts.h"
 #include "pg/connection.h"
@@ -22,6 +24,11 @@ host::QueryFn QueryOver(pg::Connection* conn);
 // this machine, sysroot "/") has no storage facts yet, they are filled in
 // for the server's data directory.
 host::ServerFacts ProbeServer(pg::Connection& conn, host::HostFacts* host);
+
+// The facts document (pgrig.facts/1) of this machine and the server on
+// `conn`, as a results document records it: what `bench`, `lio run`,
+// `tpcc run` and fleet's clients put under "facts".
+nlohmann::json FactsDocument(pg::Connection& conn);
 
 }  // namespace pgrig::cli
 

@@ -170,17 +170,8 @@ int RunTpccRun(const TpccRunOptions& o) {
   auto prepared = ParseScripts(txns);
   if (!prepared.ok()) return Fail(kCommand, prepared.status().WithContext("internal script"));
 
-  ServerInfo server;
-  server.version_num = conn->server_version();
-  server.version = pg::ServerVersionText(server.version_num);
-  server.target = target->params.Describe();
-  server.embedded = target->embedded;
-  nlohmann::json facts = nullptr;
-  if (!o.json_path.empty()) {
-    host::HostFacts hf = host::CollectHostFacts(SysFs("/"));
-    host::ServerFacts sf = ProbeServer(*conn, &hf);
-    facts = host::FactsToJson(hf, sf);
-  }
+  const ServerInfo server = ServerInfoOf(*conn, *target);
+  const nlohmann::json facts = o.json_path.empty() ? nlohmann::json(nullptr) : FactsDocument(*conn);
 
   workload::BenchOptions bo;
   bo.conn = o.conn;

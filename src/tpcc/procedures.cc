@@ -16,6 +16,31 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                 'EING'])[n % 10 + 1]
 $$)sql";
 
+// The customer of district (w_id, d_id) that last name number c_last_n
+// selects (clause 2.5.2.2): of the n so named, sorted by first name, the one
+// at position ceil(n / 2).  Raises no_data_found when there is none.
+constexpr const char* kCustomerByName = R"sql(
+CREATE OR REPLACE FUNCTION tpcc_customer_by_name(p_w_id integer, p_d_id integer,
+    p_c_last_n integer)
+RETURNS integer LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_last text := tpcc_last_name(p_c_last_n);
+  v_c_id integer;
+BEGIN
+  SELECT c_id INTO v_c_id FROM customer
+    WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = v_last
+    ORDER BY c_first
+    OFFSET (SELECT (count(*) - 1) / 2 FROM customer
+            WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = v_last)
+    LIMIT 1;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no customer named % in district % of warehouse %', v_last, p_d_id, p_w_id
+      USING ERRCODE = 'no_data_found';
+  END IF;
+  RETURN v_c_id;
+END
+$$)sql";
+
 // The inner block is a subtransaction: raising PT001 in it undoes
 // everything the order did, and its handler turns the error into -1.  An
 // item that does not exist has no row to join in the last INSERT, so the
@@ -91,21 +116,10 @@ CREATE OR REPLACE FUNCTION tpcc_payment(p_w_id integer, p_d_id integer, p_c_w_id
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   v_c_id integer := p_c_id;
-  v_last text;
   v_amount numeric := CAST(p_amount_cents AS numeric) / 100;
 BEGIN
   IF p_by_name THEN
-    v_last := tpcc_last_name(p_c_last_n);
-    SELECT c_id INTO v_c_id FROM customer
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = v_last
-      ORDER BY c_first
-      OFFSET (SELECT (count(*) - 1) / 2 FROM customer
-              WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = v_last)
-      LIMIT 1;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'tpcc_payment: no customer named % in district % of warehouse %',
-        v_last, p_c_d_id, p_c_w_id USING ERRCODE = 'no_data_found';
-    END IF;
+    v_c_id := tpcc_customer_by_name(p_c_w_id, p_c_d_id, p_c_last_n);
   END IF;
   UPDATE warehouse SET w_ytd = w_ytd + v_amount WHERE w_id = p_w_id;
   UPDATE district SET d_ytd = d_ytd + v_amount WHERE d_w_id = p_w_id AND d_id = p_d_id;
@@ -136,24 +150,13 @@ CREATE OR REPLACE FUNCTION tpcc_order_status(p_w_id integer, p_d_id integer, p_c
 RETURNS integer LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_c_id integer := p_c_id;
-  v_last text;
   v_customer record;
   v_order record;
   v_line record;
   v_lines integer := 0;
 BEGIN
   IF p_by_name THEN
-    v_last := tpcc_last_name(p_c_last_n);
-    SELECT c_id INTO v_c_id FROM customer
-      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = v_last
-      ORDER BY c_first
-      OFFSET (SELECT (count(*) - 1) / 2 FROM customer
-              WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = v_last)
-      LIMIT 1;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'tpcc_order_status: no customer named % in district % of warehouse %',
-        v_last, p_d_id, p_w_id USING ERRCODE = 'no_data_found';
-    END IF;
+    v_c_id := tpcc_customer_by_name(p_w_id, p_d_id, p_c_last_n);
   END IF;
   SELECT c_balance, c_first, c_middle, c_last INTO v_customer FROM customer
     WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = v_c_id;
@@ -238,8 +241,8 @@ std::string Trimmed(const char* sql) {
 }  // namespace
 
 std::vector<std::string> ProcedureSql() {
-  return {Trimmed(kLastName),    Trimmed(kNewOrder), Trimmed(kPayment),
-          Trimmed(kOrderStatus), Trimmed(kDelivery), Trimmed(kStockLevel)};
+  return {Trimmed(kLastName),    Trimmed(kCustomerByName), Trimmed(kNewOrder),  Trimmed(kPayment),
+          Trimmed(kOrderStatus), Trimmed(kDelivery),       Trimmed(kStockLevel)};
 }
 
 std::string DropProceduresSql() {
@@ -249,6 +252,7 @@ std::string DropProceduresSql() {
          "tpcc_order_status(integer, integer, integer, boolean, integer), "
          "tpcc_delivery(integer, integer), "
          "tpcc_stock_level(integer, integer, integer), "
+         "tpcc_customer_by_name(integer, integer, integer), "
          "tpcc_last_name(integer)";
 }
 

@@ -10,8 +10,13 @@
 //   tpcc_last_name(n) -> text, IMMUTABLE: the last name of number n (0..999,
 //     clause 4.3.2.3): the syllables BAR OUGHT ABLE PRI PRES ESE ANTI CALLY
 //     ATION EING picked by n's three decimal digits, leading zeros included
-//     (371 -> PRICALLYOUGHT, 40 -> BARPRESBAR).  The transactions below use
-//     it to find customers by name.
+//     (371 -> PRICALLYOUGHT, 40 -> BARPRESBAR).
+//
+//   tpcc_customer_by_name(w_id, d_id, c_last_n) -> c_id, STABLE: of the
+//     customers of district (w_id, d_id) named tpcc_last_name(c_last_n),
+//     sorted by first name, the one at position ceil(n / 2) (clause
+//     2.5.2.2); raises no_data_found when no customer has the name.  Payment
+//     and Order-Status choose their customer by name with it.
 //
 //   tpcc_new_order(w_id, d_id, c_id, ol_cnt, items integer[], supply
 //     integer[], quantities integer[]) -> the new order's number, or -1 when
@@ -73,9 +78,10 @@
 
 namespace pgrig::tpcc {
 
-// The CREATE OR REPLACE FUNCTION statements, one per element: the helper
-// tpcc_last_name first, then New-Order, Payment, Order-Status, Delivery and
-// Stock-Level.  Each runs on its own (no trailing semicolon); PostgreSQL 15.
+// The CREATE OR REPLACE FUNCTION statements, one per element: the helpers
+// tpcc_last_name and tpcc_customer_by_name first, then New-Order, Payment,
+// Order-Status, Delivery and Stock-Level.  Each runs on its own (no trailing semicolon);
+// PostgreSQL 15.
 std::vector<std::string> ProcedureSql();
 
 // One DROP FUNCTION IF EXISTS statement for the six functions, with their
