@@ -482,10 +482,9 @@ int RunRun(int argc, char** argv) {
       "The main job: a planned, repeated, observed benchmark suite.  Without PLAN, the shipped\n"
       "standard plan (select-only, tpcb-like, simple-update at client counts sized to this\n"
       "machine, 3 interleaved iterations) on the embedded cluster, or on the server named with\n"
-      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols, "
-      "jit,\n"
-      "graviton-vs-xeon) or a plan file (docs/plans.md).  Results go to results/<label>-<UTC "
-      "time>/\n"
+      "--db/-h/-p/-U/-d.  PLAN is a shipped plan's name (standard, quick, scaling, protocols,\n"
+      "jit, graviton-vs-xeon, lio, builds, tpcc) or a plan file (docs/plans.md).  Results go\n"
+      "to results/<label>-<UTC time>/\n"
       "(suite.json, runs.csv, summary.md; docs/results-format.md).",
       "pgrig run"};
   RunOptions o;

@@ -23,7 +23,7 @@ namespace pgrig::cli {
 namespace {
 
 constexpr CommandName kTpccCommand{"pgrig tpcc"};
-constexpr int kMaxWarehouses = 100000;
+using tpcc::kMaxWarehouses;
 constexpr int kMaxPartitions = 1024;
 
 // "1,5,9" into warehouse numbers.

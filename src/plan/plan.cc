@@ -150,15 +150,15 @@ Result<std::vector<Cell>> ExpandPlan(const Plan& plan, int64_t cpus) {
   if (cells.empty()) {
     return InvalidArgument(fmt::format(
         "plan '{}' has no cells: an fsync workload runs once per suite, next to at least one "
-        "pgbench or lio workload",
+        "pgbench, lio or tpcc workload",
         plan.name));
   }
   return cells;
 }
 
 const char* WorkloadKindName(WorkloadKind k) {
-  static constexpr const char* kNames[] = {"pgbench", "lio", "fsync"};
-  return NameAt<WorkloadKind::kFsync>(k, kNames, "pgbench");
+  static constexpr const char* kNames[] = {"pgbench", "lio", "fsync", "tpcc"};
+  return NameAt<WorkloadKind::kTpcc>(k, kNames, "pgbench");
 }
 
 bool HasWorkloadKind(const Plan& plan, WorkloadKind k) {

@@ -80,8 +80,8 @@ struct ScriptRef {
 // What VACUUM to run between runs.
 enum class VacuumPolicy { kNever, kWriteWorkloads, kAlways };
 
-enum class WorkloadKind { kPgbench, kLio, kFsync };
-const char* WorkloadKindName(WorkloadKind k);  // "pgbench", "lio", "fsync"
+enum class WorkloadKind { kPgbench, kLio, kFsync, kTpcc };
+const char* WorkloadKindName(WorkloadKind k);  // "pgbench", "lio", "fsync", "tpcc"
 
 // `kind = "lio"`: the tables (`pgrig lio init`) and the range reads.  Every
 // lio workload of a plan uses the same tables, so `tables` and the size must
@@ -103,11 +103,25 @@ struct FsyncParams {
   std::vector<int> writers = {1, 4};
 };
 
+// `kind = "tpcc"`: the TPC-C-like transactions (`pgrig tpcc run`) over the
+// data `pgrig tpcc init` loads.  Every tpcc workload of a plan uses the same
+// load, so `warehouses` must agree between them; the load gets the
+// functions when any of them runs `procedures`.
+struct TpccParams {
+  // A count or a per-core expression ("4*cores"), resolved on the machine
+  // measured; at most tpcc::kMaxWarehouses.
+  CountExpr warehouses{.constant = 1, .per_core = 0, .divisor = 1, .text = "1"};
+  bool procedures = false;
+  int check_warehouses = 0;  // conditions 1-4 after each run on this many; 0: all
+  int max_tries = 10;        // serialization failures and deadlocks retried
+};
+
 struct Workload {
   std::string name;  // unique in the plan: [a-z0-9_-]+
   WorkloadKind kind = WorkloadKind::kPgbench;
   LioParams lio;      // with kLio
   FsyncParams fsync;  // with kFsync
+  TpccParams tpcc;    // with kTpcc
   // kPgbench: at least one, total weight > 0; empty for the other kinds.
   std::vector<ScriptRef> scripts;
   // True when the scripts modify data (built-ins: tpcb-like, simple-update;

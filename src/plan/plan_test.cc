@@ -88,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlanTest,
                                            ShippedCase{"scaling", 12, 20},
                                            ShippedCase{"protocols", 6, 6}, ShippedCase{"jit", 4, 4},
                                            ShippedCase{"graviton-vs-xeon", 6, 6},
-                                           ShippedCase{"lio", 4, 5}, ShippedCase{"builds", 6, 6}),
+                                           ShippedCase{"lio", 4, 5}, ShippedCase{"builds", 6, 6},
+                                           ShippedCase{"tpcc", 4, 4}),
                          [](const auto& test_info) {
                            std::string n = test_info.param.name;
                            for (char& ch : n) {
@@ -531,6 +532,44 @@ INSTANTIATE_TEST_SUITE_P(
                 "[[workload]]\nname = \"b\"\nkind = \"lio\"\ntables = 3\n",
                 6,
                 {"[[workload]] 'b': lio workloads share their tables", "as in 'a'"}},
+        BadCase{"tpcc_pgbench_key",
+                "[[workload]]\nkind = \"tpcc\"\nbuiltin = \"tpcb-like\"\n",
+                3,
+                {"unknown key 'builtin' in [[workload]] #1"}},
+        BadCase{"tpcc_misspelt_key",
+                "[[workload]]\nkind = \"tpcc\"\nwarehouse = 2\n",
+                3,
+                {"unknown key 'warehouse' in [[workload]] #1", "did you mean 'warehouses'?"}},
+        BadCase{"tpcc_zero_warehouses",
+                "[[workload]]\nkind = \"tpcc\"\nwarehouses = 0\n",
+                3,
+                {"'warehouses' in [[workload]] #1 must be from 1 to 100000, got 0"}},
+        BadCase{"tpcc_warehouses_expression",
+                "[[workload]]\nkind = \"tpcc\"\nwarehouses = \"many\"\n",
+                3,
+                {"'warehouses' in [[workload]] #1: "}},
+        BadCase{"tpcc_warehouses_list",
+                "[[workload]]\nkind = \"tpcc\"\nwarehouses = [1, 2]\n",
+                3,
+                {"'warehouses' in [[workload]] #1 must be one count"}},
+        BadCase{"tpcc_max_tries",
+                "[[workload]]\nkind = \"tpcc\"\nmax_tries = 0\n",
+                3,
+                {"'max_tries' in [[workload]] #1 must be from 1 to 1000, got 0"}},
+        BadCase{"tpcc_procedures_not_bool",
+                "[[workload]]\nkind = \"tpcc\"\nprocedures = \"yes\"\n",
+                3,
+                {"'procedures' in [[workload]] #1 must be true or false"}},
+        BadCase{"tpcc_workloads_disagree",
+                "[[workload]]\nname = \"a\"\nkind = \"tpcc\"\nwarehouses = 2\n\n"
+                "[[workload]]\nname = \"b\"\nkind = \"tpcc\"\nwarehouses = 3\n",
+                6,
+                {"[[workload]] 'b': tpcc workloads share one load", "as in 'a' (2)"}},
+        BadCase{"tpcc_expressions_disagree",
+                "[[workload]]\nname = \"a\"\nkind = \"tpcc\"\nwarehouses = \"cores\"\n\n"
+                "[[workload]]\nname = \"b\"\nkind = \"tpcc\"\nwarehouses = 2\n",
+                6,
+                {"tpcc workloads share one load", "as in 'a' (cores)"}},
         BadCase{"fsync_twice",
                 "[[workload]]\nkind = \"fsync\"\n\n[[workload]]\nname = \"f2\"\nkind = "
                 "\"fsync\"\n",
@@ -667,6 +706,43 @@ TEST(ParsePlan, LioDefaultsFitAndPlanClients) {
   Result<std::vector<Cell>> cells = ExpandPlan(p, 8);
   ASSERT_TRUE(cells.ok());
   EXPECT_EQ(Ids(*cells), std::vector<std::string>{"lio/prepared/default/c8/j8"});
+}
+
+TEST(ParsePlan, TpccWorkloads) {
+  Plan p = MustParse(
+      "[plan]\nclients = [3]\nprotocols = [\"simple\"]\n\n"
+      "[[workload]]\nkind = \"tpcc\"\nwarehouses = 4\n\n"
+      "[[workload]]\nname = \"procs\"\nkind = \"tpcc\"\nwarehouses = 4\nprocedures = true\n"
+      "check_warehouses = 2\nmax_tries = 3\nclients = [1, \"2*cores\"]\nthreads = [1]\n"
+      "protocols = [\"extended\"]\n");
+  ASSERT_EQ(p.workloads.size(), 2u);
+  const Workload& sql = p.workloads[0];
+  EXPECT_EQ(sql.kind, WorkloadKind::kTpcc);
+  EXPECT_EQ(sql.name, "tpcc");
+  EXPECT_TRUE(sql.writes);
+  EXPECT_TRUE(sql.scripts.empty());
+  EXPECT_EQ(sql.tpcc.warehouses.Resolve(64), 4);
+  EXPECT_FALSE(sql.tpcc.procedures);
+  EXPECT_EQ(sql.tpcc.check_warehouses, 0);  // all
+  EXPECT_EQ(sql.tpcc.max_tries, 10);
+  const Workload& procs = p.workloads[1];
+  EXPECT_TRUE(procs.tpcc.procedures);
+  EXPECT_EQ(procs.tpcc.check_warehouses, 2);
+  EXPECT_EQ(MustParse("[[workload]]\nkind = \"tpcc\"\nwarehouses = \"2*cores\"\n")
+                .workloads[0]
+                .tpcc.warehouses.Resolve(8),
+            16);
+  EXPECT_EQ(procs.tpcc.max_tries, 3);
+  EXPECT_TRUE(HasWorkloadKind(p, WorkloadKind::kTpcc));
+  EXPECT_FALSE(HasWorkloadKind(p, WorkloadKind::kPgbench));
+  EXPECT_STREQ(WorkloadKindName(WorkloadKind::kTpcc), "tpcc");
+  // A tpcc workload's protocol is prepared unless it names its own (the
+  // plan's list is for the pgbench workloads).
+  Result<std::vector<Cell>> cells = ExpandPlan(p, 2);
+  ASSERT_TRUE(cells.ok()) << cells.status().message();
+  EXPECT_EQ(Ids(*cells),
+            (std::vector<std::string>{"tpcc/prepared/default/c3/j2", "procs/extended/default/c1/j1",
+                                      "procs/extended/default/c4/j1"}));
 }
 
 TEST(ExpandPlan, FsyncAloneMakesNoCells) {

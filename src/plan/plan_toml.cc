@@ -24,6 +24,7 @@
 #include "plan/plan.h"
 #include "plan/toml_text.h"
 #include "script/variables.h"
+#include "tpcc/schema.h"
 
 namespace pgrig::plan {
 namespace {
@@ -58,6 +59,9 @@ constexpr std::array<std::string_view, 11> kWorkloadKeys = {
 constexpr std::array<std::string_view, 9> kLioKeys = {
     "name",      "kind",       "tables",           "scale",   "fit",
     "work_unit", "update_pct", "update_work_unit", "sessions"};
+constexpr std::array<std::string_view, 9> kTpccKeys = {
+    "name",      "kind",    "warehouses", "procedures", "check_warehouses",
+    "max_tries", "clients", "threads",    "protocols"};
 constexpr std::array<std::string_view, 6> kFsyncKeys = {
     "name", "kind", "dir", "seconds_per_test", "write_sizes", "writers"};
 constexpr std::array<std::string_view, 3> kScriptKeys = {"builtin", "file", "weight"};
@@ -561,6 +565,45 @@ Result<Workload> ReadFsyncWorkload(const Reader& r, const toml::table& t, const 
   return w;
 }
 
+// `kind = "tpcc"`: the warehouses loaded, how the transactions are sent
+// and the clients, threads and protocols of its cells (prepared unless
+// given: `pgrig tpcc run`'s default).
+Result<Workload> ReadTpccWorkload(const Reader& r, const toml::table& t, const Where& where,
+                                  const std::optional<std::string>& name) {
+  PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kTpccKeys, where));
+  Workload w;
+  w.kind = WorkloadKind::kTpcc;
+  w.name = name.value_or("tpcc");
+  w.writes = true;
+  TpccParams& p = w.tpcc;
+  if (const toml::node* wh = t.get("warehouses")) {
+    if (wh->is_array()) {
+      return r.WrongType(*wh, "warehouses", where, "one count (4, \"cores\", \"4*cores\")");
+    }
+    if (wh->is_integer()) {
+      PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> n,
+                             r.Int(t, "warehouses", where, 1, tpcc::kMaxWarehouses));
+      p.warehouses =
+          CountExpr{.constant = *n, .per_core = 0, .divisor = 1, .text = std::to_string(*n)};
+    } else {
+      PGRIG_ASSIGN_OR_RETURN(std::vector<CountExpr> one, r.Counts(t, "warehouses", where));
+      p.warehouses = one.front();
+    }
+  }
+  PGRIG_ASSIGN_OR_RETURN(std::optional<bool> procs, r.Bool(t, "procedures", where));
+  p.procedures = procs.value_or(false);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> cw,
+                         r.Int(t, "check_warehouses", where, 1, tpcc::kMaxWarehouses));
+  if (cw) p.check_warehouses = static_cast<int>(*cw);
+  PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> tries, r.Int(t, "max_tries", where, 1, 1000));
+  if (tries) p.max_tries = static_cast<int>(*tries);
+  PGRIG_ASSIGN_OR_RETURN(w.clients, r.Counts(t, "clients", where));
+  PGRIG_ASSIGN_OR_RETURN(w.threads, r.Counts(t, "threads", where));
+  PGRIG_ASSIGN_OR_RETURN(w.protocols, r.Protocols(t, "protocols", where));
+  if (w.protocols.empty()) w.protocols = {script::QueryMode::kPrepared};
+  return w;
+}
+
 Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) {
   Where where{fmt::format("[[workload]] #{}", index + 1), LineOf(t)};
   PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> name, r.String(t, "name", where));
@@ -575,10 +618,11 @@ Result<Workload> ReadWorkload(const Reader& r, const toml::table& t, int index) 
   PGRIG_ASSIGN_OR_RETURN(std::optional<std::string> kind, r.String(t, "kind", where));
   if (kind && *kind == "lio") return ReadLioWorkload(r, t, where, name);
   if (kind && *kind == "fsync") return ReadFsyncWorkload(r, t, where, name);
+  if (kind && *kind == "tpcc") return ReadTpccWorkload(r, t, where, name);
   if (kind && *kind != "pgbench") {
     return r.Error(*t.get("kind"), fmt::format("'kind' in {}: unknown kind \"{}\"; use "
-                                               "\"pgbench\" (the default: scripts), \"lio\" or "
-                                               "\"fsync\"",
+                                               "\"pgbench\" (the default: scripts), \"lio\", "
+                                               "\"fsync\" or \"tpcc\"",
                                                where.name, *kind));
   }
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(t, kWorkloadKeys, where));
@@ -864,6 +908,7 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
   }
   std::set<std::string> names;
   std::optional<size_t> first_lio;  // index: the vector grows
+  std::optional<size_t> first_tpcc;
   bool have_fsync = false;
   for (size_t i = 0; i < workloads->size(); ++i) {
     const toml::table& t = *workloads->get(i)->as_table();
@@ -882,6 +927,17 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path) {
       have_fsync = true;
     }
     plan.workloads.push_back(std::move(w));
+    if (const Workload& cur = plan.workloads.back(); cur.kind == WorkloadKind::kTpcc) {
+      // Every tpcc workload runs on the same load.
+      if (!first_tpcc) {
+        first_tpcc = plan.workloads.size() - 1;
+      } else if (const Workload& first = plan.workloads[*first_tpcc];
+                 first.tpcc.warehouses.text != cur.tpcc.warehouses.text) {
+        return r.Error(t, fmt::format("[[workload]] '{}': tpcc workloads share one load, so "
+                                      "'warehouses' must be the same as in '{}' ({})",
+                                      cur.name, first.name, first.tpcc.warehouses.text));
+      }
+    }
     if (plan.workloads.back().kind == WorkloadKind::kLio) {
       // Every lio workload reads the same tables (schema pgrig_lio).
       const Workload& cur = plan.workloads.back();

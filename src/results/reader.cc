@@ -134,6 +134,19 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
     PGRIG_ASSIGN_OR_RETURN(run.histogram, results::PackedHistogramFromJson(*h, where));
   }
   if (lio) return run;  // no transactions, client CPU or per-second series
+  // A `tpcc run`'s headline is its NOPM (never compared with a tps); a run
+  // that gave none is a failed run, with the first reason it recorded.
+  if (const Json* tpcc = FindPath(r, {"tpcc"}); tpcc != nullptr && tpcc->is_object()) {
+    const std::optional<double> nopm = Number(r, {"tpcc", "nopm"});
+    run.tps = nopm.value_or(0);
+    if (!nopm || !std::isfinite(*nopm) || *nopm <= 0) {
+      run.ok = false;
+      const Json* why = FindPath(r, {"tpcc", "refused"});
+      run.error = why != nullptr && why->is_array() && !why->empty() && (*why)[0].is_string()
+                      ? "no NOPM: " + (*why)[0].get<std::string>()
+                      : "no NOPM";
+    }
+  }
   run.client_cpu_us_per_transaction = Number(r, {"client", "cpu_us_per_transaction"});
   if (auto u = Number(r, {"client", "cpu_user_s"})) {
     run.client_cpu_s = *u + Number(r, {"client", "cpu_system_s"}).value_or(0);
@@ -224,17 +237,6 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   }
   c.id = CellId(c);
   PGRIG_ASSIGN_OR_RETURN(Run run, ReadResultRun(doc, source));
-  if (c.metric == "nopm") {
-    const std::optional<double> nopm = Number(doc, {"tpcc", "nopm"});
-    run.tps = nopm.value_or(0);
-    if (!nopm || !std::isfinite(*nopm) || *nopm <= 0) {
-      run.ok = false;
-      const Json* why = FindPath(doc, {"tpcc", "refused"});
-      run.error = why != nullptr && why->is_array() && !why->empty() && (*why)[0].is_string()
-                      ? "no NOPM: " + (*why)[0].get<std::string>()
-                      : "no NOPM";
-    }
-  }
   ReadObservationOf(doc, &run);  // `pgrig fleet run`'s merged result has one
   s.complete = run.ok;
   c.runs.push_back(std::move(run));
@@ -283,7 +285,10 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   cell.id = String(c, {"id"});
   if (cell.id.empty()) cell.id = CellId(cell);
   cell.metric = String(c, {"metric"});
-  if (cell.metric.empty()) cell.metric = String(c, {"kind"}) == "lio" ? "lio_per_s" : "tps";
+  if (cell.metric.empty()) {
+    const std::string kind = String(c, {"kind"});
+    cell.metric = kind == "lio" ? "lio_per_s" : (kind == "tpcc" ? "nopm" : "tps");
+  }
   // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
   for (const char* part : {"per_connection", "server"}) {
     if (const Json* st = FindPath(c, {"settings", part}); st != nullptr && st->is_object()) {

@@ -117,7 +117,14 @@ std::string FsyncMarkdown(const json& f) {
 }  // namespace
 
 const char* CellMetric(plan::WorkloadKind k) {
-  return k == plan::WorkloadKind::kLio ? "lio_per_s" : "tps";
+  switch (k) {
+    case plan::WorkloadKind::kLio:
+      return "lio_per_s";
+    case plan::WorkloadKind::kTpcc:
+      return "nopm";
+    default:
+      return "tps";
+  }
 }
 
 json PlanToJson(const plan::Plan& plan) {
@@ -131,7 +138,7 @@ json PlanToJson(const plan::Plan& plan) {
     }
     json defines = json::object();
     for (const auto& [k, v] : w.defines) defines[k] = v;
-    json lio = nullptr, fsync = nullptr;
+    json lio = nullptr, fsync = nullptr, tpcc = nullptr;
     if (w.kind == plan::WorkloadKind::kLio) {
       lio = {{"tables", w.lio.tables},
              {"blocks_per_table",
@@ -145,11 +152,18 @@ json PlanToJson(const plan::Plan& plan) {
                {"seconds_per_test", w.fsync.seconds_per_test},
                {"write_sizes", w.fsync.write_sizes},
                {"writers", w.fsync.writers}};
+    } else if (w.kind == plan::WorkloadKind::kTpcc) {
+      tpcc = {{"warehouses", w.tpcc.warehouses.text},
+              {"procedures", w.tpcc.procedures},
+              {"check_warehouses",
+               w.tpcc.check_warehouses > 0 ? json(w.tpcc.check_warehouses) : json(nullptr)},
+              {"max_tries", w.tpcc.max_tries}};
     }
     workloads.push_back({{"name", w.name},
                          {"kind", plan::WorkloadKindName(w.kind)},
                          {"lio", lio},
                          {"fsync", fsync},
+                         {"tpcc", tpcc},
                          {"scripts", scripts},
                          {"writes", w.writes},
                          {"defines", defines},
@@ -234,11 +248,12 @@ void UpdateCellSummaries(json& suite) {
   const json& price = At(suite, "price");
   for (json& cell : suite["cells"]) {
     const std::string id = At(cell, "id").get<std::string>();
-    // The headline of the cell's runs: "tps" (pgbench.result/1 summary.tps)
-    // or "lio_per_s" (pgrig.lio/1 summary.lio_per_s), higher is better.
+    // The headline of the cell's runs: "tps" (pgbench.result/1 summary.tps),
+    // "lio_per_s" (pgrig.lio/1 summary.lio_per_s) or "nopm" (a tpcc run's
+    // tpcc.nopm), higher is better; only tps is priced.
     std::string metric = Str(cell, "metric");
     if (metric.empty()) metric = "tps";
-    const bool lio = metric == "lio_per_s";
+    const bool not_tps = metric != "tps";
     // The runs as pgrig report reads them, summed up by the same function, so
     // that the summary written here is what report and compare print.
     Cell model;
@@ -260,8 +275,8 @@ void UpdateCellSummaries(json& suite) {
     json summary{{"runs", tps.size()},
                  {"failed_runs", cs.runs_failed},
                  {"metric", metric},
-                 {"tps", lio ? json(nullptr) : TpsSummaryJson(tps)}};
-    if (lio) summary["lio_per_s"] = TpsSummaryJson(tps);
+                 {"tps", not_tps ? json(nullptr) : TpsSummaryJson(tps)}};
+    if (not_tps) summary[metric] = TpsSummaryJson(tps);
     const stats::Histogram& merged = cs.latency;
     if (merged.count() > 0) {
       static constexpr double kPs[] = {50, 90, 95, 99, 99.9};
@@ -289,7 +304,7 @@ void UpdateCellSummaries(json& suite) {
     }
     std::vector<std::string> notes = cs.notes;
     summary["per_dollar"] = nullptr;
-    if (!lio && price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
+    if (!not_tps && price.is_object() && !tps.empty() && Num(price, "usd_per_hour") > 0) {
       const json& t = At(summary, "tps");
       cost::MeasuredRun m;
       m.file = id;
@@ -327,7 +342,7 @@ std::string RunsCsv(const json& suite) {
       "run,cell,workload,protocol,variant,clients,threads,iteration,status,started_at,ended_at,"
       "duration_s,tps,transactions,failed_transactions,latency_ms_avg,latency_ms_p50,"
       "latency_ms_p99,client_cpu_us_per_transaction,bottleneck,error,lio_per_s,"
-      "server_cpu_us_per_transaction,disturbed_other_cpu_pct\n";
+      "server_cpu_us_per_transaction,disturbed_other_cpu_pct,nopm\n";
   std::map<std::string, json> cells;
   for (const json& c : At(suite, "cells")) cells[At(c, "id").get<std::string>()] = c;
   for (const json& run : At(suite, "runs")) {
@@ -365,6 +380,8 @@ std::string RunsCsv(const json& suite) {
             : "",  // not measured (a remote server): empty, never 0
         At(run, "disturbed").is_object() ? NumText(Num(At(run, "disturbed"), "other_cpu_pct"), 1)
                                          : "",  // empty: not disturbed (or not measured)
+        txn && At(At(r, "tpcc"), "nopm").is_number() ? NumText(Num(At(r, "tpcc"), "nopm"), 1)
+                                                     : "",  // a tpcc run's, when it gave one
     };
     for (size_t i = 0; i < f.size(); ++i) {
       if (i > 0) out += ',';
@@ -393,11 +410,23 @@ std::string CellTable(const json& suite) {
   const bool priced = At(suite, "price").is_object();
   // lio cells count logical reads, not transactions (their values say lio/s);
   // the heading names that unit only when such a cell is there.
-  bool any_lio = false;
-  for (const json& c : At(suite, "cells")) {
-    any_lio = any_lio || Str(At(c, "summary"), "metric") == "lio_per_s";
+  // The heading names the units the cells hold: tps, lio/s, NOPM.
+  std::vector<std::string> units;
+  for (const char* m : {"tps", "lio_per_s", "nopm"}) {
+    for (const json& c : At(suite, "cells")) {
+      std::string cm = Str(At(c, "summary"), "metric");
+      if (cm.empty()) cm = "tps";
+      if (cm == m) {
+        units.push_back(cm == "lio_per_s" ? "lio/s" : (cm == "nopm" ? "NOPM" : "tps"));
+        break;
+      }
+    }
   }
-  std::string out = std::string("| cell | runs | ") + (any_lio ? "tps or lio/s" : "tps") +
+  if (units.empty()) units.push_back("tps");
+  std::string headline = units[0];
+  for (size_t i = 1; i < units.size(); ++i)
+    headline += (i + 1 == units.size() ? " or " : ", ") + units[i];
+  std::string out = std::string("| cell | runs | ") + headline +
                     " median [95% interval] | min-max | p50 ms | p99 ms | client CPU us/txn | "
                     "server CPU us/txn | bottleneck |";
   out += priced ? " txn per USD [95% interval] |\n" : "\n";
@@ -407,8 +436,10 @@ std::string CellTable(const json& suite) {
   for (const json& c : At(suite, "cells")) {
     const json& s = At(c, "summary");
     if (!s.is_object()) continue;
-    const bool lio = Str(s, "metric") == "lio_per_s";
-    const json& t = lio ? At(s, "lio_per_s") : At(s, "tps");
+    const std::string metric = Str(s, "metric");
+    const bool lio = metric == "lio_per_s";
+    const bool nopm = metric == "nopm";
+    const json& t = lio ? At(s, "lio_per_s") : (nopm ? At(s, "nopm") : At(s, "tps"));
     std::string tps = "-", range = "-";
     if (t.is_object()) {
       tps = NumText(At(t, "median").get<double>(), 1);
@@ -417,6 +448,7 @@ std::string CellTable(const json& suite) {
                NumText(At(t, "ci95_high").get<double>(), 1) + "]";
       }
       if (lio) tps += " lio/s";
+      if (nopm) tps += " NOPM";
       range = NumText(At(t, "min").get<double>(), 1) + "-" + NumText(At(t, "max").get<double>(), 1);
     }
     const json& lat = At(s, "latency_ms");

@@ -37,6 +37,9 @@
 #include "script/prng.h"
 #include "script/script.h"
 #include "script/variables.h"
+#include "tpcc/loader.h"
+#include "tpcc/measure.h"
+#include "tpcc/schema.h"
 #include "tune/apply.h"
 #include "workload/bench_options.h"
 #include "workload/pgbench_loader.h"
@@ -111,6 +114,14 @@ class Runner {
   // The lio tables of the plan's lio workloads: reused when they exist with
   // the planned count and size, else made by micro::InitLio.
   Status EnsureLioData();
+  // The TPC-C-like load of the plan's tpcc workloads: reused when one of
+  // the planned warehouses is there (with the functions when a workload
+  // runs `procedures`), else made by tpcc::Loader.
+  Status EnsureTpccData();
+  // The measured run of a tpcc cell (its own warm-up, the counts and
+  // conditions 1-4 around it); fills run.result etc.
+  void MeasureTpcc(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
+                   std::string& error, bool& interrupted);
   // The plan's fsync workload, once; its document goes to the suite's fsync.
   void RunFsyncOnce();
   micro::LioRunOptions LioOptions(int cell_index) const;
@@ -184,6 +195,8 @@ class Runner {
   bool pgbench_ = true;                  // the plan has pgbench workloads (needs pgbench's tables)
   const plan::Workload* lio_ = nullptr;  // the first lio workload (all share the tables)
   const plan::Workload* fsync_ = nullptr;
+  const plan::Workload* tpcc_ = nullptr;  // the first tpcc workload (all share the load)
+  bool tpcc_procedures_ = false;          // some tpcc workload runs the functions
   std::string fsync_dir_;
   std::optional<results::SuiteLio> lio_data_;
   std::string data_directory_;
@@ -203,6 +216,10 @@ Status Runner::Prepare() {
   pgbench_ = plan::HasWorkloadKind(o_.plan, plan::WorkloadKind::kPgbench);
   for (const plan::Workload& w : o_.plan.workloads) {
     if (w.kind == plan::WorkloadKind::kLio && lio_ == nullptr) lio_ = &w;
+    if (w.kind == plan::WorkloadKind::kTpcc) {
+      if (tpcc_ == nullptr) tpcc_ = &w;
+      tpcc_procedures_ = tpcc_procedures_ || w.tpcc.procedures;
+    }
   }
   fsync_ = plan::FsyncWorkload(o_.plan);
   for (size_t i = 0; i < o_.cells.size(); ++i) {
@@ -351,6 +368,7 @@ Status Runner::Enter(int build) {
   PGRIG_RETURN_IF_ERROR(OpenServerSettings());
   if (pgbench_) PGRIG_RETURN_IF_ERROR(EnsureData());
   if (lio_ != nullptr) PGRIG_RETURN_IF_ERROR(EnsureLioData());
+  if (tpcc_ != nullptr) PGRIG_RETURN_IF_ERROR(EnsureTpccData());
   entered_ = true;
   if (!ready_.insert(build).second) return Status::Ok();
   // Facts describe what is measured: taken after the load (a suite that
@@ -511,6 +529,136 @@ Status Runner::EnsureLioData() {
                                 .reason = reason,
                                 .loaded = loaded};
   return Status::Ok();
+}
+
+Status Runner::EnsureTpccData() {
+  const int warehouses = static_cast<int>(
+      std::min<int64_t>(tpcc_->tpcc.warehouses.Resolve(o_.cpus), tpcc::kMaxWarehouses));
+  {
+    auto conn = pg::Connect(target_);
+    if (!conn.ok()) return conn.status();
+    auto load = tpcc::ReadLoad(*conn);
+    const bool functions =
+        !tpcc_procedures_ ||
+        conn->Exec("SELECT 'tpcc_new_order'::regproc, 'tpcc_stock_level'::regproc").ok();
+    if (load.ok() && load->warehouses == warehouses && functions) {
+      Note("tpcc data: " + std::to_string(warehouses) + " warehouses already in database " +
+           database_ + "; reusing them (the orders earlier runs added are kept)");
+      return Status::Ok();
+    }
+    std::string held;
+    if (load.ok() && load->warehouses != warehouses) {
+      held = " (it held " + std::to_string(load->warehouses) + " warehouses)";
+    } else if (load.ok()) {
+      held = " (the transactions' functions are missing)";
+    }
+    Note("tpcc data: loading " + std::to_string(warehouses) + " warehouses into database " +
+         database_ + held + "...");
+  }
+  const double t0 = NowS();
+  tpcc::Loader loader(target_,
+                      {.warehouses = warehouses,
+                       .schema = {},
+                       .jobs = std::max(1, o_.cpus),
+                       .seed = 0,
+                       .foreign_keys = false,
+                       .procedures = tpcc_procedures_,
+                       .now = {}},
+                      {}, o_.stop_requested);
+  auto report = loader.Run();
+  if (!report.ok()) {
+    return Status(report.status().code(), "loading the TPC-C-like data (" +
+                                              std::to_string(warehouses) +
+                                              " warehouses) failed: " + report.status().message());
+  }
+  Note("tpcc data: loaded in " + std::to_string(static_cast<int>(NowS() - t0 + 0.5)) + " s");
+  return Status::Ok();
+}
+
+void Runner::MeasureTpcc(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
+                         std::string& error, bool& interrupted) {
+  const plan::Cell& cell = o_.cells[static_cast<size_t>(cell_index)];
+  const plan::TpccParams& p = o_.plan.workloads[static_cast<size_t>(cell.workload)].tpcc;
+  PausePoint("measure");
+  auto seed = script::ParseRandomSeed("time");
+  tpcc::MeasureOptions mo{
+      .target = WithConnectionSettings(
+          target_, cell_settings_[static_cast<size_t>(cell_index)].per_connection),
+      .clients = cell.clients,
+      .threads = cell.threads,
+      .duration_s = DurationSeconds(o_.plan.duration_s),
+      .warmup_s = o_.plan.warmup_s > 0 ? DurationSeconds(o_.plan.warmup_s) : 0,
+      .progress_s = 1,
+      .rate_tps = o_.plan.rate_tps.value_or(0),
+      .max_tries = static_cast<uint32_t>(p.max_tries),
+      .spec_timing = false,
+      .procedures = p.procedures,
+      .mode = cell.protocol,
+      .seed = seed.ok() ? *seed : static_cast<uint64_t>(WallSeconds() * 1e6),
+      .check_warehouses = p.check_warehouses,
+      .stop_requested = o_.stop_requested,
+      .on_message = {},
+      .on_progress = [&](const stats::IntervalStats& s, double len_s, double /*elapsed_s*/) {
+        SuiteProgress t = base;
+        t.kind = SuiteProgress::Kind::kTick;
+        t.current_tps = len_s > 0 ? static_cast<double>(s.transactions) / len_s : 0;
+        Emit(t);
+      }};
+  auto measurer = tpcc::Measurer::Open(mo);
+  if (!measurer.ok()) {
+    error = measurer.status().message();
+    return;
+  }
+  // The observer covers the warm-up too (Measurer runs it): its figures
+  // describe the run's whole time.
+  std::unique_ptr<Observer> observer = StartObserver(run);
+  auto measured = measurer->Run();
+  Observation obs;
+  if (observer) obs = observer->Stop();
+  if (!measured.ok() && Stopping()) {
+    interrupted = true;
+    return;
+  }
+  if (!measured.ok()) {
+    error = measured.status().message();
+    return;
+  }
+  const tpcc::Measurement& m = *measured;
+  const bool stopped = m.run.stop_reason == engine::StopReason::kInterrupted;
+  if (stopped || (m.warmup_ended_early && Stopping())) {
+    interrupted = true;
+    return;
+  }
+  results::ResultInputs in;
+  in.tool_version = o_.tool_version;
+  in.command = "run";
+  in.command_line = o_.command_line;
+  in.server = server_;
+  in.cpus = o_.cpus;
+  measurer->FillResultInputs(m, &in);
+  results::ResultDoc doc = results::BuildResultDoc(in, m.run, nullptr);
+  doc.histogram_form = results::BucketForm::kPacked;  // pgrig.suite/2
+  run.result = results::ResultDocToJson(doc);
+  run.result["tpcc"] = measurer->Section(m);
+  if (observer && !m.warmup_ended_early) {
+    run.observation = results::ObservationJson(obs);
+    const ClientUse use = ClientUseOf(m.run, obs, o_.cpus);
+    run.bottleneck = results::BottleneckJson(Diagnose(obs, use));
+    run.disturbed = results::DisturbedJson(observe::AssessDisturbance(obs));
+  }
+  if (Profiled(cell, run.iteration)) {
+    run.notes.push_back("the server was not profiled: tpcc cells are not profiled yet");
+  }
+  if (m.ok()) {
+    run.ok = true;
+  } else {
+    error = "no NOPM: " + m.refused.front();
+  }
+  SuiteProgress done = base;
+  done.kind = SuiteProgress::Kind::kRunEnd;
+  done.current_tps = m.run.Tps();
+  done.text = m.ok() ? fmt::format("ok: {:.0f} NOPM", m.figures.nopm) : "failed: " + error;
+  Emit(done);
 }
 
 void Runner::RunFsyncOnce() {
@@ -717,6 +865,11 @@ void Runner::BeforeRun(int cell_index, results::SuiteRun& run, std::string& erro
   if (vacuum && wl.kind == plan::WorkloadKind::kLio) {
     for (int t = 1; t <= wl.lio.tables; ++t)
       actions.push_back("VACUUM " + micro::LioQualifiedName(t));
+  } else if (vacuum && wl.kind == plan::WorkloadKind::kTpcc) {
+    // The tables the transactions update and insert into; item never changes.
+    for (const tpcc::TableDef& t : tpcc::Tables()) {
+      if (t.name != "item") actions.push_back("VACUUM " + std::string(t.name));
+    }
   } else if (vacuum) {
     actions = {"VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"};
   }
@@ -903,6 +1056,9 @@ bool Runner::RunOne(int cell_index, int iteration, int position) {
   if (wl.kind == plan::WorkloadKind::kLio) {
     // RunLio warms its sessions up itself before the window.
     if (error.empty() && !Stopping()) MeasureLio(cell_index, base, run, error, interrupted);
+  } else if (wl.kind == plan::WorkloadKind::kTpcc) {
+    // The Measurer warms up itself, on its own connections.
+    if (error.empty() && !Stopping()) MeasureTpcc(cell_index, base, run, error, interrupted);
   } else {
     WarmUp(cell_index, error, interrupted);
     if (Stopping()) interrupted = true;

@@ -70,7 +70,7 @@ TEST(DisturbedSuiteTest, RunsBesideCpuHogsAreMarkedDisturbed) {
   EXPECT_THAT(run["bottleneck"].dump(), HasSubstr("other processes"));
   EXPECT_THAT(ReadWholeFile(dir + "/out/summary.md").value(), HasSubstr("## Disturbed runs"));
   const std::string csv = ReadWholeFile(dir + "/out/runs.csv").value();
-  EXPECT_THAT(csv, HasSubstr(",disturbed_other_cpu_pct\n"));
+  EXPECT_THAT(csv, HasSubstr(",disturbed_other_cpu_pct,nopm\n"));
   const std::string row = csv.substr(csv.find('\n') + 1);
   EXPECT_NE(row.substr(row.rfind(',') + 1), "\n") << csv;  // the figure, not empty
   std::error_code ec;

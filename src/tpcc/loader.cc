@@ -99,13 +99,12 @@ Result<LoadReport> Loader::Run() {
   for (const TableDef& t : Tables()) {
     for (const std::string& sql : CreateTableSql(t, o_.schema)) create += sql + "; ";
   }
-  create += fmt::format(
+  // tpcc_load's row is written last, once everything is in place: a load
+  // that was killed leaves an empty tpcc_load, which ReadLoad refuses.
+  create +=
       "CREATE TABLE tpcc_load (seed numeric NOT NULL, warehouses integer NOT NULL, "
       "c_last integer NOT NULL, c_id integer NOT NULL, ol_i_id integer NOT NULL, "
-      "loaded_at timestamp NOT NULL, partitions integer NOT NULL); "
-      "INSERT INTO tpcc_load VALUES ({}, {}, {}, {}, {}, '{}', {}); COMMIT",
-      o_.seed, o_.warehouses, report.constants.c_last, report.constants.c_id,
-      report.constants.ol_i_id, report.now, o_.schema.partitions);
+      "loaded_at timestamp NOT NULL, partitions integer NOT NULL); COMMIT";
   PGRIG_RETURN_IF_ERROR(main.Exec(create).status());
   auto drop_on_failure = [&](Status s) -> Status {
     (void)main.Exec(DropTablesSql() + "; DROP TABLE IF EXISTS tpcc_load");
@@ -220,6 +219,15 @@ Result<LoadReport> Loader::Run() {
     vacuums.push_back([sql](pg::Connection& c) { return c.Exec(sql).status(); });
   }
   if (Status s = RunParallel(params_, o_.jobs, vacuums, cancelled); !s.ok()) {
+    return drop_on_failure(s);
+  }
+  if (Status s =
+          main.Exec(fmt::format("INSERT INTO tpcc_load VALUES ({}, {}, {}, {}, {}, '{}', {})",
+                                o_.seed, o_.warehouses, report.constants.c_last,
+                                report.constants.c_id, report.constants.ol_i_id, report.now,
+                                o_.schema.partitions))
+              .status();
+      !s.ok()) {
     return drop_on_failure(s);
   }
   report.seconds = Since(t0);

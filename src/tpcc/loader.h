@@ -14,6 +14,9 @@
 // The load's NURand constants and seed are kept in a one-row table
 // tpcc_load, which `tpcc run` reads to draw its own C_LAST constant at the
 // distance clause 2.1.6.1 asks for, and `tpcc check` to know the load.
+// Its row is written last, after the VACUUM: a load killed half-way (where
+// nothing could drop its tables) leaves tpcc_load empty, and ReadLoad
+// (run.h) refuses it.
 //
 // Failure: the first error stops the load (the other connections stop at
 // their next chunk of rows and close, which aborts their COPY) and the

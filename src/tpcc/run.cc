@@ -13,8 +13,11 @@ Result<LoadInfo> ReadLoad(pg::Connection& conn) {
                               r.status().message());
   }
   if (r->rows() != 1) {
-    return FailedPrecondition("tpcc_load should hold one row, it holds " +
-                              std::to_string(r->rows()) + " (run pgrig tpcc init again)");
+    return FailedPrecondition(
+        r->rows() == 0 ? std::string("the TPC-C load in this database never finished (tpcc_load "
+                                     "is empty; run pgrig tpcc init again)")
+                       : "tpcc_load should hold one row, it holds " + std::to_string(r->rows()) +
+                             " (run pgrig tpcc init again)");
   }
   LoadInfo info;
   auto field = [&](int col) { return ParseInt64(r->Get(0, col)).value_or(-1); };

@@ -24,6 +24,9 @@
 
 namespace pgrig::tpcc {
 
+// The most warehouses `tpcc init` and a plan's tpcc workload take.
+inline constexpr int kMaxWarehouses = 100000;
+
 struct TableDef {
   std::string_view name;
   std::string_view columns;      // what CREATE TABLE's parentheses hold
