@@ -145,6 +145,12 @@ int RunTpccRun(const TpccRunOptions& o) {
         "tpmC-like: %.0f (New-Orders per minute, the %lld rolled back by design included)\n",
         f.tpmc_like, static_cast<long long>(f.new_orders_rolled_back));
     std::printf("TPM: %.0f (transactions of the five types per minute)\n", f.tpm);
+    if (f.delivery && f.delivery->districts > 0) {
+      std::printf("Delivery: %lld of %lld districts skipped, no new order found (%.2f%%%s)\n",
+                  static_cast<long long>(f.delivery->skipped),
+                  static_cast<long long>(f.delivery->districts), 100.0 * f.delivery->share,
+                  f.delivery->share > 0.01 ? "; more than the 1% clause 5.4.5 allows" : "");
+    }
   } else {
     std::printf("no NOPM: %s\n", m.refused.front().c_str());
     for (size_t i = 1; i < m.refused.size(); ++i)

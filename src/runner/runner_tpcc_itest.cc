@@ -101,6 +101,12 @@ TEST(RunTpccSuiteTest, TpccCellsGiveNopmThatAgreesWithTheDatabaseAndReuseTheLoad
     EXPECT_GE(db, static_cast<int64_t>(committed));
     EXPECT_LE(db, static_cast<int64_t>(committed) + res["options"]["clients"].get<int64_t>());
     EXPECT_EQ(t["types"].size(), 6u);
+    // Delivery's districts: ten per Delivery, the skipped ones counted.
+    ASSERT_TRUE(t["delivery"].is_object()) << t.dump();
+    EXPECT_EQ(t["delivery"]["districts"],
+              10 * t["types"]["delivery"]["transactions"].get<int64_t>());
+    EXPECT_GE(t["delivery"]["skipped"].get<int64_t>(), 0);
+    EXPECT_LE(t["delivery"]["skipped"].get<int64_t>(), t["delivery"]["districts"].get<int64_t>());
     EXPECT_EQ(res["options"]["max_tries"], 10);
     EXPECT_EQ(res["options"]["query_mode"], "prepared");
     EXPECT_TRUE(run["observation"].is_object());

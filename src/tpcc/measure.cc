@@ -140,6 +140,7 @@ Result<Measurement> Measurer::Run() {
     }
   }
   PGRIG_ASSIGN_OR_RETURN(const int64_t before, NewOrderCounter(conn_));
+  PGRIG_ASSIGN_OR_RETURN(const int64_t undelivered_before, UndeliveredOrders(conn_));
   engine::EngineConfig cfg = ConfigFor(o_.duration_s, rng.Next64());
   cfg.on_progress = o_.on_progress;
   host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
@@ -157,11 +158,22 @@ Result<Measurement> Measurer::Run() {
   // server that died during the run cannot say, and the run says so.
   auto after = NewOrderCounter(conn_);
   if (!after.ok()) {
-    m.refused.push_back("the database's New-Order count could not be read after the run: " +
-                        after.status().message());
+    // libpq's message spans lines; a reason is one.
+    std::string why = after.status().message();
+    for (char& ch : why) {
+      if (ch == '\n' || ch == '\t') ch = ' ';
+    }
+    m.refused.push_back("the database's New-Order count could not be read after the run: " + why);
   }
   m.figures = Figures(m.run, after.ok() ? *after - before : 0, o_.clients);
   if (after.ok()) {
+    if (auto undelivered = UndeliveredOrders(conn_); undelivered.ok()) {
+      m.figures.delivery = SkippedDeliveries(
+          m.figures.types.size() > static_cast<size_t>(TxnType::kDelivery)
+              ? m.figures.types[static_cast<size_t>(TxnType::kDelivery)].transactions
+              : 0,
+          undelivered_before, *undelivered, m.figures.database_new_orders);
+    }
     m.checked = o_.check_warehouses > 0
                     ? SampleWarehouses(load_.warehouses, o_.check_warehouses, o_.seed)
                     : std::vector<int>{};
@@ -233,6 +245,11 @@ nlohmann::json Measurer::Section(const Measurement& m) const {
             {"database", f.database_new_orders},
             {"agree", f.counts_agree}}},
           {"types", TypesJson(f)},
+          {"delivery", f.delivery ? nlohmann::json{{"districts", f.delivery->districts},
+                                                   {"delivered", f.delivery->delivered},
+                                                   {"skipped", f.delivery->skipped},
+                                                   {"skipped_share", f.delivery->share}}
+                                  : nlohmann::json(nullptr)},
           {"client_cpu_us_per_transaction", m.client_cpu_us},
           {"server_cpu_us_per_transaction",
            m.server_cpu_us ? nlohmann::json(*m.server_cpu_us) : nlohmann::json(nullptr)},

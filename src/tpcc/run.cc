@@ -1,5 +1,6 @@
 #include "tpcc/run.h"
 
+#include <algorithm>
 #include <array>
 
 #include "common/strings.h"
@@ -39,6 +40,23 @@ Result<int64_t> NewOrderCounter(pg::Connection& conn) {
   auto n = ParseInt64(v);
   if (!n) return Internal("sum(d_next_o_id) is \"" + v + "\", not a number");
   return *n;
+}
+
+Result<int64_t> UndeliveredOrders(pg::Connection& conn) {
+  PGRIG_ASSIGN_OR_RETURN(std::string v, conn.QueryValue("SELECT count(*) FROM new_order"));
+  auto n = ParseInt64(v);
+  if (!n) return Internal("count(*) of new_order is \"" + v + "\", not a number");
+  return *n;
+}
+
+DeliverySkips SkippedDeliveries(int64_t deliveries, int64_t undelivered_before,
+                                int64_t undelivered_after, int64_t database_new_orders) {
+  DeliverySkips d;
+  d.districts = 10 * deliveries;
+  d.delivered = undelivered_before + database_new_orders - undelivered_after;
+  d.skipped = std::max<int64_t>(0, d.districts - d.delivered);
+  d.share = d.districts > 0 ? static_cast<double>(d.skipped) / static_cast<double>(d.districts) : 0;
+  return d;
 }
 
 TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients) {

@@ -41,6 +41,25 @@ Result<LoadInfo> ReadLoad(pg::Connection& conn);
 // sum(d_next_o_id) over every district.
 Result<int64_t> NewOrderCounter(pg::Connection& conn);
 
+// The rows of new_order: orders not delivered yet.
+Result<int64_t> UndeliveredOrders(pg::Connection& conn);
+
+// Districts a Delivery found no new order for (clause 2.7.4.2; clause
+// 5.4.5 allows at most 1% of them), from the database: each Delivery asks
+// for ten districts, and the orders it delivered are the new_order rows
+// that went away, the New-Orders committed meanwhile added.  Deliveries
+// that committed as the window closed are in the database's count but not
+// in the client's (at most one per client), so `skipped` is a lower bound
+// within 10 x clients of the truth.
+struct DeliverySkips {
+  int64_t districts = 0;  // 10 x the Deliveries the client saw end
+  int64_t delivered = 0;  // orders delivered, by the database
+  int64_t skipped = 0;    // max(0, districts - delivered)
+  double share = 0;       // skipped / districts (0 without Deliveries)
+};
+DeliverySkips SkippedDeliveries(int64_t deliveries, int64_t undelivered_before,
+                                int64_t undelivered_after, int64_t database_new_orders);
+
 struct TypeFigures {
   TxnType type = TxnType::kNewOrder;
   int64_t transactions = 0;  // ended successfully
@@ -60,7 +79,8 @@ struct TpccFigures {
   double nopm = 0;
   double tpmc_like = 0;
   double tpm = 0;
-  std::vector<TypeFigures> types;  // the five, New-Order's rollbacks apart (TxnType order)
+  std::vector<TypeFigures> types;         // the five, New-Order's rollbacks apart (TxnType order)
+  std::optional<DeliverySkips> delivery;  // when the database could be asked
 };
 
 // REQUIRES: r.scripts are TransactionScripts()'s, in order.

@@ -56,5 +56,18 @@ TEST(TpccRunFigures, AnEmptyWindowGivesNoRate) {
   EXPECT_TRUE(f.counts_agree);
 }
 
+TEST(TpccRunFigures, SkippedDeliveriesComeFromTheNewOrderRowsThatWentAway) {
+  // 30 Deliveries asked for 300 districts; 1000 undelivered orders before,
+  // 120 New-Orders committed, 830 after: 290 delivered, 10 skipped.
+  const DeliverySkips d = SkippedDeliveries(30, 1000, 830, 120);
+  EXPECT_EQ(d.districts, 300);
+  EXPECT_EQ(d.delivered, 290);
+  EXPECT_EQ(d.skipped, 10);
+  EXPECT_DOUBLE_EQ(d.share, 10.0 / 300.0);
+  // Deliveries that committed as the window closed: never a negative skip.
+  EXPECT_EQ(SkippedDeliveries(30, 1000, 800, 120).skipped, 0);
+  EXPECT_EQ(SkippedDeliveries(0, 10, 10, 0).share, 0);
+}
+
 }  // namespace
 }  // namespace pgrig::tpcc
