@@ -189,8 +189,11 @@ DECLARE
   v_delivered integer := 0;
 BEGIN
   FOR v_d_id IN 1..10 LOOP
-    SELECT min(no_o_id) INTO v_o_id FROM new_order
-      WHERE no_w_id = p_w_id AND no_d_id = v_d_id;
+    -- The oldest new order no other Delivery holds.
+    v_o_id := NULL;
+    SELECT no_o_id INTO v_o_id FROM new_order
+      WHERE no_w_id = p_w_id AND no_d_id = v_d_id
+      ORDER BY no_o_id LIMIT 1 FOR UPDATE SKIP LOCKED;
     CONTINUE WHEN v_o_id IS NULL;
     DELETE FROM new_order WHERE no_w_id = p_w_id AND no_d_id = v_d_id AND no_o_id = v_o_id;
     GET DIAGNOSTICS v_rows = ROW_COUNT;

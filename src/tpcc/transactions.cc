@@ -199,14 +199,16 @@ std::string OrderStatus(const TxnInputs& in) {
 }
 
 // Delivery (clause 2.7): the oldest new order of each of the warehouse's ten
-// districts delivered by one carrier, in one statement.
+// districts delivered by one carrier, in one statement.  The oldest one no
+// other Delivery holds (SKIP LOCKED): two Deliveries of one warehouse take
+// consecutive orders instead of the second finding the first's gone.
 std::string Delivery(const TxnInputs& in) {
   std::string s = Terminal(in.warehouses);
   s += "\\set carrier random(1, 10)\n";
   if (in.procedures) return s + "SELECT tpcc_delivery(:w_id, :carrier);\n";
   s += "BEGIN;\n"
-       "WITH m AS (SELECT d, (SELECT min(no_o_id) FROM new_order WHERE no_w_id = :w_id AND "
-       "no_d_id = d) AS o\n"
+       "WITH m AS (SELECT d, (SELECT no_o_id FROM new_order WHERE no_w_id = :w_id AND "
+       "no_d_id = d ORDER BY no_o_id LIMIT 1 FOR UPDATE SKIP LOCKED) AS o\n"
        "  FROM generate_series(1, 10) AS d),\n"
        "n AS (DELETE FROM new_order USING m WHERE no_w_id = :w_id AND no_d_id = m.d AND "
        "no_o_id = m.o\n"
