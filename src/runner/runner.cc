@@ -136,6 +136,17 @@ class Runner {
                                    // pgrig.suite/2 packs its runs' histograms
                                    .histogram_form = results::BucketForm::kPacked};
   }
+  // What every run's pgrig.result/1 records of the suite (tool, command,
+  // server, CPUs); the caller adds the run's options and measures.
+  results::ResultInputs RunInputs() const {
+    results::ResultInputs in;
+    in.tool_version = o_.tool_version;
+    in.command = "run";
+    in.command_line = o_.command_line;
+    in.server = server_;
+    in.cpus = o_.cpus;
+    return in;
+  }
   // The measured window of a lio cell, observed; fills run.result etc.
   void MeasureLio(int cell_index, const SuiteProgress& base, results::SuiteRun& run,
                   std::string& error, bool& interrupted);
@@ -629,12 +640,7 @@ void Runner::MeasureTpcc(int cell_index, const SuiteProgress& base, results::Sui
     interrupted = true;
     return;
   }
-  results::ResultInputs in;
-  in.tool_version = o_.tool_version;
-  in.command = "run";
-  in.command_line = o_.command_line;
-  in.server = server_;
-  in.cpus = o_.cpus;
+  results::ResultInputs in = RunInputs();
   measurer->FillResultInputs(m, &in);
   results::ResultDoc doc = results::BuildResultDoc(in, m.run, nullptr);
   doc.histogram_form = results::BucketForm::kPacked;  // pgrig.suite/2
@@ -974,12 +980,7 @@ void Runner::MeasureRun(int cell_index, const SuiteProgress& base, double run_t0
     interrupted = true;
     return;
   }
-  results::ResultInputs in;
-  in.tool_version = o_.tool_version;
-  in.command = "run";
-  in.command_line = o_.command_line;
-  in.server = server_;
-  in.cpus = o_.cpus;
+  results::ResultInputs in = RunInputs();
   in.server_cpu = server_measure;
   if (profile_measure) in.server_profile = KeepProfile(*profile_measure, run);
   in.scripts = workloads_[static_cast<size_t>(cell.workload)].result_scripts;
