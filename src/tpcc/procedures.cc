@@ -225,11 +225,13 @@ RETURNS integer LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_count integer;
 BEGIN
-  SELECT count(DISTINCT s_i_id) INTO v_count FROM district
+  -- Stock rows by key, one per distinct item (as transactions.cc says why).
+  SELECT count(*) INTO v_count FROM (SELECT DISTINCT ol_i_id FROM district
     JOIN order_line ON ol_w_id = d_w_id AND ol_d_id = d_id
       AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20
-    JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id
-    WHERE d_w_id = p_w_id AND d_id = p_d_id AND s_quantity < p_threshold;
+    WHERE d_w_id = p_w_id AND d_id = p_d_id) AS i
+    WHERE (SELECT s_quantity FROM stock WHERE s_w_id = p_w_id AND s_i_id = i.ol_i_id)
+      < p_threshold;
   RETURN v_count;
 END
 $$)sql";

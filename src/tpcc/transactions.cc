@@ -234,11 +234,15 @@ std::string StockLevel(const TxnInputs& in) {
   std::string s = Terminal(in.warehouses);
   s += "\\set threshold random(10, 20)\n";
   if (in.procedures) return s + "SELECT tpcc_stock_level(:w_id, :d_id, :threshold);\n";
-  s += "SELECT count(DISTINCT s_i_id) FROM district\n"
+  // Each distinct item's stock row is read by its key in a subquery: as a
+  // join, a grown order_line (millions of rows) tips the planner into
+  // hashing the warehouse's whole stock (100,000 rows, ~200 ms a call).
+  s += "SELECT count(*) FROM (SELECT DISTINCT ol_i_id FROM district\n"
        "  JOIN order_line ON ol_w_id = d_w_id AND ol_d_id = d_id\n"
        "    AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20\n"
-       "  JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id\n"
-       "  WHERE d_w_id = :w_id AND d_id = :d_id AND s_quantity < :threshold;\n";
+       "  WHERE d_w_id = :w_id AND d_id = :d_id) AS i\n"
+       "  WHERE (SELECT s_quantity FROM stock WHERE s_w_id = :w_id AND s_i_id = i.ol_i_id)\n"
+       "    < :threshold;\n";
   return s;
 }
 

@@ -183,6 +183,43 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
     EXPECT_EQ(Value(c, "SELECT sum(s_quantity) FROM stock"), stock) << TxnName(t);
   }
 
+  // Stock-Level's count: the distinct items of the district's last 20
+  // orders whose stock is below the threshold, as a plain join counts them.
+  {
+    const std::string sql = TransactionScripts(in)[static_cast<size_t>(TxnType::kStockLevel)].text;
+    // The statement follows the script's last meta-command.
+    const size_t set = sql.find("\\set threshold");
+    ASSERT_NE(set, std::string::npos) << sql;
+    const size_t from = sql.find('\n', set) + 1;
+    int64_t seen = 0;
+    for (int w : {1, 2}) {
+      for (int d : {1, 4, 10}) {
+        for (int threshold : {10, 15, 20}) {
+          std::string q = way.procedures ? "SELECT tpcc_stock_level(:w_id, :d_id, :threshold)"
+                                         : sql.substr(from);
+          for (auto [name, value] :
+               {std::pair<std::string, int>{":w_id", w}, {":d_id", d}, {":threshold", threshold}}) {
+            for (size_t at; (at = q.find(name)) != std::string::npos;) {
+              q.replace(at, name.size(), std::to_string(value));
+            }
+          }
+          if (!q.empty() && q.back() == '\n') q.pop_back();
+          if (!q.empty() && q.back() == ';') q.pop_back();
+          const int64_t want = Value(
+              c,
+              "SELECT count(DISTINCT s_i_id) FROM district JOIN order_line ON ol_w_id = d_w_id "
+              "AND ol_d_id = d_id AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20 "
+              "JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id WHERE d_w_id = " +
+                  std::to_string(w) + " AND d_id = " + std::to_string(d) + " AND s_quantity < " +
+                  std::to_string(threshold));
+          EXPECT_EQ(Value(c, q), want) << q;
+          seen += want;
+        }
+      }
+    }
+    EXPECT_GT(seen, 0) << "no low stock anywhere: the comparison proves nothing";
+  }
+
   // Delivery: in each of warehouse 1's ten districts the oldest new order
   // goes, its order gets a carrier, its lines a date, its customer the
   // lines' amount on the balance and one more delivery.
