@@ -3,7 +3,6 @@
 // Order of work follows pgbench's main(): options, scripts, -D, the setup
 // connection (version line, scale from pgbench_branches, vacuum), the run,
 // the summary.  Then pgrig's own lines and the --json results document.
-#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "cli/bench_json.h"
 #include "cli/bench_report.h"
 #include "cli/commands.h"
+#include "cli/fleet_gate.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
@@ -28,7 +28,6 @@
 #include "common/fs.h"
 #include "common/interrupt.h"
 #include "engine/engine.h"
-#include "fleet/client_mode.h"
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "host/server_cpu.h"
@@ -71,37 +70,6 @@ void TryExec(pg::Connection& con, const char* sql) {
     PrintErr(std::string(kBenchProgram) +
              ": detail: (ignoring this error and continuing anyway)\n");
   }
-}
-
-// Hidden, for `pgrig fleet run` in clients mode (fleet/client_mode.h): with
-// PGRIG_FLEET_START_GATE=SECONDS in the environment, once every client is
-// connected (the engine's start_gate) say kFleetReadyLine on stdout, then
-// wait up to SECONDS for a "go" line on stdin; the -T window starts at "go"
-// (EngineConfig::WindowStart::kStartGate).  Anything else (end of input,
-// another line, the timeout) refuses.
-Status WaitForFleetGo(int timeout_s) {
-  std::printf("%s\n", fleet::kFleetReadyLine);
-  std::fflush(stdout);
-  const int64_t deadline = MonotonicNanos() + int64_t{std::max(1, timeout_s)} * 1'000'000'000;
-  std::string line;
-  while (line.size() < 64) {
-    const int64_t left_ms = (deadline - MonotonicNanos()) / 1'000'000;
-    if (left_ms <= 0) break;
-    struct pollfd p {
-      0, POLLIN, 0
-    };
-    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 1000))) <= 0) continue;
-    char c = 0;
-    if (::read(0, &c, 1) != 1)
-      return Unavailable("the fleet controller went away before the start");
-    if (c == '\n') {
-      if (line == "go") return Status::Ok();
-      return InvalidArgument("the fleet controller said \"" + line + "\" instead of go");
-    }
-    line += c;
-  }
-  return Unavailable("no start signal from the fleet controller within " +
-                     std::to_string(timeout_s) + " s");
 }
 
 }  // namespace
@@ -301,9 +269,7 @@ int RunBench(int argc, char** argv) {
   };
   cfg.stop_requested = InterruptScope::flag();
   // Clients mode: ready once every connection is open, the window from "go".
-  std::optional<int> fleet_gate_s;
-  if (const char* gate = std::getenv(fleet::kFleetStartGateEnv); gate != nullptr && *gate != '\0')
-    fleet_gate_s = std::atoi(gate);
+  const std::optional<int> fleet_gate_s = FleetGateFromEnvironment();
   // Every client of the fleet measures the same -T from "go", however long
   // its own connections took to open (they are open before it says ready).
   if (fleet_gate_s) cfg.window_start = engine::EngineConfig::WindowStart::kStartGate;

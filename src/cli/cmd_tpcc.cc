@@ -56,7 +56,6 @@ int RunTpcc(int argc, char** argv) {
   bool foreign_keys = false, json = false, procedures = false;
   std::string warehouse_list;
   TpccRunOptions run_options;
-  std::string mode_name = "prepared";
   app.set_help_flag("--help", "print this help and exit");
   auto add_connection = [&](CLI::App* a) {
     a->set_help_flag("--help", "print this help and exit");
@@ -95,31 +94,7 @@ int RunTpcc(int argc, char** argv) {
       "run the five transactions in the standard mix on the loaded data and report NOPM "
       "(New-Orders per minute, checked against the database), tpmC-like, TPM and each "
       "type's latency; exit 2 when the run failed or the data breaks conditions 1 to 4");
-  TpccRunOptions& ro = run_options;
-  run->add_option("-c,--client", ro.clients, "clients (terminals)")->capture_default_str();
-  run->add_option("-j,--jobs", ro.threads, "worker threads")->capture_default_str();
-  run->add_option("-T,--time", ro.duration_s, "measured seconds")->capture_default_str();
-  run->add_option("--warmup", ro.warmup_s, "seconds of load before the measured window")
-      ->capture_default_str();
-  run->add_option("-R,--rate", ro.rate_tps,
-                  "offered rate: transactions of all types per second (0: as fast as they go)");
-  run->add_option("-P,--progress", ro.progress_s, "a progress line every this many seconds");
-  run->add_option("-M,--protocol", mode_name, "simple, extended or prepared")
-      ->capture_default_str();
-  run->add_option("--max-tries", ro.max_tries,
-                  "tries of a transaction that meets a serialization failure or deadlock")
-      ->capture_default_str();
-  run->add_option("--random-seed", ro.random_seed, "a number, time or rand (default: time)");
-  run->add_flag("--procedures", ro.procedures,
-                "call one stored function per transaction (made by tpcc init --procedures) "
-                "instead of sending client-side SQL");
-  run->add_flag("--spec-timing", ro.spec_timing,
-                "each terminal keys and thinks as TPC-C clause 5.2.5 says (sleeps left out of "
-                "latency); not with -R");
-  run->add_option("--json", ro.json_path, "write the results document (pgrig.result/1) here");
-  run->add_option("--check-warehouses", ro.check_warehouses,
-                  "check conditions 1-4 after the run on this many warehouses (default: all)");
-  add_connection(run);
+  tpcc::AddRunOptions(run, &run_options);
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   if (named.dbname.empty()) named.dbname = positional_db;
 
@@ -158,16 +133,10 @@ int RunTpcc(int argc, char** argv) {
   }
 
   if (run->parsed()) {
-    ro.conn = named;
-    ro.argv.assign(argv, argv + argc);
-    auto mode = script::ParseQueryMode(mode_name);
-    if (!mode) {
-      return Fail(kTpccCommand, fmt::format("-M {}: simple, extended or prepared", mode_name));
-    }
-    ro.mode = *mode;
-    Status valid = ValidateTpccRun(ro);
+    run_options.argv.assign(argv, argv + argc);
+    Status valid = ValidateTpccRun(&run_options);
     if (!valid.ok()) return Fail(kTpccCommand, valid);
-    return RunTpccRun(ro);
+    return RunTpccRun(run_options);
   }
 
   auto target = ResolveTarget(named);

@@ -8,6 +8,7 @@
 
 #include "cli/bench_json.h"
 #include "cli/exit_status.h"
+#include "cli/fleet_gate.h"
 #include "cli/server_probe.h"
 #include "cli/target.h"
 #include "cli/version.h"
@@ -43,44 +44,10 @@ std::string TypesTable(const tpcc::TpccFigures& f) {
 
 }  // namespace
 
-Status ValidateTpccRun(const TpccRunOptions& o) {
-  if (o.clients < 1 || o.clients > 10000) {
-    return InvalidArgument(fmt::format("-c {}: clients are 1 to 10000", o.clients));
-  }
-  if (o.threads < 1 || o.threads > o.clients) {
-    return InvalidArgument(
-        fmt::format("-j {}: threads are 1 to the number of clients ({})", o.threads, o.clients));
-  }
-  if (o.duration_s < 1 || o.duration_s > 7 * 24 * 3600) {
-    return InvalidArgument(fmt::format("-T {}: seconds, 1 to a week", o.duration_s));
-  }
-  if (o.warmup_s < 0 || o.warmup_s > 24 * 3600) {
-    return InvalidArgument(fmt::format("--warmup {}: seconds, 0 to a day", o.warmup_s));
-  }
-  if (o.progress_s < 0) return InvalidArgument(fmt::format("-P {}: at least 0", o.progress_s));
-  if (!(o.rate_tps >= 0) || o.rate_tps > 1e7) {
-    return InvalidArgument(fmt::format("-R {}: transactions per second, 0 to 10^7", o.rate_tps));
-  }
-  if (o.max_tries < 1 || o.max_tries > 1000) {
-    return InvalidArgument(fmt::format("--max-tries {}: 1 to 1000", o.max_tries));
-  }
-  if (o.spec_timing && o.rate_tps > 0) {
-    return InvalidArgument(
-        "--spec-timing and -R both set the pace of the terminals (keying and think times, or an "
-        "offered rate); give one");
-  }
-  if (o.check_warehouses < 0) {
-    return InvalidArgument(fmt::format("--check-warehouses {}: at least 1", o.check_warehouses));
-  }
-  if (o.random_seed) {
-    auto seed = script::ParseRandomSeed(*o.random_seed);
-    if (!seed.ok()) {
-      return InvalidArgument("--random-seed \"" + *o.random_seed +
-                             "\": a number, \"time\" or \"rand\"");
-    }
-  }
-  if (!o.json_path.empty())
-    PGRIG_RETURN_IF_ERROR(CheckCanCreate(o.json_path, "the results (--json)"));
+Status ValidateTpccRun(TpccRunOptions* o) {
+  PGRIG_RETURN_IF_ERROR(tpcc::ValidateRunArgs(o));
+  if (!o->json_path.empty())
+    PGRIG_RETURN_IF_ERROR(CheckCanCreate(o->json_path, "the results (--json)"));
   return Status::Ok();
 }
 
@@ -105,6 +72,7 @@ int RunTpccRun(const TpccRunOptions& o) {
       .check_warehouses = o.check_warehouses,
       .stop_requested = InterruptScope::flag(),
       .on_message = [](const std::string& line) { Say(line); },
+      .fleet_gate = nullptr,
       .on_progress =
           [](const stats::IntervalStats& s, double duration_s, double elapsed_s) {
             std::fprintf(
@@ -112,6 +80,11 @@ int RunTpccRun(const TpccRunOptions& o) {
                 duration_s > 0 ? static_cast<double>(s.transactions) * 60.0 / duration_s : 0.0,
                 static_cast<long long>(s.failures()));
           }};
+  // Clients mode of a fleet: ready after the warm-up, once every connection
+  // is open; the window from "go" (cli/fleet_gate.h).
+  if (const std::optional<int> gate_s = FleetGateFromEnvironment()) {
+    mo.fleet_gate = [s = *gate_s] { return WaitForFleetGo(s); };
+  }
   auto measurer = tpcc::Measurer::Open(mo);
   if (!measurer.ok()) {
     Status s = measurer.status();
@@ -137,10 +110,11 @@ int RunTpccRun(const TpccRunOptions& o) {
   const tpcc::TpccFigures& f = m.figures;
   if (!m.warmup_ended_early) std::fputs(TypesTable(f).c_str(), stdout);
   if (m.ok()) {
-    std::printf(
-        "NOPM: %.0f (New-Orders committed per minute: %lld in %.1f s; the database counted %lld)\n",
-        f.nopm, static_cast<long long>(f.new_orders), f.window_s,
-        static_cast<long long>(f.database_new_orders));
+    const std::string database =
+        mo.fleet_gate ? std::string("this client's count; the fleet controller checks the database")
+                      : fmt::format("the database counted {}", f.database_new_orders);
+    std::printf("NOPM: %.0f (New-Orders committed per minute: %lld in %.1f s; %s)\n", f.nopm,
+                static_cast<long long>(f.new_orders), f.window_s, database.c_str());
     std::printf(
         "tpmC-like: %.0f (New-Orders per minute, the %lld rolled back by design included)\n",
         f.tpmc_like, static_cast<long long>(f.new_orders_rolled_back));
@@ -163,7 +137,9 @@ int RunTpccRun(const TpccRunOptions& o) {
     const std::string where =
         m.checked.empty() ? "every warehouse" : fmt::format("{} warehouses", m.checked.size());
     std::printf("conditions 1-4 after the run (%s): %s\n", where.c_str(),
-                m.checks.empty() ? "not checked" : (m.consistent ? "hold" : "FAILED"));
+                mo.fleet_gate      ? "checked by the fleet controller"
+                : m.checks.empty() ? "not checked"
+                                   : (m.consistent ? "hold" : "FAILED"));
   }
   std::fflush(stdout);
 

@@ -18,36 +18,20 @@
 #include <string>
 #include <vector>
 
-#include "pg/connection.h"
-#include "script/script.h"
+#include "common/status.h"
+#include "tpcc/run_args.h"
 
 namespace pgrig::cli {
 
-struct TpccRunOptions {
-  pg::ConnectionParams conn;
-  int clients = 10;
-  int threads = 1;
-  int duration_s = 60;
-  int warmup_s = 0;
-  int progress_s = 0;
-  double rate_tps = 0;  // -R: transactions of all types per second; 0: as fast as possible
-  uint32_t max_tries = 10;
-  bool spec_timing = false;
-  bool procedures = false;  // one function call per transaction (tpcc/procedures.h)  // keying and
-                            // think times (tpcc/transactions.h)
-  script::QueryMode mode = script::QueryMode::kPrepared;
-  std::optional<std::string> random_seed;  // --random-seed text; nullopt: time
-  std::string json_path;
-  int check_warehouses = 0;       // conditions 1-4 on this many (first, last, random); 0: all
-  std::vector<std::string> argv;  // the command line, for the results
-};
+using TpccRunOptions = tpcc::RunArgs;
 
 // The process exit code.  REQUIRES: o was validated (ValidateTpccRun).
 int RunTpccRun(const TpccRunOptions& o);
 
-// Everything RunTpccRun needs checked before it connects: an error naming
+// Everything RunTpccRun needs checked before it connects
+// (tpcc::ValidateRunArgs, and that --json can be written): an error naming
 // the option, or OK.
-Status ValidateTpccRun(const TpccRunOptions& o);
+Status ValidateTpccRun(TpccRunOptions* o);
 
 }  // namespace pgrig::cli
 

@@ -20,6 +20,9 @@
 #include "observe/observe.h"
 #include "pg/connection.h"
 #include "results/observation_json.h"
+#include "tpcc/measure.h"
+#include "tpcc/run.h"
+#include "tpcc/run_args.h"
 #include "workload/bench_options.h"
 
 namespace pgrig::fleet {
@@ -96,8 +99,11 @@ void RunClient(const Fleet& fleet, const SshTransport& ssh, const ClientRunOptio
   if (!mk.ok()) return finish(mk.status().message());
   if (!mk->success()) return finish("cannot make " + remote_dir + " there: " + mk->err);
 
+  // Each client runs pgrig bench, or pgrig tpcc run (the fleet file has one).
   std::vector<std::string> argv = {c.check->pgrig, "bench"};
-  argv.insert(argv.end(), fleet.bench->begin(), fleet.bench->end());
+  if (fleet.tpcc) argv = {c.check->pgrig, "tpcc", "run"};
+  const std::vector<std::string>& args = fleet.tpcc ? *fleet.tpcc : *fleet.bench;
+  argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--db", *fleet.server, "--json", c.remote_result});
   std::map<std::string, std::string> env = h.env;
   env[kFleetStartGateEnv] = std::to_string(o.ready_timeout.count());
@@ -127,13 +133,78 @@ void RunClient(const Fleet& fleet, const SshTransport& ssh, const ClientRunOptio
   auto result = RunWithLines(lo);
   if (!result.ok()) return finish(result.status().message());
   Status ssh_status = ssh.CheckSshFailure(h.destination, "the benchmark", *result);
-  finish(DescribeHostFailure(h.destination, "pgrig bench", *result, ssh_status, tail));
+  finish(DescribeHostFailure(h.destination, fleet.tpcc ? "pgrig tpcc run" : "pgrig bench", *result,
+                             ssh_status, tail));
 }
 
 void CloseStdin(Client& c) {
   if (c.stdin_fd >= 0) ::close(c.stdin_fd);
   c.stdin_fd = -1;
 }
+
+// One line of a libpq message (they span lines).
+std::string OneLine(std::string text) {
+  for (char& ch : text) {
+    if (ch == '\n' || ch == '\t') ch = ' ';
+  }
+  return text;
+}
+
+// Clients mode over `pgrig tpcc run`: what only the controller can read on
+// the server, since every client sees its own commits only.  Open() checks
+// the load before any client starts; Before() reads the counts once every
+// client is ready (their warm-ups done) and before "go"; After(), once
+// every client ended, reads them again and checks conditions 1-4 on every
+// warehouse.
+class TpccWatch {
+ public:
+  static Result<TpccWatch> Open(const std::string& server) {
+    TpccWatch w;
+    PGRIG_ASSIGN_OR_RETURN(w.conn_,
+                           pg::Connect({.dbname = server, .application_name = "pgrig-fleet-tpcc"}));
+    PGRIG_RETURN_IF_ERROR(tpcc::ReadLoad(w.conn_).status());
+    return w;
+  }
+  Status Before() {
+    auto n = tpcc::NewOrderCounter(conn_);
+    auto u = tpcc::UndeliveredOrders(conn_);
+    if (!n.ok() || !u.ok()) {
+      return Unavailable("the server's TPC-C counts could not be read before the start: " +
+                         OneLine((n.ok() ? u.status() : n.status()).message()));
+    }
+    new_orders_before_ = *n;
+    undelivered_before_ = *u;
+    return Status::Ok();
+  }
+  TpccServerCounts After() {
+    TpccServerCounts c;
+    auto n = tpcc::NewOrderCounter(conn_);
+    auto u = tpcc::UndeliveredOrders(conn_);
+    if (!n.ok() || !u.ok()) {
+      c.problems.push_back("the server's TPC-C counts could not be read after the run: " +
+                           OneLine((n.ok() ? u.status() : n.status()).message()));
+      return c;
+    }
+    c.new_orders = *n - new_orders_before_;
+    c.undelivered_before = undelivered_before_;
+    c.undelivered_after = *u;
+    auto checked = tpcc::CheckConditionsAfterRun(conn_, {});
+    if (!checked.ok()) {
+      c.problems.push_back("conditions 1-4 could not be checked after the run: " +
+                           OneLine(checked.status().message()));
+      return c;
+    }
+    c.conditions = std::move(checked->conditions);
+    c.consistent = checked->consistent;
+    c.problems = std::move(checked->broken);
+    return c;
+  }
+
+ private:
+  pg::Connection conn_;
+  int64_t new_orders_before_ = 0;
+  int64_t undelivered_before_ = 0;
+};
 
 }  // namespace
 
@@ -176,6 +247,23 @@ Result<int> CheckClientBench(const std::vector<std::string>& bench) {
   return o.duration_s;
 }
 
+Result<ClientTpcc> CheckClientTpcc(const std::vector<std::string>& tpcc) {
+  PGRIG_ASSIGN_OR_RETURN(tpcc::RunArgs a, tpcc::ParseRunArgs(tpcc));
+  const pg::ConnectionParams& c = a.conn;
+  if (!a.json_path.empty() || !c.host.empty() || !c.port.empty() || !c.user.empty() ||
+      !c.dbname.empty()) {
+    return InvalidArgument(
+        "the fleet sets the server ('server') and the results file itself; remove -h, -p, -U, "
+        "-d, the database and --json from 'tpcc'");
+  }
+  if (a.check_warehouses != 0) {
+    return InvalidArgument(
+        "--check-warehouses: the fleet controller checks conditions 1-4 on every warehouse "
+        "after all clients ended; remove it");
+  }
+  return ClientTpcc{.duration_s = a.duration_s, .warmup_s = a.warmup_s};
+}
+
 namespace {
 
 using Clients = std::vector<std::unique_ptr<Client>>;
@@ -215,8 +303,9 @@ Clients ClientsToRun(const Fleet& fleet, const std::vector<HostCheck>& checks, C
 
 // Waits until every client is ready, one failed, the time is up or Ctrl-C;
 // empty when all are ready, else why not.
-std::string AwaitReady(const Clients& clients, Coordinator& co, const ClientRunOptions& o) {
-  const auto deadline = std::chrono::steady_clock::now() + o.ready_timeout;
+std::string AwaitReady(const Clients& clients, Coordinator& co, const ClientRunOptions& o,
+                       std::chrono::seconds warmup) {
+  const auto deadline = std::chrono::steady_clock::now() + o.ready_timeout + warmup;
   std::string refusal;
   std::unique_lock<std::mutex> lock(co.mu);
   while (refusal.empty()) {
@@ -236,7 +325,8 @@ std::string AwaitReady(const Clients& clients, Coordinator& co, const ClientRunO
       for (auto& c : clients) {
         if (!c->ready) late += (late.empty() ? "" : ", ") + c->host->label;
       }
-      refusal = fmt::format("client(s) {} not ready within {} s", late, o.ready_timeout.count());
+      refusal = fmt::format("client(s) {} not ready within {} s", late,
+                            (o.ready_timeout + warmup).count());
     } else {
       co.cv.wait_for(lock, std::chrono::milliseconds(100));
     }
@@ -314,7 +404,15 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
   out.hosts.resize(fleet.hosts.size());
   Coordinator co;
   co.options = &o;
-  auto duration = CheckClientBench(fleet.bench.value_or(std::vector<std::string>{}));
+  Result<int> duration = 0;
+  std::chrono::seconds warmup{0};
+  if (fleet.tpcc) {
+    auto t = CheckClientTpcc(*fleet.tpcc);
+    duration = t.ok() ? Result<int>(t->duration_s) : Result<int>(t.status());
+    if (t.ok()) warmup = std::chrono::seconds(t->warmup_s);
+  } else {
+    duration = CheckClientBench(fleet.bench.value_or(std::vector<std::string>{}));
+  }
   if (!duration.ok() || !fleet.server) {
     out.message = duration.ok() ? "no 'server' in the fleet file" : duration.status().message();
     return out;
@@ -324,16 +422,31 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
     if (out.message.empty()) out.message = "not started: no client hosts";
     return out;
   }
+  // TPC-C: the controller's own connection reads the server's counts; a
+  // database without a finished load is refused before any client starts.
+  std::optional<TpccWatch> tpcc_watch;
+  if (fleet.tpcc) {
+    auto w = TpccWatch::Open(*fleet.server);
+    if (!w.ok()) {
+      out.message = "not started: " + RedactLine(w.status().message()) + "; no client started";
+      return out;
+    }
+    tpcc_watch = std::move(w).value();
+  }
   json facts = nullptr;
   if (o.server_facts) facts = o.server_facts();
 
-  const auto run_timeout = o.ready_timeout + std::chrono::seconds(*duration) + kRunSlack;
+  const auto run_timeout = o.ready_timeout + warmup + std::chrono::seconds(*duration) + kRunSlack;
   std::vector<std::thread> threads;
   for (auto& c : clients) {
     Client* cp = c.get();
     threads.emplace_back([&, cp] { RunClient(fleet, ssh, o, run_timeout, *cp, co); });
   }
-  const std::string refusal = AwaitReady(clients, co, o);
+  std::string refusal = AwaitReady(clients, co, o, warmup);
+  // Every client warmed up and connected: the counts the window starts from.
+  if (refusal.empty() && tpcc_watch) {
+    if (Status st = tpcc_watch->Before(); !st.ok()) refusal = RedactLine(st.message());
+  }
 
   std::unique_ptr<observe::Observer> observer;
   std::string observe_note;
@@ -406,6 +519,7 @@ ClientModeRun RunClientMode(const Fleet& fleet, const std::vector<HostCheck>& ch
   }
   std::vector<ClientHostResult> results = CopyResultsBack(clients, dir, ssh, o, co, out);
   MergeOptions mo;
+  if (tpcc_watch) mo.tpcc = tpcc_watch->After();
   mo.tool_version = o.tool_version;
   mo.command_line = o.command_line;
   mo.facts = facts;

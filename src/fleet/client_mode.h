@@ -58,6 +58,18 @@ inline constexpr const char* kFleetReadyLine = "pgrig-fleet-ready";
 // of run (-t, -i, --help).
 Result<int> CheckClientBench(const std::vector<std::string>& bench);
 
+// The `tpcc` arguments of a fleet (pgrig tpcc run's), read by that
+// command's own definitions (tpcc/run_args.h): its -T window (default 60)
+// and --warmup seconds.  InvalidArgument with the parser's message when
+// pgrig tpcc run would refuse them, when they name what the fleet sets itself
+// (the server: -h, -p, -U, -d, a database operand; --json), or
+// --check-warehouses (the controller checks every warehouse).
+struct ClientTpcc {
+  int duration_s = 0;
+  int warmup_s = 0;
+};
+Result<ClientTpcc> CheckClientTpcc(const std::vector<std::string>& tpcc);
+
 struct ClientRunOptions {
   std::string run_id;
   std::string tool_version;

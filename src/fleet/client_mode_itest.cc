@@ -72,12 +72,12 @@ class ClientModeTest : public ::testing::Test {
     return std::atoll(std::string(r->Get(0, 0)).c_str());
   }
 
-  // Two client hosts load0 and load1 running `bench`; `load1_extra` is
-  // added to load1's [[host]] table.
+  // Two client hosts load0 and load1 running `bench` (or what `key` says:
+  // "tpcc"); `load1_extra` is added to load1's [[host]] table.
   std::string FleetFile(const NetnsHosts& h, const std::string& bench,
-                        const std::string& load1_extra) {
+                        const std::string& load1_extra, const std::string& key = "bench") {
     std::string f = "[fleet]\nssh_config = \"" + h.ssh_config() + "\"\nresults = \"" + h.dir() +
-                    "/results\"\nserver = \"" + Conninfo() + "\"\nbench = " + bench + "\n";
+                    "/results\"\nserver = \"" + Conninfo() + "\"\n" + key + " = " + bench + "\n";
     for (size_t i = 0; i < 2; ++i) {
       f += "\n[[host]]\nlabel = \"load" + std::to_string(i) + "\"\nssh = \"" + h.hosts()[i].alias +
            "\"\nrole = \"client\"\npgrig = \"" + pgrig::testing::PgrigExe() + "\"\nwork_dir = \"" +
@@ -189,6 +189,104 @@ TEST_F(ClientModeTest, TwoClientsMergeToWhatTheServerCommitted) {
   ProcessResult cmp = pgrig::testing::RunPgrig({"compare", merged_file, dir + "/host-load0.json"});
   EXPECT_NE(cmp.exit_code, 1) << cmp.out << cmp.err;
   EXPECT_THAT(cmp.out, HasSubstr("merged")) << cmp.out;
+}
+
+// The merged run's path (the "merged result: " line), or empty.
+std::string MergedFile(const std::string& out) {
+  for (const std::string& line : Split(out, '\n')) {
+    if (line.rfind("merged result: ", 0) == 0) return line.substr(15);
+  }
+  return "";
+}
+
+// Clients mode over `pgrig tpcc run`: each client warms up, connects, waits
+// for go and counts its own commits; the controller reads the database's
+// New-Order count at go and after every client ended, checks conditions 1-4
+// and merges.  A database without a TPC-C load is refused before any client
+// starts.
+TEST_F(ClientModeTest, TpccClientsMergeToWhatTheDatabaseCounted) {
+  PGRIG_START_NETNS_HOSTS(h, 2);
+  const std::string file = FleetFile(
+      h, "[\"-c\", \"2\", \"-j\", \"1\", \"-T\", \"3\", \"--warmup\", \"1\"]", "", "tpcc");
+
+  // No load yet: refused before any client ran anything.
+  ProcessResult refused = pgrig::testing::RunPgrig({"fleet", "run", file});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.out + refused.err, HasSubstr("not started"));
+  EXPECT_THAT(refused.out + refused.err, HasSubstr("tpcc init"));
+  EXPECT_THAT(refused.out, ::testing::Not(HasSubstr("running ")));
+
+  ProcessResult init =
+      pgrig::testing::RunPgrig({"tpcc", "init", "-w", "1", "-j", "1", "-h", params_.host, "-p",
+                                params_.port, "-U", params_.user, "-d", db_});
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  pg::Connection c = pgrig::testing::ConnectShared(db_);
+  auto next_o_ids = [&c] {
+    auto v = c.QueryValue("SELECT sum(d_next_o_id) FROM district");
+    return v.ok() ? ParseInt64(*v).value_or(-1) : -1;
+  };
+  const int64_t before = next_o_ids();
+
+  ProcessResult r = pgrig::testing::RunPgrig({"fleet", "run", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const int64_t grown = next_o_ids() - before;
+  EXPECT_THAT(r.out, HasSubstr("[fleet] all 2 clients ready: go (3 s window)"));
+  EXPECT_THAT(r.out, HasSubstr("tpcc run"));
+  EXPECT_THAT(r.out + r.err, ::testing::Not(HasSubstr("sekrit-pw")));
+  const std::string merged_file = MergedFile(r.out);
+  ASSERT_FALSE(merged_file.empty()) << r.out;
+  const std::string dir = merged_file.substr(0, merged_file.rfind('/'));
+  const json m = ReadJson(merged_file)["tpcc"];
+  const json a = ReadJson(dir + "/host-load0.json")["tpcc"];
+  const json b = ReadJson(dir + "/host-load1.json")["tpcc"];
+  ASSERT_TRUE(m.is_object() && a.is_object() && b.is_object()) << dir;
+
+  // Each client counted only its own commits and checked nothing.
+  for (const json* x : {&a, &b}) {
+    EXPECT_EQ((*x)["fleet_client"], true);
+    EXPECT_TRUE((*x)["new_orders"]["database"].is_null());
+    EXPECT_TRUE((*x)["checks"]["conditions"].empty());
+    EXPECT_GT((*x)["new_orders"]["committed"].get<int64_t>(), 0);
+  }
+  // The merge: counts summed, the database's growth from go to the end
+  // within one New-Order per client of them, conditions held.
+  const int64_t committed =
+      a["new_orders"]["committed"].get<int64_t>() + b["new_orders"]["committed"].get<int64_t>();
+  EXPECT_EQ(m["new_orders"]["committed"], committed);
+  const int64_t database = m["new_orders"]["database"].get<int64_t>();
+  EXPECT_GE(database, committed);
+  EXPECT_LE(database, committed + 4);
+  // The warm-ups' New-Orders came before go: the database grew by more.
+  EXPECT_GT(grown, database);
+  std::printf("fleet tpcc: NOPM %s, committed %lld, database %lld (+%lld warm-up)\n",
+              m["nopm"].dump().c_str(), static_cast<long long>(committed),
+              static_cast<long long>(database), static_cast<long long>(grown - database));
+  EXPECT_EQ(m["new_orders"]["agree"], true);
+  EXPECT_EQ(m["consistent"], true);
+  EXPECT_EQ(m["checks"]["conditions"].size(), 4u);
+  EXPECT_TRUE(m["refused"].empty()) << m["refused"].dump();
+  EXPECT_EQ(m["fleet_clients"], 2);
+  EXPECT_DOUBLE_EQ(m["nopm"].get<double>(), a["nopm"].get<double>() + b["nopm"].get<double>());
+  EXPECT_TRUE(m["delivery"].is_object());
+  for (const auto& [name, t] : m["types"].items()) {
+    const int64_t n = t["transactions"].get<int64_t>();
+    EXPECT_EQ(n, a["types"][name]["transactions"].get<int64_t>() +
+                     b["types"][name]["transactions"].get<int64_t>())
+        << name;
+    auto hist = results::HistogramFromJson(t["histogram"], name);
+    ASSERT_TRUE(hist.ok()) << hist.status().ToString();
+    EXPECT_EQ(hist->count(), n) << name;
+    if (n > 0) {
+      EXPECT_DOUBLE_EQ(t["latency_ms"]["p90"].get<double>(),
+                       static_cast<double>(hist->ValueAtPercentile(90)) / 1e6)
+          << name;
+    }
+  }
+
+  // report reads the merged file as a NOPM run.
+  ProcessResult rep = pgrig::testing::RunPgrig({"report", merged_file, "--format", "json"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.out << rep.err;
+  EXPECT_EQ(json::parse(rep.out)["suite"]["cells"][0]["metric"], "nopm") << rep.out;
 }
 
 // Every client measures exactly -T from "go": its connections are opened

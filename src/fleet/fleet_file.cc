@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 #include <span>
+#include <tuple>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -21,9 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kFleetKeys[] = {
-    "plan",   "mode",  "ssh_config", "connect_timeout", "parallel",    "results",
-    "server", "bench", "provision",  "teardown",        "keep_cluster"};
+constexpr std::string_view kFleetKeys[] = {"plan",     "mode",      "ssh_config", "connect_timeout",
+                                           "parallel", "results",   "server",     "bench",
+                                           "tpcc",     "provision", "teardown",   "keep_cluster"};
 constexpr std::string_view kHostKeys[] = {
     "label",       "ssh",      "role", "instance",  "usd_per_hour", "pgrig",
     "install_dir", "work_dir", "env",  "provision", "teardown",     "keep_cluster"};
@@ -294,20 +295,27 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
   PGRIG_RETURN_IF_ERROR(r.CheckKeys(f, kFleetKeys, where));
   PGRIG_ASSIGN_OR_RETURN(auto plan, r.String(f, "plan", where));
   if (plan) fleet.plan = plan::LooksLikePlanFile(*plan) ? r.Resolve(*plan) : *plan;
-  if (const toml::node* b = f.get("bench")) {
+  // 'bench' and 'tpcc': the arguments every client runs, as strings.
+  for (auto [key, example, into] :
+       {std::tuple{"bench", "[\"-S\", \"-c\", \"8\", \"-T\", \"30\"]", &fleet.bench},
+        std::tuple{"tpcc", "[\"-c\", \"8\", \"-T\", \"60\", \"--warmup\", \"10\"]", &fleet.tpcc}}) {
+    const toml::node* b = f.get(key);
+    if (b == nullptr) continue;
     const toml::array* arr = b->as_array();
     if (arr == nullptr || arr->empty()) {
       return r.Error(LineOf(*b),
-                     "'bench' in [fleet] must be a non-empty array of pgrig bench "
-                     "arguments, e.g. [\"-S\", \"-c\", \"8\", \"-T\", \"30\"]");
+                     fmt::format("'{}' in [fleet] must be a non-empty array of pgrig "
+                                 "{} arguments, e.g. {}",
+                                 key, key == std::string_view("tpcc") ? "tpcc run" : key, example));
     }
     std::vector<std::string> words;
     for (const toml::node& el : *arr) {
-      if (!el.is_string())
-        return r.Error(LineOf(el), "'bench' in [fleet]: arguments must be strings");
+      if (!el.is_string()) {
+        return r.Error(LineOf(el), fmt::format("'{}' in [fleet]: arguments must be strings", key));
+      }
       words.push_back(el.as_string()->get());
     }
-    fleet.bench = std::move(words);
+    *into = std::move(words);
   }
   PGRIG_ASSIGN_OR_RETURN(auto mode, r.String(f, "mode", where));
   if (mode) {
@@ -364,11 +372,13 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
     if (fleet.plan.empty()) {
       return r.Error(LineOf(f), "[fleet] has no 'plan' (a shipped plan name or a plan file)");
     }
-    if (fleet.bench) {
-      return r.Error(LineOf(*f.get("bench")),
-                     "'bench' in [fleet] is for clients mode (every "
-                     "[[host]] role = \"client\"); compare mode runs "
-                     "the 'plan'");
+    for (const char* key : {"bench", "tpcc"}) {
+      if (const toml::node* b = f.get(key)) {
+        return r.Error(LineOf(*b), fmt::format("'{}' in [fleet] is for clients mode (every "
+                                               "[[host]] role = \"client\"); compare mode runs "
+                                               "the 'plan'",
+                                               key));
+      }
     }
     if (fleet.HostsWithRole(HostRole::kSut).empty()) {
       return r.Error(LineOf(f), "mode \"compare\" needs at least one [[host]] with role = \"sut\"");
@@ -389,13 +399,21 @@ Result<Fleet> ParseFleet(const std::string& text, const std::string& path) {
                      "mode \"clients\" needs 'server' in [fleet]: the conninfo every "
                      "client drives");
     }
-    if (!fleet.bench) {
-      return r.Error(LineOf(f),
-                     "mode \"clients\" needs 'bench' in [fleet]: the pgrig bench "
-                     "arguments every client runs, with -T SECONDS");
+    if (fleet.bench && fleet.tpcc) {
+      return r.Error(LineOf(*f.get("tpcc")),
+                     "[fleet] has both 'bench' and 'tpcc'; every client runs one of them");
     }
-    if (auto b = CheckClientBench(*fleet.bench); !b.ok()) {
-      return r.Error(LineOf(*f.get("bench")), "'bench' in [fleet]: " + b.status().message());
+    if (!fleet.bench && !fleet.tpcc) {
+      return r.Error(LineOf(f),
+                     "mode \"clients\" needs 'bench' in [fleet] (the pgrig bench arguments "
+                     "every client runs, with -T SECONDS) or 'tpcc' (pgrig tpcc run's)");
+    }
+    if (fleet.bench) {
+      if (auto b = CheckClientBench(*fleet.bench); !b.ok()) {
+        return r.Error(LineOf(*f.get("bench")), "'bench' in [fleet]: " + b.status().message());
+      }
+    } else if (auto t = CheckClientTpcc(*fleet.tpcc); !t.ok()) {
+      return r.Error(LineOf(*f.get("tpcc")), "'tpcc' in [fleet]: " + t.status().message());
     }
   }
   return fleet;

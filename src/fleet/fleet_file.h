@@ -10,6 +10,7 @@
 //   results = "fleet-results"      # where results come back to (relative to this file)
 //   server = "host=db ..."         # clients mode: the server every client drives
 //   bench = ["-S", "-c", "8", "-T", "30"]  # clients mode: what each client runs (pgrig bench)
+//   tpcc = ["-c", "8", "-T", "60"]  # ... or instead: pgrig tpcc run on data tpcc init loaded
 //   provision = { command = ["terraform", "apply", "-auto-approve"], timeout = 900 }
 //   teardown  = { command = "terraform destroy -auto-approve", timeout = 900 }
 //
@@ -89,6 +90,7 @@ struct Fleet {
   std::string results_dir;                        // resolved; default <file's dir>/fleet-results
   std::optional<std::string> server;              // clients mode
   std::optional<std::vector<std::string>> bench;  // clients mode: pgrig bench arguments
+  std::optional<std::vector<std::string>> tpcc;   // clients mode: or pgrig tpcc run arguments
   std::optional<Hook> provision;
   std::optional<Hook> teardown;
   std::vector<FleetHost> hosts;

@@ -143,6 +143,7 @@ TEST(FleetFile, ClientsBenchIsValidatedBeforeAnything) {
   auto no_bench = ParseFleet(std::string(head) + host, "f.toml");
   ASSERT_FALSE(no_bench.ok());
   EXPECT_THAT(no_bench.status().message(), HasSubstr("needs 'bench'"));
+  EXPECT_THAT(no_bench.status().message(), HasSubstr("or 'tpcc'"));
   auto bench_in_compare = ParseFleet(
       "[fleet]\nplan = \"q\"\nbench = [\"-T\", \"5\"]\n[[host]]\nssh = \"a\"\n", "f.toml");
   ASSERT_FALSE(bench_in_compare.ok());
@@ -155,6 +156,56 @@ TEST(FleetFile, ClientsBenchIsValidatedBeforeAnything) {
   // letters): -T inside a bundle, an option's value that looks like one.
   EXPECT_EQ(CheckClientBench({"-nST5"}).value(), 5);
   EXPECT_EQ(CheckClientBench({"-f", "-hot.sql", "-T", "9"}).value(), 9);
+}
+
+// `tpcc` is read by pgrig tpcc run's own option definitions
+// (tpcc/run_args.h), before anything is contacted.
+TEST(FleetFile, ClientsTpccIsValidatedBeforeAnything) {
+  const char* head = "[fleet]\nserver = \"host=db\"\n";
+  const char* host = "[[host]]\nssh = \"c1\"\nrole = \"client\"\n";
+  auto ok = ParseFleet(std::string(head) +
+                           "tpcc = [\"-c\", \"4\", \"-T\", \"30\", \"--warmup\", "
+                           "\"10\", \"--procedures\"]\n" +
+                           host,
+                       "f.toml");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->mode, FleetMode::kClients);
+  ASSERT_TRUE(ok->tpcc.has_value());
+  EXPECT_FALSE(ok->bench.has_value());
+  auto t = CheckClientTpcc(*ok->tpcc);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->duration_s, 30);
+  EXPECT_EQ(t->warmup_s, 10);
+  // Without -T, tpcc run's default window (60 s).
+  EXPECT_EQ(CheckClientTpcc({"-c", "2"}).value().duration_s, 60);
+  struct Case {
+    const char* tpcc;
+    const char* expect;
+  };
+  for (const Case& c :
+       {Case{"[\"-T\", \"0\"]", "-T 0: seconds"}, Case{"[\"-M\", \"fast\"]", "-M fast"},
+        Case{"[\"-c\", \"2\", \"-j\", \"3\"]", "-j 3"},
+        Case{"[\"--spec-timing\", \"-R\", \"10\"]", "give one"},
+        Case{"[\"--no-such\"]", "--no-such"}, Case{"[\"-T\", \"five\"]", "five"},
+        Case{"[\"mydb\"]", "sets the server"}, Case{"[\"-d\", \"x\"]", "sets the server"},
+        Case{"[\"--json\", \"x.json\"]", "sets the server"},
+        Case{"[\"-h\", \"other\"]", "sets the server"},
+        Case{"[\"--check-warehouses\", \"2\"]", "every warehouse"},
+        Case{"[\"--help\"]", "runs nothing"}, Case{"[]", "non-empty array"},
+        Case{"[\"-T\", 5]", "must be strings"}}) {
+    auto f = ParseFleet(std::string(head) + "tpcc = " + c.tpcc + "\n" + host, "f.toml");
+    ASSERT_FALSE(f.ok()) << c.tpcc;
+    EXPECT_THAT(f.status().message(), ::testing::StartsWith("f.toml:3: ")) << c.tpcc;
+    EXPECT_THAT(f.status().message(), HasSubstr(c.expect)) << f.status().message();
+  }
+  auto both = ParseFleet(
+      std::string(head) + "bench = [\"-T\", \"5\"]\ntpcc = [\"-T\", \"5\"]\n" + host, "f.toml");
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(both.status().message(), HasSubstr("both 'bench' and 'tpcc'"));
+  auto in_compare = ParseFleet(
+      "[fleet]\nplan = \"q\"\ntpcc = [\"-T\", \"5\"]\n[[host]]\nssh = \"a\"\n", "f.toml");
+  ASSERT_FALSE(in_compare.ok());
+  EXPECT_THAT(in_compare.status().message(), HasSubstr("'tpcc' in [fleet] is for clients mode"));
 }
 
 struct Bad {

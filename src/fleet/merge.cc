@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
+#include "results/histogram_json.h"
 #include "results/result_doc.h"
+#include "tpcc/run.h"
+#include "tpcc/transactions.h"
 
 namespace pgrig::fleet {
 namespace {
@@ -231,6 +235,169 @@ Totals AddUp(const std::vector<ResultDoc>& docs) {
   return t;
 }
 
+// A host's number at `key` of its tpcc section, 0 when absent or null.
+double Number(const json& section, const char* key) {
+  auto it = section.find(key);
+  return it != section.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The merged "tpcc" section (merge.h): `hosts` are the hosts with a
+// document, in order.
+Result<json> MergeTpcc(const std::vector<const ClientHostResult*>& hosts,
+                       const std::vector<ResultDoc>& docs, const TpccServerCounts& server,
+                       bool partial) {
+  std::vector<std::string> refused;
+  if (partial) refused.push_back("a client host failed or did not complete its run");
+  const json* first = nullptr;
+  int64_t clients = 0, committed = 0, rolled_back = 0, ended = 0;
+  double nopm = 0, tpmc = 0, tpm = 0, window = 0, cpu_weighted = 0;
+  bool warmup_early = false;
+  // Per type, in the documents' order: counts summed, histograms added.
+  struct Type {
+    std::string name;
+    int64_t transactions = 0, failures = 0, retries = 0;
+    stats::Histogram latency;
+  };
+  std::vector<Type> types;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const std::string where = fmt::format("host {}: {}", hosts[i]->label, hosts[i]->file);
+    auto it = hosts[i]->doc->find("tpcc");
+    if (it == hosts[i]->doc->end() || !it->is_object() || !it->contains("types") ||
+        !(*it)["types"].is_object()) {
+      return InvalidArgument(where +
+                             ": no \"tpcc\" section; the client did not run pgrig tpcc run");
+    }
+    const json& t = *it;
+    if (first == nullptr) {
+      first = &t;
+    } else {
+      for (const char* key : {"warehouses", "procedures", "spec_timing"}) {
+        if (t.value(key, json()) != first->value(key, json())) {
+          return InvalidArgument(fmt::format(
+              "host {} ran with {} = {}, host {} with {}; the clients did not run the same "
+              "benchmark",
+              hosts[i]->label, key, t.value(key, json()).dump(), hosts[0]->label,
+              first->value(key, json()).dump()));
+        }
+      }
+    }
+    clients += docs[i].options.clients;
+    warmup_early = warmup_early || t.value("warmup_ended_early", false);
+    if (t.contains("refused") && t["refused"].is_array()) {
+      for (const json& why : t["refused"]) {
+        if (why.is_string()) refused.push_back(hosts[i]->label + ": " + why.get<std::string>());
+      }
+    }
+    nopm += Number(t, "nopm");
+    tpmc += Number(t, "tpmc_like");
+    tpm += Number(t, "tpm");
+    window = std::max(window, Number(t, "window_s"));
+    if (t.contains("new_orders") && t["new_orders"].is_object()) {
+      committed += static_cast<int64_t>(Number(t["new_orders"], "committed"));
+      rolled_back += static_cast<int64_t>(Number(t["new_orders"], "rolled_back"));
+    }
+    int64_t host_ended = 0;
+    size_t k = 0;
+    for (const auto& [name, x] : t["types"].items()) {
+      if (i == 0) types.push_back(Type{.name = name});
+      if (k >= types.size() || types[k].name != name || !x.is_object()) {
+        return InvalidArgument(where + ": tpcc.types differ from host " + hosts[0]->label + "'s");
+      }
+      Type& into = types[k++];
+      const auto n = static_cast<int64_t>(Number(x, "transactions"));
+      const auto f = static_cast<int64_t>(Number(x, "failures"));
+      into.transactions += n;
+      into.failures += f;
+      into.retries += static_cast<int64_t>(Number(x, "retries"));
+      host_ended += n + f;
+      if (x.contains("histogram") && !x["histogram"].is_null()) {
+        PGRIG_ASSIGN_OR_RETURN(stats::Histogram h,
+                               results::HistogramFromJson(x["histogram"], where + " tpcc." + name));
+        into.latency.Add(h);
+      }
+    }
+    if (k != types.size()) {
+      return InvalidArgument(where + ": tpcc.types differ from host " + hosts[0]->label + "'s");
+    }
+    ended += host_ended;
+    cpu_weighted += Number(t, "client_cpu_us_per_transaction") * static_cast<double>(host_ended);
+  }
+
+  json types_json = json::object();
+  int64_t deliveries = 0;
+  for (const Type& x : types) {
+    json latency = nullptr;
+    if (x.latency.count() > 0) {
+      constexpr std::array<double, 4> kPs = {50, 90, 95, 99};
+      const std::vector<int64_t> v = x.latency.ValuesAtPercentiles(kPs);
+      latency = {{"p50", static_cast<double>(v[0]) / 1e6},
+                 {"p90", static_cast<double>(v[1]) / 1e6},
+                 {"p95", static_cast<double>(v[2]) / 1e6},
+                 {"p99", static_cast<double>(v[3]) / 1e6},
+                 {"max", static_cast<double>(x.latency.max()) / 1e6}};
+    }
+    if (x.name == tpcc::TxnName(tpcc::TxnType::kDelivery)) deliveries = x.transactions;
+    types_json[x.name] = {
+        {"histogram", results::HistogramJson(x.latency, results::BucketForm::kPacked)},
+        {"transactions", x.transactions},
+        {"failures", x.failures},
+        {"retries", x.retries},
+        {"latency_ms", latency}};
+  }
+
+  // The server's side: every New-Order the clients counted committed, and
+  // at most one more per client (committed as its connection ended).
+  bool agree = false;
+  if (server.new_orders) {
+    const int64_t ahead = *server.new_orders - committed;
+    agree = ahead >= 0 && ahead <= clients;
+    if (!agree) {
+      refused.push_back(fmt::format(
+          "the clients counted {} committed New-Orders, the database {} (it may be ahead by at "
+          "most one per client, never behind)",
+          committed, *server.new_orders));
+    }
+  }
+  refused.insert(refused.end(), server.problems.begin(), server.problems.end());
+  json delivery = nullptr;
+  if (server.new_orders && server.undelivered_before && server.undelivered_after) {
+    const tpcc::DeliverySkips d = tpcc::SkippedDeliveries(
+        deliveries, *server.undelivered_before, *server.undelivered_after, *server.new_orders);
+    delivery = {{"districts", d.districts},
+                {"delivered", d.delivered},
+                {"skipped", d.skipped},
+                {"skipped_share", d.share}};
+  }
+  const bool ok = refused.empty();
+  auto figure = [ok](double v) { return ok ? json(v) : json(nullptr); };
+  return json{{"metric", "nopm"},
+              {"warehouses", first->value("warehouses", json())},
+              {"procedures", first->value("procedures", json())},
+              {"spec_timing", first->value("spec_timing", json())},
+              {"warmup_s", first->value("warmup_s", json())},
+              {"warmup_ended_early", warmup_early},
+              {"run_constants", nullptr},  // each client drew its own
+              {"window_s", window},
+              {"nopm", figure(nopm)},
+              {"tpmc_like", figure(tpmc)},
+              {"tpm", figure(tpm)},
+              {"fleet_client", false},
+              {"fleet_clients", hosts.size()},
+              {"new_orders",
+               {{"committed", committed},
+                {"rolled_back", rolled_back},
+                {"database", server.new_orders ? json(*server.new_orders) : json(nullptr)},
+                {"agree", server.new_orders ? json(agree) : json(nullptr)}}},
+              {"types", types_json},
+              {"delivery", delivery},
+              {"client_cpu_us_per_transaction",
+               ended > 0 ? cpu_weighted / static_cast<double>(ended) : 0.0},
+              {"server_cpu_us_per_transaction", nullptr},
+              {"checks", {{"warehouses", json::array()}, {"conditions", server.conditions}}},
+              {"consistent", server.consistent},
+              {"refused", refused}};
+}
+
 }  // namespace
 
 Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
@@ -303,8 +470,14 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
   out.facts = options.facts;
   out.observation = options.observation;
   out.bottleneck = options.bottleneck;
+  const bool partial = entries.fleet.partial;
   out.fleet = std::move(entries.fleet);
-  return results::ResultDocToJson(out);
+  json doc = results::ResultDocToJson(out);
+  if (options.tpcc) {
+    PGRIG_ASSIGN_OR_RETURN(doc["tpcc"],
+                           MergeTpcc(read.with_doc, read.docs, *options.tpcc, partial));
+  }
+  return doc;
 }
 
 }  // namespace pgrig::fleet

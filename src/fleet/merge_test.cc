@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "results/histogram_json.h"
 #include "results/result_json.h"
 #include "stats/histogram.h"
@@ -187,6 +189,110 @@ TEST(FleetMerge, OneHostMergesToItself) {
   EXPECT_EQ((*m)["transactions"]["processed"], 500);
   EXPECT_EQ((*m)["histogram"]["count"], 500);
   EXPECT_EQ((*m)["complete"], true);
+}
+
+}  // namespace
+}  // namespace pgrig::fleet
+
+namespace pgrig::fleet {
+namespace {
+
+// Doc() with a fleet client's tpcc section: `new_orders` New-Orders and
+// `payments` Payments of 2 and 4 ms, over 10 s.
+json TpccDoc(int64_t new_orders, int64_t payments, int warehouses = 2) {
+  json d = Doc(new_orders + payments, 3'000'000, 1.0);
+  json types = json::object();
+  for (auto [name, n, ns] : {std::tuple{"new-order", new_orders, int64_t{2'000'000}},
+                             std::tuple{"payment", payments, int64_t{4'000'000}}}) {
+    stats::Histogram h;
+    h.RecordN(ns, n);
+    types[name] = {{"histogram", results::HistogramJson(h, results::BucketForm::kPacked)},
+                   {"transactions", n},
+                   {"failures", 1},
+                   {"retries", 2}};
+  }
+  d["tpcc"] = {{"metric", "nopm"},
+               {"warehouses", warehouses},
+               {"procedures", false},
+               {"spec_timing", false},
+               {"window_s", 10.0},
+               {"nopm", static_cast<double>(new_orders) * 6},
+               {"tpm", static_cast<double>(new_orders + payments) * 6},
+               {"fleet_client", true},
+               {"new_orders", {{"committed", new_orders}, {"rolled_back", 0}}},
+               {"types", types},
+               {"client_cpu_us_per_transaction", 100.0},
+               {"refused", json::array()}};
+  return d;
+}
+
+TpccServerCounts Server(int64_t new_orders) {
+  return TpccServerCounts{.new_orders = new_orders,
+                          .undelivered_before = 100,
+                          .undelivered_after = 100 + new_orders,
+                          .conditions = json::array({{{"condition", 1}, {"violations", 0}}}),
+                          .consistent = true,
+                          .problems = {}};
+}
+
+TEST(FleetMergeTpcc, CountsSumHistogramsAddAndTheDatabaseDecides) {
+  const std::vector<ClientHostResult> hosts = {{"a", "a.json", TpccDoc(100, 90), ""},
+                                               {"b", "b.json", TpccDoc(300, 10), ""}};
+  // The database counted the 400 and one more (in flight as a client ended).
+  auto m = MergeClientResults(hosts, {.tpcc = Server(401)});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const json& t = (*m)["tpcc"];
+  EXPECT_EQ(t["new_orders"]["committed"], 400);
+  EXPECT_EQ(t["new_orders"]["database"], 401);
+  EXPECT_EQ(t["new_orders"]["agree"], true);
+  EXPECT_TRUE(t["refused"].empty()) << t["refused"].dump();
+  EXPECT_DOUBLE_EQ(t["nopm"].get<double>(), 2400);
+  EXPECT_EQ(t["types"]["payment"]["transactions"], 100);
+  EXPECT_EQ(t["types"]["payment"]["failures"], 2);
+  EXPECT_EQ(t["types"]["new-order"]["retries"], 4);
+  EXPECT_EQ(t["fleet_clients"], 2);
+  EXPECT_EQ(t["consistent"], true);
+  EXPECT_DOUBLE_EQ(t["types"]["new-order"]["latency_ms"]["p99"].get<double>(), 2.0);
+  auto h = results::HistogramFromJson(t["types"]["new-order"]["histogram"], "test");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->count(), 400);
+
+  // Behind the clients, or ahead by more than one per client (8): no NOPM.
+  for (int64_t database : {399, 409}) {
+    auto off = MergeClientResults(hosts, {.tpcc = Server(database)});
+    ASSERT_TRUE(off.ok());
+    EXPECT_TRUE((*off)["tpcc"]["nopm"].is_null()) << database;
+    EXPECT_THAT((*off)["tpcc"]["refused"][0].get<std::string>(),
+                HasSubstr("the database " + std::to_string(database)));
+  }
+  // A broken condition, a host's own refusal, a failed host: no NOPM, each said.
+  TpccServerCounts broken = Server(401);
+  broken.consistent = false;
+  broken.problems = {"after the run, condition 2 (...): 1 districts break it"};
+  json refusing = TpccDoc(300, 10);
+  refusing["tpcc"]["refused"] = json::array({"the run aborted: server closed the connection"});
+  auto bad = MergeClientResults({{"a", "a.json", TpccDoc(100, 90), ""},
+                                 {"b", "b.json", refusing, ""},
+                                 {"c", "c.json", std::nullopt, "ssh: connection refused"}},
+                                {.tpcc = broken});
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  const json& r = (*bad)["tpcc"]["refused"];
+  EXPECT_TRUE((*bad)["tpcc"]["nopm"].is_null());
+  EXPECT_THAT(r.dump(), HasSubstr("a client host failed"));
+  EXPECT_THAT(r.dump(), HasSubstr("b: the run aborted"));
+  EXPECT_THAT(r.dump(), HasSubstr("condition 2"));
+
+  // Clients on different loads did not run one benchmark; a bench document
+  // has no tpcc section.
+  auto other = MergeClientResults(
+      {{"a", "a.json", TpccDoc(100, 90), ""}, {"b", "b.json", TpccDoc(100, 90, 3), ""}},
+      {.tpcc = Server(200)});
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(), HasSubstr("warehouses"));
+  auto bench =
+      MergeClientResults({{"a", "a.json", Doc(10, 1'000'000, 1.0), ""}}, {.tpcc = Server(0)});
+  ASSERT_FALSE(bench.ok());
+  EXPECT_THAT(bench.status().message(), HasSubstr("no \"tpcc\" section"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/engine.h"
+#include "results/histogram_json.h"
 #include "script/prng.h"
 #include "script/variables.h"
 #include "tpcc/check.h"
@@ -33,40 +34,58 @@ Result<workload::PreparedScripts> ParseScripts(const std::vector<TxnScript>& txn
 // Conditions 1 to 4 (clause 3.3.2) over m->checked into m->checks; what
 // breaks them into m->refused.
 Status CheckConditions(pg::Connection& conn, Measurement* m) {
-  PGRIG_ASSIGN_OR_RETURN(auto results,
-                         RunChecks(conn, {.warehouses = m->checked, .last_condition = 4}));
-  m->consistent = true;
-  for (const ConditionResult& r : results) {
-    m->checks.push_back({{"condition", r.condition.number},
-                         {"what", r.condition.what},
-                         {"violations", r.violations}});
-    if (r.violations != 0) {
-      m->consistent = false;
-      m->refused.push_back(fmt::format("after the run, condition {} ({}): {} {} break it",
-                                       r.condition.number, r.condition.what, r.violations,
-                                       r.condition.scope));
-    }
-  }
+  PGRIG_ASSIGN_OR_RETURN(ConditionsAfterRun c, CheckConditionsAfterRun(conn, m->checked));
+  m->checks = std::move(c.conditions);
+  m->consistent = c.consistent;
+  m->refused.insert(m->refused.end(), c.broken.begin(), c.broken.end());
   return Status::Ok();
 }
 
-nlohmann::json TypesJson(const TpccFigures& f) {
+// Each type's figures and its latency histogram (packed), so that a fleet's
+// merge adds histograms rather than averaging percentiles.
+nlohmann::json TypesJson(const TpccFigures& f, const engine::RunResult& r) {
   nlohmann::json types = nlohmann::json::object();
   for (const TypeFigures& t : f.types) {
-    types[std::string(TxnName(t.type))] = {{"transactions", t.transactions},
-                                           {"failures", t.failures},
-                                           {"retries", t.retries},
-                                           {"latency_ms",
-                                            {{"p50", t.p50_ms},
-                                             {"p90", t.p90_ms},
-                                             {"p95", t.p95_ms},
-                                             {"p99", t.p99_ms},
-                                             {"max", t.max_ms}}}};
+    const auto i = static_cast<size_t>(t.type);
+    const stats::Histogram* h =
+        i < r.scripts.size() && r.scripts[i].latency ? &*r.scripts[i].latency : nullptr;
+    types[std::string(TxnName(t.type))] = {
+        {"histogram", h != nullptr ? results::HistogramJson(*h, results::BucketForm::kPacked)
+                                   : nlohmann::json(nullptr)},
+        {"transactions", t.transactions},
+        {"failures", t.failures},
+        {"retries", t.retries},
+        {"latency_ms",
+         {{"p50", t.p50_ms},
+          {"p90", t.p90_ms},
+          {"p95", t.p95_ms},
+          {"p99", t.p99_ms},
+          {"max", t.max_ms}}}};
   }
   return types;
 }
 
 }  // namespace
+
+Result<ConditionsAfterRun> CheckConditionsAfterRun(pg::Connection& conn,
+                                                   const std::vector<int>& warehouses) {
+  PGRIG_ASSIGN_OR_RETURN(auto results,
+                         RunChecks(conn, {.warehouses = warehouses, .last_condition = 4}));
+  ConditionsAfterRun out;
+  out.consistent = true;
+  for (const ConditionResult& r : results) {
+    out.conditions.push_back({{"condition", r.condition.number},
+                              {"what", r.condition.what},
+                              {"violations", r.violations}});
+    if (r.violations != 0) {
+      out.consistent = false;
+      out.broken.push_back(fmt::format("after the run, condition {} ({}): {} {} break it",
+                                       r.condition.number, r.condition.what, r.violations,
+                                       r.condition.scope));
+    }
+  }
+  return out;
+}
 
 std::string StopWhy(const engine::RunResult& r, const char* what) {
   return fmt::format("the {} {}{}", what, engine::StopReasonName(r.stop_reason),
@@ -139,12 +158,19 @@ Result<Measurement> Measurer::Run() {
       return m;
     }
   }
-  PGRIG_ASSIGN_OR_RETURN(const int64_t before, NewOrderCounter(conn_));
-  PGRIG_ASSIGN_OR_RETURN(const int64_t undelivered_before, UndeliveredOrders(conn_));
+  const bool fleet = static_cast<bool>(o_.fleet_gate);
+  int64_t before = 0, undelivered_before = 0;
+  if (!fleet) {
+    PGRIG_ASSIGN_OR_RETURN(before, NewOrderCounter(conn_));
+    PGRIG_ASSIGN_OR_RETURN(undelivered_before, UndeliveredOrders(conn_));
+  }
   engine::EngineConfig cfg = ConfigFor(o_.duration_s, rng.Next64());
   cfg.on_progress = o_.on_progress;
   host::ServerCpuWindow server_cpu = host::ServerCpuWindow::Prepare(o_.target);
-  cfg.start_gate = [&server_cpu]() -> Status {
+  // Every client of a fleet measures the same -T from the controller's go.
+  if (fleet) cfg.window_start = engine::EngineConfig::WindowStart::kStartGate;
+  cfg.start_gate = [this, &server_cpu]() -> Status {
+    if (o_.fleet_gate) PGRIG_RETURN_IF_ERROR(o_.fleet_gate());
     server_cpu.Start();
     return Status();
   };
@@ -152,6 +178,12 @@ Result<Measurement> Measurer::Run() {
   m.server_cpu = server_cpu.Finish();
   if (m.run.stop_reason != engine::StopReason::kCompleted) {
     m.refused.push_back(StopWhy(m.run, "run"));
+  }
+  if (fleet) {
+    m.figures = Figures(m.run, 0, o_.clients);
+    m.figures.counts_agree = false;  // not this client's to say
+    m.client_cpu_us = m.run.ClientCpuUsPerTransaction();
+    return m;
   }
 
   // What the database says after the window, on the setup connection; a
@@ -223,6 +255,7 @@ void Measurer::FillResultInputs(const Measurement& m, results::ResultInputs* in)
 
 nlohmann::json Measurer::Section(const Measurement& m) const {
   const bool ok = m.ok();
+  const bool fleet = static_cast<bool>(o_.fleet_gate);
   auto figure = [ok](double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
   const TpccFigures& f = m.figures;
   return {{"metric", "nopm"},
@@ -239,12 +272,13 @@ nlohmann::json Measurer::Section(const Measurement& m) const {
           {"nopm", figure(f.nopm)},
           {"tpmc_like", figure(f.tpmc_like)},
           {"tpm", figure(f.tpm)},
+          {"fleet_client", fleet},
           {"new_orders",
            {{"committed", f.new_orders},
             {"rolled_back", f.new_orders_rolled_back},
-            {"database", f.database_new_orders},
-            {"agree", f.counts_agree}}},
-          {"types", TypesJson(f)},
+            {"database", fleet ? nlohmann::json(nullptr) : nlohmann::json(f.database_new_orders)},
+            {"agree", fleet ? nlohmann::json(nullptr) : nlohmann::json(f.counts_agree)}}},
+          {"types", TypesJson(f, m.run)},
           {"delivery", f.delivery ? nlohmann::json{{"districts", f.delivery->districts},
                                                    {"delivered", f.delivery->delivered},
                                                    {"skipped", f.delivery->skipped},

@@ -60,6 +60,14 @@ struct MeasureOptions {
   int check_warehouses = 0;  // conditions 1-4 on this many (first, last, random); 0: all
   const std::atomic<bool>* stop_requested = nullptr;
   std::function<void(const std::string&)> on_message;  // the engine's client messages
+  // Fleet clients mode (fleet/client_mode.h): called once every connection
+  // of the measured run is open (after the warm-up); the window starts when
+  // it returns OK, and an error ends the run before any of its load.  Other
+  // hosts' clients commit to the same database, so its counts and the
+  // conditions are the fleet controller's to read and check: with a gate,
+  // Run() reads and checks neither, and the figures are the client's own
+  // counts ("fleet_client" in the section).
+  std::function<Status()> fleet_gate;
   // The measured run's per-interval figures (every progress_s seconds).
   std::function<void(const stats::IntervalStats&, double, double)> on_progress;
 };
@@ -115,6 +123,19 @@ class Measurer {
   std::vector<TxnScript> txns_;
   workload::PreparedScripts prepared_;
 };
+
+// Conditions 1 to 4 over `warehouses` (empty: all) after a run: the
+// section's "checks.conditions" entries ({"condition", "what",
+// "violations"}), whether every one held, and a line of refusal per broken
+// one.  `pgrig tpcc run` and a fleet's controller (clients mode) both check
+// with it.
+struct ConditionsAfterRun {
+  nlohmann::json conditions = nlohmann::json::array();
+  bool consistent = false;
+  std::vector<std::string> broken;
+};
+Result<ConditionsAfterRun> CheckConditionsAfterRun(pg::Connection& conn,
+                                                   const std::vector<int>& warehouses);
 
 // The line of refusal for a run that `why` stopped, as printed and
 // recorded ("the run was interrupted", "the run aborted: ...").
