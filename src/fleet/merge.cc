@@ -7,6 +7,7 @@
 
 #include "results/histogram_json.h"
 #include "results/result_doc.h"
+#include "tpcc/measure.h"
 #include "tpcc/run.h"
 #include "tpcc/transactions.h"
 
@@ -326,23 +327,11 @@ Result<json> MergeTpcc(const std::vector<const ClientHostResult*>& hosts,
   json types_json = json::object();
   int64_t deliveries = 0;
   for (const Type& x : types) {
-    json latency = nullptr;
-    if (x.latency.count() > 0) {
-      constexpr std::array<double, 4> kPs = {50, 90, 95, 99};
-      const std::vector<int64_t> v = x.latency.ValuesAtPercentiles(kPs);
-      latency = {{"p50", static_cast<double>(v[0]) / 1e6},
-                 {"p90", static_cast<double>(v[1]) / 1e6},
-                 {"p95", static_cast<double>(v[2]) / 1e6},
-                 {"p99", static_cast<double>(v[3]) / 1e6},
-                 {"max", static_cast<double>(x.latency.max()) / 1e6}};
-    }
+    tpcc::TypeFigures f{
+        .transactions = x.transactions, .failures = x.failures, .retries = x.retries};
+    tpcc::SetPercentiles(x.latency, &f);
     if (x.name == tpcc::TxnName(tpcc::TxnType::kDelivery)) deliveries = x.transactions;
-    types_json[x.name] = {
-        {"histogram", results::HistogramJson(x.latency, results::BucketForm::kPacked)},
-        {"transactions", x.transactions},
-        {"failures", x.failures},
-        {"retries", x.retries},
-        {"latency_ms", latency}};
+    types_json[x.name] = tpcc::TypeJson(f, &x.latency);
   }
 
   // The server's side: every New-Order the clients counted committed, and

@@ -271,3 +271,40 @@ TEST(StandaloneCompareTest, LioPerSecondIsNeverDividedByTps) {
 
 }  // namespace
 }  // namespace pgrig::report
+
+namespace pgrig::report {
+namespace {
+
+// A `pgrig.result/1` with a `tpcc` section (tpcc run, or a fleet's merge of
+// them) reads as a NOPM run; a NOPM outside what a rate can be is refused
+// with the file and the key, and a null one is a failed run with its reason.
+TEST(StandaloneTpccTest, NopmIsTheHeadlineAndIsRangeChecked) {
+  const std::string golden =
+      std::string(PGRIG_SOURCE_DIR) + "/tests/data/results/golden/bench.json";
+  nlohmann::json doc = Doc(golden);
+  doc["tpcc"] = {{"metric", "nopm"}, {"nopm", 12345.5}, {"refused", nlohmann::json::array()}};
+  auto s = results::ParseSuiteJson(doc.dump(), "t.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->cells.size(), 1u);
+  EXPECT_EQ(s->cells[0].metric, "nopm");
+  ASSERT_EQ(s->cells[0].runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(s->cells[0].runs[0].tps, 12345.5);
+  EXPECT_TRUE(s->cells[0].runs[0].ok);
+
+  for (double bad : {-1.0, 1e20}) {
+    doc["tpcc"]["nopm"] = bad;
+    auto r = results::ParseSuiteJson(doc.dump(), "t.json");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("t.json"));
+    EXPECT_THAT(r.status().message(), HasSubstr("tpcc.nopm"));
+  }
+  doc["tpcc"]["nopm"] = nullptr;
+  doc["tpcc"]["refused"] = {"the run was interrupted"};
+  auto none = results::ParseSuiteJson(doc.dump(), "t.json");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->cells[0].runs[0].ok);
+  EXPECT_EQ(none->cells[0].runs[0].error, "no NOPM: the run was interrupted");
+}
+
+}  // namespace
+}  // namespace pgrig::report

@@ -138,6 +138,12 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   // that gave none is a failed run, with the first reason it recorded.
   if (const Json* tpcc = FindPath(r, {"tpcc"}); tpcc != nullptr && tpcc->is_object()) {
     const std::optional<double> nopm = Number(r, {"tpcc", "nopm"});
+    // Per minute: the per-second ceiling times 60.
+    if (nopm && (!std::isfinite(*nopm) || *nopm < 0 || *nopm > 60 * kMaxRate)) {
+      return InvalidArgument(fmt::format(
+          "{}: tpcc.nopm is {}: New-Orders per minute must be null (none) or lie in [0, {:g}]",
+          where, *nopm, 60 * kMaxRate));
+    }
     run.tps = nopm.value_or(0);
     if (!nopm || !std::isfinite(*nopm) || *nopm <= 0) {
       run.ok = false;

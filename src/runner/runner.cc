@@ -232,6 +232,16 @@ Status Runner::Prepare() {
       tpcc_procedures_ = tpcc_procedures_ || w.tpcc.procedures;
     }
   }
+  if (tpcc_ != nullptr) {
+    const int64_t warehouses = tpcc_->tpcc.warehouses.Resolve(o_.cpus);
+    if (warehouses > tpcc::kMaxWarehouses) {
+      return InvalidArgument(fmt::format(
+          "plan '{}', workload '{}': warehouses = \"{}\" is {} on this machine's {} CPUs; "
+          "pgrig tpcc loads 1 to {}",
+          o_.plan.name, tpcc_->name, tpcc_->tpcc.warehouses.text, warehouses, o_.cpus,
+          tpcc::kMaxWarehouses));
+    }
+  }
   fsync_ = plan::FsyncWorkload(o_.plan);
   for (size_t i = 0; i < o_.cells.size(); ++i) {
     if (o_.plan.workloads[static_cast<size_t>(o_.cells[i].workload)].kind !=
@@ -543,15 +553,13 @@ Status Runner::EnsureLioData() {
 }
 
 Status Runner::EnsureTpccData() {
-  const int warehouses = static_cast<int>(
-      std::min<int64_t>(tpcc_->tpcc.warehouses.Resolve(o_.cpus), tpcc::kMaxWarehouses));
+  // Within 1..kMaxWarehouses: Prepare() refused more.
+  const int warehouses = static_cast<int>(tpcc_->tpcc.warehouses.Resolve(o_.cpus));
   {
     auto conn = pg::Connect(target_);
     if (!conn.ok()) return conn.status();
     auto load = tpcc::ReadLoad(*conn);
-    const bool functions =
-        !tpcc_procedures_ ||
-        conn->Exec("SELECT 'tpcc_new_order'::regproc, 'tpcc_stock_level'::regproc").ok();
+    const bool functions = !tpcc_procedures_ || tpcc::HasProcedures(*conn);
     if (load.ok() && load->warehouses == warehouses && functions) {
       Note("tpcc data: " + std::to_string(warehouses) + " warehouses already in database " +
            database_ + "; reusing them (the orders earlier runs added are kept)");

@@ -41,31 +41,32 @@ Status CheckConditions(pg::Connection& conn, Measurement* m) {
   return Status::Ok();
 }
 
-// Each type's figures and its latency histogram (packed), so that a fleet's
-// merge adds histograms rather than averaging percentiles.
 nlohmann::json TypesJson(const TpccFigures& f, const engine::RunResult& r) {
   nlohmann::json types = nlohmann::json::object();
   for (const TypeFigures& t : f.types) {
     const auto i = static_cast<size_t>(t.type);
-    const stats::Histogram* h =
-        i < r.scripts.size() && r.scripts[i].latency ? &*r.scripts[i].latency : nullptr;
-    types[std::string(TxnName(t.type))] = {
-        {"histogram", h != nullptr ? results::HistogramJson(*h, results::BucketForm::kPacked)
-                                   : nlohmann::json(nullptr)},
-        {"transactions", t.transactions},
-        {"failures", t.failures},
-        {"retries", t.retries},
-        {"latency_ms",
-         {{"p50", t.p50_ms},
-          {"p90", t.p90_ms},
-          {"p95", t.p95_ms},
-          {"p99", t.p99_ms},
-          {"max", t.max_ms}}}};
+    types[std::string(TxnName(t.type))] = TypeJson(
+        t, i < r.scripts.size() && r.scripts[i].latency ? &*r.scripts[i].latency : nullptr);
   }
   return types;
 }
 
 }  // namespace
+
+nlohmann::json TypeJson(const TypeFigures& t, const stats::Histogram* latency) {
+  return {{"histogram", latency != nullptr
+                            ? results::HistogramJson(*latency, results::BucketForm::kPacked)
+                            : nlohmann::json(nullptr)},
+          {"transactions", t.transactions},
+          {"failures", t.failures},
+          {"retries", t.retries},
+          {"latency_ms",
+           {{"p50", t.p50_ms},
+            {"p90", t.p90_ms},
+            {"p95", t.p95_ms},
+            {"p99", t.p99_ms},
+            {"max", t.max_ms}}}};
+}
 
 Result<ConditionsAfterRun> CheckConditionsAfterRun(pg::Connection& conn,
                                                    const std::vector<int>& warehouses) {
@@ -98,8 +99,7 @@ Result<Measurer> Measurer::Open(const MeasureOptions& o) {
   PGRIG_ASSIGN_OR_RETURN(m.conn_, pg::Connect(o.target));
   PGRIG_ASSIGN_OR_RETURN(m.load_, ReadLoad(m.conn_));
   if (o.procedures) {
-    auto fn = m.conn_.Exec("SELECT 'tpcc_new_order'::regproc, 'tpcc_stock_level'::regproc");
-    if (!fn.ok()) {
+    if (!HasProcedures(m.conn_)) {
       return FailedPrecondition(
           "procedures: the transactions' functions are not in this database (pgrig tpcc init "
           "--procedures makes them)");

@@ -124,6 +124,12 @@ class Measurer {
   workload::PreparedScripts prepared_;
 };
 
+// One type's entry of the section's "types": {"histogram" (packed; null
+// without `latency`), "transactions", "failures", "retries", "latency_ms"
+// {"p50", "p90", "p95", "p99", "max"}}.  A fleet's merge writes its merged
+// types with it too.
+nlohmann::json TypeJson(const TypeFigures& t, const stats::Histogram* latency);
+
 // Conditions 1 to 4 over `warehouses` (empty: all) after a run: the
 // section's "checks.conditions" entries ({"condition", "what",
 // "violations"}), whether every one held, and a line of refusal per broken

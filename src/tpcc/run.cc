@@ -35,6 +35,10 @@ Result<LoadInfo> ReadLoad(pg::Connection& conn) {
   return info;
 }
 
+bool HasProcedures(pg::Connection& conn) {
+  return conn.Exec("SELECT 'tpcc_new_order'::regproc, 'tpcc_stock_level'::regproc").ok();
+}
+
 Result<int64_t> NewOrderCounter(pg::Connection& conn) {
   PGRIG_ASSIGN_OR_RETURN(std::string v, conn.QueryValue("SELECT sum(d_next_o_id) FROM district"));
   auto n = ParseInt64(v);
@@ -59,6 +63,17 @@ DeliverySkips SkippedDeliveries(int64_t deliveries, int64_t undelivered_before,
   return d;
 }
 
+void SetPercentiles(const stats::Histogram& h, TypeFigures* t) {
+  if (h.count() == 0) return;
+  constexpr std::array<double, 4> kPs = {50, 90, 95, 99};
+  const std::vector<int64_t> v = h.ValuesAtPercentiles(kPs);
+  t->p50_ms = static_cast<double>(v[0]) / 1e6;
+  t->p90_ms = static_cast<double>(v[1]) / 1e6;
+  t->p95_ms = static_cast<double>(v[2]) / 1e6;
+  t->p99_ms = static_cast<double>(v[3]) / 1e6;
+  t->max_ms = static_cast<double>(h.max()) / 1e6;
+}
+
 TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients) {
   TpccFigures f;
   f.window_s = static_cast<double>(r.bench_duration_ns) / 1e9;
@@ -71,15 +86,7 @@ TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int
     t.transactions = s.totals.transactions;
     t.failures = s.totals.failures();
     t.retries = s.totals.retries;
-    if (s.latency && s.latency->count() > 0) {
-      constexpr std::array<double, 4> kPs = {50, 90, 95, 99};
-      const std::vector<int64_t> v = s.latency->ValuesAtPercentiles(kPs);
-      t.p50_ms = static_cast<double>(v[0]) / 1e6;
-      t.p90_ms = static_cast<double>(v[1]) / 1e6;
-      t.p95_ms = static_cast<double>(v[2]) / 1e6;
-      t.p99_ms = static_cast<double>(v[3]) / 1e6;
-      t.max_ms = static_cast<double>(s.latency->max()) / 1e6;
-    }
+    if (s.latency) SetPercentiles(*s.latency, &t);
     all += t.transactions;
     f.types.push_back(t);
   }

@@ -38,6 +38,10 @@ struct LoadInfo {
 // NotFound-like error naming `tpcc init` when there is no load.
 Result<LoadInfo> ReadLoad(pg::Connection& conn);
 
+// Whether the transactions' functions (tpcc init --procedures,
+// procedures.h) are in the database.
+bool HasProcedures(pg::Connection& conn);
+
 // sum(d_next_o_id) over every district.
 Result<int64_t> NewOrderCounter(pg::Connection& conn);
 
@@ -82,6 +86,9 @@ struct TpccFigures {
   std::vector<TypeFigures> types;         // the five, New-Order's rollbacks apart (TxnType order)
   std::optional<DeliverySkips> delivery;  // when the database could be asked
 };
+
+// The latency figures of `t` from its type's histogram (left 0 when empty).
+void SetPercentiles(const stats::Histogram& h, TypeFigures* t);
 
 // REQUIRES: r.scripts are TransactionScripts()'s, in order.
 TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients);
