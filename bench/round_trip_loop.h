@@ -12,6 +12,10 @@
 //   RunUringLoop  io_uring: every send+recv queued in a loop turn goes in
 //                 with the one io_uring_enter that also waits for the next
 //                 completion (sends complete silently).
+// RunPacedLoop is either of the two at a fixed rate (pgbench's -R): the
+// thread's transactions start on a Poisson schedule and each start takes an
+// idle connection, so a loop turn sleeps until the next start or the next
+// reply, whichever comes first: the least a paced client must do.
 // The Policy says what a request and a whole reply are:
 //   void Next(RoundTripConn&)            sets out/out_len to the next request
 //   bool Complete(const RoundTripConn&)  true when in[0, in_len) is a whole
@@ -26,7 +30,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +49,7 @@ struct RoundTripConn {
   char* in = nullptr;  // the reply so far
   size_t in_cap = 0;
   size_t in_len = 0;
+  int64_t scheduled_ns = 0;  // paced loops: when the request in flight was due
 };
 
 [[noreturn]] inline void DieErrno(const char* what, int err) {
@@ -176,6 +183,159 @@ void RunUringLoop(const std::vector<RoundTripConn*>& conns, int64_t end_ns, Poli
     io_uring_cq_advance(&ring, seen);
   }
   io_uring_queue_exit(&ring);
+}
+
+// The schedule of a paced thread: pgbench's, a Poisson process of mean
+// delay_ns (its -R divided over the threads), so each slot follows the one
+// before by an exponentially distributed gap.
+class PacedSchedule {
+ public:
+  PacedSchedule(int64_t start_ns, double delay_ns, uint64_t seed)
+      : delay_ns_(delay_ns), state_(seed | 1), next_ns_(start_ns) {
+    Advance();
+  }
+  int64_t next_ns() const { return next_ns_; }
+  void Advance() {
+    // xorshift64*: cheap and good enough for gaps; u in (0, 1].
+    state_ ^= state_ >> 12;
+    state_ ^= state_ << 25;
+    state_ ^= state_ >> 27;
+    const uint64_t r = state_ * 0x2545F4914F6CDD1DULL;
+    const double u = (static_cast<double>(r >> 11) + 1.0) / 9007199254740992.0;
+    next_ns_ += static_cast<int64_t>(-std::log(u) * delay_ns_);
+  }
+
+ private:
+  double delay_ns_;
+  uint64_t state_;
+  int64_t next_ns_;
+};
+
+// One thread's connections at a fixed rate (see the top of this file).
+// Until end_ns, every due slot of the schedule starts a transaction on an
+// idle connection (a slot with none idle waits for one, as in pgbench, and
+// its lateness counts in the latency); a reply's latency, from its slot to
+// the loop turn that saw it whole, goes to *latencies_ns.  The loop turn
+// sleeps in epoll_pwait2 or, with uring, in the io_uring_enter that also
+// submits the turn's sends and receives.
+template <class Policy>
+void RunPacedLoop(bool uring, const std::vector<RoundTripConn*>& conns, int64_t end_ns,
+                  double delay_ns, uint64_t seed, Policy& policy, int64_t* round_trips,
+                  std::vector<int64_t>* latencies_ns) {
+  int ep = -1;
+  io_uring ring{};
+  if (uring) {
+    io_uring_params params{};
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    const int err =
+        io_uring_queue_init_params(static_cast<unsigned>(conns.size()) * 2 + 8, &ring, &params);
+    if (err < 0) DieErrno("io_uring_queue_init", -err);
+  } else {
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) DieErrno("epoll_create1", errno);
+    for (size_t i = 0; i < conns.size(); ++i) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = i;
+      if (epoll_ctl(ep, EPOLL_CTL_ADD, conns[i]->fd, &ev) != 0) DieErrno("epoll_ctl", errno);
+    }
+  }
+  auto queue_recv = [&](size_t idx) {
+    RoundTripConn& c = *conns[idx];
+    io_uring_sqe* r = io_uring_get_sqe(&ring);
+    io_uring_prep_recv(r, c.fd, c.in + c.in_len, c.in_cap - c.in_len, 0);
+    io_uring_sqe_set_data64(r, idx);
+  };
+  constexpr uint64_t kSendTag = ~uint64_t{0};
+  std::vector<size_t> idle;
+  for (size_t i = conns.size(); i-- > 0;) idle.push_back(i);
+  PacedSchedule schedule(MonotonicNs(), delay_ns, seed);
+  size_t inflight = 0;
+  bool ending = false;
+  // After got more bytes on conns[idx] at now: true when its reply is whole
+  // (counted, latency kept, the connection idle again).
+  auto arrived = [&](size_t idx, size_t got, int64_t now) {
+    RoundTripConn& c = *conns[idx];
+    c.in_len += got;
+    if (!policy.Complete(c)) return false;
+    c.in_len = 0;
+    ++*round_trips;
+    latencies_ns->push_back(now - c.scheduled_ns);
+    --inflight;
+    idle.push_back(idx);
+    return true;
+  };
+  epoll_event evs[64];
+  for (;;) {
+    int64_t now = MonotonicNs();
+    if (!ending && now >= end_ns) ending = true;
+    while (!ending && !idle.empty() && schedule.next_ns() <= now) {
+      const size_t idx = idle.back();
+      idle.pop_back();
+      RoundTripConn& c = *conns[idx];
+      c.scheduled_ns = schedule.next_ns();
+      schedule.Advance();
+      policy.Next(c);
+      ++inflight;
+      if (uring) {
+        io_uring_sqe* w = io_uring_get_sqe(&ring);
+        io_uring_prep_send(w, c.fd, c.out, c.out_len, MSG_NOSIGNAL);
+        w->flags |= IOSQE_CQE_SKIP_SUCCESS;
+        io_uring_sqe_set_data64(w, kSendTag);
+        queue_recv(idx);
+      } else if (send(c.fd, c.out, c.out_len, MSG_NOSIGNAL) != static_cast<ssize_t>(c.out_len)) {
+        DieErrno("send", errno);
+      }
+    }
+    if (ending && inflight == 0) break;
+    int64_t wait_ns = 1'000'000'000;
+    if (!ending && !idle.empty()) wait_ns = schedule.next_ns() - now;
+    if (!ending) wait_ns = std::min(wait_ns, end_ns - now);
+    if (wait_ns < 0) wait_ns = 0;
+    const __kernel_timespec kts{.tv_sec = wait_ns / 1'000'000'000,
+                                .tv_nsec = wait_ns % 1'000'000'000};
+    if (uring) {
+      io_uring_cqe* first = nullptr;
+      const int err = io_uring_submit_and_wait_timeout(
+          &ring, &first, 1, const_cast<__kernel_timespec*>(&kts), nullptr);
+      if (err < 0 && err != -ETIME && err != -EINTR) DieErrno("io_uring_submit_and_wait", -err);
+      now = MonotonicNs();
+      io_uring_cqe* cqe;
+      unsigned head;
+      unsigned seen = 0;
+      io_uring_for_each_cqe(&ring, head, cqe) {
+        ++seen;
+        const uint64_t idx = io_uring_cqe_get_data64(cqe);
+        if (idx == kSendTag || cqe->res <= 0) {
+          DieErrno(idx == kSendTag ? "io_uring send" : "io_uring recv",
+                   cqe->res < 0 ? -cqe->res : EPIPE);
+        }
+        if (!arrived(idx, static_cast<size_t>(cqe->res), now)) queue_recv(idx);
+      }
+      io_uring_cq_advance(&ring, seen);
+    } else {
+      const timespec ts{.tv_sec = kts.tv_sec, .tv_nsec = kts.tv_nsec};
+      const int n = epoll_pwait2(ep, evs, 64, &ts, nullptr);
+      if (n < 0 && errno != EINTR) DieErrno("epoll_pwait2", errno);
+      if (n > 0) now = MonotonicNs();
+      for (int i = 0; i < n; ++i) {
+        const size_t idx = evs[i].data.u64;
+        RoundTripConn& c = *conns[idx];
+        const ssize_t r = recv(c.fd, c.in + c.in_len, c.in_cap - c.in_len, MSG_DONTWAIT);
+        if (r == 0) DieErrno("recv", EPIPE);
+        if (r < 0) {
+          if (errno == EAGAIN) continue;
+          DieErrno("recv", errno);
+        }
+        arrived(idx, static_cast<size_t>(r), now);
+      }
+    }
+  }
+  if (uring) {
+    io_uring_queue_exit(&ring);
+  } else {
+    close(ep);
+  }
 }
 
 }  // namespace pgrig::bench

@@ -13,9 +13,16 @@
 //   uring  io_uring: every send and recv of a loop turn goes in with one
 //          io_uring_enter that also waits for the next completion.
 //
-// Usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO
+// With a RATE (transactions per second over all threads, split evenly as
+// pgbench's -R is), each thread paces its transactions on pgbench's Poisson
+// schedule instead (RunPacedLoop): the floor of a client at a fixed rate
+// against the real server, which bench/fixed_rate.sh sets beside pgbench
+// and pgrig bench.  Its latency runs from each transaction's scheduled start.
+//
+// Usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO [RATE]
 // Prints pgbench's "number of transactions actually processed" and "tps ="
-// lines, so bench/wire_probe.sh can compare it with pgbench.
+// lines, so bench/wire_probe.sh can compare it with pgbench, and with a RATE
+//   latency percentiles: p50 X ms, p90 X ms, p99 X ms, p99.9 X ms
 #include <arpa/inet.h>
 #include <libpq-fe.h>
 #include <liburing.h>
@@ -23,6 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -128,6 +136,7 @@ bool Complete(const pgrig::bench::RoundTripConn& c) {
 
 struct ThreadResult {
   int64_t txns = 0;
+  std::vector<int64_t> latencies_ns;  // paced runs only
 };
 
 // Each request is a new transaction with a random aid; a reply is whole at
@@ -141,10 +150,14 @@ struct Transactions {
 };
 
 void RunThread(std::vector<pgrig::bench::RoundTripConn*> conns, bool uring, bool prepared,
-               int64_t naccounts, int64_t end_ns, uint64_t seed, ThreadResult* out) {
+               int64_t naccounts, int64_t end_ns, double delay_ns, uint64_t seed,
+               ThreadResult* out) {
   Transactions policy{prepared, std::mt19937_64(seed),
                       std::uniform_int_distribution<int64_t>(1, naccounts)};
-  if (uring) {
+  if (delay_ns > 0) {
+    pgrig::bench::RunPacedLoop(uring, conns, end_ns, delay_ns, seed, policy, &out->txns,
+                               &out->latencies_ns);
+  } else if (uring) {
     pgrig::bench::RunUringLoop(conns, end_ns, policy, &out->txns);
   } else {
     pgrig::bench::RunEpollLoop(conns, end_ns, policy, &out->txns);
@@ -154,9 +167,10 @@ void RunThread(std::vector<pgrig::bench::RoundTripConn*> conns, bool uring, bool
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 7) {
-    std::fprintf(
-        stderr, "usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO\n");
+  if (argc != 7 && argc != 8) {
+    std::fprintf(stderr,
+                 "usage: wire_probe epoll|uring prepared|simple CLIENTS THREADS SECONDS CONNINFO "
+                 "[RATE]\n");
     return 1;
   }
   const std::string loop = argv[1];
@@ -165,6 +179,13 @@ int main(int argc, char** argv) {
   const int threads = std::atoi(argv[4]);
   const int seconds = std::atoi(argv[5]);
   const char* conninfo = argv[6];
+  const double rate = argc == 8 ? std::atof(argv[7]) : 0;
+  if (clients < 1 || threads < 1 || threads > clients || seconds < 1 || (argc == 8 && rate <= 0)) {
+    std::fprintf(stderr, "wire_probe: CLIENTS >= THREADS >= 1, SECONDS >= 1 and RATE > 0\n");
+    return 1;
+  }
+  // pgbench's -R: each thread's share is rate / threads.
+  const double delay_ns = rate > 0 ? 1e9 * threads / rate : 0;
 
   std::vector<Conn> conns(static_cast<size_t>(clients));
   int64_t naccounts = 0;
@@ -205,8 +226,9 @@ int main(int argc, char** argv) {
     for (int i = t; i < clients; i += threads) mine.push_back(&conns[static_cast<size_t>(i)]);
     auto* res = &results[static_cast<size_t>(t)];
     const uint64_t seed = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(t + 1);
+    if (rate > 0) res->latencies_ns.reserve(static_cast<size_t>(rate / threads * seconds * 1.2));
     pool.emplace_back(RunThread, std::move(mine), loop == "uring", prepared, naccounts, end_ns,
-                      seed, res);
+                      delay_ns, seed, res);
   }
   for (auto& th : pool) th.join();
   const auto t2 = std::chrono::steady_clock::now();
@@ -218,5 +240,19 @@ int main(int argc, char** argv) {
   std::printf("initial connection time = %.3f ms\n",
               std::chrono::duration<double, std::milli>(t1 - t0).count());
   std::printf("tps = %f (without initial connection time)\n", static_cast<double>(total) / run_s);
+  if (rate > 0) {
+    std::vector<int64_t> all;
+    for (const auto& r : results)
+      all.insert(all.end(), r.latencies_ns.begin(), r.latencies_ns.end());
+    std::sort(all.begin(), all.end());
+    auto at = [&all](double q) {
+      if (all.empty()) return 0.0;
+      const size_t i =
+          std::min(all.size() - 1, static_cast<size_t>(q * static_cast<double>(all.size())));
+      return static_cast<double>(all[i]) / 1e6;
+    };
+    std::printf("latency percentiles: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms\n",
+                at(0.50), at(0.90), at(0.99), at(0.999));
+  }
   return 0;
 }
