@@ -333,10 +333,11 @@ int RunInit(int argc, char** argv) {
   }
   const workload::InitOptions& options = parsed->options;
 
-  auto target = ResolveTarget(parsed->connection);
+  auto target = ResolveTarget(parsed->connection, {.keep_connection = true});
   if (!target.ok()) return Fail(kInitCommand, OneLine(target.status().message()));
 
   workload::PgbenchLoader loader(options, target->params);
+  loader.AdoptConnection(std::move(target->conn));
   Result<workload::InitReport> report = Status(StatusCode::kInternal, "not run");
   {
     ConsoleObserver observer(loader, options);

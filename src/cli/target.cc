@@ -78,7 +78,11 @@ namespace {
 // What an interrupted run left on t's server: restored, refused or warned of.
 Status SettleLeft(Target& t, const pg::ConnectionParams& named, const TargetOptions& o) {
   const bool quiet = o.quiet;
-  auto settled = runner::SettleLeftSettings(t.params, t.cluster ? &*t.cluster : nullptr,
+  // One session for every check; a server that cannot be reached leaves it
+  // not valid(), and the command's own connection then says why.
+  pg::Connection conn;
+  if (auto c = pg::Connect(t.params); c.ok()) conn = std::move(c).value();
+  auto settled = runner::SettleLeftSettings(conn, t.params, t.cluster ? &*t.cluster : nullptr,
                                             o.restore_left, RestoreSettingsCommand(named));
   if (!settled.ok()) return settled.status();
   if (!settled->restored.empty()) {
@@ -96,18 +100,20 @@ Status SettleLeft(Target& t, const pg::ConnectionParams& named, const TargetOpti
                  "and is still going; what this command does sees those settings\n",
                  static_cast<long long>(l.pid), l.created_at.c_str(), Join(l.names, ", ").c_str());
   }
-  if (o.warn_if_suite && !quiet) {
-    auto conn = pg::Connect(t.params);
-    if (conn.ok()) {
-      auto holder = runner::SuiteOnServer(*conn);
-      if (holder.ok() && *holder) {
-        std::fprintf(stderr,
-                     "pgrig: warning: a pgrig run suite is measuring this server (%s); what this "
-                     "command measures shares the server with it, and so does the suite\n",
-                     (*holder)->Describe().c_str());
-      }
+  // Restoring closed the session (the server may have restarted).
+  if (!settled->restored.empty() && (o.keep_connection || (o.warn_if_suite && !quiet))) {
+    if (auto c = pg::Connect(t.params); c.ok()) conn = std::move(c).value();
+  }
+  if (o.warn_if_suite && !quiet && conn.valid()) {
+    auto holder = runner::SuiteOnServer(conn);
+    if (holder.ok() && *holder) {
+      std::fprintf(stderr,
+                   "pgrig: warning: a pgrig run suite is measuring this server (%s); what this "
+                   "command measures shares the server with it, and so does the suite\n",
+                   (*holder)->Describe().c_str());
     }
   }
+  if (o.keep_connection) t.conn = std::move(conn);
   return Status::Ok();
 }
 

@@ -23,6 +23,10 @@ struct Target {
   // What ResolveTarget found of an interrupted run (runner::SettleLeftSettings).
   std::vector<std::string> restored_settings;       // put back just now
   std::optional<runner::LeftSettings> left_in_use;  // changed by a suite still running
+  // The session ResolveTarget checked the server over, left open only with
+  // TargetOptions::keep_connection (and then not valid() when the server
+  // could not be reached): the command may use it rather than connect again.
+  pg::Connection conn;
 };
 
 struct TargetOptions {
@@ -34,6 +38,10 @@ struct TargetOptions {
   // name) rather than the one --pg/PGRIG_PG chooses; "" is the installed
   // server's only when neither is set (a plan with builds refuses them).
   std::optional<std::string> build;
+  // Keep the checking session open in Target::conn.  Only for a command that
+  // takes it for its own first session: an idle session left open holds one
+  // of the server's max_connections for as long as the command runs.
+  bool keep_connection = false;
 };
 
 // When `named` names no server, opens and starts the embedded cluster
@@ -43,7 +51,9 @@ struct TargetOptions {
 // restored (said on stderr); a named server's are restored only when
 // `restore_left`, otherwise the command is refused with the command that
 // restores them.  Settings of a suite still running are left alone with a
-// warning, and so is a server that a suite holds (warn_if_suite).
+// warning, and so is a server that a suite holds (warn_if_suite).  All of
+// it over one session (a new backend costs ~10-25 ms, which a short command
+// such as `pgrig init -s 10` would otherwise pay two or three times).
 Result<Target> ResolveTarget(const pg::ConnectionParams& named, const TargetOptions& options = {});
 
 // InvalidArgument when a PostgreSQL build is chosen (--pg, $PGRIG_PG) and

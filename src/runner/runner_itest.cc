@@ -492,13 +492,19 @@ TEST_F(SettingsRecordTest, KilledSuiteOnTheEmbeddedClusterIsRestoredByTheNextCom
   EXPECT_FALSE(left->has_value());
   EXPECT_FALSE(fs::exists(cluster_->home() + ".state"));
 
-  // Killed again; this time the next `run` restores before it measures,
-  // and --resume completes the first suite.
+  // Killed again; this time `pgrig init` restores (the restart closes the
+  // session it checked over; it loads over a new one), and --resume
+  // completes the first suite.
   const std::string out2 = dir_ + "/out2";
   EXPECT_EQ(RunAndSignal(SettingsPlan(false), out2, {}, SIGKILL), -2);
+  ProcessResult init = testing::RunPgrig({"init", "-q", "-s", "1"});
+  EXPECT_EQ(init.exit_code, 0) << init.out << init.err;
+  EXPECT_THAT(init.err, HasSubstr("restored max_wal_size, shared_buffers"));
+  EXPECT_THAT(init.err, HasSubstr("done in"));
+  EXPECT_EQ(Settings(), originals_);
   ProcessResult resumed = testing::RunPgrig({"run", "--resume", out2});
   EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  EXPECT_THAT(resumed.err, HasSubstr("restored max_wal_size, shared_buffers"));
+  EXPECT_THAT(resumed.err, Not(HasSubstr("restored max_wal_size")));
   EXPECT_EQ(ReadJson(out2 + "/suite.json")["complete"], true);
   EXPECT_EQ(Settings(), originals_);
   EXPECT_EQ(PgrigBackends(), 0);
@@ -531,6 +537,17 @@ TEST_F(SettingsRecordTest, KilledSuiteOnANamedServerIsRefusedUntilRestored) {
   EXPECT_THAT(refused.err, HasSubstr("left max_wal_size changed on this server"));
   EXPECT_THAT(refused.err, HasSubstr("pgrig run --restore-settings -h " + cluster_->socket_dir()));
   EXPECT_EQ(Settings(), changed);  // refused before anything
+  // pgbench's -d is --debug for init: the database comes last.
+  const pg::ConnectionParams p = cluster_->Params();
+  std::vector<std::string> init_named = {"-h", p.host, "-p", p.port};
+  if (!p.user.empty()) init_named.insert(init_named.end(), {"-U", p.user});
+  init_named.push_back(p.dbname);
+  std::vector<std::string> init = {"init", "-q", "-s", "1", "-I", "d"};
+  init.insert(init.end(), init_named.begin(), init_named.end());
+  refused = testing::RunPgrig(init);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("left max_wal_size changed on this server"));
+  EXPECT_THAT(refused.err, Not(HasSubstr("dropping")));
 
   std::vector<std::string> restore = {"run", "--restore-settings"};
   restore.insert(restore.end(), named.begin(), named.end());
@@ -543,6 +560,13 @@ TEST_F(SettingsRecordTest, KilledSuiteOnANamedServerIsRefusedUntilRestored) {
   EXPECT_THAT(r.out, HasSubstr("no settings left to restore"));
   ProcessResult ok = testing::RunPgrig(bench);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  // init loads over the session it checked the server with.
+  init = {"init", "-s", "1"};
+  init.insert(init.end(), init_named.begin(), init_named.end());
+  ok = testing::RunPgrig(init);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.err, HasSubstr("done in"));
+  EXPECT_THAT(ok.err, Not(HasSubstr("pgrig: warning")));
 }
 
 TEST_F(SettingsRecordTest, ASecondSuiteOnTheSameServerIsRefusedNamingTheFirst) {

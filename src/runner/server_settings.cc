@@ -425,15 +425,13 @@ Result<std::optional<LeftSettings>> FindEmbeddedLeftSettings(const cluster::Clus
   return FindLeftSettings(SettingsStateDir(*id));
 }
 
-Result<SettledSettings> SettleLeftSettings(const pg::ConnectionParams& target,
+Result<SettledSettings> SettleLeftSettings(pg::Connection& conn, const pg::ConnectionParams& target,
                                            cluster::Cluster* embedded, bool restore,
                                            const std::string& restore_command) {
   // A server that cannot be reached or identified has no record to find:
   // the command's own connection then says what is wrong, as it would have.
-  auto conn = pg::Connect(target);
-  if (!conn.ok()) return SettledSettings{};
-  auto id = tune::ServerId(*conn);
-  *conn = pg::Connection();
+  if (!conn.valid()) return SettledSettings{};
+  auto id = tune::ServerId(conn);
   if (!id.ok()) return SettledSettings{};
   ServerSettingsOptions so;
   so.state_dir = SettingsStateDir(*id);
@@ -452,6 +450,8 @@ Result<SettledSettings> SettleLeftSettings(const pg::ConnectionParams& target,
         left->pid, left->created_at, Join(left->names, ", "), left->marker, left->backup_path,
         restore_command));
   }
+  // Restoring may restart the server: no session of ours stays open over it.
+  conn = pg::Connection();
   PGRIG_RETURN_IF_ERROR(RecoverInterrupted(target, so));
   out.restored = std::move(left->names);
   return out;

@@ -158,14 +158,17 @@ struct SettledSettings {
   std::optional<LeftSettings> in_use;  // changed by a suite that is still running
 };
 
-// For every command about to use `target`: looks up the server's record.
-// Nothing left, or a server that cannot be reached or identified: nothing
+// For every command about to use `target`: looks up the server's record,
+// identifying the server over `conn`, the caller's open connection to
+// `target` (not valid(): the server could not be reached, and nothing is
+// looked up).  Nothing left, or a server that cannot be identified: nothing
 // done.  Left by a run that is gone: restored when
 // `embedded` is the target (pgrig runs it) or `restore` is set (`pgrig run
 // --restore-settings`); for a named server otherwise FailedPrecondition
 // whose message ends with `restore_command`.  Left by a run still going:
-// reported in in_use and left alone.
-Result<SettledSettings> SettleLeftSettings(const pg::ConnectionParams& target,
+// reported in in_use and left alone.  Before restoring, `conn` is closed
+// (the server may be restarted): the caller connects again if it needs to.
+Result<SettledSettings> SettleLeftSettings(pg::Connection& conn, const pg::ConnectionParams& target,
                                            cluster::Cluster* embedded, bool restore,
                                            const std::string& restore_command);
 

@@ -87,6 +87,8 @@ void PgbenchLoader::Cancel() {
   }
 }
 
+void PgbenchLoader::AdoptConnection(pg::Connection conn) { adopted_ = std::move(conn); }
+
 Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);
@@ -96,7 +98,12 @@ Result<PgbenchLoader::Session*> PgbenchLoader::SessionFor(int index) {
     }
   }
   if (cancelled_) return Aborted("canceled");
-  PGRIG_ASSIGN_OR_RETURN(pg::Connection conn, pg::Connect(params_));
+  pg::Connection conn;
+  if (index == 0 && adopted_.valid()) {
+    conn = std::move(adopted_);
+  } else {
+    PGRIG_ASSIGN_OR_RETURN(conn, pg::Connect(params_));
+  }
   auto s = std::make_unique<Session>();
   s->index = index;
   s->conn = std::move(conn);
