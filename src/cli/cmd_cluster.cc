@@ -95,8 +95,7 @@ int RunCluster(int argc, char** argv) {
   auto left = runner::FindEmbeddedLeftSettings(c);
   if (!left.ok()) return Fail(kClusterCommand, left.status());
   if (*left && !(*left)->writer_alive && st->running) {
-    pg::Connection conn;
-    if (auto probe = pg::Connect(c.Params()); probe.ok()) conn = std::move(probe).value();
+    pg::Connection conn = pg::ConnectOrInvalid(c.Params());
     auto settled = runner::SettleLeftSettings(conn, c.Params(), &c, /*restore=*/true, "");
     if (!settled.ok()) return Fail(kClusterCommand, settled.status());
     restored = settled->restored;

@@ -80,8 +80,7 @@ Status SettleLeft(Target& t, const pg::ConnectionParams& named, const TargetOpti
   const bool quiet = o.quiet;
   // One session for every check; a server that cannot be reached leaves it
   // not valid(), and the command's own connection then says why.
-  pg::Connection conn;
-  if (auto c = pg::Connect(t.params); c.ok()) conn = std::move(c).value();
+  pg::Connection conn = pg::ConnectOrInvalid(t.params);
   auto settled = runner::SettleLeftSettings(conn, t.params, t.cluster ? &*t.cluster : nullptr,
                                             o.restore_left, RestoreSettingsCommand(named));
   if (!settled.ok()) return settled.status();
@@ -102,7 +101,7 @@ Status SettleLeft(Target& t, const pg::ConnectionParams& named, const TargetOpti
   }
   // Restoring closed the session (the server may have restarted).
   if (!settled->restored.empty() && (o.keep_connection || (o.warn_if_suite && !quiet))) {
-    if (auto c = pg::Connect(t.params); c.ok()) conn = std::move(c).value();
+    conn = pg::ConnectOrInvalid(t.params);
   }
   if (o.warn_if_suite && !quiet && conn.valid()) {
     auto holder = runner::SuiteOnServer(conn);

@@ -255,6 +255,11 @@ Result<Connection> Connect(const ConnectionParams& params) {
   return c;
 }
 
+Connection ConnectOrInvalid(const ConnectionParams& params) {
+  auto c = Connect(params);
+  return c.ok() ? std::move(c).value() : Connection();
+}
+
 std::string QuoteIdent(std::string_view ident) {
   std::string out = "\"";
   for (char ch : ident) {

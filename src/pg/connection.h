@@ -133,6 +133,11 @@ class Connection {
 // (password redacted).
 Result<Connection> Connect(const ConnectionParams& params);
 
+// Connect, for a check that may do without the server: the session, or a
+// Connection that is not valid() when the server cannot be reached (the
+// reason is dropped; the caller's own connection later reports it).
+Connection ConnectOrInvalid(const ConnectionParams& params);
+
 // Quotes an identifier or literal for SQL text.
 std::string QuoteIdent(std::string_view ident);
 std::string QuoteLiteral(std::string_view literal);

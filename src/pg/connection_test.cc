@@ -91,6 +91,14 @@ TEST(Connect, ReportsLibpqsMessageWithoutThePassword) {
   EXPECT_THAT(c.status().message(), Not(HasSubstr("hunter2")));
 }
 
+TEST(Connect, OrInvalidLeavesNoSessionWhenTheServerIsUnreachable) {
+  ConnectionParams p;
+  p.host = "/nonexistent-socket-dir";
+  Connection c = ConnectOrInvalid(p);
+  EXPECT_FALSE(c.valid());
+  EXPECT_EQ(c.raw(), nullptr);
+}
+
 TEST(Quote, EscapesIdentifiersAndLiterals) {
   EXPECT_EQ(QuoteIdent("a\"b"), "\"a\"\"b\"");
   EXPECT_EQ(QuoteLiteral("it's"), "'it''s'");
