@@ -140,6 +140,12 @@ Fingerprint Take(pg::Connection c) {
   add("statistics",
       "select tablename, attname, inherited from pg_stats where schemaname = 'public' "
       "order by 1, 2, 3");
+  // How often each table was analyzed by hand (autovacuum counts apart):
+  // once each, also a partition, which pgbench's ANALYZE of the parent
+  // analyzes and pgrig analyzes on its own before analyzing the parent alone.
+  add("manual analyses",
+      "select relname, analyze_count from pg_stat_user_tables where schemaname = 'public' "
+      "order by 1");
   // Whether VACUUM ran, from its own counter.  Not relallvisible = relpages:
   // VACUUM leaves a page's visibility bit unset when it cannot get the
   // page's cleanup lock at once, and the background writer or a checkpoint

@@ -157,6 +157,8 @@ class PgbenchLoader {
   Status CreateTables();
   Status Generate(bool client_side);
   Status Vacuum();
+  // The statistics of a partitioned pgbench_accounts (see the .cc).
+  Status AnalyzePartitionedAccounts();
   Status PrimaryKeys();
   Status ForeignKeys();
 
