@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Alternates `pgrig bench` and `pgbench` (and, with --floor, bench/floor) on
+# Alternates `pgrig bench` and `pgbench` (and, with --floor, bench/floor;
+# with --wire, bench/wire_probe) on
 # the same server with the same script, clients, threads and duration, and
 # reports medians of throughput, of client CPU (user+sys of the client
 # process, from getrusage of the child) per transaction and of server CPU
 # per transaction, and their ratios (pgrig / pgbench; with --floor, each
-# tool / the floor as well).
+# tool / the floor as well; with --wire, each tool / wire_probe).
 #
 # Server CPU: when the server is the local embedded cluster (its data
 # directory's postmaster.pid names a live process here), the CPU of all its
@@ -12,12 +13,18 @@
 # backends that exit at the end are counted.  For the floor, the "server"
 # column is its echo peer's CPU.
 #
-# Usage: bench/bench_vs_pgbench.sh [--floor] [PAIRS] [DURATION_S]
+# Usage: bench/bench_vs_pgbench.sh [--floor] [--wire] [PAIRS] [DURATION_S]
 #   --floor  also run bench/floor (select-only only: SCRIPT_OPT must be -S),
 #            interleaved with the other two in every round.
+#   --wire   also run bench/wire_probe (select-only only) against the same
+#            server in every round: the raw protocol over the same io_uring
+#            loop shape as the engine (WIRE_LOOP, default uring), nothing
+#            else; the bare loop at the server's own pace, whose user and
+#            system time per transaction are measured like the tools' (the
+#            child's rusage), so `user` ratios compare like with like.
 # Environment: PGRIG (pgrig executable, default build/pgrig), PGBENCH
 # (default /usr/lib/postgresql/15/bin/pgbench), FLOOR_BIN (default
-# build/bench/floor), PGRIG_HOME (embedded cluster; it is started and
+# build/bench/floor), WIRE_BIN (default build/bench/wire_probe), PGRIG_HOME (embedded cluster; it is started and
 # initialised at scale 10 when needed), CLIENTS (8), THREADS (2),
 # MODES ("prepared simple"), SCRIPT_OPT ("-S"; SCRIPT_OPT= for tpcb-like), FLOOR_LOOP (uring),
 # PIN ("CLIENT_CPUS:SERVER_CPUS", e.g. PIN=0:1; unset: no pinning): run each
@@ -32,12 +39,22 @@
 # the same round): median and range.
 set -euo pipefail
 WITH_FLOOR=0
-if [[ ${1:-} == --floor ]]; then WITH_FLOOR=1; shift; fi
+WITH_WIRE=0
+while [[ ${1:-} == --floor || ${1:-} == --wire ]]; do
+  if [[ $1 == --floor ]]; then WITH_FLOOR=1; else WITH_WIRE=1; fi
+  shift
+done
 PAIRS=${1:-5}
 DURATION=${2:-10}
+if [[ ! $PAIRS =~ ^[1-9][0-9]*$ || ! $DURATION =~ ^[1-9][0-9]*$ ]]; then
+  echo "bench_vs_pgbench.sh: usage: bench_vs_pgbench.sh [--floor] [--wire] [PAIRS] [DURATION_S] (positive integers; got '$PAIRS' '$DURATION')" >&2
+  exit 1
+fi
 source "$(dirname "$0")/common.sh"
 FLOOR_BIN=${FLOOR_BIN:-$here/build/bench/floor}
 FLOOR_LOOP=${FLOOR_LOOP:-uring}
+WIRE_BIN=${WIRE_BIN:-$here/build/bench/wire_probe}
+WIRE_LOOP=${WIRE_LOOP:-uring}
 SCRIPT_OPT=${SCRIPT_OPT--S}  # set and empty: the built-in tpcb-like script
 PIN=${PIN:-}
 if [[ -n $PIN ]]; then
@@ -63,14 +80,31 @@ if [[ $WITH_FLOOR == 1 ]]; then
   fi
 fi
 
+if [[ $WITH_WIRE == 1 ]]; then
+  if [[ $SCRIPT_OPT != -S ]]; then
+    echo "bench_vs_pgbench.sh: --wire runs select-only (-S); unset SCRIPT_OPT or drop --wire" >&2
+    exit 1
+  fi
+  if [[ ! -x $WIRE_BIN ]]; then
+    echo "bench_vs_pgbench.sh: $WIRE_BIN is missing; build it: cmake --build build --target wire_probe (configure with -DPGRIG_BUILD_BENCH=ON)" >&2
+    exit 1
+  fi
+  if [[ $WIRE_LOOP != uring && $WIRE_LOOP != epoll ]]; then
+    echo "bench_vs_pgbench.sh: WIRE_LOOP is uring or epoll, not $WIRE_LOOP" >&2
+    exit 1
+  fi
+fi
+
 bench_start_server
 
 python3 - "$PAIRS" "$DURATION" "$PGRIG" "$PGBENCH" "$SOCK" "$CLIENTS" "$THREADS" "$MODES" "$SCRIPT_OPT" \
-  "$here/bench" "$PGRIG_HOME/data" "$WITH_FLOOR" "$FLOOR_BIN" "$FLOOR_LOOP" "$PIN" <<'PY'
+  "$here/bench" "$PGRIG_HOME/data" "$WITH_FLOOR" "$FLOOR_BIN" "$FLOOR_LOOP" "$PIN" \
+  "$WITH_WIRE" "$WIRE_BIN" "$WIRE_LOOP" <<'PY'
 import os, re, statistics, subprocess, sys
 (pairs, duration, pgrig, pgbench, sock, clients, threads, modes, script_opt,
- bench_dir, data_dir, with_floor, floor_bin, floor_loop, pin) = sys.argv[1:]
-pairs, duration, with_floor = int(pairs), int(duration), with_floor == "1"
+ bench_dir, data_dir, with_floor, floor_bin, floor_loop, pin,
+ with_wire, wire_bin, wire_loop) = sys.argv[1:]
+pairs, duration, with_floor, with_wire = int(pairs), int(duration), with_floor == "1", with_wire == "1"
 sys.path.insert(0, bench_dir)
 import measure, server_cpu
 server = server_cpu.open_or_none(data_dir)
@@ -145,6 +179,9 @@ try:
       if with_floor:
           tools.append(("floor", [floor_bin, "-c", clients, "-j", threads, "-T", str(duration),
                                   "-M", mode, "--loop", floor_loop]))
+      if with_wire:
+          tools.append(("wire", [wire_bin, wire_loop, mode, clients, threads, str(duration),
+                                 "host=%s user=postgres dbname=pgrig" % sock]))
       res = {name: [] for name, _ in tools}
       for i in range(pairs):
           # interleaved; the order rotates so that none always goes first
@@ -168,6 +205,11 @@ try:
               x = m[name]
               print("  ratio %s/floor: tps %.3f, client CPU per txn %.3f (%.2f us above the floor)"
                     % (name, x[0] / f[0], x[1] / f[1], x[1] - f[1]))
+      if with_wire:
+          for name in ("pgrig", "pgbench"):
+              print("  pair ratios %s/wire, median (range): client CPU per txn %s, user %s, sys %s"
+                    % (name, pair_ratios(res[name], res["wire"], 1),
+                       pair_ratios(res[name], res["wire"], 2), pair_ratios(res[name], res["wire"], 3)))
       a_runs, b_runs = res["pgrig"], res["pgbench"]
       print("  pair ratios pgrig/pgbench, median (range): tps %s, client CPU per txn %s, server CPU per txn %s"
             % (pair_ratios(a_runs, b_runs, 0), pair_ratios(a_runs, b_runs, 1),
