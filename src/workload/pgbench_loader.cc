@@ -592,16 +592,27 @@ Status PgbenchLoader::AnalyzePartitionedAccounts() {
   PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
   PGRIG_ASSIGN_OR_RETURN(Session * holder, SessionFor(0));
   PGRIG_ASSIGN_OR_RETURN(Session * analyzer, SessionFor(1));
-  PGRIG_RETURN_IF_ERROR(Exec(*holder, "begin"));
-  Status st = Exec(*holder, "lock table " + partitions + " in share update exclusive mode");
-  if (st.ok()) st = Exec(*analyzer, "begin");
+  // Cancel() interrupts a running statement; between two it is seen here.
+  auto step = [this](Session& s, const std::string& sql) {
+    return cancelled_ ? Aborted("canceled") : Exec(s, sql);
+  };
+  PGRIG_RETURN_IF_ERROR(step(*holder, "begin"));
+  Status st = step(*holder, "lock table " + partitions + " in share update exclusive mode");
+  bool analyzer_in_transaction = false;
   if (st.ok()) {
-    st = Exec(*analyzer, "lock table only pgbench_accounts in share update exclusive mode");
+    st = step(*analyzer, "begin");
+    analyzer_in_transaction = st.ok();
   }
-  if (st.ok()) st = Exec(*analyzer, "analyze (skip_locked) pgbench_accounts");
-  if (st.ok()) st = Exec(*analyzer, "commit");
+  if (st.ok()) {
+    st = step(*analyzer, "lock table only pgbench_accounts in share update exclusive mode");
+  }
+  if (st.ok()) st = step(*analyzer, "analyze (skip_locked) pgbench_accounts");
+  if (st.ok()) {
+    analyzer_in_transaction = false;  // a failed COMMIT ends the transaction too
+    st = Exec(*analyzer, "commit");
+  }
   if (!st.ok()) {
-    (void)Rollback(*analyzer);
+    if (analyzer_in_transaction) (void)Rollback(*analyzer);
     (void)Rollback(*holder);
     return st;
   }
