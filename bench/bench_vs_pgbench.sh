@@ -24,8 +24,9 @@
 #            child's rusage), so `user` ratios compare like with like.
 # Environment: PGRIG (pgrig executable, default build/pgrig), PGBENCH
 # (default /usr/lib/postgresql/15/bin/pgbench), FLOOR_BIN (default
-# build/bench/floor), WIRE_BIN (default build/bench/wire_probe), PGRIG_HOME (embedded cluster; it is started and
-# initialised at scale 10 when needed), CLIENTS (8), THREADS (2),
+# build/bench/floor), WIRE_BIN (default build/bench/wire_probe), PGRIG_HOME
+# (embedded cluster; it is started and initialised at scale 10 when needed),
+# CLIENTS (8), THREADS (2),
 # MODES ("prepared simple"), SCRIPT_OPT ("-S"; SCRIPT_OPT= for tpcb-like), FLOOR_LOOP (uring),
 # PIN ("CLIENT_CPUS:SERVER_CPUS", e.g. PIN=0:1; unset: no pinning): run each
 # client under taskset on CLIENT_CPUS and move the embedded cluster's
@@ -69,26 +70,21 @@ if [[ -n $PIN ]]; then
   command -v taskset >/dev/null || { echo "bench_vs_pgbench.sh: PIN needs taskset (util-linux)" >&2; exit 1; }
 fi
 
-if [[ $WITH_FLOOR == 1 ]]; then
+# A select-only bare loop beside the tools: FLAG needs -S and its built BIN.
+need_bare_loop() {
+  local flag=$1 bin=$2 target=$3
   if [[ $SCRIPT_OPT != -S ]]; then
-    echo "bench_vs_pgbench.sh: --floor has the message sizes of select-only (-S); unset SCRIPT_OPT or drop --floor" >&2
+    echo "bench_vs_pgbench.sh: $flag has the message sizes of select-only (-S); unset SCRIPT_OPT or drop $flag" >&2
     exit 1
   fi
-  if [[ ! -x $FLOOR_BIN ]]; then
-    echo "bench_vs_pgbench.sh: $FLOOR_BIN is missing; build it: cmake --build build --target floor (configure with -DPGRIG_BUILD_BENCH=ON)" >&2
+  if [[ ! -x $bin ]]; then
+    echo "bench_vs_pgbench.sh: $bin is missing; build it: cmake --build build --target $target (configure with -DPGRIG_BUILD_BENCH=ON)" >&2
     exit 1
   fi
-fi
-
+}
+if [[ $WITH_FLOOR == 1 ]]; then need_bare_loop --floor "$FLOOR_BIN" floor; fi
 if [[ $WITH_WIRE == 1 ]]; then
-  if [[ $SCRIPT_OPT != -S ]]; then
-    echo "bench_vs_pgbench.sh: --wire runs select-only (-S); unset SCRIPT_OPT or drop --wire" >&2
-    exit 1
-  fi
-  if [[ ! -x $WIRE_BIN ]]; then
-    echo "bench_vs_pgbench.sh: $WIRE_BIN is missing; build it: cmake --build build --target wire_probe (configure with -DPGRIG_BUILD_BENCH=ON)" >&2
-    exit 1
-  fi
+  need_bare_loop --wire "$WIRE_BIN" wire_probe
   if [[ $WIRE_LOOP != uring && $WIRE_LOOP != epoll ]]; then
     echo "bench_vs_pgbench.sh: WIRE_LOOP is uring or epoll, not $WIRE_LOOP" >&2
     exit 1
