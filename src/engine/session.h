@@ -91,8 +91,8 @@ struct WorkerState {
 
   // Accounting.
   stats::IntervalStats totals;
-  stats::Histogram latency;
-  stats::Histogram lag;
+  stats::BatchedHistogram latency;  // flushed at the end of Worker::Run
+  stats::BatchedHistogram lag;
   stats::TimeSeries series;
   std::vector<ScriptStats> script_stats;
   int64_t latency_late = 0;

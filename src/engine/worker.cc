@@ -241,6 +241,8 @@ void Worker::Run() {
   // them, so wait for the cancellations before the ring goes.
   w_.poller.DrainRecvs(*this);
   w_.Now();
+  w_.latency.Flush();
+  w_.lag.Flush();
   if (w_.log) w_.log->Finish(w_.EpochUs(w_.now));
   PublishIntervals(/*final_publish=*/true);
 }

@@ -56,8 +56,8 @@ class Worker final : private Poller::Handler {
 
   // Results, valid after Run() returned.
   const stats::IntervalStats& totals() const { return w_.totals; }
-  const stats::Histogram& latency() const { return w_.latency; }
-  const stats::Histogram& lag() const { return w_.lag; }
+  const stats::Histogram& latency() const { return w_.latency.histogram(); }
+  const stats::Histogram& lag() const { return w_.lag.histogram(); }
   const stats::TimeSeries& series() const { return w_.series; }
   const std::vector<ScriptStats>& script_stats() const { return w_.script_stats; }
   int64_t latency_late() const { return w_.latency_late; }

@@ -76,6 +76,14 @@ void Histogram::RecordN(int64_t value_ns, int64_t count) {
   max_ = std::max(max_, v);
 }
 
+void Histogram::RecordBatch(std::span<const int64_t> values) {
+  for (const int64_t value_ns : values) {
+    const int64_t v = std::clamp<int64_t>(value_ns, 0, kMaxTrackableNs);
+    __builtin_prefetch(&counts_[static_cast<size_t>(IndexOf(v))], /*rw=*/1);
+  }
+  for (const int64_t value_ns : values) Record(value_ns);
+}
+
 void Histogram::Add(const Histogram& other) {
   if (other.count_ == 0) return;
   // Only the occupied span of `other` can hold non-zero counters.

@@ -36,7 +36,9 @@
 #define PGRIG_STATS_HISTOGRAM_H_
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -108,6 +110,12 @@ class Histogram {
   // Records `count` occurrences of one value.  count <= 0 records nothing.
   void RecordN(int64_t value_ns, int64_t count);
 
+  // Records every value of `values`, with the same result as Record() on
+  // each in turn, but first prefetches every bucket the batch touches, so
+  // that their cache misses overlap instead of following one another (see
+  // BatchedHistogram).
+  void RecordBatch(std::span<const int64_t> values);
+
   // Adds every value recorded in `other` to this histogram.
   void Add(const Histogram& other);
 
@@ -175,6 +183,40 @@ class Histogram {
   int64_t negative_count_ = 0;
   Uint128 sum_ = 0;
   Uint128 sum_squares_ = 0;
+};
+
+// BatchedHistogram: a Histogram whose Record() collects values and records
+// them kBatch at a time with RecordBatch().  A load worker shares its core
+// with the server's backends: between two of its transactions they evict
+// most of the worker's cache, so one Record() per transaction pays a cache
+// (and TLB) miss on the bucket it increments, ~0.15 us on a 2-vCPU guest
+// (docs/performance.md); a batch pays its misses side by side.  The
+// histogram holds every value only after Flush(): histogram() is for the
+// owner once it has flushed (a debug build checks).  Not synchronized, like
+// Histogram.
+class BatchedHistogram {
+ public:
+  static constexpr int kBatch = 64;
+
+  void Record(int64_t value_ns) {
+    pending_[static_cast<size_t>(pending_count_++)] = value_ns;
+    if (pending_count_ == kBatch) Flush();
+  }
+  // Records the values still pending.
+  void Flush() {
+    histogram_.RecordBatch(
+        std::span<const int64_t>(pending_.data(), static_cast<size_t>(pending_count_)));
+    pending_count_ = 0;
+  }
+  const Histogram& histogram() const {
+    assert(pending_count_ == 0);
+    return histogram_;
+  }
+
+ private:
+  Histogram histogram_;
+  std::array<int64_t, kBatch> pending_{};
+  int pending_count_ = 0;
 };
 
 // Decimal text of a 128-bit unsigned integer and back (nullopt on junk or

@@ -217,6 +217,35 @@ TEST(HistogramTest, RecordNEqualsRepeatedRecord) {
   EXPECT_EQ(a.count(), 10);
 }
 
+TEST(HistogramTest, RecordBatchEqualsRecordingEachInTurn) {
+  const std::vector<int64_t> values = {0, 1, 4095, 4096, 123456, -7, kMax, kMax + 1, 987654321, 5};
+  Histogram a, b;
+  a.RecordBatch(values);
+  a.RecordBatch({});  // nothing
+  for (const int64_t v : values) b.Record(v);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.count(), 10);
+  EXPECT_EQ(a.negative_count(), 1);
+  EXPECT_EQ(a.saturated_count(), 1);
+}
+
+TEST(BatchedHistogramTest, HoldsEveryValueOnceFlushed) {
+  // 2.5 batches: two flush by themselves, the rest waits for Flush().
+  const int n = BatchedHistogram::kBatch * 5 / 2;
+  BatchedHistogram batched;
+  Histogram plain;
+  for (int i = 0; i < n; ++i) {
+    const int64_t v = (int64_t{i} * 7919 % 1000) * 1000 + i;  // spread over many buckets
+    batched.Record(v);
+    plain.Record(v);
+  }
+  batched.Flush();
+  EXPECT_EQ(batched.histogram(), plain);
+  EXPECT_EQ(batched.histogram().count(), n);
+  batched.Flush();  // nothing pending: no change
+  EXPECT_EQ(batched.histogram(), plain);
+}
+
 TEST(HistogramTest, EmptyHistogram) {
   Histogram h;
   EXPECT_EQ(h.count(), 0);
