@@ -34,6 +34,10 @@
 set -euo pipefail
 PAIRS=${1:-10}
 DURATION=${2:-10}
+if [[ ! $PAIRS =~ ^[1-9][0-9]*$ || ! $DURATION =~ ^[1-9][0-9]*$ ]]; then
+  echo "fixed_rate.sh: usage: fixed_rate.sh [PAIRS] [DURATION_S] (positive integers; got '$PAIRS' '$DURATION')" >&2
+  exit 1
+fi
 source "$(dirname "$0")/common.sh"
 PROBE=${PROBE:-$here/build/bench/wire_probe}
 SCRIPT_OPT=${SCRIPT_OPT--S}
@@ -47,6 +51,13 @@ if [[ -n $FLOORS && ! -x $PROBE ]]; then
 fi
 for r in $RATES; do
   [[ $r =~ ^[0-9]+$ && $r -gt 0 ]] || { echo "fixed_rate.sh: RATES takes whole tps above 0, not $r" >&2; exit 1; }
+done
+for f in $FLOORS; do
+  [[ $f == epoll || $f == uring ]] || { echo "fixed_rate.sh: FLOORS takes epoll and uring, not $f" >&2; exit 1; }
+done
+# Checked here, before the cluster starts: NAME:VAR=VALUE, each part non-empty.
+for v in ${VARIANTS:-}; do
+  [[ $v =~ ^[^:]+:[A-Za-z_][A-Za-z0-9_]*=.*$ ]] || { echo "fixed_rate.sh: VARIANTS takes NAME:VAR=VALUE, not $v" >&2; exit 1; }
 done
 
 bench_start_server
@@ -122,10 +133,8 @@ try:
                                                        "--log-prefix", os.path.join(log_dir, "log")],
                       None)]
             for v in variants.split():
-                name, _, assignment = v.partition(":")
+                name, _, assignment = v.partition(":")  # checked before the cluster started
                 var, _, value = assignment.partition("=")
-                if not name or not var:
-                    sys.exit("fixed_rate.sh: VARIANTS takes NAME:VAR=VALUE, not %r" % v)
                 tools.append(("pgrig-" + name, [pgrig, "bench"] + common, {var: value}))
             for loop in floors.split():
                 tools.append(("floor-" + loop, [probe, loop, mode, clients, threads, str(duration),

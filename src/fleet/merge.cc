@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "results/histogram_json.h"
 #include "results/result_doc.h"
