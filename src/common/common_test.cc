@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <thread>
 
 #include "common/clock.h"
@@ -178,6 +179,27 @@ TEST(Process, ACancelStopsTheChildsGroupEvenWhenItsOutputGoesElsewhere) {
   EXPECT_TRUE(r->cancelled);
   EXPECT_FALSE(r->success());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(Process, ACancelsKillFollowsAChildThatIgnoresSigtermAfterItsPipesClosed) {
+  std::atomic<bool> cancel{false};
+  std::thread t([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  RealProcessRunner runner;
+  // The SIGTERM comes while the pipes are open; the shell ignores it, closes
+  // them a second later and goes on: the SIGKILL 5 s after the SIGTERM must
+  // still come, now from the wait for the child.
+  auto r =
+      runner.Run({.argv = {"sh", "-c", "trap '' TERM; sleep 1; exec >/dev/null 2>&1; sleep 30"},
+                  .cancel = &cancel});
+  t.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cancelled);
+  EXPECT_EQ(r->signal, SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
 }
 
 TEST(Process, SetsAndUnsetsEnvironment) {

@@ -127,9 +127,33 @@ Status AwaitExec(const ProcessOptions& o, pid_t pid, ChildPipes& p) {
 }
 
 // Feeds o.stdin_data to the child and collects its stdout and stderr into
+// A cancel's stop of the child's process group: SIGTERM when o.cancel is
+// first seen set, SIGKILL 5 s later if the child has not been reaped.  One
+// per child, carried from PumpOutput into Reap, so that a child which closes
+// its pipes but ignores SIGTERM is still killed.
+class CancelStop {
+ public:
+  void Check(const ProcessOptions& o, pid_t pid, ProcessResult* r) {
+    if (o.cancel == nullptr) return;
+    if (o.cancel->load() && !r->cancelled) {
+      r->cancelled = true;
+      ::kill(-pid, SIGTERM);
+      kill_at_ = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    }
+    if (kill_at_ && std::chrono::steady_clock::now() >= *kill_at_) {
+      ::kill(-pid, SIGKILL);
+      kill_at_.reset();
+    }
+  }
+
+ private:
+  std::optional<std::chrono::steady_clock::time_point> kill_at_;
+};
+
 // *r until both close, killing the child's process group at the timeout.
 // Closes the parent's ends of the pipes.
-void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult* r) {
+void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, CancelStop& stop,
+                ProcessResult* r) {
   size_t in_off = 0;
   if (o.stdin_data.empty() || o.stdin_fd >= 0) {
     ::close(p.in[1]);
@@ -138,7 +162,6 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
     ::fcntl(p.in[1], F_SETFL, O_NONBLOCK);
   }
   auto deadline = std::chrono::steady_clock::now() + o.timeout;
-  std::optional<std::chrono::steady_clock::time_point> kill_at;  // after a cancel's SIGTERM
   bool out_open = true, err_open = true;
   while (out_open || err_open || p.in[1] >= 0) {
     pollfd fds[3];
@@ -168,15 +191,7 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
       wait_ms = static_cast<int>(left.count());
     }
     if (o.cancel != nullptr) {
-      if (o.cancel->load() && !r->cancelled) {
-        r->cancelled = true;
-        ::kill(-pid, SIGTERM);
-        kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      }
-      if (kill_at && std::chrono::steady_clock::now() >= *kill_at) {
-        ::kill(-pid, SIGKILL);
-        kill_at.reset();
-      }
+      stop.Check(o, pid, r);
       wait_ms = wait_ms < 0 ? 200 : std::min(wait_ms, 200);
     }
     int pr = ::poll(fds, static_cast<nfds_t>(n), wait_ms);
@@ -218,22 +233,13 @@ void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, ProcessResult
 // Waits for the child and records how it ended.  With o.cancel, the wait
 // goes on checking it: a child whose output goes elsewhere (a log) closes
 // its pipes at once and is still to be stopped.
-void Reap(const ProcessOptions& o, pid_t pid, ProcessResult* r) {
+void Reap(const ProcessOptions& o, pid_t pid, CancelStop& stop, ProcessResult* r) {
   int st = 0;
   if (o.cancel != nullptr) {
-    std::optional<std::chrono::steady_clock::time_point> kill_at;
     for (;;) {
       const pid_t w = ::waitpid(pid, &st, WNOHANG);
       if (w == pid || (w < 0 && errno != EINTR)) break;
-      if (o.cancel->load() && !r->cancelled) {
-        r->cancelled = true;
-        ::kill(-pid, SIGTERM);
-        kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      }
-      if (kill_at && std::chrono::steady_clock::now() >= *kill_at) {
-        ::kill(-pid, SIGKILL);
-        kill_at.reset();
-      }
+      stop.Check(o, pid, r);
       ::usleep(50000);
     }
   } else {
@@ -269,8 +275,9 @@ Result<ProcessResult> RealProcessRunner::Run(const ProcessOptions& o) const {
   PGRIG_RETURN_IF_ERROR(AwaitExec(o, pid, p));
 
   ProcessResult r;
-  PumpOutput(o, pid, p, &r);
-  Reap(o, pid, &r);
+  CancelStop stop;
+  PumpOutput(o, pid, p, stop, &r);
+  Reap(o, pid, stop, &r);
   return r;
 }
 
