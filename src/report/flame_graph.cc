@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "profile/categories.h"
+#include "report/markup.h"
 
 namespace pgrig::report {
 namespace {
@@ -18,30 +19,6 @@ struct Node {
   int64_t count = 0;
   std::map<std::string, std::unique_ptr<Node>, std::less<>> children;
 };
-
-std::string XmlEsc(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // Control characters are not allowed in XML 1.0.
-        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-    }
-  }
-  return out;
-}
 
 const char* ColourOf(std::string_view name) {
   if (name.starts_with("[")) return "#c8c8c8";  // unnamed: grey
@@ -95,13 +72,13 @@ struct Drawer {
     body += fmt::format(
         "<g><title>{} ({} samples, {:.2f}%)</title><rect x=\"{:.2f}\" y=\"{:.1f}\" "
         "width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\" rx=\"1\"/>",
-        XmlEsc(name), n.count, pct, x, y, w, o.row_px - 1, ColourOf(name));
+        EscapeMarkup(name), n.count, pct, x, y, w, o.row_px - 1, ColourOf(name));
     // A label when at least a few characters fit (about 6.5 px each).
     const auto fit = static_cast<size_t>((w - 4) / 6.5);
     if (fit >= 3) {
       std::string label = name.size() <= fit ? name : name.substr(0, fit - 2) + "..";
       body += fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\">{}</text>", x + 2, y + o.row_px - 4.5,
-                          XmlEsc(label));
+                          EscapeMarkup(label));
     }
     body += "</g>";
     ++drawn;

@@ -1,8 +1,12 @@
-// FlameGraphSvg (report/flame_graph.h).
+// FlameGraphSvg (report/flame_graph.h) and EscapeMarkup (report/markup.h).
 #include "report/flame_graph.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <string>
+
+#include "report/markup.h"
 
 namespace pgrig::report {
 namespace {
@@ -51,6 +55,15 @@ TEST(FlameGraph, NarrowFramesAreCountedNotDrawnAndNamesAreEscaped) {
   EXPECT_EQ(g->samples_hidden, 1);
   EXPECT_THAT(g->svg, HasSubstr("b&lt;c&gt;"));
   EXPECT_THAT(g->svg, Not(HasSubstr("tiny")));
+}
+
+TEST(Markup, EscapesTheFiveSpecialsAndBlanksForbiddenControlCharacters) {
+  EXPECT_EQ(EscapeMarkup("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+  EXPECT_EQ(EscapeMarkup(std::string("x\x01y\x1fz", 5)), "x y z");
+  EXPECT_EQ(EscapeMarkup("tab\tline\ncr\r"), "tab\tline\ncr\r");  // XML 1.0 allows these
+  EXPECT_EQ(EscapeMarkup("\xc3\xa9t\xc3\xa9 'quoted'"),
+            "\xc3\xa9t\xc3\xa9 'quoted'");  // UTF-8, ' untouched
+  EXPECT_EQ(EscapeMarkup(""), "");
 }
 
 TEST(FlameGraph, MalformedFoldedTextNamesTheLine) {

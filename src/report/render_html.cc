@@ -11,6 +11,7 @@
 #include "common/fs.h"
 #include "cost/per_dollar.h"
 #include "report/flame_graph.h"
+#include "report/markup.h"
 
 namespace pgrig::report {
 namespace {
@@ -18,29 +19,6 @@ namespace {
 constexpr double kW = 640, kH = 300;
 constexpr double kLeft = 72, kRight = 16, kTop = 16, kBottom = 44;
 constexpr int kColors = 8;
-
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string F(double v) { return fmt::format("{:.6g}", v); }
 std::string Px(double v) { return fmt::format("{:.1f}", v); }
@@ -90,8 +68,8 @@ std::string TickText(double v) {
 std::string Legend(const std::vector<Series>& series) {
   std::string out = "<ul class=\"legend\">";
   for (size_t i = 0; i < series.size(); ++i) {
-    out +=
-        fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", i % kColors, Esc(series[i].name));
+    out += fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", i % kColors,
+                       EscapeMarkup(series[i].name));
   }
   return out + "</ul>";
 }
@@ -111,10 +89,10 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
     }
   }
   std::string extra;
-  for (const auto& [k, v] : attrs) extra += fmt::format(" data-{}=\"{}\"", k, Esc(v));
+  for (const auto& [k, v] : attrs) extra += fmt::format(" data-{}=\"{}\"", k, EscapeMarkup(v));
   std::string out =
       fmt::format("<figure class=\"chart\" data-chart=\"{}\"{}><figcaption>{}</figcaption>",
-                  Esc(spec.kind), extra, Esc(spec.title));
+                  EscapeMarkup(spec.kind), extra, EscapeMarkup(spec.title));
   if (points == 0) return out + "<p class=\"empty\">no data</p></figure>";
   const bool log = spec.y_axis == Axis::kLog;
   if (log) {
@@ -140,7 +118,7 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
     return kTop + ph * (1 - f);
   };
   out += fmt::format("<svg class=\"plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">",
-                     kW, kH, Esc(spec.title));
+                     kW, kH, EscapeMarkup(spec.title));
   // Axes and grid.
   out += "<g class=\"axis\">";
   if (log) {
@@ -170,28 +148,29 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
   }
   for (const auto& [x, label] : xticks) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", Px(sx(x)),
-                       Px(kH - kBottom + 16), Esc(label));
+                       Px(kH - kBottom + 16), EscapeMarkup(label));
   }
   out += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>",
                      Px(kLeft), Px(kTop), Px(kH - kBottom));
   out += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>",
                      Px(kLeft), Px(kW - kRight), Px(kH - kBottom));
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", Px(kLeft + pw / 2),
-                     Px(kH - 6), Esc(spec.x_label));
+                     Px(kH - 6), EscapeMarkup(spec.x_label));
   out += fmt::format(
       "<text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-      Px(kTop + ph / 2), Esc(spec.y_label));
+      Px(kTop + ph / 2), EscapeMarkup(spec.y_label));
   out += "</g>";
   for (const auto& [x, label] : spec.markers) {
     if (x < x0 || x > x1) continue;
     out += fmt::format(
         "<line class=\"marker\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" data-marker=\"{3}\" "
         "data-x=\"{4}\"><title>{3} at {4}</title></line>",
-        Px(sx(x)), Px(kTop), Px(kH - kBottom), Esc(label), F(x));
+        Px(sx(x)), Px(kTop), Px(kH - kBottom), EscapeMarkup(label), F(x));
   }
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
-    out += fmt::format("<g class=\"series c{}\" data-series=\"{}\">", i % kColors, Esc(s.name));
+    out += fmt::format("<g class=\"series c{}\" data-series=\"{}\">", i % kColors,
+                       EscapeMarkup(s.name));
     if (spec.lines && s.points.size() > 1) {
       std::string d;
       for (const Point& p : s.points)
@@ -210,28 +189,30 @@ std::string Chart(const ChartSpec& spec, const std::vector<Series>& series,
       out += fmt::format(
           "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3.5\" data-x=\"{}\" data-y=\"{}\"{}>"
           "<title>{}: {} = {}</title></circle>",
-          Px(sx(p.x)), Px(sy(p.y)), spec.categorical_x ? Esc(p.label) : F(p.x), F(p.y), interval,
-          Esc(s.name), spec.categorical_x ? Esc(p.label) : F(p.x), F(p.y));
+          Px(sx(p.x)), Px(sy(p.y)), spec.categorical_x ? EscapeMarkup(p.label) : F(p.x), F(p.y),
+          interval, EscapeMarkup(s.name), spec.categorical_x ? EscapeMarkup(p.label) : F(p.x),
+          F(p.y));
     }
     out += "</g>";
   }
   out += "</svg>" + Legend(series);
   // The same data as a table, for screen readers and for print.
-  out += "<table class=\"data\"><thead><tr><th>series</th><th>" + Esc(spec.x_label) + "</th><th>" +
-         Esc(spec.y_label) + "</th><th>95% interval</th></tr></thead><tbody>";
+  out += "<table class=\"data\"><thead><tr><th>series</th><th>" + EscapeMarkup(spec.x_label) +
+         "</th><th>" + EscapeMarkup(spec.y_label) +
+         "</th><th>95% interval</th></tr></thead><tbody>";
   for (const Series& s : series) {
     for (const Point& p : s.points) {
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", Esc(s.name),
-                         spec.categorical_x ? Esc(p.label) : F(p.x), F(p.y),
-                         p.low && p.high ? F(*p.low) + " - " + F(*p.high) : "-");
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                         EscapeMarkup(s.name), spec.categorical_x ? EscapeMarkup(p.label) : F(p.x),
+                         F(p.y), p.low && p.high ? F(*p.low) + " - " + F(*p.high) : "-");
     }
   }
   out += "</tbody></table>";
   if (!spec.markers.empty()) {
     out += "<p class=\"markers\">Marked (dashed lines): ";
     for (size_t i = 0; i < spec.markers.size(); ++i) {
-      out += fmt::format("{}{} at {} {}", i ? "; " : "", Esc(spec.markers[i].second),
-                         F(spec.markers[i].first), Esc(spec.x_label));
+      out += fmt::format("{}{} at {} {}", i ? "; " : "", EscapeMarkup(spec.markers[i].second),
+                         F(spec.markers[i].first), EscapeMarkup(spec.x_label));
     }
     out += "</p>";
   }
@@ -251,16 +232,16 @@ std::string StackChart(const std::string& kind, const std::string& title,
   // Its table (the evidence in words) goes under the chart, at full width.
   std::string out = fmt::format(
       "<figure class=\"chart\" data-chart=\"{}\" data-layout=\"wide\"><figcaption>{}</figcaption>",
-      Esc(kind), Esc(title));
+      EscapeMarkup(kind), EscapeMarkup(title));
   if (rows.empty()) return out + "<p class=\"empty\">no data</p></figure>";
   const double row_h = 22, label_w = 250, bar_w = kW - label_w - kRight;
   const double h = kTop + row_h * static_cast<double>(rows.size()) + 8;
   out += fmt::format("<svg class=\"plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">",
-                     kW, Px(h), Esc(title));
+                     kW, Px(h), EscapeMarkup(title));
   // One series per part, so that tests and readers see each share.
   for (size_t p = 0; p < part_names.size(); ++p) {
-    out +=
-        fmt::format("<g class=\"series c{}\" data-series=\"{}\">", p % kColors, Esc(part_names[p]));
+    out += fmt::format("<g class=\"series c{}\" data-series=\"{}\">", p % kColors,
+                       EscapeMarkup(part_names[p]));
     for (size_t r = 0; r < rows.size(); ++r) {
       double x = 0;
       for (size_t q = 0; q < p; ++q) x += rows[r].parts[q].value_or(0);
@@ -270,40 +251,40 @@ std::string StackChart(const std::string& kind, const std::string& title,
           "<rect class=\"point\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" data-x=\"{}\" "
           "data-y=\"{}\"><title>{}: {} {:.1f}%</title></rect>",
           Px(label_w + x * bar_w), Px(kTop + row_h * static_cast<double>(r)),
-          Px(std::max(0.0, v * bar_w)), Px(row_h - 6), Esc(rows[r].name), F(v), Esc(rows[r].name),
-          Esc(part_names[p]), v * 100);
+          Px(std::max(0.0, v * bar_w)), Px(row_h - 6), EscapeMarkup(rows[r].name), F(v),
+          EscapeMarkup(rows[r].name), EscapeMarkup(part_names[p]), v * 100);
     }
     out += "</g>";
   }
   out += "<g class=\"axis\">";
   for (size_t r = 0; r < rows.size(); ++r) {
-    out +=
-        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(label_w - 6),
-                    Px(kTop + row_h * static_cast<double>(r) + row_h / 2 + 1), Esc(rows[r].name));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(label_w - 6),
+                       Px(kTop + row_h * static_cast<double>(r) + row_h / 2 + 1),
+                       EscapeMarkup(rows[r].name));
   }
   out += "</g></svg><ul class=\"legend\">";
   for (size_t p = 0; p < part_names.size(); ++p) {
-    out +=
-        fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", p % kColors, Esc(part_names[p]));
+    out += fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", p % kColors,
+                       EscapeMarkup(part_names[p]));
   }
   out += "</ul><table class=\"data\"><thead><tr><th>cell</th>";
-  for (const auto& n : part_names) out += "<th>" + Esc(n) + " %</th>";
+  for (const auto& n : part_names) out += "<th>" + EscapeMarkup(n) + " %</th>";
   out += "<th>evidence</th></tr></thead><tbody>";
   for (const StackRow& r : rows) {
-    out += "<tr><td>" + Esc(r.name) + "</td>";
+    out += "<tr><td>" + EscapeMarkup(r.name) + "</td>";
     for (const auto& v : r.parts)
       out += "<td>" + (v ? fmt::format("{:.1f}", *v * 100) : "-") + "</td>";
-    out += "<td>" + Esc(r.note) + "</td></tr>";
+    out += "<td>" + EscapeMarkup(r.note) + "</td></tr>";
   }
   return out + "</tbody></table></figure>";
 }
 
 std::string HtmlTable(const Table& t) {
-  std::string out =
-      fmt::format("<section class=\"table\" id=\"{}\"><h2>{}</h2>", Esc(t.id), Esc(t.title));
+  std::string out = fmt::format("<section class=\"table\" id=\"{}\"><h2>{}</h2>",
+                                EscapeMarkup(t.id), EscapeMarkup(t.title));
   if (!t.rows.empty()) {
     out += "<table><thead><tr>";
-    for (const auto& h : t.headers) out += "<th>" + Esc(h) + "</th>";
+    for (const auto& h : t.headers) out += "<th>" + EscapeMarkup(h) + "</th>";
     out += "</tr></thead><tbody>";
     for (const auto& row : t.rows) {
       out += "<tr>";
@@ -312,13 +293,13 @@ std::string HtmlTable(const Table& t) {
         std::string cls = right ? " class=\"num\"" : "";
         if (row[i] == "faster" || row[i] == "supported") cls = " class=\"good\"";
         if (row[i] == "slower" || row[i] == "contradicted") cls = " class=\"bad\"";
-        out += "<td" + cls + ">" + Esc(row[i]) + "</td>";
+        out += "<td" + cls + ">" + EscapeMarkup(row[i]) + "</td>";
       }
       out += "</tr>";
     }
     out += "</tbody></table>";
   }
-  if (!t.note.empty()) out += "<p class=\"note\">" + Esc(t.note) + "</p>";
+  if (!t.note.empty()) out += "<p class=\"note\">" + EscapeMarkup(t.note) + "</p>";
   return out + "</section>";
 }
 
@@ -361,7 +342,7 @@ std::string Page(const std::string& title, const std::string& body) {
          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
          "<meta name=\"color-scheme\" content=\"light dark\">"
          "<title>" +
-         Esc(title) + "</title><style>" + kCss + "</style></head><body>" + body +
+         EscapeMarkup(title) + "</title><style>" + kCss + "</style></head><body>" + body +
          "<p class=\"meta\">Written by pgrig. Every figure was computed by pgrig's stats module "
          "before rendering" +
          (body.find("<figure class=\"chart\"") != std::string::npos
@@ -616,15 +597,16 @@ std::string FlameGraphs(const std::string& label, const SuiteStats& s) {
         "its share)",
         label.empty() ? "" : label + ", ", c.id, pr.iteration + 1,
         Num(static_cast<double>(pr.profile.samples), 0));
-    out += "<figure class=\"flame\" data-flame=\"" + Esc(c.id) + "\"><figcaption>" + Esc(caption) +
-           "</figcaption>";
+    out += "<figure class=\"flame\" data-flame=\"" + EscapeMarkup(c.id) + "\"><figcaption>" +
+           EscapeMarkup(caption) + "</figcaption>";
     if (pr.folded_path.empty()) {
       out += "<p class=\"note\">no folded stacks were kept for this run</p>";
     } else if (auto text = ReadWholeFile(pr.folded_path); !text.ok()) {
       out +=
-          "<p class=\"note\">folded stacks not readable: " + Esc(text.status().message()) + "</p>";
+          "<p class=\"note\">folded stacks not readable: " + EscapeMarkup(text.status().message()) +
+          "</p>";
     } else if (auto g = FlameGraphSvg(*text, pr.folded_path); !g.ok()) {
-      out += "<p class=\"note\">" + Esc(g.status().message()) + "</p>";
+      out += "<p class=\"note\">" + EscapeMarkup(g.status().message()) + "</p>";
     } else {
       out += g->svg;
       if (g->samples_hidden > 0) {
@@ -650,11 +632,11 @@ std::string FlameGraphs(const std::string& label, const SuiteStats& s) {
 
 std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& tables) {
   const results::Suite& s = *in.suite->suite;
-  std::string body =
-      "<h1>pgrig report: " + Esc(s.label) + "</h1><p class=\"meta\">" + Esc(s.source);
-  if (!s.plan_name.empty()) body += ", plan " + Esc(s.plan_name);
+  std::string body = "<h1>pgrig report: " + EscapeMarkup(s.label) + "</h1><p class=\"meta\">" +
+                     EscapeMarkup(s.source);
+  if (!s.plan_name.empty()) body += ", plan " + EscapeMarkup(s.plan_name);
   if (s.scale) body += fmt::format(", scale {}", *s.scale);
-  if (!s.pg_version.empty()) body += ", PostgreSQL " + Esc(s.pg_version);
+  if (!s.pg_version.empty()) body += ", PostgreSQL " + EscapeMarkup(s.pg_version);
   body += "</p>";
   for (const Table& t : tables) body += HtmlTable(t);
   body += FlameGraphs("", *in.suite);
@@ -670,7 +652,7 @@ std::string RenderComparisonHtml(const CompareInput& in, const std::vector<Table
     suites.push_back({s->suite->label, s});
     names += (names.empty() ? "" : " vs ") + s->suite->label;
   }
-  std::string body = "<h1>pgrig compare: " + Esc(names) + "</h1>";
+  std::string body = "<h1>pgrig compare: " + EscapeMarkup(names) + "</h1>";
   for (const Table& t : tables) body += HtmlTable(t);
   for (const SuiteStats* s : c.suites) body += FlameGraphs(s->suite->label, *s);
   body += Charts(suites, c.decision, c.decision_choice.best_each);
