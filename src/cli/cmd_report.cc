@@ -18,6 +18,7 @@
 #include "report/compare.h"
 #include "report/render.h"
 #include "report/to_db.h"
+#include "results/reader.h"
 
 namespace pgrig::cli {
 namespace {
@@ -99,7 +100,8 @@ int RunReport(int argc, char** argv) {
   // (text and markdown; `pgrig compare DIR` gives every format).
   if (stats.suite->builds.size() >= 2) {
     if (*format == report::Format::kText || *format == report::Format::kMarkdown) {
-      auto split = LoadAndAnalyze({dir}, *price, /*split_builds=*/true);
+      // The suite already read (and priced), split: not the file again.
+      auto split = AnalyzeSuites(results::SplitByBuild(*stats.suite));
       if (!split.ok()) return Fail(kReportCommand, split.status().message());
       auto comparison = report::Compare(split->Pointers(), {});
       if (!comparison.ok()) return Fail(kReportCommand, comparison.status().message());

@@ -45,19 +45,25 @@ Result<std::vector<std::optional<double>>> ParsePrices(const std::vector<std::st
 Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
                                     const std::vector<std::optional<double>>& prices,
                                     bool split_builds) {
-  LoadedSuites out;
+  std::vector<results::Suite> suites;
   for (size_t i = 0; i < paths.size(); ++i) {
     PGRIG_ASSIGN_OR_RETURN(results::Suite s, results::LoadSuite(paths[i]));
     if (i < prices.size() && prices[i]) s.usd_per_hour = prices[i];
     std::vector<results::Suite> parts;
     if (split_builds) parts = results::SplitByBuild(s);
     if (parts.empty()) {
-      out.suites.push_back(std::make_unique<results::Suite>(std::move(s)));
+      suites.push_back(std::move(s));
     } else {
-      for (results::Suite& p : parts) {
-        out.suites.push_back(std::make_unique<results::Suite>(std::move(p)));
-      }
+      for (results::Suite& p : parts) suites.push_back(std::move(p));
     }
+  }
+  return AnalyzeSuites(std::move(suites));
+}
+
+Result<LoadedSuites> AnalyzeSuites(std::vector<results::Suite> suites) {
+  LoadedSuites out;
+  for (results::Suite& s : suites) {
+    out.suites.push_back(std::make_unique<results::Suite>(std::move(s)));
   }
   // Labels name the columns and series.  Suites of the same plan share a
   // label ("standard"), so colliding labels become the machine's name

@@ -36,6 +36,9 @@ Result<std::vector<std::optional<double>>> ParsePrices(const std::vector<std::st
 Result<LoadedSuites> LoadAndAnalyze(const std::vector<std::string>& paths,
                                     const std::vector<std::optional<double>>& prices,
                                     bool split_builds = false);
+// The analysis half of LoadAndAnalyze, for suites already in memory (the
+// labels made distinct the same way).
+Result<LoadedSuites> AnalyzeSuites(std::vector<results::Suite> suites);
 
 // Fails unless `path`'s directory exists and is writable (and the file, when it exists).
 Status CheckWritable(const std::string& path);
