@@ -116,7 +116,7 @@ CREATE OR REPLACE FUNCTION tpcc_payment(p_w_id integer, p_d_id integer, p_c_w_id
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   v_c_id integer := p_c_id;
-  v_amount numeric := CAST(p_amount_cents AS numeric) / 100;
+  v_amount numeric(6, 2) := CAST(p_amount_cents AS numeric) / 100;
 BEGIN
   IF p_by_name THEN
     v_c_id := tpcc_customer_by_name(p_c_w_id, p_c_d_id, p_c_last_n);

@@ -165,7 +165,8 @@ std::string Payment(const TxnInputs& in) {
        "  c_payment_cnt = c_payment_cnt + 1,\n"
        "  c_data = CASE WHEN c_credit = 'BC' THEN left(CAST(:c_id AS text) || ' ' ||\n"
        "    CAST(:c_d_id AS text) || ' ' || CAST(:c_w_id AS text) || ' ' || CAST(:d_id AS text)\n"
-       "    || ' ' || CAST(:w_id AS text) || ' ' || CAST(CAST(:amount AS numeric) / 100 AS text)\n"
+       "    || ' ' || CAST(:w_id AS text) || ' '\n"
+       "    || CAST(CAST(CAST(:amount AS numeric) / 100 AS numeric(6, 2)) AS text)\n"
        "    || ' | ' || c_data, 500) ELSE c_data END\n"
        "  WHERE c_w_id = :c_w_id AND c_d_id = :c_d_id AND c_id = :c_id;\n";
   s += "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, "

@@ -78,6 +78,12 @@ int64_t Value(pg::Connection& c, const std::string& sql) {
   return v.ok() ? ParseInt64(*v).value_or(-999999) : -999999;
 }
 
+std::string Text(pg::Connection& c, const std::string& sql) {
+  auto v = c.QueryValue(sql);
+  EXPECT_TRUE(v.ok()) << sql << ": " << v.status().message();
+  return v.ok() ? std::string(*v) : "?";
+}
+
 // Money as cents, so that sums compare exactly.
 int64_t Cents(pg::Connection& c, const std::string& sum) {
   return Value(c, "SELECT ((" + sum + ") * 100)::bigint");
@@ -155,7 +161,11 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
   }
 
   // Payment: the warehouse's and a district's YTD up by H_AMOUNT, one
-  // customer's balance down by it and its payment count up, one history row.
+  // customer's balance down by it and its payment count up, one history row;
+  // a bad-credit customer's C_DATA starts with the payment's keys and
+  // H_AMOUNT as the history row has it (clause 2.5.2.2).  Every customer is
+  // made 'BC' here so that each payment shows it.
+  ASSERT_TRUE(c.Exec("UPDATE customer SET c_credit = 'BC'").ok());
   for (uint64_t seed : {5, 6, 7, 8}) {
     const int64_t w_ytd = Cents(c, "SELECT sum(w_ytd) FROM warehouse WHERE w_id = 1");
     const int64_t d_ytd = Cents(c, "SELECT sum(d_ytd) FROM district WHERE d_w_id = 1");
@@ -172,6 +182,15 @@ TEST_P(TpccTransactionsITest, EachTransactionDoesWhatTheSpecificationSays) {
     EXPECT_EQ(Cents(c, "SELECT sum(d_ytd) FROM district WHERE d_w_id = 1"), d_ytd + amount);
     EXPECT_EQ(Cents(c, "SELECT sum(c_balance) FROM customer"), balance - amount);
     EXPECT_EQ(Value(c, "SELECT sum(c_payment_cnt) FROM customer"), payments + 1);
+    const std::string c_data = Text(
+        c,
+        "SELECT left(c_data, 60) FROM customer, (SELECT * FROM history ORDER BY h_date DESC, "
+        "ctid DESC LIMIT 1) h WHERE c_w_id = h_c_w_id AND c_d_id = h_c_d_id AND c_id = h_c_id");
+    const std::string expected =
+        Text(c,
+             "SELECT concat_ws(' ', h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount) || ' | ' "
+             "FROM history ORDER BY h_date DESC, ctid DESC LIMIT 1");
+    EXPECT_TRUE(c_data.starts_with(expected)) << c_data << " / " << expected;
   }
 
   // Order-Status and Stock-Level read only.
