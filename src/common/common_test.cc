@@ -162,7 +162,13 @@ TEST(Process, ReadsStdinFromADescriptorAndStreamsStdout) {
   EXPECT_GT(chunks, 1);
 }
 
-TEST(Process, ACancelStopsTheChildsGroupEvenWhenItsOutputGoesElsewhere) {
+// Runs `sh -c script` with a cancel flag set 300 ms in; the result and how
+// long the run took.
+struct CancelledRun {
+  Result<ProcessResult> result;
+  std::chrono::steady_clock::duration took;
+};
+CancelledRun RunCancelledAfter300ms(const std::string& script) {
   std::atomic<bool> cancel{false};
   std::thread t([&cancel] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -170,36 +176,31 @@ TEST(Process, ACancelStopsTheChildsGroupEvenWhenItsOutputGoesElsewhere) {
   });
   const auto start = std::chrono::steady_clock::now();
   RealProcessRunner runner;
+  auto r = runner.Run({.argv = {"sh", "-c", script}, .cancel = &cancel});
+  t.join();
+  return {std::move(r), std::chrono::steady_clock::now() - start};
+}
+
+TEST(Process, ACancelStopsTheChildsGroupEvenWhenItsOutputGoesElsewhere) {
   // The shell's output goes to /dev/null at once: the pipes close, and the
   // wait must still watch the flag.
-  auto r = runner.Run(
-      {.argv = {"sh", "-c", "exec >/dev/null 2>&1; sleep 30 & sleep 30"}, .cancel = &cancel});
-  t.join();
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->cancelled);
-  EXPECT_FALSE(r->success());
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const CancelledRun run = RunCancelledAfter300ms("exec >/dev/null 2>&1; sleep 30 & sleep 30");
+  ASSERT_TRUE(run.result.ok());
+  EXPECT_TRUE(run.result->cancelled);
+  EXPECT_FALSE(run.result->success());
+  EXPECT_LT(run.took, std::chrono::seconds(10));
 }
 
 TEST(Process, ACancelsKillFollowsAChildThatIgnoresSigtermAfterItsPipesClosed) {
-  std::atomic<bool> cancel{false};
-  std::thread t([&cancel] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    cancel = true;
-  });
-  const auto start = std::chrono::steady_clock::now();
-  RealProcessRunner runner;
   // The SIGTERM comes while the pipes are open; the shell ignores it, closes
   // them a second later and goes on: the SIGKILL 5 s after the SIGTERM must
   // still come, now from the wait for the child.
-  auto r =
-      runner.Run({.argv = {"sh", "-c", "trap '' TERM; sleep 1; exec >/dev/null 2>&1; sleep 30"},
-                  .cancel = &cancel});
-  t.join();
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->cancelled);
-  EXPECT_EQ(r->signal, SIGKILL);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  const CancelledRun run =
+      RunCancelledAfter300ms("trap '' TERM; sleep 1; exec >/dev/null 2>&1; sleep 30");
+  ASSERT_TRUE(run.result.ok());
+  EXPECT_TRUE(run.result->cancelled);
+  EXPECT_EQ(run.result->signal, SIGKILL);
+  EXPECT_LT(run.took, std::chrono::seconds(15));
 }
 
 TEST(Process, SetsAndUnsetsEnvironment) {
