@@ -126,7 +126,6 @@ Status AwaitExec(const ProcessOptions& o, pid_t pid, ChildPipes& p) {
   return Status(code, "cannot run " + o.argv[0] + " (" + what + "): " + std::strerror(child_errno));
 }
 
-// Feeds o.stdin_data to the child and collects its stdout and stderr into
 // A cancel's stop of the child's process group: SIGTERM when o.cancel is
 // first seen set, SIGKILL 5 s later if the child has not been reaped.  One
 // per child, carried from PumpOutput into Reap, so that a child which closes
@@ -150,8 +149,10 @@ class CancelStop {
   std::optional<std::chrono::steady_clock::time_point> kill_at_;
 };
 
-// *r until both close, killing the child's process group at the timeout.
-// Closes the parent's ends of the pipes.
+// Feeds o.stdin_data to the child and collects its stdout and stderr into
+// *r until both close, killing the child's process group at the timeout
+// (and, with o.cancel, stopping it through `stop`).  Closes the parent's
+// ends of the pipes.
 void PumpOutput(const ProcessOptions& o, pid_t pid, ChildPipes& p, CancelStop& stop,
                 ProcessResult* r) {
   size_t in_off = 0;
