@@ -23,23 +23,26 @@ Result<KeyStrategy> ParseKeyStrategy(std::string_view name) {
 KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadShape& load,
                                     std::optional<KeyStrategy> forced) {
   if (forced) return {*forced, fmt::format("forced by {}", kKeyStrategyEnv)};
-  // Measured with bench/init_vs_pgbench.sh (docs/performance.md): keeping
-  // the key up to date during COPY (kDuringLoad) was the slowest way at
-  // every wal_level, even where nothing is WAL-logged, so it is never
-  // chosen by itself.
-  //
   // Where the new tables are not WAL-logged (wal_level = minimal: they are
-  // truncated in the load transaction; or unlogged tables), the key sorted
-  // inside the load transaction is not WAL-logged either, and the heap and
-  // the index are synced by one commit while the heap is still in cache.
+  // truncated in the load transaction; or unlogged tables), COPY keeps the
+  // key as the rows arrive (aids ascend, so every insertion goes to the
+  // rightmost leaf, without WAL).  Sorting it after the COPY instead reads
+  // the whole heap back: COPY writes through a small ring of buffers, so
+  // the heap is in the kernel's cache, not in shared buffers, by then.
+  // Measured with bench/init_vs_pgbench.sh on a quiet 2-vCPU guest
+  // (docs/performance.md, session 34): the key during the load was faster
+  // than after it in all four minimal configurations (scale 10 and 50,
+  // plain and partitioned), by 4-34% (at scale 50
+  // partitioned the server spent 9.2-9.7 s of CPU against 15.2-15.5 s).  (Session 6's
+  // opposite finding came from a machine under a load average of 4-7.)
   if (load.unlogged_tables) {
-    return {KeyStrategy::kAfterEachLoad,
-            "unlogged tables: each key is sorted in its table's load transaction, "
+    return {KeyStrategy::kDuringLoad,
+            "unlogged tables: COPY keeps each key as the rows arrive in key order, "
             "without WAL"};
   }
   if (server.wal_level == "minimal") {
-    return {KeyStrategy::kAfterEachLoad,
-            "wal_level = minimal: each key is sorted in its table's load transaction, "
+    return {KeyStrategy::kDuringLoad,
+            "wal_level = minimal: COPY keeps each key as the rows arrive in key order, "
             "without WAL"};
   }
   // Every other level (replica, logical, and anything unknown) WAL-logs the
