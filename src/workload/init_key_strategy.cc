@@ -30,11 +30,12 @@ KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadSha
   // the whole heap back: COPY writes through a small ring of buffers, so
   // the heap is in the kernel's cache, not in shared buffers, by then.
   // Measured with bench/init_vs_pgbench.sh on a quiet 2-vCPU guest
-  // (docs/performance.md, session 34): the key during the load was faster
-  // than after it in all four minimal configurations (scale 10 and 50,
-  // plain and partitioned), by 4-34% (at scale 50
-  // partitioned the server spent 9.2-9.7 s of CPU against 15.2-15.5 s).  (Session 6's
-  // opposite finding came from a machine under a load average of 4-7.)
+  // (docs/performance.md, "Issue 32 in session 34"): in all four minimal
+  // configurations (scale 10 and 50, plain and partitioned) the key during
+  // the load took 3-30% less time than the key after it, in the medians of
+  // 10 pairs; at scale 50 partitioned the server spent 9.2-9.7 s of CPU
+  // against 13.6-15.5 s.  (Session 6's opposite finding came from a
+  // machine under a load average of 4-7.)
   if (load.unlogged_tables) {
     return {KeyStrategy::kDuringLoad,
             "unlogged tables: COPY keeps each key as the rows arrive in key order, "
