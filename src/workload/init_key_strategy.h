@@ -5,10 +5,12 @@
 //   kDuringLoad      the key goes onto each empty table inside its load
 //                    transaction and COPY maintains it row by row (aids
 //                    arrive in order, so btree's rightmost-leaf fast path
-//                    applies).  Cheap where the table is not WAL-logged
+//                    applies) and the heap is never read back for a sort.
+//                    Nothing of it is WAL-logged where the table is not
 //                    (wal_level = minimal, table created or truncated in the
 //                    same transaction); where it is, every insertion writes
-//                    a WAL record and this is the slowest way;
+//                    a WAL record (docs/performance.md, session 34, has
+//                    both measured);
 //   kAfterEachLoad   each load transaction adds its table's key right after
 //                    its COPY, before committing: one sorted build per table
 //                    (WAL-logged as whole pages, or not at all at minimal),
