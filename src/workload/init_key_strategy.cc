@@ -24,33 +24,38 @@ KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadSha
                                     std::optional<KeyStrategy> forced) {
   if (forced) return {*forced, fmt::format("forced by {}", kKeyStrategyEnv)};
   // Where the new tables are not WAL-logged (wal_level = minimal: they are
-  // truncated in the load transaction; or unlogged tables), COPY keeps the
-  // key as the rows arrive (aids ascend, so every insertion goes to the
-  // rightmost leaf, without WAL).  Sorting it after the COPY instead reads
-  // the whole heap back: COPY writes through a small ring of buffers, so
-  // the heap is in the kernel's cache, not in shared buffers, by then.
-  // Measured with bench/init_vs_pgbench.sh on a quiet 2-vCPU guest
-  // (docs/performance.md, "Issue 32 in session 34"): in all four minimal
-  // configurations (scale 10 and 50, plain and partitioned) the key during
-  // the load took 3-30% less time than the key after it, in the medians of
-  // 10 pairs; at scale 50 partitioned the server spent 9.2-9.7 s of CPU
-  // against 13.6-15.5 s.  (Session 6's opposite finding came from a
-  // machine under a load average of 4-7.)
+  // truncated in the load transaction; or unlogged tables), the key sorted
+  // inside the load transaction is not WAL-logged either, and the heap and
+  // the index are synced by one commit.  Keeping the key during the COPY
+  // instead (kDuringLoad: one btree insertion per row, rightmost leaf) saves
+  // reading the heap back for the sort (COPY writes through a 16 MB ring,
+  // so a larger heap is in the kernel's cache by then, not in shared
+  // buffers).  Which costs more depends on the machine, so the rule is the
+  // one whose worst case is smaller (bench/init_vs_pgbench.sh, 10 pairs,
+  // quiet 2-vCPU guests; docs/performance.md "Issue 32 in session 35"):
+  // on session 34's guest the key during the load was 3-30% faster in all
+  // four minimal configurations, and the key after each load 0.70-1.01x
+  // pgbench -i; on session 35's, the key during the load was 7-30% slower
+  // in all four (1.16x pgbench -i without partitions) and the key after
+  // each load 0.47-0.97x.  Session 6 found the same as session 35.
   if (load.unlogged_tables) {
-    return {KeyStrategy::kDuringLoad,
-            "unlogged tables: COPY keeps each key as the rows arrive in key order, "
+    return {KeyStrategy::kAfterEachLoad,
+            "unlogged tables: each key is sorted in its table's load transaction, "
             "without WAL"};
   }
   if (server.wal_level == "minimal") {
-    return {KeyStrategy::kDuringLoad,
-            "wal_level = minimal: COPY keeps each key as the rows arrive in key order, "
+    return {KeyStrategy::kAfterEachLoad,
+            "wal_level = minimal: each key is sorted in its table's load transaction, "
             "without WAL"};
   }
   // Every other level (replica, logical, and anything unknown) WAL-logs the
   // heap and the index.  With several accounts heaps loading at once,
   // building each one's key as soon as it is loaded overlaps the builds with
   // the other loads; one large heap is keyed in step p, as pgbench does,
-  // its build free to use the parallel maintenance workers.
+  // its build free to use the parallel maintenance workers.  (The key
+  // during the load, one WAL record per row, was faster than these on
+  // session 34's guest in three of four configurations, and slower in all
+  // five measured on session 35's, by 25-42%, in 3-5 pairs each.)
   if (load.tables_loaded_at_once > 1) {
     return {KeyStrategy::kAfterEachLoad,
             fmt::format("wal_level = {}, {} partitions loading at once: each key is sorted "

@@ -9,8 +9,9 @@
 //                    Nothing of it is WAL-logged where the table is not
 //                    (wal_level = minimal, table created or truncated in the
 //                    same transaction); where it is, every insertion writes
-//                    a WAL record (docs/performance.md, session 34, has
-//                    both measured);
+//                    a WAL record.  Never chosen by itself: faster than
+//                    the sorted builds on one machine, slower on another
+//                    (docs/performance.md, sessions 34 and 35);
 //   kAfterEachLoad   each load transaction adds its table's key right after
 //                    its COPY, before committing: one sorted build per table
 //                    (WAL-logged as whole pages, or not at all at minimal),

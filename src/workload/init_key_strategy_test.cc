@@ -13,33 +13,37 @@ ServerKeyTraits Server(const char* wal_level, int workers = 2) {
   return {.wal_level = wal_level, .max_parallel_maintenance_workers = workers};
 }
 
-TEST(InitKeyStrategyTest, MinimalWalKeepsEachKeyDuringItsLoad) {
+TEST(InitKeyStrategyTest, MinimalWalSortsEachKeyInItsLoadTransaction) {
   for (int tables : {1, 8}) {
     KeyStrategyChoice c =
         ChooseKeyStrategy(Server("minimal"), {.tables_loaded_at_once = tables}, std::nullopt);
-    EXPECT_EQ(c.strategy, KeyStrategy::kDuringLoad) << tables;
+    EXPECT_EQ(c.strategy, KeyStrategy::kAfterEachLoad) << tables;
     EXPECT_THAT(c.reason, HasSubstr("wal_level = minimal"));
     EXPECT_THAT(c.reason, HasSubstr("without WAL"));
   }
 }
 
-TEST(InitKeyStrategyTest, UnloggedTablesKeepEachKeyDuringItsLoadWhateverTheWalLevel) {
+TEST(InitKeyStrategyTest, UnloggedTablesSortEachKeyInItsLoadTransactionWhateverTheWalLevel) {
   for (const char* level : {"minimal", "replica", "logical"}) {
     for (int tables : {1, 8}) {
       KeyStrategyChoice c = ChooseKeyStrategy(
           Server(level), {.unlogged_tables = true, .tables_loaded_at_once = tables}, std::nullopt);
-      EXPECT_EQ(c.strategy, KeyStrategy::kDuringLoad) << level << tables;
+      EXPECT_EQ(c.strategy, KeyStrategy::kAfterEachLoad) << level << tables;
       EXPECT_THAT(c.reason, HasSubstr("unlogged"));
+      EXPECT_THAT(c.reason, HasSubstr("without WAL"));
     }
   }
 }
 
-TEST(InitKeyStrategyTest, KeysDuringTheLoadOnlyWhereNothingIsWalLogged) {
-  for (const char* level : {"replica", "logical", "archive", ""}) {
-    for (int tables : {1, 2, 64}) {
-      KeyStrategyChoice c =
-          ChooseKeyStrategy(Server(level), {.tables_loaded_at_once = tables}, std::nullopt);
-      EXPECT_NE(c.strategy, KeyStrategy::kDuringLoad) << level << tables;
+TEST(InitKeyStrategyTest, KeysDuringTheLoadAreNeverChosenUnforced) {
+  for (const char* level : {"minimal", "replica", "logical"}) {
+    for (bool unlogged : {false, true}) {
+      for (int tables : {1, 2, 64}) {
+        KeyStrategyChoice c = ChooseKeyStrategy(
+            Server(level), {.unlogged_tables = unlogged, .tables_loaded_at_once = tables},
+            std::nullopt);
+        EXPECT_NE(c.strategy, KeyStrategy::kDuringLoad) << level << unlogged << tables;
+      }
     }
   }
 }
