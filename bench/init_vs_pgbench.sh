@@ -138,7 +138,13 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (
 range() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s–%s", lo, hi }'; }
 
 cores=$(nproc)
-echo "# pgrig init vs pgbench -i — $(date -u +%Y-%m-%dT%H:%M:%SZ), pgrig $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
+# The binary's source: HEAD, and whether src/ differed from it when the run
+# started (a binary built from uncommitted changes is not HEAD's).
+source_label="$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
+if ! git -C "$here" diff --quiet HEAD -- ../src ../CMakeLists.txt 2>/dev/null; then
+  source_label+=" with uncommitted changes to src/"
+fi
+echo "# pgrig init vs pgbench -i — $(date -u +%Y-%m-%dT%H:%M:%SZ), pgrig $source_label, binary built $(date -u -r "$pgrig" +%Y-%m-%dT%H:%M:%SZ)"
 echo "# machine: $cores cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r), $(systemd-detect-virt 2>/dev/null || echo 'virt ?'), $(. /etc/os-release && echo "$PRETTY_NAME"), $("$pgbench" --version)"
 echo "# options for both: -q ${extra}; pgrig's -j: default (cores); pairs alternate which runs first; ${warmup} uncounted warm-up run(s) of each before every configuration"
 echo
