@@ -55,7 +55,7 @@ KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadSha
   // its build free to use the parallel maintenance workers.  (The key
   // during the load, one WAL record per row, was faster than these on
   // session 34's guest in three of four configurations, and slower in all
-  // five measured on session 35's, by 25-42%, in 3-5 pairs each.)
+  // four on session 35's, by 34-43% in the medians of 10 pairs.)
   if (load.tables_loaded_at_once > 1) {
     return {KeyStrategy::kAfterEachLoad,
             fmt::format("wal_level = {}, {} partitions loading at once: each key is sorted "
