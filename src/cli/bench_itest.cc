@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
@@ -24,10 +25,11 @@ using ::testing::HasSubstr;
 
 using testing::ConnArgs;
 
-ProcessResult Bench(std::vector<std::string> args, const pg::ConnectionParams& p) {
+ProcessResult Bench(std::vector<std::string> args, const pg::ConnectionParams& p,
+                    const std::map<std::string, std::string>& env = {}) {
   args.insert(args.begin(), "bench");
   for (auto& a : ConnArgs(p)) args.push_back(a);
-  return testing::RunPgrig(args);
+  return testing::RunPgrig(args, env);
 }
 
 void InitPgbench(const pg::ConnectionParams& p, int scale) {
@@ -206,6 +208,34 @@ TEST_F(BenchSharedTest, JsonSaysWhichClientPathRan) {
   EXPECT_EQ(j["client"]["lean_protocol_connections"], 0);
   EXPECT_EQ(j["client"]["io"], "epoll");
   std::remove(script.c_str());
+  std::remove(json.c_str());
+}
+
+// At a fixed rate (-R) the engine sleeps through epoll, whose timed wait
+// has the kernel's timer slack (EngineConfig::io_uring_paced): the same
+// run takes io_uring unpaced where the kernel allows it, and paced only
+// with PGRIG_ENGINE_URING=paced.
+TEST_F(BenchSharedTest, PacedRunsSleepThroughEpoll) {
+  const std::string json = "/tmp/pgrig-bench-itest-paced-" + std::to_string(getpid()) + ".json";
+  const std::vector<std::string> run = {"-S", "-M", "prepared", "-c", "2",      "-j",
+                                        "2",  "-t", "20",       "-n", "--json", json};
+  ProcessResult unpaced = Bench(run, params_);
+  ASSERT_EQ(unpaced.exit_code, 0) << unpaced.err;
+  const std::string unpaced_io = ReadJson(json)["client"]["io"].get<std::string>();
+  ASSERT_THAT(unpaced_io, ::testing::AnyOf("io_uring", "epoll"));
+
+  std::vector<std::string> paced_run = run;
+  paced_run.insert(paced_run.begin(), {"-R", "400"});
+  ProcessResult paced = Bench(paced_run, params_);
+  ASSERT_EQ(paced.exit_code, 0) << paced.err;
+  nlohmann::json j = ReadJson(json);
+  EXPECT_EQ(j["client"]["io"], "epoll");
+  EXPECT_EQ(j["client"]["lean_protocol_connections"], 2);
+  EXPECT_EQ(j["summary"]["transactions"], 40);
+
+  ProcessResult forced = Bench(paced_run, params_, {{"PGRIG_ENGINE_URING", "paced"}});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(ReadJson(json)["client"]["io"], unpaced_io);
   std::remove(json.c_str());
 }
 

@@ -99,8 +99,19 @@ struct EngineConfig {
   bool untimed_sleeps = false;
   // On the lean path, batch each loop turn's sends and receives into one
   // io_uring system call (engine/ring.h) when the kernel allows it; not with
-  // -C.  Off only for comparisons (PGRIG_ENGINE_URING=0).
+  // -C, and at a fixed rate (-R) only with io_uring_paced.  Off only for
+  // comparisons (PGRIG_ENGINE_URING=0).
   bool io_uring = true;
+  // Use io_uring at a fixed rate too.  Off by default: a paced client sleeps
+  // until its next scheduled start, and io_uring's timed wait has no timer
+  // slack, so each of those sleeps ends in a timer interrupt of its own,
+  // where epoll_pwait2 lets the kernel fire it with another within the
+  // thread's slack (50 us by default, as for pgbench's ppoll).  Measured: at
+  // -R 17000 the io_uring loop spent 29 us of client CPU per transaction,
+  // the epoll loop 24 us, and the epoll loop with its slack set to 1 ns
+  // 29 us again (docs/performance.md).  On only for comparisons and tests
+  // (PGRIG_ENGINE_URING=paced).
+  bool io_uring_paced = false;
 
   // Called once per -P interval from the thread running RunBenchmark:
   // the interval's merged stats, its length and its end (seconds since the
@@ -143,7 +154,8 @@ inline int WorkerThreads(int threads, int clients) {
 
 // The measurement knobs above from the environment, for comparisons
 // (bench/*.sh): PGRIG_ENGINE_YIELD=N sets yield_rounds, PGRIG_ENGINE_LIBPQ=1
-// turns lean_wire off, PGRIG_ENGINE_URING=0 turns io_uring off.
+// turns lean_wire off, PGRIG_ENGINE_URING=0 turns io_uring off and
+// PGRIG_ENGINE_URING=paced turns it on at a fixed rate too (io_uring_paced).
 // workload::EngineConfigFor, the one builder of an EngineConfig, applies
 // them, so a knob means the same in `bench` and in `run`.
 void ApplyEnvironmentKnobs(EngineConfig& cfg);

@@ -131,7 +131,9 @@ void Worker::OnEvents(void* owner, uint32_t events) {
 
 void Worker::StartRun() {
   const EngineConfig& config = w_.config;
-  if (config.io_uring && w_.lean_scripts && !config.connect_per_transaction) {
+  const bool paced = config.rate_tps > 0;
+  if (config.io_uring && (!paced || config.io_uring_paced) && w_.lean_scripts &&
+      !config.connect_per_transaction) {
     used_ring_ =
         w_.poller.StartRing(static_cast<unsigned>(std::max<size_t>(64, 2 * sessions_.size() + 8)));
   }

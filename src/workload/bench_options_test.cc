@@ -325,11 +325,18 @@ TEST(EngineConfigForTest, EnvironmentKnobsApplyToEveryCaller) {
   ::unsetenv("PGRIG_ENGINE_YIELD");
   EXPECT_FALSE(knobs.lean_wire);
   EXPECT_FALSE(knobs.io_uring);
+  EXPECT_FALSE(knobs.io_uring_paced);
   EXPECT_EQ(knobs.yield_rounds, 3);
   const engine::EngineConfig plain = EngineConfigFor(o, {});
   EXPECT_TRUE(plain.lean_wire);
   EXPECT_TRUE(plain.io_uring);
+  EXPECT_FALSE(plain.io_uring_paced);
   EXPECT_EQ(plain.yield_rounds, 0);
+  ASSERT_EQ(::setenv("PGRIG_ENGINE_URING", "paced", 1), 0);
+  const engine::EngineConfig paced = EngineConfigFor(o, {});
+  ::unsetenv("PGRIG_ENGINE_URING");
+  EXPECT_TRUE(paced.io_uring);
+  EXPECT_TRUE(paced.io_uring_paced);
 }
 
 // The scripts of `pgrig bench` and of a plan's workloads are prepared by

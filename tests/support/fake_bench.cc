@@ -69,6 +69,7 @@ Result<FakeBenchRun> RunFakeBench(const FakeBackend& backend, const FakeBenchOpt
   cfg.random_seed = 12345;
   cfg.lean_wire = path != IoPath::kLibpq;
   cfg.io_uring = path == IoPath::kLeanUring;
+  cfg.io_uring_paced = cfg.io_uring;  // -R runs on this path too
 
   FakeBenchRun run;
   std::mutex mu;
