@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -33,10 +34,28 @@ inline std::string TinyPlan(int duration_s, int iterations, const std::string& e
          extra_workloads;
 }
 
+// The directories TempDir made, removed when the test program exits: after
+// every test's own mounts (SmallTmpfs) are gone, and whether or not the test
+// that made one got to its end.
+struct TempDirsRemovedAtExit {
+  std::vector<std::string> dirs;
+  ~TempDirsRemovedAtExit() {
+    for (const std::string& d : dirs) {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  }
+};
+inline TempDirsRemovedAtExit& TempDirsMade() {
+  static TempDirsRemovedAtExit made;
+  return made;
+}
+
 // A new directory under /tmp (the server account can read the plan's files).
 inline std::string TempDir() {
   const std::string dir = testing::MakeTempHome("pgrig-run-itest");
   std::filesystem::create_directories(dir);
+  TempDirsMade().dirs.push_back(std::filesystem::path(dir).parent_path().string());
   return dir;
 }
 
