@@ -30,7 +30,8 @@
 #   FLOORS      the floor loops to run with -S (default "epoll uring"; empty:
 #               none)
 #   VARIANTS    more pgrig runs in every round, each NAME:VAR=VALUE (pgrig
-#               bench with that environment), e.g. "epoll:PGRIG_ENGINE_URING=0"
+#               bench with that environment), e.g. "uring:PGRIG_ENGINE_URING=paced"
+#               (the io_uring loop, which a paced run otherwise leaves out)
 set -euo pipefail
 PAIRS=${1:-10}
 DURATION=${2:-10}

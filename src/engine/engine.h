@@ -14,8 +14,9 @@
 //     (transport.h): libpq, or the lean protocol (pg/wire.h) on a connection
 //     libpq opened, for scripts and connections that allow it.  The worker's
 //     Poller (poller.h) waits with epoll, or with io_uring (ring.h) for the
-//     lean transport.  No locks on that path: every worker keeps its own
-//     histogram and counters.
+//     lean transport when the run is not paced (-R; EngineConfig::
+//     io_uring_paced says why).  No locks on that path: every worker keeps
+//     its own histogram and counters.
 //   * Progress (-P): at each interval boundary a worker hands its finished
 //     interval to a per-worker mailbox (one short mutex hold per worker per
 //     interval); the calling thread merges them and calls on_progress.
