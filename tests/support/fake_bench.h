@@ -32,7 +32,7 @@ namespace pgrig::testing {
 
 // The engine's three ways to do I/O (docs/architecture.md).
 enum class IoPath {
-  kLeanUring,  // default: the lean protocol over io_uring (with -R too)
+  kLeanUring,  // the lean protocol over io_uring: the default unpaced, forced with -R too
   kLeanEpoll,  // PGRIG_ENGINE_URING=0: the lean protocol over epoll
   kLibpq,      // PGRIG_ENGINE_LIBPQ=1: libpq under epoll
 };
