@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/enum_names.h"
+#include "workload/init_analyze_plan.h"
 #include "workload/pgbench_schema.h"
 
 namespace pgrig::workload {
@@ -148,8 +149,12 @@ Status PgbenchLoader::Rollback(Session& s) {
   return r.ok() ? Status::Ok() : r.status();
 }
 
-Status PgbenchLoader::RunTasks(const std::vector<Task>& tasks) {
+Status PgbenchLoader::RunTasks(const std::vector<Task>& tasks, Placement placement) {
   if (tasks.empty()) return Status::Ok();
+  const bool pinned = placement == Placement::kPinned;
+  if (pinned && tasks.size() > static_cast<size_t>(jobs_)) {
+    return Internal("more pinned tasks than sessions");
+  }
   const int workers = std::min<int>(jobs_, static_cast<int>(tasks.size()));
   std::atomic<size_t> next{0};
   std::mutex err_mu;
@@ -177,13 +182,14 @@ Status PgbenchLoader::RunTasks(const std::vector<Task>& tasks) {
       return;
     }
     while (!failed_ && !cancelled_) {
-      size_t i = next.fetch_add(1);
+      const size_t i = pinned ? static_cast<size_t>(w) : next.fetch_add(1);
       if (i >= tasks.size()) break;
       Status st = tasks[i](**session);
       if (!st.ok()) {
         record(st);
         break;
       }
+      if (pinned) break;
     }
   };
 
@@ -569,54 +575,70 @@ Status PgbenchLoader::Vacuum() {
 // analyzes every partition, one after the other on its one backend (a third
 // of pgrig's load with --partitions 8 at scale 10 on 2 cores, see
 // docs/performance.md).  The same statistics here, each partition analyzed
-// once: the partitions on every session at once, then the parent alone.
-// PostgreSQL 18 says "the parent alone" as ANALYZE ONLY; from 12 on,
-// ANALYZE (SKIP_LOCKED) passes over a partition whose SHARE UPDATE EXCLUSIVE
-// lock (the one ANALYZE takes) it cannot get at once, silently, while its
-// sampling of the parent needs only ACCESS SHARE on them, which that lock
-// does not block.  So session 0 holds every partition's lock in an open
-// transaction while session 1, holding the parent's, analyzes it.  With one
+// once, the parent's sampling beside the partitions' ANALYZEs (the share is
+// PlanPartitionAnalyses()'s, see init_analyze_plan.h).  From PostgreSQL 12
+// on, ANALYZE (SKIP_LOCKED) of the parent passes silently over a partition
+// whose SHARE UPDATE EXCLUSIVE lock (the one ANALYZE takes) another session
+// holds, while its sampling of the parent needs only ACCESS SHARE on them,
+// which that lock does not block.  So each holder session locks its
+// partitions in an open transaction and analyzes them there, and the
+// parent's session, holding the parent's lock and its own partitions',
+// analyzes the parent and those; the holders commit last.  With one
 // session or an older server: pgbench's one recursive ANALYZE.
 Status PgbenchLoader::AnalyzePartitionedAccounts() {
   const std::string recursive = "analyze pgbench_accounts";
   if (jobs_ < 2 || server_version_ < 120000) {
     return RunTasks({[this, recursive](Session& s) { return Exec(s, recursive); }});
   }
-  std::vector<Task> tasks;
-  std::string partitions;
-  for (int p = 1; p <= options_.partitions; ++p) {
-    const std::string name = PartitionName(p);
-    tasks.push_back([this, name](Session& s) { return Exec(s, "analyze " + name); });
-    partitions += (p == 1 ? "" : ", ") + name;
-  }
-  PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
-  PGRIG_ASSIGN_OR_RETURN(Session * holder, SessionFor(0));
-  PGRIG_ASSIGN_OR_RETURN(Session * analyzer, SessionFor(1));
-  // Cancel() interrupts a running statement; between two it is seen here.
-  auto step = [this](Session& s, const std::string& sql) {
-    return cancelled_ ? Aborted("canceled") : Exec(s, sql);
+  const PartitionAnalyzePlan plan = PlanPartitionAnalyses(options_.partitions, jobs_);
+  auto names = [](const std::vector<int>& partitions) {
+    std::string list;
+    for (int p : partitions) list += (list.empty() ? "" : ", ") + PartitionName(p);
+    return list;
   };
-  PGRIG_RETURN_IF_ERROR(step(*holder, "begin"));
-  Status st = step(*holder, "lock table " + partitions + " in share update exclusive mode");
-  bool analyzer_in_transaction = false;
-  if (st.ok()) {
-    st = step(*analyzer, "begin");
-    analyzer_in_transaction = st.ok();
+  // Every session of the plan opens its transaction and takes its locks
+  // before any ANALYZE starts; the parent's session is the last.
+  std::vector<Session*> open;
+  auto rollback_all = [&] {
+    for (Session* s : open) (void)Rollback(*s);
+  };
+  const size_t parent_session = plan.holders.size();
+  auto begin_and_lock = [&](size_t i) -> Status {
+    // Cancel() interrupts a running statement; between two it is seen here.
+    if (cancelled_) return Aborted("canceled");
+    PGRIG_ASSIGN_OR_RETURN(Session * s, SessionFor(static_cast<int>(i)));
+    PGRIG_RETURN_IF_ERROR(Exec(*s, "begin"));
+    open.push_back(s);
+    const std::string tables =
+        i < parent_session ? names(plan.holders[i])
+                           : "only pgbench_accounts" +
+                                 (plan.with_parent.empty() ? "" : ", " + names(plan.with_parent));
+    return Exec(*s, "lock table " + tables + " in share update exclusive mode");
+  };
+  for (size_t i = 0; i <= parent_session; ++i) {
+    if (Status st = begin_and_lock(i); !st.ok()) {
+      rollback_all();
+      return st;
+    }
   }
-  if (st.ok()) {
-    st = step(*analyzer, "lock table only pgbench_accounts in share update exclusive mode");
+  std::vector<Task> tasks;
+  for (const std::vector<int>& mine : plan.holders) {
+    tasks.push_back([this, &mine](Session& s) -> Status {
+      for (int p : mine) PGRIG_RETURN_IF_ERROR(Exec(s, "analyze " + PartitionName(p)));
+      return Status::Ok();
+    });
   }
-  if (st.ok()) st = step(*analyzer, "analyze (skip_locked) pgbench_accounts");
-  if (st.ok()) {
-    analyzer_in_transaction = false;  // a failed COMMIT ends the transaction too
-    st = Exec(*analyzer, "commit");
+  tasks.push_back([this](Session& s) { return Exec(s, "analyze (skip_locked) pgbench_accounts"); });
+  Status st = RunTasks(tasks, Placement::kPinned);
+  // The parent's session first: the holders' locks keep its ANALYZE off
+  // their partitions until it is over.
+  while (st.ok() && !open.empty()) {
+    Session* s = open.back();
+    open.pop_back();  // a failed COMMIT ends the transaction too
+    st = Exec(*s, "commit");
   }
-  if (!st.ok()) {
-    if (analyzer_in_transaction) (void)Rollback(*analyzer);
-    (void)Rollback(*holder);
-    return st;
-  }
-  return Exec(*holder, "commit");
+  if (!st.ok()) rollback_all();
+  return st;
 }
 
 Status PgbenchLoader::PrimaryKeys() {

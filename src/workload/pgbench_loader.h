@@ -163,7 +163,9 @@ class PgbenchLoader {
   Status ForeignKeys();
 
   // Runs tasks on up to jobs_ connections; returns the first failure.
-  Status RunTasks(const std::vector<Task>& tasks);
+  // Pinned: task i runs on session i (tasks.size() <= jobs_), all at once.
+  enum class Placement { kAnySession, kPinned };
+  Status RunTasks(const std::vector<Task>& tasks, Placement placement = Placement::kAnySession);
   Result<Session*> SessionFor(int index);
   // SET backend_flush_after on a session (see the .cc); a refusal is ignored.
   void FlushHeapWritesEarly(Session& s);
