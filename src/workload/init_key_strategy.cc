@@ -20,8 +20,10 @@ Result<KeyStrategy> ParseKeyStrategy(std::string_view name) {
       kKeyStrategyEnv, name));
 }
 
-KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadShape& load,
-                                    std::optional<KeyStrategy> forced) {
+namespace {
+
+KeyStrategyChoice ChooseStrategy(const ServerKeyTraits& server, const LoadShape& load,
+                                 std::optional<KeyStrategy> forced) {
   if (forced) return {*forced, fmt::format("forced by {}", kKeyStrategyEnv)};
   // Where the new tables are not WAL-logged (wal_level = minimal: they are
   // truncated in the load transaction; or unlogged tables), the key sorted
@@ -69,6 +71,28 @@ KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadSha
                           ? fmt::format(" with up to {} parallel maintenance workers",
                                         server.max_parallel_maintenance_workers)
                           : std::string())};
+}
+
+}  // namespace
+
+KeyStrategyChoice ChooseKeyStrategy(const ServerKeyTraits& server, const LoadShape& load,
+                                    std::optional<KeyStrategy> forced) {
+  KeyStrategyChoice c = ChooseStrategy(server, load, forced);
+  // Several builds overlapping loads on a machine whose cores the load
+  // sessions already fill: a parallel worker per build cannot find an idle
+  // core, and costs its start (a process forked, then faulting in the
+  // shared buffers it reads).  On a 2-vCPU guest, 8 partitions at scale 10
+  // and 50 loaded in 7-16% less time relative to pgbench -i without them,
+  // at both wal_levels (docs/performance.md, "Issue 32 in session 38").
+  if (c.strategy == KeyStrategy::kAfterEachLoad && load.tables_loaded_at_once > 1 &&
+      load.cores > 0 && load.tables_loaded_at_once >= load.cores &&
+      server.max_parallel_maintenance_workers > 0) {
+    c.serial_builds = true;
+    c.reason += fmt::format(
+        "; without parallel maintenance workers, the {} loads keeping the {} cores busy",
+        load.tables_loaded_at_once, load.cores);
+  }
+  return c;
 }
 
 }  // namespace pgrig::workload

@@ -20,6 +20,12 @@
 //                    (and after vacuum), the tables' keys on parallel
 //                    connections, each build free to use the server's
 //                    parallel maintenance workers.
+// A key sorted in its load transaction while other loads run beside it
+// (kAfterEachLoad, several accounts heaps at once, at least as many as this
+// machine has cores) is built without parallel maintenance workers: the
+// load sessions already keep every core busy, and a worker per build only
+// adds a process to start and to share the cores with (docs/performance.md,
+// "Issue 32 in session 38").
 // ChooseKeyStrategy() is a pure function of the server's settings, so that
 // the rule is unit-tested; the loader asks the server and reports the
 // choice and its reason.  PGRIG_INIT_KEYS (see ParseKeyStrategy) forces one,
@@ -57,11 +63,17 @@ struct ServerKeyTraits {
 struct LoadShape {
   bool unlogged_tables = false;   // --unlogged-tables: nothing is WAL-logged
   int tables_loaded_at_once = 1;  // accounts loads (partitions) running in parallel
+  // This machine's CPUs, standing for the server's (init runs beside its
+  // server: the embedded cluster, a fleet node); 0 when unknown.
+  int cores = 0;
 };
 
 struct KeyStrategyChoice {
   KeyStrategy strategy = KeyStrategy::kSeparateStep;
   std::string reason;  // one clause, for init's note: "wal_level = replica: ..."
+  // Each load transaction sets max_parallel_maintenance_workers = 0 before
+  // its key build (only ever with kAfterEachLoad).
+  bool serial_builds = false;
 };
 
 // `forced` (from PGRIG_INIT_KEYS) wins; otherwise the rule documented in

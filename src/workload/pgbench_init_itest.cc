@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/fs.h"
@@ -233,8 +235,9 @@ struct ForcedStrategy {
 };
 constexpr ForcedStrategy kForced[] = {
     {"during-load", "primary keys were built while loading (forced by PGRIG_INIT_KEYS)"},
+    // (Partitioned, the forced note may go on: "; without parallel ...".)
     {"after-each-load",
-     "primary keys were built right after each table's load (forced by PGRIG_INIT_KEYS)"},
+     "primary keys were built right after each table's load (forced by PGRIG_INIT_KEYS"},
     {"separate-step",
      "primary keys were built in step p, as pgbench does (forced by "
      "PGRIG_INIT_KEYS)"},
@@ -362,6 +365,44 @@ TEST(PgbenchInitITest, EverySessionStartsWritebackEarlyOnlyAtWalLevelMinimal) {
   }
   pg::Connection c = ConnectShared(db);
   EXPECT_EQ(Rows(c, "select count(*), sum(abalance) from pgbench_accounts"), "200000|0\n");
+  DropDatabase(db);
+}
+
+TEST(PgbenchInitITest, KeyBuildsBesideLoadsFillingTheCoresTakeNoParallelWorkers) {
+  // As many partitions loading at once as this machine has cores: every
+  // load transaction turns the server's parallel maintenance workers off
+  // before its key build, and says so; one load at a time leaves them be.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string db = "itest_init_serial_keys";
+  RecreateDatabase(db);
+  pg::Connection admin = ConnectShared("postgres");
+  auto workers = admin.QueryValue("show max_parallel_maintenance_workers");
+  ASSERT_TRUE(workers.ok()) << workers.status().ToString();
+  const std::string n = std::to_string(cores);
+  const std::string parts = std::to_string(std::max(2, cores));
+  ProcessResult all = RunPgrig(Concat({"init", "-d", "-j", n, "-s", "2", "--partitions", parts},
+                                      Concat(ServerArgs(), {db})));
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const size_t sets = Count(all.err, "set local max_parallel_maintenance_workers = 0");
+  if (cores >= 2 && *workers != "0") {
+    EXPECT_EQ(sets, static_cast<size_t>(std::max(2, cores))) << all.err;  // one per partition
+    EXPECT_THAT(all.err, HasSubstr("; without parallel maintenance workers, the " + n +
+                                   " loads keeping the " + n + " cores busy"));
+  } else {
+    EXPECT_EQ(sets, 0u) << all.err;
+  }
+  ProcessResult one = RunPgrig(Concat({"init", "-d", "-j", "1", "-s", "2", "--partitions", parts},
+                                      Concat(ServerArgs(), {db})));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(Count(one.err, "max_parallel_maintenance_workers"), 0u) << one.err;
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(Rows(c, "select count(*), count(distinct aid), sum(abalance) from pgbench_accounts"),
+            "200000|200000|0\n");
+  EXPECT_EQ(Rows(c,
+                 "select count(*) from pg_index i join pg_class t on t.oid = i.indrelid "
+                 "where t.relname like 'pgbench\\_accounts\\_%' and i.indisprimary "
+                 "and i.indisvalid"),
+            parts + "\n");
   DropDatabase(db);
 }
 

@@ -438,13 +438,17 @@ Status PgbenchLoader::Generate(bool client_side) {
   const bool keys = key_mode.has_value();
   const bool keys_first = key_mode == KeyStrategy::kDuringLoad;
   const bool keys_after = key_mode == KeyStrategy::kAfterEachLoad;
+  const bool serial_builds = keys_after && key_choice_ && key_choice_->serial_builds;
   std::vector<Task> tasks;
-  auto load_accounts = [this, client_side, keys_first, keys_after](const std::string& table,
-                                                                   int64_t first, int64_t last,
-                                                                   int hash_partition) -> Task {
-    return [this, client_side, keys_first, keys_after, table, first, last,
+  auto load_accounts = [this, client_side, keys_first, keys_after, serial_builds](
+                           const std::string& table, int64_t first, int64_t last,
+                           int hash_partition) -> Task {
+    return [this, client_side, keys_first, keys_after, serial_builds, table, first, last,
             hash_partition](Session& s) -> Status {
       PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
+      if (serial_builds) {
+        PGRIG_RETURN_IF_ERROR(Exec(s, "set local max_parallel_maintenance_workers = 0"));
+      }
       PGRIG_RETURN_IF_ERROR(Exec(s, "truncate table " + table));
       if (keys_first) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
       if (client_side) {
@@ -542,10 +546,12 @@ Result<KeyStrategyChoice> PgbenchLoader::ChooseKeys(Session& s, int accounts_tab
     server.wal_level = std::string(r->Get(0, 0));
     server.max_parallel_maintenance_workers = std::atoi(std::string(r->Get(0, 1)).c_str());
   }
-  return ChooseKeyStrategy(server,
-                           LoadShape{.unlogged_tables = options_.unlogged_tables,
-                                     .tables_loaded_at_once = accounts_tables},
-                           options_.key_strategy);
+  return ChooseKeyStrategy(
+      server,
+      LoadShape{.unlogged_tables = options_.unlogged_tables,
+                .tables_loaded_at_once = accounts_tables,
+                .cores = static_cast<int>(std::thread::hardware_concurrency())},
+      options_.key_strategy);
 }
 
 Status PgbenchLoader::Vacuum() {
