@@ -20,6 +20,7 @@
 #include "host/host_facts.h"
 #include "host/server_facts.h"
 #include "pg/connection.h"
+#include "pg/connection_options.h"
 #include "results/json_read.h"
 
 namespace pgrig::cli {
@@ -103,15 +104,13 @@ int RunFacts(int argc, char** argv) {
                  "compare two facts documents or results files: --diff A.json B.json")
       ->expected(2)
       ->type_name("A.json B.json");
-  app.add_option("-h,--host", params.host, "database server host or socket directory");
-  app.add_option("-p,--port", params.port, "database server port");
-  app.add_option("-U,--username", params.user, "database user name");
-  app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
-  app.add_option("dbname", positional_db, "database name (as psql takes it)");
+  pg::AddConnectionOptions(&app, &params, &positional_db);
   app.add_flag("--no-server", no_server, "describe the host only, even when a server is reachable");
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   bool json = json_opt->count() > 0;
-  if (params.dbname.empty()) params.dbname = positional_db;
+  if (Status s = pg::UseDatabaseOperand(&params, positional_db); !s.ok()) {
+    return Fail(kFactsCommand, s.message());
+  }
 
   if (!diff.empty()) return RunDiff(diff[0], diff[1], json, json_file);
 

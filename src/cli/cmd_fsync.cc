@@ -20,6 +20,7 @@
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "micro/wal_flush.h"
+#include "pg/connection_options.h"
 #include "results/wal_flush_json.h"
 
 namespace pgrig::cli {
@@ -171,10 +172,7 @@ int RunFsync(int argc, char** argv) {
   app.add_flag("--no-server", no_server, "do not ask a server for its data directory or setting");
   app.add_option("--json", json_file, "write the pgrig.fsync/1 document to FILE ('-': stdout)")
       ->type_name("FILE");
-  app.add_option("-h,--host", params.host, "database server host or socket directory");
-  app.add_option("-p,--port", params.port, "database server port");
-  app.add_option("-U,--username", params.user, "database user name");
-  app.add_option("-d,--db,--dbname", params.dbname, "database name, conninfo string or URI");
+  pg::AddConnectionOptions(&app, &params);
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   auto s = ParseList(sizes, "--sizes", true);
   if (!s.ok()) return Fail(kFsyncCommand, s.status().message());

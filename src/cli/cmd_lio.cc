@@ -24,6 +24,7 @@
 #include "micro/lio_load.h"
 #include "micro/lio_run.h"
 #include "micro/lio_schema.h"
+#include "pg/connection_options.h"
 #include "results/lio_json.h"
 
 namespace pgrig::cli {
@@ -33,13 +34,6 @@ namespace {
 constexpr CommandName kLioCommand{"pgrig lio"};
 
 void Note(const std::string& s) { std::fprintf(stderr, "pgrig lio: %s\n", s.c_str()); }
-
-void AddConnectionOptions(CLI::App* app, pg::ConnectionParams* params) {
-  app->add_option("-h,--host", params->host, "database server host or socket directory");
-  app->add_option("-p,--port", params->port, "database server port");
-  app->add_option("-U,--username", params->user, "database user name");
-  app->add_option("-d,--db,--dbname", params->dbname, "database name, conninfo string or URI");
-}
 
 // Free bytes on the file system that holds `path` (or its nearest existing
 // ancestor, for a cluster not made yet).
@@ -236,7 +230,7 @@ int RunLio(int argc, char** argv) {
                    "size of each table: blocks (131072) or kB/MB/GB (1GB); default: --fit")
       ->type_name("SIZE");
   init->add_flag("--fit", fit, "size the tables to take 75% of shared_buffers together");
-  AddConnectionOptions(init, &init_params);
+  pg::AddConnectionOptions(init, &init_params);
 
   pg::ConnectionParams run_params;
   micro::LioRunOptions o;
@@ -261,7 +255,7 @@ int RunLio(int argc, char** argv) {
                 "after the main window, one window per session count 1..2 x CPUs");
   run->add_option("--json", json_file, "write the pgrig.lio/1 document to FILE ('-': stdout)")
       ->type_name("FILE");
-  AddConnectionOptions(run, &run_params);
+  pg::AddConnectionOptions(run, &run_params);
 
   if (auto code = ParseArgs(app, argc, argv)) return *code;
   if (init->parsed()) return DoInit(init_params, tables, scale, fit);

@@ -36,6 +36,7 @@
 #include "host/facts_json.h"
 #include "host/host_facts.h"
 #include "pg/connection.h"
+#include "pg/connection_options.h"
 #include "pgbuild/builder.h"
 #include "plan/plan.h"
 #include "plan/plan_search.h"
@@ -144,10 +145,7 @@ void AddRunOptions(CLI::App& app, RunOptions& o) {
   app.add_option("--region", o.region, "catalog region for --instance when the type is in several");
   app.add_option("--usd-per-hour", o.usd_per_hour, "price the results at this USD per hour")
       ->check(CLI::PositiveNumber);
-  app.add_option("-h,--host", o.params.host, "database server host or socket directory");
-  app.add_option("-p,--port", o.params.port, "database server port");
-  app.add_option("-U,--username", o.params.user, "database user name");
-  app.add_option("-d,--db,--dbname", o.params.dbname, "database name, conninfo string or URI");
+  pg::AddConnectionOptions(&app, &o.params);
   app.add_option("--resume", o.resume_dir,
                  "continue the interrupted suite in this results directory");
   app.add_option("--on-error", o.on_error, "after a failed run: stop (default) or continue")

@@ -16,6 +16,7 @@
 #include "cli/tpcc_run.h"
 #include "common/interrupt.h"
 #include "common/strings.h"
+#include "pg/connection_options.h"
 #include "tpcc/check.h"
 #include "tpcc/loader.h"
 
@@ -59,11 +60,7 @@ int RunTpcc(int argc, char** argv) {
   app.set_help_flag("--help", "print this help and exit");
   auto add_connection = [&](CLI::App* a) {
     a->set_help_flag("--help", "print this help and exit");
-    a->add_option("-h,--host", named.host, "database server host or socket directory");
-    a->add_option("-p,--port", named.port, "database server port");
-    a->add_option("-U,--username", named.user, "database user name");
-    a->add_option("-d,--db,--dbname", named.dbname, "database name, conninfo string or URI");
-    a->add_option("dbname", positional_db, "database name (as psql takes it)");
+    pg::AddConnectionOptions(a, &named, &positional_db);
   };
   auto* init = app.add_subcommand(
       "init",
@@ -96,7 +93,9 @@ int RunTpcc(int argc, char** argv) {
       "type's latency; exit 2 when the run failed or the data breaks conditions 1 to 4");
   tpcc::AddRunOptions(run, &run_options);
   if (auto code = ParseArgs(app, argc, argv)) return *code;
-  if (named.dbname.empty()) named.dbname = positional_db;
+  if (Status s = pg::UseDatabaseOperand(&named, positional_db); !s.ok()) {
+    return Fail(kTpccCommand, s.message());
+  }
 
   // Everything given is checked before anything is started or connected to.
   if (init->parsed()) {

@@ -24,6 +24,7 @@
 #include "host/host_facts.h"
 #include "host/server_facts.h"
 #include "pg/connection.h"
+#include "pg/connection_options.h"
 #include "tune/apply.h"
 #include "tune/apply_restart.h"
 #include "tune/from_facts.h"
@@ -160,11 +161,7 @@ void AddTuneOptions(CLI::App& app, TuneOptions& o) {
   app.add_option("--server-version", o.server_version,
                  "PostgreSQL major version (13 to 18) with --offline");
   app.add_flag("--no-probe", o.no_probe, "do not ask the server binary for the huge page count");
-  app.add_option("-h,--host", o.params.host, "database server host or socket directory");
-  app.add_option("-p,--port", o.params.port, "database server port");
-  app.add_option("-U,--username", o.params.user, "database user name");
-  app.add_option("-d,--db,--dbname", o.params.dbname, "database name, conninfo string or URI");
-  app.add_option("dbname", o.positional_db, "database name (as psql takes it)");
+  pg::AddConnectionOptions(&app, &o.params, &o.positional_db);
 }
 
 // The command line read into what the tuner takes, every value and
@@ -361,7 +358,9 @@ int RunTune(int argc, char** argv) {
   TuneOptions o;
   AddTuneOptions(app, o);
   if (auto code = ParseArgs(app, argc, argv)) return *code;
-  if (o.params.dbname.empty()) o.params.dbname = o.positional_db;
+  if (Status s = pg::UseDatabaseOperand(&o.params, o.positional_db); !s.ok()) {
+    return Fail(kTuneCommand, s.message());
+  }
 
   // Everything the user typed is checked before any server is touched.
   auto checked = CheckTuneOptions(o);

@@ -245,6 +245,11 @@ std::string Connection::Describe() const {
   return out;
 }
 
+Status DatabaseNamedTwice(std::string_view operand) {
+  return InvalidArgument("both --db and a database name (\"" + std::string(operand) +
+                         "\") were given; use one of them");
+}
+
 Result<Connection> Connect(const ConnectionParams& params) {
   auto arrays = params.Keywords();
   Connection c(PQconnectdbParams(arrays.keywords.data(), arrays.values.data(), 1));

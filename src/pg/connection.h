@@ -133,6 +133,10 @@ class Connection {
 // (password redacted).
 Result<Connection> Connect(const ConnectionParams& params);
 
+// The refusal of a database named both by option (-d, --db) and by operand,
+// in every command's words.
+Status DatabaseNamedTwice(std::string_view operand);
+
 // Connect, for a check that may do without the server: the session, or a
 // Connection that is not valid() when the server cannot be reached (the
 // reason is dropped; the caller's own connection later reports it).

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pg/connection_options.h"
 #include "script/prng.h"
 
 namespace pgrig::tpcc {
@@ -33,15 +34,11 @@ void AddRunOptions(CLI::App* run, RunArgs* a) {
   run->add_option("--json", a->json_path, "write the results document (pgrig.result/1) here");
   run->add_option("--check-warehouses", a->check_warehouses,
                   "check conditions 1-4 after the run on this many warehouses (default: all)");
-  run->add_option("-h,--host", a->conn.host, "database server host or socket directory");
-  run->add_option("-p,--port", a->conn.port, "database server port");
-  run->add_option("-U,--username", a->conn.user, "database user name");
-  run->add_option("-d,--db,--dbname", a->conn.dbname, "database name, conninfo string or URI");
-  run->add_option("dbname", a->positional_db, "database name (as psql takes it)");
+  pg::AddConnectionOptions(run, &a->conn, &a->positional_db);
 }
 
 Status ValidateRunArgs(RunArgs* a) {
-  if (a->conn.dbname.empty()) a->conn.dbname = a->positional_db;
+  PGRIG_RETURN_IF_ERROR(pg::UseDatabaseOperand(&a->conn, a->positional_db));
   auto mode = script::ParseQueryMode(a->mode_name);
   if (!mode)
     return InvalidArgument(fmt::format("-M {}: simple, extended or prepared", a->mode_name));

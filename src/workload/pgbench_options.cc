@@ -47,8 +47,7 @@ bool ConnectionArgs::Take(int opt, const char* arg) {
 Status ConnectionArgs::TakeDatabase(int argc, char* const* argv, int* optind) {
   if (*optind < argc && !db_option) params.dbname = argv[(*optind)++];
   if (*optind < argc && db_option) {
-    return InvalidArgument(std::string("both --db and a database name (\"") + argv[*optind] +
-                           "\") were given; use one of them");
+    return pg::DatabaseNamedTwice(argv[*optind]);
   }
   if (db_option) params.dbname = *db_option;
   return Status::Ok();
