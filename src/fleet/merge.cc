@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "results/histogram_json.h"
+#include "results/metrics.h"
 #include "results/result_doc.h"
 #include "tpcc/measure.h"
 #include "tpcc/run.h"
@@ -288,7 +289,7 @@ Result<json> MergeTpcc(const std::vector<const ClientHostResult*>& hosts,
         if (why.is_string()) refused.push_back(hosts[i]->label + ": " + why.get<std::string>());
       }
     }
-    nopm += Number(t, "nopm");
+    nopm += Number(t, results::kMetricNopm);
     tpmc += Number(t, "tpmc_like");
     tpm += Number(t, "tpm");
     window = std::max(window, Number(t, "window_s"));
@@ -358,7 +359,7 @@ Result<json> MergeTpcc(const std::vector<const ClientHostResult*>& hosts,
   }
   const bool ok = refused.empty();
   auto figure = [ok](double v) { return ok ? json(v) : json(nullptr); };
-  return json{{"metric", "nopm"},
+  return json{{"metric", results::kMetricNopm},
               {"warehouses", first->value("warehouses", json())},
               {"procedures", first->value("procedures", json())},
               {"spec_timing", first->value("spec_timing", json())},
@@ -366,7 +367,7 @@ Result<json> MergeTpcc(const std::vector<const ClientHostResult*>& hosts,
               {"warmup_ended_early", warmup_early},
               {"run_constants", nullptr},  // each client drew its own
               {"window_s", window},
-              {"nopm", figure(nopm)},
+              {results::kMetricNopm, figure(nopm)},
               {"tpmc_like", figure(tpmc)},
               {"tpm", figure(tpm)},
               {"fleet_client", false},

@@ -9,6 +9,7 @@
 #include "common/enum_names.h"
 #include "cost/per_dollar.h"
 #include "results/cell_summary.h"
+#include "results/metrics.h"
 
 namespace pgrig::report {
 namespace {
@@ -98,7 +99,7 @@ Result<SuiteStats> Analyze(const results::Suite& suite) {
     // Only tps cells are pgbench-like transactions: lio and NOPM cells are
     // no read-only/read-write workload for the decision table, and have no
     // transactions per dollar (NOPM counts New-Orders per minute).
-    const bool tps = c.metric == "tps";
+    const bool tps = c.metric == results::kMetricTps;
     cs.kind = tps ? ClassifyWorkload(c.workload) : WorkloadKind::kOther;
 
     const results::CellSummary sum = results::SummarizeCell(c);

@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "profile/profile.h"
+#include "results/metrics.h"
 #include "results/model.h"
 #include "stats/histogram.h"
 #include "stats/summary.h"
@@ -39,7 +40,7 @@ struct CellStats {
   WorkloadKind kind = WorkloadKind::kOther;  // kOther for lio cells
   // What `tps` and its summaries hold: "tps", or "lio_per_s" (logical reads
   // per second) for lio cells; the statistics are the same, higher is better.
-  std::string metric = "tps";
+  std::string metric = results::kMetricTps;
 
   int runs_ok = 0;
   int runs_failed = 0;

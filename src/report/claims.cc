@@ -9,6 +9,7 @@
 #include "common/enum_names.h"
 #include "cost/format.h"
 #include "cost/per_dollar.h"
+#include "results/metrics.h"
 #include "stats/distributions.h"
 
 namespace pgrig::report {
@@ -54,7 +55,7 @@ bool CellMatchesScope(const CellStats& c, const std::string& scope) {
   if (Lower(c.workload) == scope) return true;
   // A lio cell (logical reads per second) answers only a claim that names
   // its workload: "read-only", "write-heavy" or no scope mean transactions.
-  if (c.metric != "tps") return false;
+  if (c.metric != results::kMetricTps) return false;
   if (scope.empty()) return true;
   return WorkloadKindName(c.kind) == scope ||
          (scope == "read-heavy" && c.kind == WorkloadKind::kReadOnly) ||
@@ -296,7 +297,7 @@ Result<ClaimCheck> PerDollarClaim(ClaimCheck out, const std::string& who, bool t
   const results::Suite& suite = *s->suite;
   std::vector<const CellStats*> cells;
   for (const CellStats& c : s->cells) {
-    if (c.metric != "tps") continue;
+    if (c.metric != results::kMetricTps) continue;
     if (!sel.cell.empty() ? Lower(c.id) == sel.cell : CellMatchesScope(c, sel.scope)) {
       cells.push_back(&c);
     }

@@ -9,6 +9,7 @@
 
 #include "common/enum_names.h"
 #include "common/strings.h"
+#include "results/metrics.h"
 #include "stats/distributions.h"
 
 namespace pgrig::report {
@@ -37,8 +38,9 @@ std::string Bytes(const std::string& n) {
 }
 
 std::string MetricMeaning(const std::string& metric) {
-  if (metric == "tps") return "tps (transactions per second)";
-  if (metric == "lio_per_s") return "lio_per_s (logical reads per second, pgrig lio)";
+  if (metric == results::kMetricTps) return "tps (transactions per second)";
+  if (metric == results::kMetricLio) return "lio_per_s (logical reads per second, pgrig lio)";
+  if (metric == results::kMetricNopm) return "nopm (New-Orders per minute, pgrig tpcc run)";
   return metric;
 }
 
@@ -179,7 +181,7 @@ Result<CellComparison> CompareCells(const CellStats& a, const CellStats& b,
     }
   }
   // Per dollar for transactions only (a lio cell's ratio is the plain one).
-  if (a.metric == "tps" && sa.usd_per_hour && sb.usd_per_hour && cc.tps.ratio) {
+  if (a.metric == results::kMetricTps && sa.usd_per_hour && sb.usd_per_hour && cc.tps.ratio) {
     // (tps_a / price_a) / (tps_b / price_b): the prices are exact constants.
     const double k = *sb.usd_per_hour / *sa.usd_per_hour;
     cc.per_dollar_ratio = *cc.tps.ratio * k;
@@ -370,7 +372,8 @@ struct RowKind {
   bool lio;
   bool Takes(const CellStats& c) const {
     if (c.runs_ok == 0 || c.tps_summary.median <= 0) return false;
-    return lio ? c.metric == "lio_per_s" : (c.metric == "tps" && c.kind == kind);
+    return lio ? c.metric == results::kMetricLio
+               : (c.metric == results::kMetricTps && c.kind == kind);
   }
   std::string Name() const { return lio ? "lio" : WorkloadKindName(kind); }
 };

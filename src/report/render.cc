@@ -12,6 +12,7 @@
 #include "report/profile_tables.h"
 #include "report/render_html.h"
 #include "report/tables.h"
+#include "results/metrics.h"
 #include "results/profile_json.h"
 
 namespace pgrig::report {
@@ -462,7 +463,7 @@ Json CompareJson(const CompareInput& in) {
          {"p99_ms", OptJson(d.p99_ms)},
          {"p99_cell", d.p99_cell ? Json(d.p99_cell->id) : Json(nullptr)},
          {"lio_cell", d.best_lio ? Json(d.best_lio->id) : Json(nullptr)},
-         {"lio_per_s", d.best_lio ? Json(d.best_lio->tps_summary.median) : Json(nullptr)},
+         {results::kMetricLio, d.best_lio ? Json(d.best_lio->tps_summary.median) : Json(nullptr)},
          {"lio_interval", IntervalJson(d.lio_ci)},
          {"lio_among", d.lio_among}});
   }

@@ -12,6 +12,7 @@
 #include "cost/per_dollar.h"
 #include "report/flame_graph.h"
 #include "report/markup.h"
+#include "results/metrics.h"
 
 namespace pgrig::report {
 namespace {
@@ -568,7 +569,7 @@ std::string Charts(const std::vector<Labeled>& suites, const std::vector<Decisio
   for (const Labeled& s : suites) {
     for (const CellStats& c : s.stats->cells) {
       any_cell = true;
-      any_tps = any_tps || c.metric == "tps";
+      any_tps = any_tps || c.metric == results::kMetricTps;
     }
   }
   if (!any_cell) return "";

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost/format.h"
+#include "results/metrics.h"
 
 namespace pgrig::report {
 
@@ -47,25 +48,20 @@ std::string Pretty(const std::string& kind) {
   return kind;
 }
 
-// How a cell's headline reads: tps (no suffix), lio/s or NOPM.
-std::string MetricLabel(const std::string& metric) {
-  if (metric == "lio_per_s") return "lio/s";
-  if (metric == "nopm") return "NOPM";
-  return "tps";
-}
-
 std::string MetricSuffix(const CellStats& c) {
-  return c.metric == "tps" || c.metric.empty() ? "" : " " + MetricLabel(c.metric);
+  return c.metric == results::kMetricTps || c.metric.empty()
+             ? ""
+             : std::string(" ") + results::MetricUnit(c.metric);
 }
 
 // "tps", "lio/s", "tps or NOPM", ...: the metrics of `cells` in the order
 // tps, lio/s, NOPM.
 std::string MetricHeader(const std::vector<const CellStats*>& cells) {
   std::vector<std::string> seen;
-  for (const char* m : {"tps", "lio_per_s", "nopm"}) {
-    const std::string label = MetricLabel(m);
+  for (const char* m : results::kMetrics) {
+    const std::string label = results::MetricUnit(m);
     for (const CellStats* c : cells) {
-      if (MetricLabel(c->metric) == label) {
+      if (results::MetricUnit(c->metric) == label) {
         seen.push_back(label);
         break;
       }
@@ -119,12 +115,15 @@ Table CellTable(const SuiteStats& s) {
     }
     t.rows.push_back(std::move(row));
   }
-  const bool any_tps = std::any_of(s.cells.begin(), s.cells.end(),
-                                   [](const CellStats& c) { return c.metric == "tps"; });
-  const bool any_lio = std::any_of(s.cells.begin(), s.cells.end(),
-                                   [](const CellStats& c) { return c.metric == "lio_per_s"; });
-  const bool any_nopm = std::any_of(s.cells.begin(), s.cells.end(),
-                                    [](const CellStats& c) { return c.metric == "nopm"; });
+  const bool any_tps = std::any_of(s.cells.begin(), s.cells.end(), [](const CellStats& c) {
+    return c.metric == results::kMetricTps;
+  });
+  const bool any_lio = std::any_of(s.cells.begin(), s.cells.end(), [](const CellStats& c) {
+    return c.metric == results::kMetricLio;
+  });
+  const bool any_nopm = std::any_of(s.cells.begin(), s.cells.end(), [](const CellStats& c) {
+    return c.metric == results::kMetricNopm;
+  });
   if (any_tps || (!any_lio && !any_nopm)) {
     t.note =
         "tps: median of the iterations, [95% t interval of the geometric mean, log scale]; "
@@ -365,7 +364,8 @@ Table DecisionTable(const Comparison& c) {
              "p99: of the read-write cell, else of the read-only one.";
   }
   if (any_lio) {
-    add("lio/s", [&](const DecisionColumn& d) { return cell(d.best_lio, d.lio_ci); });
+    add(results::MetricUnit(results::kMetricLio),
+        [&](const DecisionColumn& d) { return cell(d.best_lio, d.lio_ci); });
     t.note += std::string(t.note.empty() ? "lio/s [interval]: " + chosen + ". " : " ") +
               "lio/s: logical reads per second of the lio cell.";
   }
@@ -458,7 +458,7 @@ Table ComparisonTable(const Comparison& c, size_t index) {
   if (latency) {
     t.note += " Latency ratios from the merged histograms (interval from per-run percentiles).";
   }
-  const bool lio_only = metric == "lio/s";
+  const bool lio_only = metric == results::MetricUnit(results::kMetricLio);
   if (!priced && !lio_only) {
     std::vector<std::string> unpriced;
     if (!c.suites[0]->suite->usd_per_hour) unpriced.push_back(b);

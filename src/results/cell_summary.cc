@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "results/metrics.h"
 #include "stats/summary.h"
 
 namespace pgrig::results {
@@ -38,7 +39,7 @@ std::optional<double> EstimatedServerCpuUsPerTransaction(const Run& r) {
 
 CellSummary SummarizeCell(const Cell& cell) {
   CellSummary out;
-  const bool lio = cell.metric == "lio_per_s";
+  const bool lio = cell.metric == kMetricLio;
   std::vector<double> client_cpu, server_cpu;
   int measured = 0, estimated = 0, saturated_runs = 0;
   std::map<std::string, int> votes;

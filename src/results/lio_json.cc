@@ -2,6 +2,7 @@
 
 #include "common/clock.h"
 #include "results/histogram_json.h"
+#include "results/metrics.h"
 #include "results/schemas.h"
 
 namespace pgrig::results {
@@ -55,7 +56,7 @@ json LioWindowSummary(const micro::LioWindow& w, const std::vector<micro::LioTab
   return json{
       {"sessions", f.sessions},
       {"duration_s", f.duration_s},
-      {"lio_per_s", f.lio_per_s},
+      {kMetricLio, f.lio_per_s},
       {"lio_per_s_per_session", f.lio_per_s_per_session},
       {"blks_hit_per_s", f.blks_hit_per_s},
       {"physical_reads_per_s", f.physical_reads_per_s},

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "results/metrics.h"
 #include "results/profile_json.h"
 #include "stats/packed_histogram.h"
 
@@ -97,7 +98,7 @@ struct Cell {
   int threads = 0;
   // What Run::tps holds: "tps" (pgrig.result/1 runs) or "lio_per_s"
   // (pgrig.lio/1 runs of a `kind = "lio"` workload).
-  std::string metric = "tps";
+  std::string metric = kMetricTps;
   std::map<std::string, std::string> settings;  // the variant's settings
   std::vector<Run> runs;
 };

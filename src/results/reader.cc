@@ -11,6 +11,7 @@
 #include "plan/plan.h"
 #include "results/histogram_json.h"
 #include "results/json_read.h"
+#include "results/metrics.h"
 #include "results/schemas.h"
 
 namespace pgrig::results {
@@ -109,7 +110,7 @@ void ReadObservationOf(const Json& holder, Run* run) {
 Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   Run run;
   const bool lio = String(r, {"schema"}) == results::kLioResultSchema;
-  const char* headline = lio ? "lio_per_s" : "tps";
+  const char* headline = lio ? kMetricLio : kMetricTps;
   std::optional<double> tps = Number(r, {"summary", headline});
   if (!tps) {
     return InvalidArgument(where + ": summary." + headline + " is missing or not a number");
@@ -137,7 +138,7 @@ Result<Run> ReadResultRun(const Json& r, const std::string& where) {
   // A `tpcc run`'s headline is its NOPM (never compared with a tps); a run
   // that gave none is a failed run, with the first reason it recorded.
   if (const Json* tpcc = FindPath(r, {"tpcc"}); tpcc != nullptr && tpcc->is_object()) {
-    const std::optional<double> nopm = Number(r, {"tpcc", "nopm"});
+    const std::optional<double> nopm = Number(r, {"tpcc", kMetricNopm});
     // Per minute: the per-second ceiling times 60.
     if (nopm && (!std::isfinite(*nopm) || *nopm < 0 || *nopm > 60 * kMaxRate)) {
       return InvalidArgument(fmt::format(
@@ -239,7 +240,7 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   const Json* tpcc = FindPath(doc, {"tpcc"});
   if (tpcc != nullptr && tpcc->is_object()) {
     c.workload = "tpcc";
-    c.metric = "nopm";
+    c.metric = kMetricNopm;
   }
   c.id = CellId(c);
   PGRIG_ASSIGN_OR_RETURN(Run run, ReadResultRun(doc, source));
@@ -293,7 +294,7 @@ Result<Cell> ReadCell(const Json& c, const std::string& where) {
   cell.metric = String(c, {"metric"});
   if (cell.metric.empty()) {
     const std::string kind = String(c, {"kind"});
-    cell.metric = kind == "lio" ? "lio_per_s" : (kind == "tpcc" ? "nopm" : "tps");
+    cell.metric = MetricOfKind(String(c, {"kind"}));
   }
   // settings: {"per_connection": {...}, "server": {...}} as the runner split them.
   for (const char* part : {"per_connection", "server"}) {
@@ -375,7 +376,7 @@ Result<Suite> FromLio(const Json& doc, const std::string& source) {
   c.workload = "lio";
   c.protocol = "prepared";
   c.variant = "default";
-  c.metric = "lio_per_s";
+  c.metric = kMetricLio;
   auto sessions = Integer(doc, {"summary", "sessions"});
   if (!sessions) sessions = Integer(doc, {"options", "sessions"});
   if (!sessions || *sessions <= 0) {

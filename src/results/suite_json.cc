@@ -13,6 +13,7 @@
 #include "cost/per_dollar.h"
 #include "results/cell_summary.h"
 #include "results/histogram_json.h"
+#include "results/metrics.h"
 #include "results/reader.h"
 #include "results/result_json.h"
 #include "results/schemas.h"
@@ -119,11 +120,11 @@ std::string FsyncMarkdown(const json& f) {
 const char* CellMetric(plan::WorkloadKind k) {
   switch (k) {
     case plan::WorkloadKind::kLio:
-      return "lio_per_s";
+      return kMetricLio;
     case plan::WorkloadKind::kTpcc:
-      return "nopm";
+      return kMetricNopm;
     default:
-      return "tps";
+      return kMetricTps;
   }
 }
 
@@ -252,8 +253,8 @@ void UpdateCellSummaries(json& suite) {
     // "lio_per_s" (pgrig.lio/1 summary.lio_per_s) or "nopm" (a tpcc run's
     // tpcc.nopm), higher is better; only tps is priced.
     std::string metric = Str(cell, "metric");
-    if (metric.empty()) metric = "tps";
-    const bool not_tps = metric != "tps";
+    if (metric.empty()) metric = kMetricTps;
+    const bool not_tps = metric != kMetricTps;
     // The runs as pgrig report reads them, summed up by the same function, so
     // that the summary written here is what report and compare print.
     Cell model;
@@ -374,14 +375,15 @@ std::string RunsCsv(const json& suite) {
         txn ? NumText(Num(At(r, "summary"), "client_cpu_us_per_transaction"), 2) : "",
         At(run, "bottleneck").is_object() ? Str(At(run, "bottleneck"), "kind") : "",
         Str(run, "error"),
-        lio_run ? NumText(Num(At(r, "summary"), "lio_per_s"), 1) : "",
+        lio_run ? NumText(Num(At(r, "summary"), kMetricLio), 1) : "",
         txn && At(At(r, "summary"), "server_cpu_us_per_transaction").is_number()
             ? NumText(Num(At(r, "summary"), "server_cpu_us_per_transaction"), 2)
             : "",  // not measured (a remote server): empty, never 0
         At(run, "disturbed").is_object() ? NumText(Num(At(run, "disturbed"), "other_cpu_pct"), 1)
                                          : "",  // empty: not disturbed (or not measured)
-        txn && At(At(r, "tpcc"), "nopm").is_number() ? NumText(Num(At(r, "tpcc"), "nopm"), 1)
-                                                     : "",  // a tpcc run's, when it gave one
+        txn && At(At(r, "tpcc"), kMetricNopm).is_number()
+            ? NumText(Num(At(r, "tpcc"), kMetricNopm), 1)
+            : "",  // a tpcc run's, when it gave one
     };
     for (size_t i = 0; i < f.size(); ++i) {
       if (i > 0) out += ',';
@@ -412,17 +414,17 @@ std::string CellTable(const json& suite) {
   // the heading names that unit only when such a cell is there.
   // The heading names the units the cells hold: tps, lio/s, NOPM.
   std::vector<std::string> units;
-  for (const char* m : {"tps", "lio_per_s", "nopm"}) {
+  for (const char* m : kMetrics) {
     for (const json& c : At(suite, "cells")) {
       std::string cm = Str(At(c, "summary"), "metric");
-      if (cm.empty()) cm = "tps";
+      if (cm.empty()) cm = kMetricTps;
       if (cm == m) {
-        units.push_back(cm == "lio_per_s" ? "lio/s" : (cm == "nopm" ? "NOPM" : "tps"));
+        units.push_back(MetricUnit(cm));
         break;
       }
     }
   }
-  if (units.empty()) units.push_back("tps");
+  if (units.empty()) units.push_back(MetricUnit(kMetricTps));
   std::string headline = units[0];
   for (size_t i = 1; i < units.size(); ++i)
     headline += (i + 1 == units.size() ? " or " : ", ") + units[i];
@@ -437,9 +439,10 @@ std::string CellTable(const json& suite) {
     const json& s = At(c, "summary");
     if (!s.is_object()) continue;
     const std::string metric = Str(s, "metric");
-    const bool lio = metric == "lio_per_s";
-    const bool nopm = metric == "nopm";
-    const json& t = lio ? At(s, "lio_per_s") : (nopm ? At(s, "nopm") : At(s, "tps"));
+    // A tps cell's figures are under "tps" (so is an old cell's, which has
+    // no metric); a lio or NOPM cell's under its metric, its unit shown.
+    const bool tps_cell = metric != kMetricLio && metric != kMetricNopm;
+    const json& t = At(s, tps_cell ? kMetricTps : metric.c_str());
     std::string tps = "-", range = "-";
     if (t.is_object()) {
       tps = NumText(At(t, "median").get<double>(), 1);
@@ -447,8 +450,7 @@ std::string CellTable(const json& suite) {
         tps += " [" + NumText(At(t, "ci95_low").get<double>(), 1) + ", " +
                NumText(At(t, "ci95_high").get<double>(), 1) + "]";
       }
-      if (lio) tps += " lio/s";
-      if (nopm) tps += " NOPM";
+      if (!tps_cell) tps += std::string(" ") + MetricUnit(metric);
       range = NumText(At(t, "min").get<double>(), 1) + "-" + NumText(At(t, "max").get<double>(), 1);
     }
     const json& lat = At(s, "latency_ms");

@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "results/histogram_json.h"
+#include "results/metrics.h"
 #include "script/prng.h"
 #include "script/variables.h"
 #include "tpcc/check.h"
@@ -258,7 +259,7 @@ nlohmann::json Measurer::Section(const Measurement& m) const {
   const bool fleet = static_cast<bool>(o_.fleet_gate);
   auto figure = [ok](double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
   const TpccFigures& f = m.figures;
-  return {{"metric", "nopm"},
+  return {{"metric", results::kMetricNopm},
           {"warehouses", load_.warehouses},
           {"procedures", o_.procedures},
           {"spec_timing", o_.spec_timing},
@@ -269,7 +270,7 @@ nlohmann::json Measurer::Section(const Measurement& m) const {
             {"c_id", run_constants_.c_id},
             {"ol_i_id", run_constants_.ol_i_id}}},
           {"window_s", f.window_s},
-          {"nopm", figure(f.nopm)},
+          {results::kMetricNopm, figure(f.nopm)},
           {"tpmc_like", figure(f.tpmc_like)},
           {"tpm", figure(f.tpm)},
           {"fleet_client", fleet},
