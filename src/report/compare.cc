@@ -233,6 +233,14 @@ void SuitePairMismatches(const results::Suite& a, const results::Suite& b,
                                "differ in size, so cache behaviour and contention differ",
                                a.label, *a.scale, b.label, *b.scale)});
   }
+  if (a.tpcc_warehouses && b.tpcc_warehouses && *a.tpcc_warehouses != *b.tpcc_warehouses) {
+    out.push_back(
+        {MismatchKind::kTpccWarehouses,
+         fmt::format("TPC-C-like warehouses differ: {} ran on {}, {} on {}; the data sets "
+                     "differ in size and the transactions in how often they meet, so NOPM is "
+                     "not comparable one to one",
+                     a.label, *a.tpcc_warehouses, b.label, *b.tpcc_warehouses)});
+  }
   if (a.pg_major && b.pg_major && *a.pg_major != *b.pg_major) {
     out.push_back({MismatchKind::kPostgresMajor,
                    fmt::format("PostgreSQL major version differs: {} ran {}, {} ran {}", a.label,
@@ -295,6 +303,7 @@ Speed SpeedFromVerdict(stats::Verdict v) {
 
 const char* MismatchKindName(MismatchKind k) {
   static constexpr const char* kNames[] = {"scale",
+                                           "tpcc_warehouses",
                                            "postgresql_major",
                                            "postgresql_build",
                                            "durability",

@@ -99,6 +99,7 @@ struct Multiplicity {
 
 enum class MismatchKind {
   kScale,
+  kTpccWarehouses,  // the TPC-C-like data differs in size
   kPostgresMajor,
   kBuild,  // the servers were built differently (compiler, CFLAGS, configure, atomics)
   kDurability,

@@ -24,6 +24,7 @@ std::string Header(const results::Suite& s) {
   std::string out = fmt::format("{} ({})", s.label, s.source);
   if (!s.plan_name.empty()) out += ", plan " + s.plan_name;
   if (s.scale) out += fmt::format(", scale {}", *s.scale);
+  if (s.tpcc_warehouses) out += fmt::format(", {} TPC-C-like warehouses", *s.tpcc_warehouses);
   if (!s.pg_version.empty()) out += ", PostgreSQL " + s.pg_version;
   if (s.usd_per_hour) out += fmt::format(", {:.4f} USD/hour", *s.usd_per_hour);
   if (!s.complete) out += ", INCOMPLETE";
@@ -238,6 +239,7 @@ Json SuiteJson(const SuiteStats& s) {
           {"complete", su.complete},
           {"plan", su.plan_name},
           {"scale", su.scale ? Json(*su.scale) : Json(nullptr)},
+          {"tpcc_warehouses", su.tpcc_warehouses ? Json(*su.tpcc_warehouses) : Json(nullptr)},
           {"postgresql", su.pg_version},
           {"usd_per_hour", OptJson(su.usd_per_hour)},
           {"cells", cells},

@@ -637,6 +637,7 @@ std::string RenderReportHtml(const ReportInput& in, const std::vector<Table>& ta
                      EscapeMarkup(s.source);
   if (!s.plan_name.empty()) body += ", plan " + EscapeMarkup(s.plan_name);
   if (s.scale) body += fmt::format(", scale {}", *s.scale);
+  if (s.tpcc_warehouses) body += fmt::format(", {} TPC-C-like warehouses", *s.tpcc_warehouses);
   if (!s.pg_version.empty()) body += ", PostgreSQL " + EscapeMarkup(s.pg_version);
   body += "</p>";
   for (const Table& t : tables) body += HtmlTable(t);

@@ -306,5 +306,58 @@ TEST(StandaloneTpccTest, NopmIsTheHeadlineAndIsRangeChecked) {
   EXPECT_EQ(none->cells[0].runs[0].error, "no NOPM: the run was interrupted");
 }
 
+// The warehouses a tpcc run measured are read with it; two runs on
+// different warehouses are compared with a mismatch saying so, and a
+// malformed count is refused with the file and the key.
+TEST(StandaloneTpccTest, WarehousesAreReadAndDifferentOnesAreAMismatch) {
+  const std::string golden =
+      std::string(PGRIG_SOURCE_DIR) + "/tests/data/results/golden/bench.json";
+  nlohmann::json doc = Doc(golden);
+  doc["tpcc"] = {{"metric", "nopm"},
+                 {"warehouses", 4},
+                 {"nopm", 12345.5},
+                 {"refused", nlohmann::json::array()}};
+  auto four = results::ParseSuiteJson(doc.dump(), "four.json");
+  ASSERT_TRUE(four.ok()) << four.status().message();
+  EXPECT_EQ(four->tpcc_warehouses, 4);
+  doc["tpcc"]["warehouses"] = 8;
+  auto eight = results::ParseSuiteJson(doc.dump(), "eight.json");
+  ASSERT_TRUE(eight.ok()) << eight.status().message();
+
+  auto s4 = Analyze(*four), s8 = Analyze(*eight), s4b = Analyze(*four);
+  ASSERT_TRUE(s4.ok() && s8.ok() && s4b.ok());
+  // The report says what it measured, in every format that has a header.
+  EXPECT_THAT(RenderReport({&*s4, {}, {}}, Format::kText), HasSubstr(", 4 TPC-C-like warehouses"));
+  EXPECT_THAT(RenderReport({&*s4, {}, {}}, Format::kHtml), HasSubstr(", 4 TPC-C-like warehouses"));
+  EXPECT_EQ(nlohmann::json::parse(
+                RenderReport({&*s4, {}, {}}, Format::kJson))["suite"]["tpcc_warehouses"],
+            4);
+  auto c = Compare({&*s4, &*s8});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  std::vector<std::string> found;
+  for (const Mismatch& m : c->mismatches) {
+    if (m.kind == MismatchKind::kTpccWarehouses) found.push_back(m.message);
+  }
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_THAT(found[0], HasSubstr("eight ran on 8, four on 4"));
+  EXPECT_STREQ(MismatchKindName(MismatchKind::kTpccWarehouses), "tpcc_warehouses");
+  auto same = Compare({&*s4, &*s4b});
+  ASSERT_TRUE(same.ok());
+  for (const Mismatch& m : same->mismatches) EXPECT_NE(m.kind, MismatchKind::kTpccWarehouses);
+
+  for (const nlohmann::json& bad :
+       {nlohmann::json(0), nlohmann::json(-3), nlohmann::json(1.5), nlohmann::json("4")}) {
+    doc["tpcc"]["warehouses"] = bad;
+    auto r = results::ParseSuiteJson(doc.dump(), "t.json");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("t.json"));
+    EXPECT_THAT(r.status().message(), HasSubstr("tpcc.warehouses"));
+  }
+  // A pgbench run has none.
+  auto plain = results::ParseSuiteJson(Doc(golden).dump(), "p.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->tpcc_warehouses.has_value());
+}
+
 }  // namespace
 }  // namespace pgrig::report

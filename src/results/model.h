@@ -153,6 +153,9 @@ struct Suite {
   std::string plan_name;
   std::string plan_text;  // the plan as run (compared to detect different plans)
   std::optional<int64_t> scale;
+  // The TPC-C-like warehouses its tpcc cells ran on (a suite's "tpcc"
+  // section, or a `tpcc run` document's); none without tpcc cells.
+  std::optional<int64_t> tpcc_warehouses;
   // Machine and server.
   nlohmann::json facts;    // pgrig.facts/1 ({} when absent)
   std::string pg_version;  // "15.18"

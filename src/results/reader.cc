@@ -213,6 +213,20 @@ void ReadFacts(const Json& facts, Suite& s) {
   if (s.instance_type.empty()) s.instance_type = String(facts, {"host", "cloud", "instance_type"});
 }
 
+// tpcc.warehouses of `doc` (a suite, or a run's result) into *out when it
+// is there; `where` names `doc` in the error for anything but a whole number
+// of at least 1.
+Status ReadTpccWarehouses(const Json& doc, const std::string& where, std::optional<int64_t>* out) {
+  const Json* w = FindPath(doc, {"tpcc", "warehouses"});
+  if (w == nullptr || w->is_null()) return Status::Ok();
+  if (!w->is_number_integer() || w->get<int64_t>() < 1) {
+    return InvalidArgument(
+        fmt::format("{}: tpcc.warehouses is {}: a whole number of at least 1", where, w->dump()));
+  }
+  *out = w->get<int64_t>();
+  return Status::Ok();
+}
+
 Result<Suite> FromResult(const Json& doc, const std::string& source) {
   Suite s;
   s.source = source;
@@ -221,6 +235,7 @@ Result<Suite> FromResult(const Json& doc, const std::string& source) {
   s.suite_id = String(doc, {"started_at"}) + "/" + s.label;
   s.started_at = String(doc, {"started_at"});
   s.scale = Integer(doc, {"options", "scale"});
+  PGRIG_RETURN_IF_ERROR(ReadTpccWarehouses(doc, source, &s.tpcc_warehouses));
   s.usd_per_hour = Number(doc, {"run", "usd_per_hour"});
   s.instance_type = String(doc, {"run", "instance_type"});
   if (const Json* f = FindPath(doc, {"facts"})) ReadFacts(*f, s);
@@ -419,6 +434,7 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source, const std::s
   s.plan_text = String(doc, {"plan", "source_text"});
   s.scale = Integer(doc, {"scale", "value"});
   if (!s.scale) s.scale = Integer(doc, {"plan", "parsed", "scale"});
+  PGRIG_RETURN_IF_ERROR(ReadTpccWarehouses(doc, source, &s.tpcc_warehouses));
   s.usd_per_hour = Number(doc, {"price", "usd_per_hour"});
   s.instance_type = String(doc, {"price", "instance_type"});
   if (const Json* f = FindPath(doc, {"facts"})) ReadFacts(*f, s);
@@ -451,6 +467,13 @@ Result<Suite> FromSuite(const Json& doc, const std::string& source, const std::s
       }
       PGRIG_ASSIGN_OR_RETURN(Run run, ReadSuiteRun((*runs)[k], where));
       it->runs.push_back(std::move(run));
+      // A suite written before its "tpcc" section was: the runs say.
+      if (!s.tpcc_warehouses) {
+        if (const Json* result = FindPath((*runs)[k], {"result"}); result != nullptr) {
+          PGRIG_RETURN_IF_ERROR(
+              ReadTpccWarehouses(*result, where + ": result", &s.tpcc_warehouses));
+        }
+      }
     }
   }
   if (const Json* f = FindPath(doc, {"fsync"}); f != nullptr && f->is_object()) {

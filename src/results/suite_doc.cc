@@ -64,6 +64,12 @@ json SuiteDocToJson(const SuiteDoc& d) {
            {"reason", d.lio->reason},
            {"loaded", d.lio->loaded}};
   }
+  json tpcc = nullptr;
+  if (d.tpcc) {
+    tpcc = {{"warehouses", d.tpcc->warehouses},
+            {"procedures", d.tpcc->procedures},
+            {"loaded", d.tpcc->loaded}};
+  }
   json runs = json::array();
   for (const SuiteRun& r : d.runs) runs.push_back(RunToJson(r));
   json builds = json::array();
@@ -92,6 +98,7 @@ json SuiteDocToJson(const SuiteDoc& d) {
         {"local", d.target_local}}},
       {"scale", scale},
       {"lio", lio},
+      {"tpcc", tpcc},
       {"fsync", d.fsync},
       {"facts", d.facts},
       {"builds", builds},
@@ -190,6 +197,15 @@ Status ReadParts(const JsonFields& f, const std::string& where, SuiteDoc& d) {
     PGRIG_RETURN_IF_ERROR(l.Str("size", out.size));
     PGRIG_RETURN_IF_ERROR(l.Str("reason", out.reason));
     PGRIG_RETURN_IF_ERROR(l.Bool("loaded", out.loaded));
+  }
+  // Absent from suites written before it was recorded.
+  PGRIG_ASSIGN_OR_RETURN(const json* tpcc, f.Object("tpcc"));
+  if (tpcc != nullptr) {
+    const JsonFields t(*tpcc, where + ": tpcc");
+    SuiteTpcc& out = d.tpcc.emplace();
+    PGRIG_RETURN_IF_ERROR(t.Int("warehouses", out.warehouses));
+    PGRIG_RETURN_IF_ERROR(t.Bool("procedures", out.procedures));
+    PGRIG_RETURN_IF_ERROR(t.Bool("loaded", out.loaded));
   }
   PGRIG_ASSIGN_OR_RETURN(const json* settings, f.Object("settings"));
   if (settings != nullptr) {

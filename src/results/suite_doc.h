@@ -62,6 +62,17 @@ struct SuiteLio {
   bool loaded = false;
 };
 
+// The TPC-C-like data the suite's tpcc cells ran on (`pgrig tpcc init`'s
+// tables, made or reused by the runner).
+struct SuiteTpcc {
+  int warehouses = 0;       // as the plan's count resolved on this machine
+  bool procedures = false;  // the cells call the transactions' functions (made with the data)
+  // pgrig loaded the data for this suite (in any attempt); false: the
+  // database already held these warehouses and the suite reused them, with
+  // the orders earlier runs added (a database that has grown).
+  bool loaded = false;
+};
+
 // One PostgreSQL build of a plan with builds (plan::Plan::builds): its name
 // and what facts found of its server (pgrig.facts/1's "server": version,
 // build with compiler, cflags, configure and atomics, settings).
@@ -99,6 +110,7 @@ struct SuiteDoc {
   bool target_local = true;
   std::optional<SuiteScale> scale;  // none without pgbench workloads
   std::optional<SuiteLio> lio;      // none without lio workloads
+  std::optional<SuiteTpcc> tpcc;    // none without tpcc workloads
   nlohmann::json fsync = nullptr;   // the plan's fsync test: pgrig.fsync/1 with "workload"
   nlohmann::json facts = nullptr;   // pgrig.facts/1 (with builds: the first build's server)
   std::vector<SuiteBuild> builds;   // the plan's builds, in its order; empty without

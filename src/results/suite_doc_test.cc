@@ -34,6 +34,7 @@ SuiteDoc FullSuiteDoc() {
   d.scale = SuiteScale{.value = 10, .reason = "fits", .loaded = true};
   d.lio = SuiteLio{
       .tables = 2, .blocks_per_table = 5000000000, .size = "1GB", .reason = "r", .loaded = false};
+  d.tpcc = SuiteTpcc{.warehouses = 4, .procedures = true, .loaded = true};
   d.fsync = json{{"schema", "pgrig.fsync/1"}, {"workload", "flush"}};
   d.facts = json{{"schema", "pgrig.facts/1"}};
   d.settings_all_cells = {{"jit", "off"}};
@@ -90,6 +91,17 @@ TEST(SuiteDocTest, WrittenAndReadBackIsTheSameDocument) {
   ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   EXPECT_EQ(SuiteDocToJson(*resumed), written);
   EXPECT_EQ(back->lio->blocks_per_table, 5000000000);
+  ASSERT_TRUE(back->tpcc.has_value());
+  EXPECT_EQ(back->tpcc->warehouses, 4);
+  EXPECT_TRUE(back->tpcc->procedures);
+  EXPECT_TRUE(back->tpcc->loaded);
+  EXPECT_EQ(written["tpcc"], (json{{"warehouses", 4}, {"procedures", true}, {"loaded", true}}));
+  // A suite written before the tpcc section was recorded has none.
+  json before = written;
+  before.erase("tpcc");
+  auto old = SuiteDocFromJson(before, "suite.json");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_FALSE(old->tpcc.has_value());
   EXPECT_EQ(FinishedRuns(*back),
             (std::vector<std::pair<std::string, int>>{{"ro/prepared/default/c1/j1", 0}}));
   EXPECT_EQ(SuiteCellIds(*back), std::vector<std::string>{"ro/prepared/default/c1/j1"});
@@ -152,7 +164,8 @@ TEST(SplitByBuildTest, OneSuitePerBuildWithItsCellsAndServer) {
 TEST(SuiteDocTest, ANewSuiteHasNullsWhereNothingHappenedYet) {
   SuiteDoc d;
   const json j = SuiteDocToJson(d);
-  for (const char* key : {"ended_at", "stop_reason", "wall_s", "scale", "lio", "fsync", "price"}) {
+  for (const char* key :
+       {"ended_at", "stop_reason", "wall_s", "scale", "lio", "tpcc", "fsync", "price"}) {
     EXPECT_TRUE(j[key].is_null()) << key;
   }
   EXPECT_TRUE(j["settings"]["restored"].is_null());
@@ -178,6 +191,9 @@ TEST(SuiteDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
       {"/cells/0/id", 3, "an array of cells, each with an \"id\""},
       {"/price/usd_per_hour", "cheap", "price: \"usd_per_hour\" must be a number"},
       {"/scale", 10, "\"scale\" must be an object or null"},
+      {"/tpcc", "4", "\"tpcc\" must be an object or null"},
+      {"/tpcc/warehouses", "four", "tpcc: \"warehouses\" must be a whole number"},
+      {"/tpcc/loaded", 1, "tpcc: \"loaded\" must be true or false"},
       {"/builds", "native", "\"builds\" must be an array"},
       {"/builds/1", "native", "builds[1]: not an object"},
       {"/builds/0/name", 7, "builds[0]: \"name\" must be a string"},

@@ -77,6 +77,8 @@ TEST(RunTpccSuiteTest, TpccCellsGiveNopmThatAgreesWithTheDatabaseAndReuseTheLoad
   ASSERT_TRUE(s.is_object());
   EXPECT_EQ(s["complete"], true);
   EXPECT_TRUE(s["scale"].is_null());
+  // The data the cells ran on: loaded by this suite, with the functions.
+  EXPECT_EQ(s["tpcc"], (json{{"warehouses", 1}, {"procedures", true}, {"loaded", true}}));
   ASSERT_EQ(s["cells"].size(), 2u);
   ASSERT_EQ(s["runs"].size(), 4u);
   for (const json& run : s["runs"]) {
@@ -137,6 +139,7 @@ TEST(RunTpccSuiteTest, TpccCellsGiveNopmThatAgreesWithTheDatabaseAndReuseTheLoad
   // The report module reads the cells as NOPM cells.
   auto suite = results::LoadSuite(out);
   ASSERT_TRUE(suite.ok()) << suite.status().message();
+  EXPECT_EQ(suite->tpcc_warehouses, 1);
   ASSERT_EQ(suite->cells.size(), 2u);
   for (const results::Cell& cell : suite->cells) {
     EXPECT_EQ(cell.metric, "nopm");
@@ -152,6 +155,7 @@ TEST(RunTpccSuiteTest, TpccCellsGiveNopmThatAgreesWithTheDatabaseAndReuseTheLoad
   ProcessResult rep = testing::RunPgrig({"report", out});
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_THAT(rep.out, HasSubstr("NOPM median"));
+  EXPECT_THAT(rep.out, HasSubstr(", 1 TPC-C-like warehouses"));
 
   // A load that never finished (its tpcc_load row is written last) is made
   // again, not measured.
@@ -160,6 +164,8 @@ TEST(RunTpccSuiteTest, TpccCellsGiveNopmThatAgreesWithTheDatabaseAndReuseTheLoad
   ProcessResult reload = testing::RunPgrig(TpccRunArgs(conn, {plan, "--out", dir + "/out2"}));
   ASSERT_EQ(reload.exit_code, 0) << reload.out << reload.err;
   EXPECT_THAT(reload.err, HasSubstr("tpcc data: loading 1 warehouses"));
+  EXPECT_EQ(run_itest::ReadJson(dir + "/out2/suite.json")["tpcc"],
+            (json{{"warehouses", 1}, {"procedures", false}, {"loaded", true}}));
 
   // Data that breaks condition 1 (W_YTD = sum(D_YTD)) gives no NOPM: the
   // run fails and says why, and the suite stops there.
@@ -172,6 +178,8 @@ TEST(RunTpccSuiteTest, TpccCellsGiveNopmThatAgreesWithTheDatabaseAndReuseTheLoad
   const json s4 = run_itest::ReadJson(dir + "/out3/suite.json");
   ASSERT_TRUE(s4.is_object());
   EXPECT_EQ(s4["complete"], false);
+  // Reused, not loaded: a database that earlier runs have grown.
+  EXPECT_EQ(s4["tpcc"], (json{{"warehouses", 1}, {"procedures", false}, {"loaded", false}}));
   ASSERT_EQ(s4["runs"].size(), 1u);
   const json& failed = s4["runs"][0];
   EXPECT_EQ(failed["status"], "failed");
