@@ -47,9 +47,9 @@ struct RunArgs {
 // to `run`, storing into `*a` (which must outlive the parse).
 void AddRunOptions(CLI::App* run, RunArgs* a);
 
-// After a parse: the database operand into conn.dbname (when -d was not
-// given), -M's name into `mode`, and every value within its range.  An
-// error names the option.
+// After a parse: the database operand into conn.dbname (refused when -d
+// named one too), -M's name into `mode`, and every value within its range.
+// An error names the option.
 Status ValidateRunArgs(RunArgs* a);
 
 // `args` (without "pgrig tpcc run") read by AddRunOptions's definitions and
