@@ -19,6 +19,7 @@
 #include "host/host_facts.h"
 #include "host/server_cpu.h"
 #include "results/result_json.h"
+#include "results/tpcc_section.h"
 #include "script/prng.h"
 #include "tpcc/measure.h"
 #include "workload/bench_options.h"
@@ -35,9 +36,10 @@ std::string TypesTable(const tpcc::TpccFigures& f) {
       fmt::format("{:<20} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "transaction type",
                   "count", "failures", "retries", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms");
   for (const tpcc::TypeFigures& t : f.types) {
-    out += fmt::format("{:<20} {:>9} {:>8} {:>8} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9.2f}\n",
-                       tpcc::TxnName(t.type), t.transactions, t.failures, t.retries, t.p50_ms,
-                       t.p90_ms, t.p95_ms, t.p99_ms, t.max_ms);
+    out +=
+        fmt::format("{:<20} {:>9} {:>8} {:>8} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9.2f}\n",
+                    tpcc::TxnName(t.type), t.transactions, t.failures, t.retries, t.latency_ms.p50,
+                    t.latency_ms.p90, t.latency_ms.p95, t.latency_ms.p99, t.latency_ms.max);
   }
   return out;
 }
@@ -122,8 +124,8 @@ int RunTpccRun(const TpccRunOptions& o) {
     if (f.delivery && f.delivery->districts > 0) {
       std::printf("Delivery: %lld of %lld districts skipped, no new order found (%.2f%%%s)\n",
                   static_cast<long long>(f.delivery->skipped),
-                  static_cast<long long>(f.delivery->districts), 100.0 * f.delivery->share,
-                  f.delivery->share > 0.01 ? "; more than the 1% clause 5.4.5 allows" : "");
+                  static_cast<long long>(f.delivery->districts), 100.0 * f.delivery->skipped_share,
+                  f.delivery->skipped_share > 0.01 ? "; more than the 1% clause 5.4.5 allows" : "");
     }
   } else {
     std::printf("no NOPM: %s\n", m.refused.front().c_str());
@@ -153,7 +155,7 @@ int RunTpccRun(const TpccRunOptions& o) {
     in.cpus = host::UsableCpus();
     measurer->FillResultInputs(m, &in);
     nlohmann::json doc = results::RunResultToJson(in, m.run, facts);
-    doc["tpcc"] = measurer->Section(m);
+    doc["tpcc"] = results::TpccSectionJson(measurer->Section(m));
     Status w = WriteFileAtomically(o.json_path, doc.dump(2) + "\n");
     if (!w.ok()) {
       Fail(kCommand, "could not write the results to \"" + o.json_path + "\": " + w.message(),

@@ -7,7 +7,7 @@
 #include "results/histogram_json.h"
 #include "results/metrics.h"
 #include "results/result_doc.h"
-#include "tpcc/measure.h"
+#include "results/tpcc_section.h"
 #include "tpcc/run.h"
 #include "tpcc/transactions.h"
 
@@ -236,155 +236,109 @@ Totals AddUp(const std::vector<ResultDoc>& docs) {
   return t;
 }
 
-// A host's number at `key` of its tpcc section, 0 when absent or null.
-double Number(const json& section, const char* key) {
-  auto it = section.find(key);
-  return it != section.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 // The merged "tpcc" section (merge.h): `hosts` are the hosts with a
 // document, in order.
 Result<json> MergeTpcc(const std::vector<const ClientHostResult*>& hosts,
                        const std::vector<ResultDoc>& docs, const TpccServerCounts& server,
                        bool partial) {
-  std::vector<std::string> refused;
-  if (partial) refused.push_back("a client host failed or did not complete its run");
-  const json* first = nullptr;
-  int64_t clients = 0, committed = 0, rolled_back = 0, ended = 0;
-  double nopm = 0, tpmc = 0, tpm = 0, window = 0, cpu_weighted = 0;
-  bool warmup_early = false;
-  // Per type, in the documents' order: counts summed, histograms added.
-  struct Type {
-    std::string name;
-    int64_t transactions = 0, failures = 0, retries = 0;
-    stats::Histogram latency;
-  };
-  std::vector<Type> types;
+  results::TpccSection out;
+  if (partial) out.refused.push_back("a client host failed or did not complete its run");
+  int64_t clients = 0, ended = 0;
+  double nopm = 0, tpmc = 0, tpm = 0, cpu_weighted = 0;
   for (size_t i = 0; i < hosts.size(); ++i) {
     const std::string where = fmt::format("host {}: {}", hosts[i]->label, hosts[i]->file);
     auto it = hosts[i]->doc->find("tpcc");
-    if (it == hosts[i]->doc->end() || !it->is_object() || !it->contains("types") ||
-        !(*it)["types"].is_object()) {
+    if (it == hosts[i]->doc->end() || it->is_null()) {
       return InvalidArgument(where +
                              ": no \"tpcc\" section; the client did not run pgrig tpcc run");
     }
-    const json& t = *it;
-    if (first == nullptr) {
-      first = &t;
-    } else {
-      for (const char* key : {"warehouses", "procedures", "spec_timing"}) {
-        if (t.value(key, json()) != first->value(key, json())) {
-          return InvalidArgument(fmt::format(
-              "host {} ran with {} = {}, host {} with {}; the clients did not run the same "
-              "benchmark",
-              hosts[i]->label, key, t.value(key, json()).dump(), hosts[0]->label,
-              first->value(key, json()).dump()));
-        }
+    PGRIG_ASSIGN_OR_RETURN(const results::TpccSection t, results::ReadTpccSection(*it, where));
+    if (i == 0) {
+      out.warehouses = t.warehouses;
+      out.procedures = t.procedures;
+      out.spec_timing = t.spec_timing;
+      out.warmup_s = t.warmup_s;
+      for (const results::TpccType& x : t.types) {
+        out.types.push_back(results::TpccType{.name = x.name});
+        out.types.back().histogram.emplace();
+      }
+    }
+    for (auto [key, mine, first] :
+         {std::tuple{"warehouses", json(t.warehouses), json(out.warehouses)},
+          std::tuple{"procedures", json(t.procedures), json(out.procedures)},
+          std::tuple{"spec_timing", json(t.spec_timing), json(out.spec_timing)}}) {
+      if (mine != first) {
+        return InvalidArgument(fmt::format(
+            "host {} ran with {} = {}, host {} with {}; the clients did not run the same "
+            "benchmark",
+            hosts[i]->label, key, mine.dump(), hosts[0]->label, first.dump()));
       }
     }
     clients += docs[i].options.clients;
-    warmup_early = warmup_early || t.value("warmup_ended_early", false);
-    if (t.contains("refused") && t["refused"].is_array()) {
-      for (const json& why : t["refused"]) {
-        if (why.is_string()) refused.push_back(hosts[i]->label + ": " + why.get<std::string>());
-      }
-    }
-    nopm += Number(t, results::kMetricNopm);
-    tpmc += Number(t, "tpmc_like");
-    tpm += Number(t, "tpm");
-    window = std::max(window, Number(t, "window_s"));
-    if (t.contains("new_orders") && t["new_orders"].is_object()) {
-      committed += static_cast<int64_t>(Number(t["new_orders"], "committed"));
-      rolled_back += static_cast<int64_t>(Number(t["new_orders"], "rolled_back"));
-    }
-    int64_t host_ended = 0;
-    size_t k = 0;
-    for (const auto& [name, x] : t["types"].items()) {
-      if (i == 0) types.push_back(Type{.name = name});
-      if (k >= types.size() || types[k].name != name || !x.is_object()) {
-        return InvalidArgument(where + ": tpcc.types differ from host " + hosts[0]->label + "'s");
-      }
-      Type& into = types[k++];
-      const auto n = static_cast<int64_t>(Number(x, "transactions"));
-      const auto f = static_cast<int64_t>(Number(x, "failures"));
-      into.transactions += n;
-      into.failures += f;
-      into.retries += static_cast<int64_t>(Number(x, "retries"));
-      host_ended += n + f;
-      if (x.contains("histogram") && !x["histogram"].is_null()) {
-        PGRIG_ASSIGN_OR_RETURN(stats::Histogram h,
-                               results::HistogramFromJson(x["histogram"], where + " tpcc." + name));
-        into.latency.Add(h);
-      }
-    }
-    if (k != types.size()) {
+    out.warmup_ended_early = out.warmup_ended_early || t.warmup_ended_early;
+    for (const std::string& why : t.refused) out.refused.push_back(hosts[i]->label + ": " + why);
+    nopm += t.nopm.value_or(0);
+    tpmc += t.tpmc_like.value_or(0);
+    tpm += t.tpm.value_or(0);
+    out.window_s = std::max(out.window_s, t.window_s);
+    out.new_orders.committed += t.new_orders.committed;
+    out.new_orders.rolled_back += t.new_orders.rolled_back;
+    if (t.types.size() != out.types.size()) {
       return InvalidArgument(where + ": tpcc.types differ from host " + hosts[0]->label + "'s");
     }
+    int64_t host_ended = 0;
+    for (size_t k = 0; k < t.types.size(); ++k) {
+      const results::TpccType& x = t.types[k];
+      results::TpccType& into = out.types[k];
+      if (into.name != x.name) {
+        return InvalidArgument(where + ": tpcc.types differ from host " + hosts[0]->label + "'s");
+      }
+      into.transactions += x.transactions;
+      into.failures += x.failures;
+      into.retries += x.retries;
+      host_ended += x.transactions + x.failures;
+      if (x.histogram) into.histogram->Add(*x.histogram);
+    }
     ended += host_ended;
-    cpu_weighted += Number(t, "client_cpu_us_per_transaction") * static_cast<double>(host_ended);
+    cpu_weighted += t.client_cpu_us_per_transaction * static_cast<double>(host_ended);
   }
 
-  json types_json = json::object();
   int64_t deliveries = 0;
-  for (const Type& x : types) {
-    tpcc::TypeFigures f{
-        .transactions = x.transactions, .failures = x.failures, .retries = x.retries};
-    tpcc::SetPercentiles(x.latency, &f);
+  for (results::TpccType& x : out.types) {
+    x.latency_ms = results::TpccLatencyFromHistogram(*x.histogram);
     if (x.name == tpcc::TxnName(tpcc::TxnType::kDelivery)) deliveries = x.transactions;
-    types_json[x.name] = tpcc::TypeJson(f, &x.latency);
   }
 
   // The server's side: every New-Order the clients counted committed, and
   // at most one more per client (committed as its connection ended).
-  bool agree = false;
+  out.new_orders.database = server.new_orders;
   if (server.new_orders) {
-    const int64_t ahead = *server.new_orders - committed;
-    agree = ahead >= 0 && ahead <= clients;
-    if (!agree) {
-      refused.push_back(fmt::format(
+    const int64_t ahead = *server.new_orders - out.new_orders.committed;
+    out.new_orders.agree = ahead >= 0 && ahead <= clients;
+    if (!*out.new_orders.agree) {
+      out.refused.push_back(fmt::format(
           "the clients counted {} committed New-Orders, the database {} (it may be ahead by at "
           "most one per client, never behind)",
-          committed, *server.new_orders));
+          out.new_orders.committed, *server.new_orders));
     }
   }
-  refused.insert(refused.end(), server.problems.begin(), server.problems.end());
-  json delivery = nullptr;
+  out.refused.insert(out.refused.end(), server.problems.begin(), server.problems.end());
   if (server.new_orders && server.undelivered_before && server.undelivered_after) {
-    const tpcc::DeliverySkips d = tpcc::SkippedDeliveries(
-        deliveries, *server.undelivered_before, *server.undelivered_after, *server.new_orders);
-    delivery = {{"districts", d.districts},
-                {"delivered", d.delivered},
-                {"skipped", d.skipped},
-                {"skipped_share", d.share}};
+    out.delivery = tpcc::SkippedDeliveries(deliveries, *server.undelivered_before,
+                                           *server.undelivered_after, *server.new_orders);
   }
-  const bool ok = refused.empty();
-  auto figure = [ok](double v) { return ok ? json(v) : json(nullptr); };
-  return json{{"metric", results::kMetricNopm},
-              {"warehouses", first->value("warehouses", json())},
-              {"procedures", first->value("procedures", json())},
-              {"spec_timing", first->value("spec_timing", json())},
-              {"warmup_s", first->value("warmup_s", json())},
-              {"warmup_ended_early", warmup_early},
-              {"run_constants", nullptr},  // each client drew its own
-              {"window_s", window},
-              {results::kMetricNopm, figure(nopm)},
-              {"tpmc_like", figure(tpmc)},
-              {"tpm", figure(tpm)},
-              {"fleet_client", false},
-              {"fleet_clients", hosts.size()},
-              {"new_orders",
-               {{"committed", committed},
-                {"rolled_back", rolled_back},
-                {"database", server.new_orders ? json(*server.new_orders) : json(nullptr)},
-                {"agree", server.new_orders ? json(agree) : json(nullptr)}}},
-              {"types", types_json},
-              {"delivery", delivery},
-              {"client_cpu_us_per_transaction",
-               ended > 0 ? cpu_weighted / static_cast<double>(ended) : 0.0},
-              {"server_cpu_us_per_transaction", nullptr},
-              {"checks", {{"warehouses", json::array()}, {"conditions", server.conditions}}},
-              {"consistent", server.consistent},
-              {"refused", refused}};
+  if (out.refused.empty()) {
+    out.nopm = nopm;
+    out.tpmc_like = tpmc;
+    out.tpm = tpm;
+  }
+  out.run_constants.reset();  // each client drew its own
+  out.fleet_client = false;
+  out.fleet_clients = static_cast<int64_t>(hosts.size());
+  out.client_cpu_us_per_transaction = ended > 0 ? cpu_weighted / static_cast<double>(ended) : 0.0;
+  out.conditions = server.conditions;
+  out.consistent = server.consistent;
+  return results::TpccSectionJson(out);
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ struct MergeOptions {
 // pgrig.result/1, its histogram is invalid, or the documents disagree on
 // what was run (duration, -t, query mode, scale; for tpcc, warehouses and
 // procedures), or a document lacks its "tpcc" section when options.tpcc is
-// set; the message names the host.
+// set or holds a malformed one (results::ReadTpccSection: the message names
+// the key); the message names the host.
 Result<nlohmann::json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
                                           const MergeOptions& options);
 

@@ -295,5 +295,28 @@ TEST(FleetMergeTpcc, CountsSumHistogramsAddAndTheDatabaseDecides) {
   EXPECT_THAT(bench.status().message(), HasSubstr("no \"tpcc\" section"));
 }
 
+TEST(FleetMergeTpcc, AMalformedSectionIsRefusedNamingTheHostAndTheKey) {
+  // Each was once read as 0 and summed; now the merge says which host's
+  // document holds what.
+  json text_count = TpccDoc(300, 10);
+  text_count["tpcc"]["types"]["payment"]["transactions"] = "10";
+  json bad_nopm = TpccDoc(300, 10);
+  bad_nopm["tpcc"]["nopm"] = json::array();
+  json no_types = TpccDoc(300, 10);
+  no_types["tpcc"].erase("types");
+  json other_types = TpccDoc(300, 10);
+  other_types["tpcc"]["types"].erase("payment");
+  for (const auto& [doc, message] :
+       {std::pair{text_count, "host b: b.json: tpcc.types.payment: \"transactions\""},
+        std::pair{bad_nopm, "host b: b.json: tpcc: \"nopm\""},
+        std::pair{no_types, "host b: b.json: tpcc: \"types\""},
+        std::pair{other_types, "host b: b.json: tpcc.types differ from host a's"}}) {
+    auto m = MergeClientResults({{"a", "a.json", TpccDoc(100, 90), ""}, {"b", "b.json", doc, ""}},
+                                {.tpcc = Server(401)});
+    ASSERT_FALSE(m.ok()) << message;
+    EXPECT_THAT(m.status().message(), HasSubstr(message));
+  }
+}
+
 }  // namespace
 }  // namespace pgrig::fleet

@@ -30,6 +30,7 @@
 #include "results/schemas.h"
 #include "results/suite_doc.h"
 #include "results/suite_json.h"
+#include "results/tpcc_section.h"
 #include "results/wal_flush_json.h"
 #include "runner/cell_settings.h"
 #include "runner/server_settings.h"
@@ -664,7 +665,7 @@ void Runner::MeasureTpcc(int cell_index, const SuiteProgress& base, results::Sui
   results::ResultDoc doc = results::BuildResultDoc(in, m.run, nullptr);
   doc.histogram_form = results::BucketForm::kPacked;  // pgrig.suite/2
   run.result = results::ResultDocToJson(doc);
-  run.result["tpcc"] = measurer->Section(m);
+  run.result["tpcc"] = results::TpccSectionJson(measurer->Section(m));
   if (observer && !m.warmup_ended_early) {
     run.observation = results::ObservationJson(obs);
     const ClientUse use = ClientUseOf(m.run, obs, o_.cpus);

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "engine/engine.h"
-#include "results/histogram_json.h"
 #include "results/metrics.h"
 #include "script/prng.h"
 #include "script/variables.h"
@@ -42,32 +41,24 @@ Status CheckConditions(pg::Connection& conn, Measurement* m) {
   return Status::Ok();
 }
 
-nlohmann::json TypesJson(const TpccFigures& f, const engine::RunResult& r) {
-  nlohmann::json types = nlohmann::json::object();
+// The section's "types": the figures of each, with its full histogram when
+// the engine kept one.
+std::vector<results::TpccType> SectionTypes(const TpccFigures& f, const engine::RunResult& r) {
+  std::vector<results::TpccType> types;
   for (const TypeFigures& t : f.types) {
     const auto i = static_cast<size_t>(t.type);
-    types[std::string(TxnName(t.type))] = TypeJson(
-        t, i < r.scripts.size() && r.scripts[i].latency ? &*r.scripts[i].latency : nullptr);
+    results::TpccType& out = types.emplace_back();
+    out.name = std::string(TxnName(t.type));
+    out.transactions = t.transactions;
+    out.failures = t.failures;
+    out.retries = t.retries;
+    if (i < r.scripts.size() && r.scripts[i].latency) out.histogram = *r.scripts[i].latency;
+    out.latency_ms = t.latency_ms;
   }
   return types;
 }
 
 }  // namespace
-
-nlohmann::json TypeJson(const TypeFigures& t, const stats::Histogram* latency) {
-  return {{"histogram", latency != nullptr
-                            ? results::HistogramJson(*latency, results::BucketForm::kPacked)
-                            : nlohmann::json(nullptr)},
-          {"transactions", t.transactions},
-          {"failures", t.failures},
-          {"retries", t.retries},
-          {"latency_ms",
-           {{"p50", t.p50_ms},
-            {"p90", t.p90_ms},
-            {"p95", t.p95_ms},
-            {"p99", t.p99_ms},
-            {"max", t.max_ms}}}};
-}
 
 Result<ConditionsAfterRun> CheckConditionsAfterRun(pg::Connection& conn,
                                                    const std::vector<int>& warehouses) {
@@ -254,43 +245,40 @@ void Measurer::FillResultInputs(const Measurement& m, results::ResultInputs* in)
   }
 }
 
-nlohmann::json Measurer::Section(const Measurement& m) const {
-  const bool ok = m.ok();
+results::TpccSection Measurer::Section(const Measurement& m) const {
   const bool fleet = static_cast<bool>(o_.fleet_gate);
-  auto figure = [ok](double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
   const TpccFigures& f = m.figures;
-  return {{"metric", results::kMetricNopm},
-          {"warehouses", load_.warehouses},
-          {"procedures", o_.procedures},
-          {"spec_timing", o_.spec_timing},
-          {"warmup_s", o_.warmup_s},
-          {"warmup_ended_early", m.warmup_ended_early},
-          {"run_constants",
-           {{"c_last", run_constants_.c_last},
-            {"c_id", run_constants_.c_id},
-            {"ol_i_id", run_constants_.ol_i_id}}},
-          {"window_s", f.window_s},
-          {results::kMetricNopm, figure(f.nopm)},
-          {"tpmc_like", figure(f.tpmc_like)},
-          {"tpm", figure(f.tpm)},
-          {"fleet_client", fleet},
-          {"new_orders",
-           {{"committed", f.new_orders},
-            {"rolled_back", f.new_orders_rolled_back},
-            {"database", fleet ? nlohmann::json(nullptr) : nlohmann::json(f.database_new_orders)},
-            {"agree", fleet ? nlohmann::json(nullptr) : nlohmann::json(f.counts_agree)}}},
-          {"types", TypesJson(f, m.run)},
-          {"delivery", f.delivery ? nlohmann::json{{"districts", f.delivery->districts},
-                                                   {"delivered", f.delivery->delivered},
-                                                   {"skipped", f.delivery->skipped},
-                                                   {"skipped_share", f.delivery->share}}
-                                  : nlohmann::json(nullptr)},
-          {"client_cpu_us_per_transaction", m.client_cpu_us},
-          {"server_cpu_us_per_transaction",
-           m.server_cpu_us ? nlohmann::json(*m.server_cpu_us) : nlohmann::json(nullptr)},
-          {"checks", {{"warehouses", m.checked}, {"conditions", m.checks}}},
-          {"consistent", m.consistent},
-          {"refused", m.refused}};
+  results::TpccSection s;
+  s.warehouses = load_.warehouses;
+  s.procedures = o_.procedures;
+  s.spec_timing = o_.spec_timing;
+  s.warmup_s = o_.warmup_s;
+  s.warmup_ended_early = m.warmup_ended_early;
+  s.run_constants = results::TpccRunConstants{.c_last = run_constants_.c_last,
+                                              .c_id = run_constants_.c_id,
+                                              .ol_i_id = run_constants_.ol_i_id};
+  s.window_s = f.window_s;
+  if (m.ok()) {
+    s.nopm = f.nopm;
+    s.tpmc_like = f.tpmc_like;
+    s.tpm = f.tpm;
+  }
+  s.fleet_client = fleet;
+  s.new_orders.committed = f.new_orders;
+  s.new_orders.rolled_back = f.new_orders_rolled_back;
+  if (!fleet) {
+    s.new_orders.database = f.database_new_orders;
+    s.new_orders.agree = f.counts_agree;
+  }
+  s.types = SectionTypes(f, m.run);
+  s.delivery = f.delivery;
+  s.client_cpu_us_per_transaction = m.client_cpu_us;
+  s.server_cpu_us_per_transaction = m.server_cpu_us;
+  s.checked_warehouses.assign(m.checked.begin(), m.checked.end());
+  s.conditions = m.checks;
+  s.consistent = m.consistent;
+  s.refused = m.refused;
+  return s;
 }
 
 }  // namespace pgrig::tpcc

@@ -37,6 +37,7 @@
 #include "host/server_cpu.h"
 #include "pg/connection.h"
 #include "results/result_json.h"
+#include "results/tpcc_section.h"
 #include "script/script.h"
 #include "tpcc/run.h"
 #include "tpcc/transactions.h"
@@ -107,9 +108,9 @@ class Measurer {
   // The run's part of a pgrig.result/1 document: options, scripts and the
   // server's CPU into `in` (the caller sets tool, command and server).
   void FillResultInputs(const Measurement& m, results::ResultInputs* in) const;
-  // The document's "tpcc" section (docs/results-format.md); figures are
-  // null when the run gives none.
-  nlohmann::json Section(const Measurement& m) const;
+  // The document's "tpcc" section (results::TpccSectionJson writes it);
+  // figures are null when the run gives none.
+  results::TpccSection Section(const Measurement& m) const;
 
  private:
   Measurer() = default;
@@ -123,12 +124,6 @@ class Measurer {
   std::vector<TxnScript> txns_;
   workload::PreparedScripts prepared_;
 };
-
-// One type's entry of the section's "types": {"histogram" (packed; null
-// without `latency`), "transactions", "failures", "retries", "latency_ms"
-// {"p50", "p90", "p95", "p99", "max"}}.  A fleet's merge writes its merged
-// types with it too.
-nlohmann::json TypeJson(const TypeFigures& t, const stats::Histogram* latency);
 
 // Conditions 1 to 4 over `warehouses` (empty: all) after a run: the
 // section's "checks.conditions" entries ({"condition", "what",

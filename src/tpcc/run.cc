@@ -59,19 +59,9 @@ DeliverySkips SkippedDeliveries(int64_t deliveries, int64_t undelivered_before,
   d.districts = 10 * deliveries;
   d.delivered = undelivered_before + database_new_orders - undelivered_after;
   d.skipped = std::max<int64_t>(0, d.districts - d.delivered);
-  d.share = d.districts > 0 ? static_cast<double>(d.skipped) / static_cast<double>(d.districts) : 0;
+  d.skipped_share =
+      d.districts > 0 ? static_cast<double>(d.skipped) / static_cast<double>(d.districts) : 0;
   return d;
-}
-
-void SetPercentiles(const stats::Histogram& h, TypeFigures* t) {
-  if (h.count() == 0) return;
-  constexpr std::array<double, 4> kPs = {50, 90, 95, 99};
-  const std::vector<int64_t> v = h.ValuesAtPercentiles(kPs);
-  t->p50_ms = static_cast<double>(v[0]) / 1e6;
-  t->p90_ms = static_cast<double>(v[1]) / 1e6;
-  t->p95_ms = static_cast<double>(v[2]) / 1e6;
-  t->p99_ms = static_cast<double>(v[3]) / 1e6;
-  t->max_ms = static_cast<double>(h.max()) / 1e6;
 }
 
 TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients) {
@@ -86,7 +76,7 @@ TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int
     t.transactions = s.totals.transactions;
     t.failures = s.totals.failures();
     t.retries = s.totals.retries;
-    if (s.latency) SetPercentiles(*s.latency, &t);
+    if (s.latency) t.latency_ms = results::TpccLatencyFromHistogram(*s.latency);
     all += t.transactions;
     f.types.push_back(t);
   }

@@ -23,6 +23,7 @@
 #include "common/status.h"
 #include "engine/result.h"
 #include "pg/connection.h"
+#include "results/tpcc_section.h"
 #include "tpcc/random.h"
 #include "tpcc/transactions.h"
 
@@ -54,13 +55,8 @@ Result<int64_t> UndeliveredOrders(pg::Connection& conn);
 // that went away, the New-Orders committed meanwhile added.  Deliveries
 // that committed as the window closed are in the database's count but not
 // in the client's (at most one per client), so `skipped` is a lower bound
-// within 10 x clients of the truth.
-struct DeliverySkips {
-  int64_t districts = 0;  // 10 x the Deliveries the client saw end
-  int64_t delivered = 0;  // orders delivered, by the database
-  int64_t skipped = 0;    // max(0, districts - delivered)
-  double share = 0;       // skipped / districts (0 without Deliveries)
-};
+// within 10 x clients of the truth.  The section's "delivery".
+using DeliverySkips = results::TpccDelivery;
 DeliverySkips SkippedDeliveries(int64_t deliveries, int64_t undelivered_before,
                                 int64_t undelivered_after, int64_t database_new_orders);
 
@@ -69,9 +65,9 @@ struct TypeFigures {
   int64_t transactions = 0;  // ended successfully
   int64_t failures = 0;      // serialization or deadlock errors out of tries
   int64_t retries = 0;
-  // Latency (ms) of the successful ones, from the type's full histogram;
-  // all 0 when none ended.
-  double p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
+  // Latency of the successful ones, from the type's full histogram
+  // (results::TpccLatencyFromHistogram); all 0 when none ended.
+  results::TpccLatencyMs latency_ms;
 };
 
 struct TpccFigures {
@@ -86,9 +82,6 @@ struct TpccFigures {
   std::vector<TypeFigures> types;         // the five, New-Order's rollbacks apart (TxnType order)
   std::optional<DeliverySkips> delivery;  // when the database could be asked
 };
-
-// The latency figures of `t` from its type's histogram (left 0 when empty).
-void SetPercentiles(const stats::Histogram& h, TypeFigures* t);
 
 // REQUIRES: r.scripts are TransactionScripts()'s, in order.
 TpccFigures Figures(const engine::RunResult& r, int64_t database_new_orders, int clients);

@@ -37,8 +37,8 @@ TEST(TpccRunFigures, PerMinuteFiguresFromTheClientsCounts) {
   ASSERT_EQ(f.types.size(), 6u);
   EXPECT_EQ(f.types[3].type, TxnType::kOrderStatus);
   EXPECT_EQ(f.types[3].retries, 40);
-  EXPECT_NEAR(f.types[3].p50_ms, 40, 1);
-  EXPECT_NEAR(f.types[3].max_ms, 80, 0.5);
+  EXPECT_NEAR(f.types[3].latency_ms.p50, 40, 1);
+  EXPECT_NEAR(f.types[3].latency_ms.max, 80, 0.5);
 }
 
 TEST(TpccRunFigures, TheDatabaseMayBeAheadByAClientEachNeverBehind) {
@@ -52,7 +52,7 @@ TEST(TpccRunFigures, TheDatabaseMayBeAheadByAClientEachNeverBehind) {
 TEST(TpccRunFigures, AnEmptyWindowGivesNoRate) {
   const TpccFigures f = Figures(ResultOf({0, 0, 0, 0, 0, 0}, 0), 0, 1);
   EXPECT_EQ(f.nopm, 0);
-  EXPECT_EQ(f.types[0].p99_ms, 0);
+  EXPECT_EQ(f.types[0].latency_ms.p99, 0);
   EXPECT_TRUE(f.counts_agree);
 }
 
@@ -63,10 +63,10 @@ TEST(TpccRunFigures, SkippedDeliveriesComeFromTheNewOrderRowsThatWentAway) {
   EXPECT_EQ(d.districts, 300);
   EXPECT_EQ(d.delivered, 290);
   EXPECT_EQ(d.skipped, 10);
-  EXPECT_DOUBLE_EQ(d.share, 10.0 / 300.0);
+  EXPECT_DOUBLE_EQ(d.skipped_share, 10.0 / 300.0);
   // Deliveries that committed as the window closed: never a negative skip.
   EXPECT_EQ(SkippedDeliveries(30, 1000, 800, 120).skipped, 0);
-  EXPECT_EQ(SkippedDeliveries(0, 10, 10, 0).share, 0);
+  EXPECT_EQ(SkippedDeliveries(0, 10, 10, 0).skipped_share, 0);
 }
 
 }  // namespace
