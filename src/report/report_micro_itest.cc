@@ -260,6 +260,30 @@ TEST_F(ReportMicroTest, ToDbUpgradesASchemaWithoutTheMetricColumn) {
   EXPECT_NE(Query("SELECT count(*) FROM pgrig_results.cells WHERE suite_id <> 'old'"), "0");
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.suites"), "2");
   EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.fsync_tests"), "0");
+  // suites gained tpcc_warehouses; no suite here ran tpcc cells.
+  EXPECT_EQ(Query("SELECT count(*) FROM pgrig_results.suites WHERE tpcc_warehouses IS NULL"), "2");
+}
+
+// A `tpcc run` document's warehouses land in suites.tpcc_warehouses, beside
+// its NOPM cell; loading it again replaces the row.
+TEST_F(ReportMicroTest, ToDbStoresTheTpccWarehouses) {
+  nlohmann::json doc = nlohmann::json::parse(
+      ReadWholeFile(std::string(PGRIG_SOURCE_DIR) + "/tests/data/results/golden/bench.json")
+          .value());
+  doc["tpcc"] = {{"metric", "nopm"},
+                 {"warehouses", 4},
+                 {"nopm", 12345.5},
+                 {"refused", nlohmann::json::array()}};
+  const std::string file = dir_ + "/tpcc.json";
+  ASSERT_TRUE(WriteFileAtomically(file, doc.dump()).ok());
+  for (int i = 0; i < 2; ++i) {
+    ProcessResult r = Pgrig({"report", file, "--to-db", conninfo_}, false);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_EQ(Query("SELECT string_agg(tpcc_warehouses || ':' || scale, ',') FROM "
+                  "pgrig_results.suites"),
+            "4:" + std::to_string(doc["options"]["scale"].get<int>()));
+  EXPECT_EQ(Query("SELECT metric || ':' || tps_median FROM pgrig_results.cells"), "nopm:12345.5");
 }
 
 }  // namespace

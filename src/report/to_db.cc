@@ -68,6 +68,7 @@ ALTER TABLE {0}.cells ADD COLUMN IF NOT EXISTS metric text NOT NULL DEFAULT 'tps
 ALTER TABLE {0}.cells ALTER COLUMN metric DROP DEFAULT;
 ALTER TABLE {0}.runs ADD COLUMN IF NOT EXISTS metric text NOT NULL DEFAULT 'tps';
 ALTER TABLE {0}.runs ALTER COLUMN metric DROP DEFAULT;
+ALTER TABLE {0}.suites ADD COLUMN IF NOT EXISTS tpcc_warehouses integer;
 CREATE TABLE IF NOT EXISTS {0}.fsync (
   suite_id text PRIMARY KEY REFERENCES {0}.suites ON DELETE CASCADE,
   dir text NOT NULL,
@@ -148,16 +149,18 @@ Result<LoadSummary> LoadInTransaction(pg::Connection& conn, const SuiteStats& st
       conn.ExecParams(
               fmt::format(
                   "INSERT INTO {}.suites (suite_id, label, source, document_schema, started_at, "
-                  "complete, plan_name, scale, postgresql, usd_per_hour, instance_type, facts) "
+                  "complete, plan_name, scale, postgresql, usd_per_hour, instance_type, facts, "
+                  "tpcc_warehouses) "
                   "VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6::boolean, NULLIF($7, ''), "
                   "NULLIF($8, '')::integer, NULLIF($9, ''), NULLIF($10, '')::float8, "
-                  "NULLIF($11, ''), $12::jsonb)",
+                  "NULLIF($11, ''), $12::jsonb, NULLIF($13, '')::integer)",
                   s),
               {su.suite_id, su.label, su.source, su.schema, su.started_at,
                su.complete ? "true" : "false", su.plan_name,
                su.scale ? std::to_string(*su.scale) : "", su.pg_version,
                FigureText(su.usd_per_hour), su.instance_type,
-               su.facts.is_null() ? "{}" : su.facts.dump()})
+               su.facts.is_null() ? "{}" : su.facts.dump(),
+               su.tpcc_warehouses ? std::to_string(*su.tpcc_warehouses) : ""})
           .status());
   for (size_t i = 0; i < st.cells.size(); ++i) {
     const CellStats& c = st.cells[i];
