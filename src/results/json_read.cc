@@ -135,6 +135,16 @@ Status JsonFields::Int(const char* key, int& out) const {
   return Status::Ok();
 }
 
+Status JsonFields::Count(const char* key, int64_t& out) const {
+  const nlohmann::json* j = Get(key);
+  if (j == nullptr) return Status::Ok();
+  if (!j->is_number_integer() || j->get<int64_t>() < 0 || j->get<int64_t>() > kMaxDocumentCount) {
+    return Bad(key, "a whole number in [0, 10^15]");
+  }
+  out = j->get<int64_t>();
+  return Status::Ok();
+}
+
 Status JsonFields::OptInt(const char* key, std::optional<int64_t>& out) const {
   const nlohmann::json* j = Get(key);
   if (j == nullptr) return Status::Ok();

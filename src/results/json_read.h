@@ -34,6 +34,12 @@ Result<nlohmann::json> ParseJson(std::string_view text, const std::string& file)
 Result<nlohmann::json> ParseJsonObject(std::string_view text, const std::string& file,
                                        std::string_view what);
 
+// The largest count a document may hold (transactions, failures, bytes...):
+// 10^15, a billion transactions a second for eleven days.  Far below
+// int64's range, so that a fleet's merge can add the counts of thousands of
+// documents without overflow, and exact as a double.
+inline constexpr int64_t kMaxDocumentCount = 1'000'000'000'000'000;
+
 // Typed reads of one object's keys: a missing or null key leaves the output
 // as it was (the caller's default); a value of another type is an
 // InvalidArgument "<where>: "<key>" must be <what>".  Holds a reference to
@@ -53,6 +59,8 @@ class JsonFields {
   Status Int(const char* key, int64_t& out) const;
   Status Int(const char* key, int& out) const;
   Status OptInt(const char* key, std::optional<int64_t>& out) const;
+  // A whole number in [0, kMaxDocumentCount].
+  Status Count(const char* key, int64_t& out) const;
   Status Bool(const char* key, bool& out) const;
   Status Strings(const char* key, std::vector<std::string>& out) const;
   Status StringMap(const char* key, std::map<std::string, std::string>& out) const;

@@ -268,22 +268,22 @@ Status ReadSummary(const JsonFields& f, ResultSummary& s) {
   PGRIG_RETURN_IF_ERROR(f.Num("tps_including_connections", s.tps_including_connections));
   PGRIG_RETURN_IF_ERROR(f.Num("latency_ms_avg", s.latency_ms_avg));
   PGRIG_RETURN_IF_ERROR(f.Num("latency_ms_p99", s.latency_ms_p99));
-  PGRIG_RETURN_IF_ERROR(f.Int("transactions", s.transactions));
-  PGRIG_RETURN_IF_ERROR(f.Int("failed_transactions", s.failed_transactions));
+  PGRIG_RETURN_IF_ERROR(f.Count("transactions", s.transactions));
+  PGRIG_RETURN_IF_ERROR(f.Count("failed_transactions", s.failed_transactions));
   PGRIG_RETURN_IF_ERROR(f.Num("duration_s", s.duration_s));
   PGRIG_RETURN_IF_ERROR(f.Num("client_cpu_us_per_transaction", s.client_cpu_us_per_transaction));
   return f.OptNum("server_cpu_us_per_transaction", s.server_cpu_us_per_transaction);
 }
 
 Status ReadTransactions(const JsonFields& f, ResultTransactions& t) {
-  PGRIG_RETURN_IF_ERROR(f.Int("processed", t.processed));
-  PGRIG_RETURN_IF_ERROR(f.Int("failed", t.failed));
-  PGRIG_RETURN_IF_ERROR(f.Int("serialization_failures", t.serialization_failures));
-  PGRIG_RETURN_IF_ERROR(f.Int("deadlock_failures", t.deadlock_failures));
-  PGRIG_RETURN_IF_ERROR(f.Int("skipped", t.skipped));
-  PGRIG_RETURN_IF_ERROR(f.Int("retried", t.retried));
-  PGRIG_RETURN_IF_ERROR(f.Int("retries", t.retries));
-  return f.Int("above_latency_limit", t.above_latency_limit);
+  PGRIG_RETURN_IF_ERROR(f.Count("processed", t.processed));
+  PGRIG_RETURN_IF_ERROR(f.Count("failed", t.failed));
+  PGRIG_RETURN_IF_ERROR(f.Count("serialization_failures", t.serialization_failures));
+  PGRIG_RETURN_IF_ERROR(f.Count("deadlock_failures", t.deadlock_failures));
+  PGRIG_RETURN_IF_ERROR(f.Count("skipped", t.skipped));
+  PGRIG_RETURN_IF_ERROR(f.Count("retried", t.retried));
+  PGRIG_RETURN_IF_ERROR(f.Count("retries", t.retries));
+  return f.Count("above_latency_limit", t.above_latency_limit);
 }
 
 Status ReadClient(const JsonFields& f, ResultClient& c) {
@@ -294,9 +294,9 @@ Status ReadClient(const JsonFields& f, ResultClient& c) {
   PGRIG_RETURN_IF_ERROR(f.Num("cpu_system_us_per_transaction", c.cpu_system_us_per_transaction));
   PGRIG_RETURN_IF_ERROR(f.Num("busy_fraction", c.busy_fraction));
   PGRIG_RETURN_IF_ERROR(f.Bool("bottleneck", c.bottleneck));
-  PGRIG_RETURN_IF_ERROR(f.Int("max_rss_bytes", c.max_rss_bytes));
+  PGRIG_RETURN_IF_ERROR(f.Count("max_rss_bytes", c.max_rss_bytes));
   PGRIG_RETURN_IF_ERROR(f.Str("io", c.io));
-  return f.Int("lean_protocol_connections", c.lean_protocol_connections);
+  return f.Count("lean_protocol_connections", c.lean_protocol_connections);
 }
 
 Result<ResultScriptDoc> ReadScript(const json& j, const std::string& where) {
@@ -309,10 +309,10 @@ Result<ResultScriptDoc> ReadScript(const json& j, const std::string& where) {
   PGRIG_RETURN_IF_ERROR(f.Str("kind", s.kind));
   if (f.Get("transactions") != nullptr) {
     ResultScriptTotals& t = s.totals.emplace();
-    PGRIG_RETURN_IF_ERROR(f.Int("transactions", t.transactions));
-    PGRIG_RETURN_IF_ERROR(f.Int("failed", t.failed));
-    PGRIG_RETURN_IF_ERROR(f.Int("skipped", t.skipped));
-    PGRIG_RETURN_IF_ERROR(f.Int("retried", t.retried));
+    PGRIG_RETURN_IF_ERROR(f.Count("transactions", t.transactions));
+    PGRIG_RETURN_IF_ERROR(f.Count("failed", t.failed));
+    PGRIG_RETURN_IF_ERROR(f.Count("skipped", t.skipped));
+    PGRIG_RETURN_IF_ERROR(f.Count("retried", t.retried));
     PGRIG_RETURN_IF_ERROR(f.Num("tps", t.tps));
   }
   PGRIG_ASSIGN_OR_RETURN(const json* commands, f.Array("commands"));
@@ -326,10 +326,10 @@ Result<ResultScriptDoc> ReadScript(const json& j, const std::string& where) {
     PGRIG_RETURN_IF_ERROR(c.Str("line", cmd.line));
     if (c.Get("executions") != nullptr) {
       ResultCommandStats& st = cmd.stats.emplace();
-      PGRIG_RETURN_IF_ERROR(c.Int("executions", st.executions));
+      PGRIG_RETURN_IF_ERROR(c.Count("executions", st.executions));
       PGRIG_RETURN_IF_ERROR(c.Num("latency_ms_avg", st.latency_ms_avg));
-      PGRIG_RETURN_IF_ERROR(c.Int("failures", st.failures));
-      PGRIG_RETURN_IF_ERROR(c.Int("retries", st.retries));
+      PGRIG_RETURN_IF_ERROR(c.Count("failures", st.failures));
+      PGRIG_RETURN_IF_ERROR(c.Count("retries", st.retries));
     }
     s.commands.push_back(std::move(cmd));
   }
@@ -342,13 +342,13 @@ Result<ResultInterval> ReadInterval(const json& j, const std::string& where) {
   ResultInterval i;
   PGRIG_RETURN_IF_ERROR(f.Num("end_s", i.end_s));
   PGRIG_RETURN_IF_ERROR(f.Num("tps", i.tps));
-  PGRIG_RETURN_IF_ERROR(f.Int("transactions", i.transactions));
-  PGRIG_RETURN_IF_ERROR(f.Int("failed", i.failed));
-  PGRIG_RETURN_IF_ERROR(f.Int("serialization_failures", i.serialization_failures));
-  PGRIG_RETURN_IF_ERROR(f.Int("deadlock_failures", i.deadlock_failures));
-  PGRIG_RETURN_IF_ERROR(f.Int("skipped", i.skipped));
-  PGRIG_RETURN_IF_ERROR(f.Int("retried", i.retried));
-  PGRIG_RETURN_IF_ERROR(f.Int("retries", i.retries));
+  PGRIG_RETURN_IF_ERROR(f.Count("transactions", i.transactions));
+  PGRIG_RETURN_IF_ERROR(f.Count("failed", i.failed));
+  PGRIG_RETURN_IF_ERROR(f.Count("serialization_failures", i.serialization_failures));
+  PGRIG_RETURN_IF_ERROR(f.Count("deadlock_failures", i.deadlock_failures));
+  PGRIG_RETURN_IF_ERROR(f.Count("skipped", i.skipped));
+  PGRIG_RETURN_IF_ERROR(f.Count("retried", i.retried));
+  PGRIG_RETURN_IF_ERROR(f.Count("retries", i.retries));
   PGRIG_RETURN_IF_ERROR(f.Num("latency_ms_avg", i.latency_ms_avg));
   PGRIG_RETURN_IF_ERROR(f.OptNum("latency_ms_stddev", i.latency_ms_stddev));
   PGRIG_RETURN_IF_ERROR(f.Num("latency_ms_min", i.latency_ms_min));
@@ -454,7 +454,7 @@ Result<ResultDoc> ResultDocFromJson(const json& j, const std::string& where) {
   PGRIG_RETURN_IF_ERROR(f.Bool("complete", d.complete));
   PGRIG_RETURN_IF_ERROR(f.Str("stop_reason", d.stop_reason));
   PGRIG_RETURN_IF_ERROR(f.OptStr("abort_message", d.abort_message));
-  PGRIG_RETURN_IF_ERROR(f.Int("aborted_clients", d.aborted_clients));
+  PGRIG_RETURN_IF_ERROR(f.Count("aborted_clients", d.aborted_clients));
   PGRIG_RETURN_IF_ERROR(f.Strings("command_line", d.command_line));
   PGRIG_RETURN_IF_ERROR(f.Str("started_at", d.started_at));
   PGRIG_RETURN_IF_ERROR(f.Str("ended_at", d.ended_at));

@@ -114,6 +114,16 @@ TEST(ResultDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
       {"/series/intervals/0/transactions", "x", "intervals[0]: \"transactions\""},
       {"/histogram/count", 1, "a.json"},
       {"/client", 3, "\"client\" must be an object"},
+      // Counts are never negative and stay far inside int64, so that a
+      // fleet's merge can add thousands of them.
+      {"/transactions/processed", -1,
+       "transactions: \"processed\" must be a whole number in [0, 10^15]"},
+      {"/transactions/retries", int64_t{1'000'000'000'000'001},
+       "\"retries\" must be a whole number in [0, 10^15]"},
+      {"/aborted_clients", int64_t{9'000'000'000'000'000'000}, "\"aborted_clients\""},
+      {"/series/intervals/0/failed", -3, "intervals[0]: \"failed\""},
+      {"/scripts/0/commands/1/retries", -2, "commands[1]: \"retries\""},
+      {"/client/max_rss_bytes", -1, "\"max_rss_bytes\""},
   };
   for (const Case& c : cases) {
     json bad = good;

@@ -28,21 +28,14 @@ json TypeJson(const TpccType& t) {
         {"max", t.latency_ms.max}}}};
 }
 
-// A count: a whole number of at least 0.
-Status Count(const JsonFields& f, const char* key, int64_t& out) {
-  PGRIG_RETURN_IF_ERROR(f.Int(key, out));
-  if (out < 0) return f.Bad(key, "a whole number of at least 0");
-  return Status::Ok();
-}
-
 Status ReadType(const std::string& name, const json& x, const std::string& where, TpccType* t) {
   const std::string at = where + ": tpcc.types." + name;
   if (!x.is_object()) return InvalidArgument(at + ": not an object");
   const JsonFields f(x, at);
   t->name = name;
-  PGRIG_RETURN_IF_ERROR(Count(f, "transactions", t->transactions));
-  PGRIG_RETURN_IF_ERROR(Count(f, "failures", t->failures));
-  PGRIG_RETURN_IF_ERROR(Count(f, "retries", t->retries));
+  PGRIG_RETURN_IF_ERROR(f.Count("transactions", t->transactions));
+  PGRIG_RETURN_IF_ERROR(f.Count("failures", t->failures));
+  PGRIG_RETURN_IF_ERROR(f.Count("retries", t->retries));
   if (const json* h = f.Get("histogram"); h != nullptr) {
     PGRIG_ASSIGN_OR_RETURN(t->histogram, HistogramFromJson(*h, at + ".histogram"));
   }
@@ -118,7 +111,7 @@ Result<TpccSection> ReadTpccSection(const json& section, const std::string& wher
   PGRIG_RETURN_IF_ERROR(f.Int("warehouses", s.warehouses));
   PGRIG_RETURN_IF_ERROR(f.Bool("procedures", s.procedures));
   PGRIG_RETURN_IF_ERROR(f.Bool("spec_timing", s.spec_timing));
-  PGRIG_RETURN_IF_ERROR(Count(f, "warmup_s", s.warmup_s));
+  PGRIG_RETURN_IF_ERROR(f.Count("warmup_s", s.warmup_s));
   PGRIG_RETURN_IF_ERROR(f.Bool("warmup_ended_early", s.warmup_ended_early));
   PGRIG_ASSIGN_OR_RETURN(const json* rc, f.Object("run_constants"));
   if (rc != nullptr) {
@@ -138,8 +131,8 @@ Result<TpccSection> ReadTpccSection(const json& section, const std::string& wher
   PGRIG_ASSIGN_OR_RETURN(const json* no, f.Object("new_orders"));
   if (no != nullptr) {
     const JsonFields n(*no, where + ": tpcc.new_orders");
-    PGRIG_RETURN_IF_ERROR(Count(n, "committed", s.new_orders.committed));
-    PGRIG_RETURN_IF_ERROR(Count(n, "rolled_back", s.new_orders.rolled_back));
+    PGRIG_RETURN_IF_ERROR(n.Count("committed", s.new_orders.committed));
+    PGRIG_RETURN_IF_ERROR(n.Count("rolled_back", s.new_orders.rolled_back));
     PGRIG_RETURN_IF_ERROR(n.OptInt("database", s.new_orders.database));
     if (const json* a = n.Get("agree"); a != nullptr) {
       if (!a->is_boolean()) return n.Bad("agree", "true, false or null");
@@ -155,9 +148,9 @@ Result<TpccSection> ReadTpccSection(const json& section, const std::string& wher
   if (d != nullptr) {
     const JsonFields dl(*d, where + ": tpcc.delivery");
     TpccDelivery& out = s.delivery.emplace();
-    PGRIG_RETURN_IF_ERROR(Count(dl, "districts", out.districts));
-    PGRIG_RETURN_IF_ERROR(Count(dl, "delivered", out.delivered));
-    PGRIG_RETURN_IF_ERROR(Count(dl, "skipped", out.skipped));
+    PGRIG_RETURN_IF_ERROR(dl.Count("districts", out.districts));
+    PGRIG_RETURN_IF_ERROR(dl.Count("delivered", out.delivered));
+    PGRIG_RETURN_IF_ERROR(dl.Count("skipped", out.skipped));
     PGRIG_RETURN_IF_ERROR(dl.Num("skipped_share", out.skipped_share));
   }
   PGRIG_RETURN_IF_ERROR(f.Num("client_cpu_us_per_transaction", s.client_cpu_us_per_transaction));
