@@ -7,9 +7,9 @@
 //
 // The reader is strict about types and lenient about presence: a key that
 // is missing or null keeps the struct's default (older documents and the
-// merge's tests write fewer keys), a value of the wrong type or a negative
-// count is an InvalidArgument naming `where` and the key.  Only "types" is
-// required.  Pure functions; thread-safe.
+// merge's tests write fewer keys), a value of the wrong type or a count
+// outside [0, kMaxDocumentCount] is an InvalidArgument naming `where` and the
+// key.  Only "types" is required.  Pure functions; thread-safe.
 #ifndef PGRIG_RESULTS_TPCC_SECTION_H_
 #define PGRIG_RESULTS_TPCC_SECTION_H_
 
