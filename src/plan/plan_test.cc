@@ -515,6 +515,16 @@ INSTANTIATE_TEST_SUITE_P(
                 "[[workload]]\nkind = \"lio\"\nscale = 100\nwork_unit = 255\n",
                 4,
                 {"'work_unit' in [[workload]] #1 is 255 blocks", "(100 blocks"}},
+        // The default work unit (255 blocks) does not fit either: the error
+        // points at 'scale' (this once dereferenced the missing key).
+        BadCase{"lio_default_work_unit_larger_than_table",
+                "[[workload]]\nkind = \"lio\"\nscale = 2\n",
+                3,
+                {"'work_unit' in [[workload]] #1 is 255 blocks (the default)", "(2 blocks"}},
+        BadCase{"lio_default_update_work_unit_larger_than_table",
+                "[[workload]]\nkind = \"lio\"\nscale = 4\nwork_unit = 2\nupdate_pct = 10\n",
+                3,
+                {"'update_work_unit' in [[workload]] #1 is 8 blocks (the default)", "(4 blocks"}},
         BadCase{"lio_update_pct",
                 "[[workload]]\nkind = \"lio\"\nupdate_pct = 101\n",
                 3,

@@ -499,11 +499,14 @@ Result<Workload> ReadLioWorkload(const Reader& r, const toml::table& t, const Wh
       need = p.update_work_unit;
     }
     if (key != nullptr) {
-      return r.Error(*t.get(key),
-                     fmt::format("'{}' in {} is {} blocks, more than a table holds "
+      // An unset work unit is the default; the error then points at 'scale'.
+      const toml::node* given = t.get(key);
+      return r.Error(given != nullptr ? *given : *t.get("scale"),
+                     fmt::format("'{}' in {} is {} blocks{}, more than a table holds "
                                  "({} blocks, 'scale' {}); use a smaller work unit "
                                  "or a larger scale",
-                                 key, where.name, need, *p.blocks_per_table, p.size_text));
+                                 key, where.name, need, given != nullptr ? "" : " (the default)",
+                                 *p.blocks_per_table, p.size_text));
     }
   }
   w.writes = p.update_pct > 0;
