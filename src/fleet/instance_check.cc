@@ -14,6 +14,8 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMemoryLow = 0.85;
 constexpr double kMemoryHigh = 1.10;
+// More than any machine has: a count beyond it is a broken facts document.
+constexpr double kMaxVcpus = 1 << 20;
 
 std::optional<cost::Arch> ArchOf(std::string_view uname) {
   if (uname == "aarch64" || uname == "arm64") return cost::Arch::kArm64;
@@ -46,14 +48,27 @@ Result<HostShape> ParseHostShape(std::string_view facts_json) {
     if (c.contains("architecture") && c["architecture"].is_string()) {
       s.arch = ArchOf(c["architecture"].get<std::string>());
     }
-    if (c.contains("vcpus") && c["vcpus"].is_number_integer()) s.vcpus = c["vcpus"].get<int>();
+    if (c.contains("vcpus") && c["vcpus"].is_number_integer()) {
+      // Read as a double so that no value wraps before the range check.
+      const double n = c["vcpus"].get<double>();
+      if (n < 1 || n > kMaxVcpus) {
+        return InvalidArgument(
+            fmt::format("host.cpu.vcpus is {}, not a CPU count", c["vcpus"].dump()));
+      }
+      s.vcpus = static_cast<int>(n);
+    }
     if (c.contains("model_name") && c["model_name"].is_string()) {
       s.cpu_model = c["model_name"].get<std::string>();
     }
   }
   if (h.contains("memory") && h["memory"].is_object() && h["memory"].contains("total_bytes") &&
       h["memory"]["total_bytes"].is_number()) {
-    s.memory_gib = h["memory"]["total_bytes"].get<double>() / kGiB;
+    const double bytes = h["memory"]["total_bytes"].get<double>();
+    if (!(bytes > 0)) {
+      return InvalidArgument(fmt::format("host.memory.total_bytes is {}, not a memory size",
+                                         h["memory"]["total_bytes"].dump()));
+    }
+    s.memory_gib = bytes / kGiB;
   }
   return s;
 }

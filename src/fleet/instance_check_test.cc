@@ -43,6 +43,26 @@ TEST(InstanceCheck, ParsesFacts) {
   EXPECT_FALSE(empty->arch.has_value());
 }
 
+// A count or size no machine has is a broken facts document, not a shape to
+// compare with the catalog (the count was read as an int: 4294967298 became
+// 2 vCPUs).
+TEST(InstanceCheck, ImpossibleCountsAndSizesAreRefusedNamingTheKey) {
+  for (const char* vcpus : {"0", "-2", "4294967298", "18446744073709551615"}) {
+    auto s = ParseHostShape(std::string(R"({"host":{"cpu":{"vcpus":)") + vcpus + "}}}");
+    ASSERT_FALSE(s.ok()) << vcpus;
+    EXPECT_EQ(s.status().message(),
+              std::string("host.cpu.vcpus is ") + vcpus + ", not a CPU count");
+  }
+  for (const char* bytes : {"0", "-1", "-0.5"}) {
+    auto s = ParseHostShape(std::string(R"({"host":{"memory":{"total_bytes":)") + bytes + "}}}");
+    ASSERT_FALSE(s.ok()) << bytes;
+    EXPECT_THAT(s.status().message(), HasSubstr("host.memory.total_bytes is "));
+  }
+  auto big = ParseHostShape(R"({"host":{"cpu":{"vcpus":1048576}}})");
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->vcpus, 1048576);
+}
+
 TEST(InstanceCheck, ArmInstanceOnX86HostDisagrees) {
   HostShape s = ParseHostShape(kX86Facts).value();
   EXPECT_THAT(Disagreements(Entry(cost::Arch::kArm64, 2, 16), s),
