@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -136,7 +137,8 @@ int64_t RandomZipfian(Prng& rng, int64_t min, int64_t max, double s) {
 
 int64_t PoissonDelayUs(Prng& throttle_rng, double center_us) {
   const double uniform = 1.0 - throttle_rng.NextDouble();
-  return static_cast<int64_t>(-std::log(uniform) * center_us + 0.5);
+  const double delay = -std::log(uniform) * center_us + 0.5;
+  return static_cast<int64_t>(std::min(delay, kMaxPoissonDelayUs));
 }
 
 Result<uint64_t> ParseRandomSeed(std::string_view text) {

@@ -79,7 +79,11 @@ inline constexpr double kMinZipfianParam = 1.001;
 inline constexpr double kMaxZipfianParam = 1000.0;
 
 // -R throttling, pgbench's getPoissonRand(): (int64)(-log(u) * center + 0.5)
-// with u = 1 - NextDouble() in (0, 1]; center is the mean delay in us.
+// with u = 1 - NextDouble() in (0, 1]; center is the mean delay in us.  A
+// delay beyond kMaxPoissonDelayUs (a rate so low that one transaction would
+// wait decades) is that maximum: pgbench's conversion of such a delay, and
+// of the nanoseconds the engine makes of it, is undefined.
+inline constexpr double kMaxPoissonDelayUs = 1e15;  // ~31.7 years
 int64_t PoissonDelayUs(Prng& throttle_rng, double center_us);
 
 // --random-seed: "time" (default; seed from the current time in us), "rand"

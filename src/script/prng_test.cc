@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 namespace pgrig::script {
@@ -80,6 +81,23 @@ TEST(PrngTest, ParseRandomSeed) {
   EXPECT_EQ(bad.status().message(),
             "unrecognized random seed option \"abc\"\nExpecting an unsigned integer, \"time\" or "
             "\"rand\".");
+}
+
+// -R's delays: pgbench's formula where it is defined; a mean delay so long
+// that its conversion would not be (a rate like -R 1e-300, which pgbench and
+// tpcc run accept) is capped instead of overflowing.
+TEST(PrngTest, PoissonDelayIsPgbenchsFormulaAndCapped) {
+  Prng a(7), b(7);
+  for (int i = 0; i < 100; ++i) {
+    const double u = 1.0 - b.NextDouble();
+    EXPECT_EQ(PoissonDelayUs(a, 1000.0), static_cast<int64_t>(-std::log(u) * 1000.0 + 0.5));
+  }
+  Prng c(7);
+  for (int i = 0; i < 100; ++i) {
+    const int64_t d = PoissonDelayUs(c, 1e300);
+    EXPECT_GE(d, 0);
+    EXPECT_LE(d, static_cast<int64_t>(kMaxPoissonDelayUs));
+  }
 }
 
 TEST(PrngTest, NewStreamDrawsFromParent) {

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -105,6 +106,8 @@ constexpr char kShortOptions[] = "iI:h:nvp:dqb:SNc:j:Crs:t:T:U:lf:D:F:M:P:R:L:V?
 
 // pgbench's MAX_SCRIPTS.
 constexpr size_t kMaxScripts = 128;
+// -L's largest value, ~31.7 years (see TakeRetryOption).
+constexpr double kMaxLatencyLimitMs = 1e12;
 
 std::string Hint() {
   return std::string(kBenchProgram) + ": hint: Try \"" + kBenchProgram +
@@ -244,7 +247,7 @@ Took CheckOpenFileLimit(ParseState* s) {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
   }
   if (rl.rlim_cur >= static_cast<rlim_t>(clients) + 3) return Took::kTaken;
-  s->p.err += BenchError("need at least " + std::to_string(clients + 3) +
+  s->p.err += BenchError("need at least " + std::to_string(int64_t{clients} + 3) +
                          " open files, but system limit is " +
                          std::to_string(static_cast<long>(rl.rlim_cur)));
   s->p.err += std::string(kBenchProgram) +
@@ -272,8 +275,12 @@ Took TakeLoadShapeOption(int c, const char* arg, ParseState* s) {
       o.scale_given = true;
       return TakeInt(s, arg, "-s/--scale", 1, INT_MAX, &o.scale);
     case 'R': {
+      // pgbench takes any positive atof(); "inf" and "nan" too, whose delays
+      // it then converts with undefined results.
       const double v = std::atof(arg);
-      if (v <= 0.0) return Refuse(s, std::string("invalid rate limit: \"") + arg + "\"");
+      if (!(v > 0.0) || !std::isfinite(v)) {
+        return Refuse(s, std::string("invalid rate limit: \"") + arg + "\"");
+      }
       o.rate_tps = v;
       return Took::kTaken;
     }
@@ -366,7 +373,7 @@ Took TakeReportingOption(int c, const char* arg, ParseState* s) {
       return Took::kTaken;
     case kSamplingRate:
       o.sampling_rate = std::atof(arg);
-      if (o.sampling_rate <= 0.0 || o.sampling_rate > 1.0) {
+      if (!(o.sampling_rate > 0.0 && o.sampling_rate <= 1.0)) {  // refuses NaN as well
         return Refuse(s, std::string("invalid sampling rate: \"") + arg + "\"");
       }
       return Took::kTaken;
@@ -400,8 +407,13 @@ Took TakeRetryOption(int c, const char* arg, ParseState* s) {
   BenchOptions& o = s->p.options;
   switch (c) {
     case 'L': {
+      // Beyond kMaxLatencyLimitMs (and "inf", "nan") the microseconds, and the
+      // engine's nanoseconds, would not fit an int64: refused, where pgbench
+      // converts them with undefined results.
       const double ms = std::atof(arg);
-      if (ms <= 0.0) return Refuse(s, std::string("invalid latency limit: \"") + arg + "\"");
+      if (!(ms > 0.0 && ms <= kMaxLatencyLimitMs)) {
+        return Refuse(s, std::string("invalid latency limit: \"") + arg + "\"");
+      }
       o.latency_limit_us = static_cast<int64_t>(ms * 1000);
       return Took::kTaken;
     }

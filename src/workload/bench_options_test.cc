@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <fstream>
@@ -107,6 +108,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{"-R", "0"}, "invalid rate limit: \"0\""},
         BadCase{{"-L", "-3"}, "invalid latency limit: \"-3\""},
         BadCase{{"--sampling-rate", "2"}, "invalid sampling rate: \"2\""},
+        // Values whose conversion pgbench leaves undefined (args_fuzzer found
+        // -L 5.1e21).
+        BadCase{{"-R", "inf"}, "invalid rate limit: \"inf\""},
+        BadCase{{"-R", "nan"}, "invalid rate limit: \"nan\""},
+        BadCase{{"-L", "5.1e21"}, "invalid latency limit: \"5.1e21\""},
+        BadCase{{"-L", "1000000000001"}, "invalid latency limit: \"1000000000001\""},
+        BadCase{{"-L", "nan"}, "invalid latency limit: \"nan\""},
+        BadCase{{"--sampling-rate", "nan"}, "invalid sampling rate: \"nan\""},
         BadCase{{"--sampling-rate", "0.5"},
                 "log sampling (--sampling-rate) is allowed only when logging transactions (-l)"},
         BadCase{{"-l", "--sampling-rate", "0.5", "--aggregate-interval", "1"},
@@ -164,6 +173,20 @@ TEST(BenchOptionsTest, UnlimitedTriesAllowedWithDuration) {
   BenchParse p = ParseBench({"--max-tries", "0", "-T", "1"});
   EXPECT_EQ(p.action, BenchParse::Action::kRun) << p.err;
   EXPECT_EQ(p.options.max_tries, 0u);
+}
+
+// pgbench's open-file check, at the largest -c: the count it asks for is
+// -c + 3, which does not fit an int (args_fuzzer found the overflow).
+TEST(BenchOptionsTest, OpenFileLimitMessageAtTheLargestClientCount) {
+  rlimit rl{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= rlim_t{2147483650}) {
+    GTEST_SKIP() << "the hard open-file limit allows 2^31 + 2 files";
+  }
+  BenchParse p = ParseBenchArgsQuietly({"-c", "2147483647"});
+  EXPECT_EQ(p.action, BenchParse::Action::kExit);
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_THAT(p.err, HasSubstr("need at least 2147483650 open files, but system limit is "));
 }
 
 TEST(BenchOptionsTest, UnknownOptionGivesHint) {
