@@ -7,9 +7,10 @@
 // source tree (docs/fuzzing.md), as the shipped plans' do.
 //
 // Checked invariants (abort = crash report): nothing the reader calls throws
-// out of it; a refusal's message starts with the file's name; and for a
-// plan it accepts, ExpandPlan either refuses (naming nothing in particular:
-// an empty matrix) or gives cells whose ids are unique, whose indexes point
+// out of it; a refusal's message starts with the file's name; a plan it
+// accepts has durations the runner can hold as an int of seconds and a
+// latency limit the engine can hold in nanoseconds; and for it, ExpandPlan either refuses (naming
+// nothing in particular: an empty matrix) or gives cells whose ids are unique, whose indexes point
 // into the plan, whose threads are between 1 and the clients, and which
 // every iteration's run order visits exactly once.
 //
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/config.h"
 #include "fuzz_check.h"
 #include "plan/plan.h"
 
@@ -60,6 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!plan.ok()) {
     FUZZ_CHECK(plan.status().message().rfind(kFile, 0) == 0);
     return 0;
+  }
+  FUZZ_CHECK(plan->duration_s > 0 && plan->duration_s <= 2147483647);
+  FUZZ_CHECK(plan->warmup_s >= 0 && plan->warmup_s <= 2147483647);
+  if (plan->latency_limit_ms) {
+    FUZZ_CHECK(*plan->latency_limit_ms > 0 &&
+               *plan->latency_limit_ms <= pgrig::engine::kMaxLatencyLimitMs);
   }
   auto cells = pgrig::plan::ExpandPlan(*plan, cpus);
   if (cells.ok()) CheckCells(*plan, *cells);

@@ -38,6 +38,11 @@ struct TxnLogOptions {
   bool failures_detailed = false;  // --failures-detailed: failure kinds in the log
 };
 
+// The largest -L (`bench -L`, a plan's latency_limit_ms) in milliseconds,
+// ~31.7 years: the engine compares the limit in nanoseconds, and a larger
+// one would overflow them.  Those readers refuse more.
+inline constexpr double kMaxLatencyLimitMs = 1e12;
+
 struct EngineConfig {
   pg::ConnectionParams target;
 
@@ -56,7 +61,7 @@ struct EngineConfig {
   QueryMode mode = QueryMode::kSimple;
 
   double rate_tps = 0.0;                 // -R; 0: no throttling
-  int64_t latency_limit_us = 0;          // -L; 0: none
+  int64_t latency_limit_us = 0;          // -L; 0: none (at most kMaxLatencyLimitMs * 1000)
   uint32_t max_tries = 1;                // --max-tries; 0: unlimited (needs -L or -T)
   bool connect_per_transaction = false;  // -C
   bool report_per_command = false;       // -r

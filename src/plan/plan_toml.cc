@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "engine/config.h"
 #include "micro/lio_run.h"
 #include "micro/lio_schema.h"
 #include "micro/wal_flush.h"
@@ -65,6 +67,9 @@ constexpr std::array<std::string_view, 9> kTpccKeys = {
 constexpr std::array<std::string_view, 6> kFsyncKeys = {
     "name", "kind", "dir", "seconds_per_test", "write_sizes", "writers"};
 constexpr std::array<std::string_view, 3> kScriptKeys = {"builtin", "file", "weight"};
+// The longest duration_s and warmup_s: -T's range, an int of seconds (the
+// runner rounds them to one).
+constexpr double kMaxSeconds = 2147483647;
 constexpr std::array<std::string_view, 2> kVariantKeys = {"name", "settings"};
 
 const char* TypeName(const toml::node& n) {
@@ -200,7 +205,8 @@ class Reader {
   // A finite number (integer or float) above `min` (or at least, when
   // `min_inclusive`).
   Result<std::optional<double>> Number(const toml::table& t, std::string_view key,
-                                       const Where& where, double min, bool min_inclusive) const {
+                                       const Where& where, double min, bool min_inclusive,
+                                       double max = std::numeric_limits<double>::infinity()) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) return std::optional<double>();
     double v = 0;
@@ -214,6 +220,10 @@ class Reader {
     if (!std::isfinite(v) || v < min || (!min_inclusive && v == min)) {
       return Error(*n, fmt::format("'{}' in {} must be {} {}, got {}", key, where.name,
                                    min_inclusive ? "at least" : "greater than", min, v));
+    }
+    if (v > max) {
+      return Error(
+          *n, fmt::format("'{}' in {} must be at most {:.0f}, got {}", key, where.name, max, v));
     }
     return std::optional<double>(v);
   }
@@ -541,13 +551,8 @@ Result<Workload> ReadFsyncWorkload(const Reader& r, const toml::table& t, const 
     p.dir = r.PlanRelative(*dir);
   }
   PGRIG_ASSIGN_OR_RETURN(std::optional<double> secs,
-                         r.Number(t, "seconds_per_test", where, 0, false));
+                         r.Number(t, "seconds_per_test", where, 0, false, micro::kMaxFsyncSeconds));
   if (secs) {
-    if (*secs > micro::kMaxFsyncSeconds) {
-      return r.Error(*t.get("seconds_per_test"),
-                     fmt::format("'seconds_per_test' in {} must be at most {:.0f}, got {}",
-                                 where.name, micro::kMaxFsyncSeconds, *secs));
-    }
     p.seconds_per_test = *secs;
   }
   PGRIG_ASSIGN_OR_RETURN(std::optional<std::vector<int>> sizes,
@@ -815,14 +820,16 @@ Status ReadPlanTable(const Reader& r, const toml::table& t, Plan* plan) {
   PGRIG_ASSIGN_OR_RETURN(plan->protocols, r.Protocols(t, "protocols", where));
 
   PGRIG_ASSIGN_OR_RETURN(std::optional<double> duration,
-                         r.Number(t, "duration_s", where, 0, false));
+                         r.Number(t, "duration_s", where, 0, false, kMaxSeconds));
   if (duration) plan->duration_s = *duration;
-  PGRIG_ASSIGN_OR_RETURN(std::optional<double> warmup, r.Number(t, "warmup_s", where, 0, true));
+  PGRIG_ASSIGN_OR_RETURN(std::optional<double> warmup,
+                         r.Number(t, "warmup_s", where, 0, true, kMaxSeconds));
   if (warmup) plan->warmup_s = *warmup;
   PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> iters, r.Int(t, "iterations", where, 1, 1000));
   if (iters) plan->iterations = static_cast<int>(*iters);
   PGRIG_ASSIGN_OR_RETURN(plan->rate_tps, r.Number(t, "rate_tps", where, 0, false));
-  PGRIG_ASSIGN_OR_RETURN(plan->latency_limit_ms, r.Number(t, "latency_limit_ms", where, 0, false));
+  PGRIG_ASSIGN_OR_RETURN(plan->latency_limit_ms, r.Number(t, "latency_limit_ms", where, 0, false,
+                                                          engine::kMaxLatencyLimitMs));
   PGRIG_ASSIGN_OR_RETURN(std::optional<int64_t> tries, r.Int(t, "max_tries", where, 0, 2147483647));
   if (tries) plan->max_tries = static_cast<int>(*tries);
   PGRIG_ASSIGN_OR_RETURN(std::optional<bool> profile, r.Bool(t, "profile", where));

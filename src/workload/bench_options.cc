@@ -106,8 +106,6 @@ constexpr char kShortOptions[] = "iI:h:nvp:dqb:SNc:j:Crs:t:T:U:lf:D:F:M:P:R:L:V?
 
 // pgbench's MAX_SCRIPTS.
 constexpr size_t kMaxScripts = 128;
-// -L's largest value, ~31.7 years (see TakeRetryOption).
-constexpr double kMaxLatencyLimitMs = 1e12;
 
 std::string Hint() {
   return std::string(kBenchProgram) + ": hint: Try \"" + kBenchProgram +
@@ -407,11 +405,11 @@ Took TakeRetryOption(int c, const char* arg, ParseState* s) {
   BenchOptions& o = s->p.options;
   switch (c) {
     case 'L': {
-      // Beyond kMaxLatencyLimitMs (and "inf", "nan") the microseconds, and the
-      // engine's nanoseconds, would not fit an int64: refused, where pgbench
-      // converts them with undefined results.
+      // Beyond engine::kMaxLatencyLimitMs (and "inf", "nan") the engine's
+      // nanoseconds would not fit an int64: refused, where pgbench converts
+      // such values with undefined results.
       const double ms = std::atof(arg);
-      if (!(ms > 0.0 && ms <= kMaxLatencyLimitMs)) {
+      if (!(ms > 0.0 && ms <= engine::kMaxLatencyLimitMs)) {
         return Refuse(s, std::string("invalid latency limit: \"") + arg + "\"");
       }
       o.latency_limit_us = static_cast<int64_t>(ms * 1000);
