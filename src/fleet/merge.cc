@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "results/histogram_json.h"
 #include "results/metrics.h"
@@ -348,6 +349,12 @@ Result<json> MergeClientResults(const std::vector<ClientHostResult>& hosts,
   PGRIG_ASSIGN_OR_RETURN(ReadDocs read, ReadHostDocs(hosts));
   HostEntries entries = DescribeHosts(hosts, read);
   const Totals t = AddUp(read.docs);
+  // The merged run's -c and -j are ints, as each host's are.
+  if (t.clients > std::numeric_limits<int>::max() || t.threads > std::numeric_limits<int>::max()) {
+    return InvalidArgument(fmt::format(
+        "host {}: the hosts' clients ({}) or threads ({}) add up to more than a run can have",
+        read.with_doc.back()->label, t.clients, t.threads));
+  }
   const stats::Histogram& merged = read.merged;
   const int64_t ended = t.transactions.processed + t.transactions.failed;
   auto per_txn = [&](double cpu_s) {

@@ -181,6 +181,15 @@ TEST(FleetMerge, RefusesWhatCannotBeMerged) {
   json wrong = Doc(10, 1000, 0.1);
   wrong["schema"] = "pgrig.suite/1";
   EXPECT_FALSE(MergeClientResults({Host("a", wrong)}, {}).ok());
+
+  // The merged -c is an int like each host's: a sum beyond it is refused,
+  // not wrapped into a negative client count.
+  json many = Doc(10, 1000, 0.1);
+  many["options"]["clients"] = 2'000'000'000;
+  auto too_many = MergeClientResults({Host("a", many), Host("b", many)}, {});
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_THAT(too_many.status().message(),
+              HasSubstr("host b: the hosts' clients (4000000000) or threads"));
 }
 
 TEST(FleetMerge, OneHostMergesToItself) {

@@ -238,7 +238,9 @@ namespace {
 
 Status ReadOptions(const JsonFields& f, ResultOptions& o) {
   PGRIG_RETURN_IF_ERROR(f.Int("clients", o.clients));
+  if (o.clients < 1) return f.Bad("clients", "a whole number of at least 1");
   PGRIG_RETURN_IF_ERROR(f.Int("threads", o.threads));
+  if (o.threads < 1) return f.Bad("threads", "a whole number of at least 1");
   PGRIG_RETURN_IF_ERROR(f.OptInt("transactions_per_client", o.transactions_per_client));
   std::optional<int64_t> duration;
   PGRIG_RETURN_IF_ERROR(f.OptInt("duration_s", duration));

@@ -109,6 +109,8 @@ TEST(ResultDocTest, MalformedDocumentsAreErrorsNamingTheKey) {
       {"/schema", "pgrig.suite/1", "pgrig.result/1"},
       {"/options/query_mode", "fast", "options: \"query_mode\" must be simple, extended"},
       {"/options/clients", "4", "options: \"clients\" must be a whole number"},
+      {"/options/clients", 0, "options: \"clients\" must be a whole number of at least 1"},
+      {"/options/threads", -2, "options: \"threads\" must be a whole number of at least 1"},
       {"/summary/tps", true, "summary: \"tps\" must be a number"},
       {"/scripts/0/commands/1/executions", 1.5, "scripts[0]: commands[1]: \"executions\""},
       {"/series/intervals/0/transactions", "x", "intervals[0]: \"transactions\""},
