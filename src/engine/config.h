@@ -40,7 +40,7 @@ struct TxnLogOptions {
 
 // The largest -L (`bench -L`, a plan's latency_limit_ms) in milliseconds,
 // ~31.7 years: the engine compares the limit in nanoseconds, and a larger
-// one would overflow them.  Those readers refuse more.
+// one would overflow them.  Both readers refuse a larger limit.
 inline constexpr double kMaxLatencyLimitMs = 1e12;
 
 struct EngineConfig {

@@ -203,7 +203,7 @@ class Reader {
   }
 
   // A finite number (integer or float) above `min` (or at least, when
-  // `min_inclusive`).
+  // `min_inclusive`) and at most `max`.
   Result<std::optional<double>> Number(const toml::table& t, std::string_view key,
                                        const Where& where, double min, bool min_inclusive,
                                        double max = std::numeric_limits<double>::infinity()) const {
