@@ -317,6 +317,80 @@ TEST(PgbenchInitITest, RerunOnExistingTablesWithoutCreate) {
   DropDatabase(db);
 }
 
+TEST(PgbenchInitITest, OneAccountsHeapIsCreatedByItsLoadInsteadOfTruncated) {
+  // A new table's file number is its oid; TRUNCATE gives it a new file.
+  // Right after step t the load creates pgbench_accounts itself (no old
+  // file for its commit to delete); a g step on its own truncates it.
+  const std::string db = "itest_init_accounts_created";
+  RecreateDatabase(db);
+  const std::string same_file =
+      "select relname, relfilenode = oid from pg_class where relname in "
+      "('pgbench_accounts', 'pgbench_branches') order by 1";
+  ProcessResult full = RunPgrig(Concat({"init", "-s", "1"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  {
+    pg::Connection c = ConnectShared(db);
+    EXPECT_EQ(Rows(c, same_file), "pgbench_accounts|t\npgbench_branches|f\n");
+    EXPECT_EQ(Rows(c, "select count(*), count(distinct aid) from pgbench_accounts"),
+              "100000|100000\n");
+  }
+  // Steps in two runs; and a space between t and g changes nothing.
+  ProcessResult create =
+      RunPgrig(Concat({"init", "-s", "1", "-I", "dt"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(create.exit_code, 0) << create.err;
+  ProcessResult load = RunPgrig(Concat({"init", "-s", "1", "-I", "g"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  {
+    pg::Connection c = ConnectShared(db);
+    EXPECT_EQ(Rows(c, same_file), "pgbench_accounts|f\npgbench_branches|f\n");
+    EXPECT_EQ(Rows(c, "select count(*) from pgbench_accounts"), "100000\n");
+  }
+  ProcessResult spaced =
+      RunPgrig(Concat({"init", "-s", "1", "-I", "dt Gv"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(spaced.exit_code, 0) << spaced.err;
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(Rows(c, same_file), "pgbench_accounts|t\npgbench_branches|f\n");
+  EXPECT_EQ(Rows(c, "select count(*), count(distinct aid) from pgbench_accounts"),
+            "100000|100000\n");
+  DropDatabase(db);
+}
+
+TEST(PgbenchInitITest, TablesInTheWayOfStepTAreLeftAlone) {
+  // pgbench's step t fails on a table that exists and leaves it; pgrig's
+  // too, and it does not claim to have dropped anything.
+  const std::string db = "itest_init_in_the_way";
+  RecreateDatabase(db);
+  {
+    pg::Connection c = ConnectShared(db);
+    ASSERT_TRUE(
+        c.Exec("create table pgbench_accounts(aid int); insert into pgbench_accounts values (42)")
+            .ok());
+  }
+  ProcessResult lone =
+      RunPgrig(Concat({"init", "-s", "1", "-I", "tg"}, Concat(ServerArgs(), {db})));
+  EXPECT_EQ(lone.exit_code, 1) << lone.err;
+  EXPECT_THAT(lone.err, HasSubstr("relation \"pgbench_accounts\" already exists"));
+  EXPECT_THAT(lone.err, Not(HasSubstr("dropped")));
+  {
+    pg::Connection c = ConnectShared(db);
+    EXPECT_EQ(Rows(c, "select aid from pgbench_accounts"), "42\n");
+    EXPECT_EQ(Rows(c, "select count(*) from pg_class where relname like 'pgbench%'"), "1\n");
+    ASSERT_TRUE(c.Exec("drop table pgbench_accounts").ok());
+  }
+  // All four loaded by a full init, then step t alone: they stay loaded.
+  ProcessResult full = RunPgrig(Concat({"init", "-s", "1"}, Concat(ServerArgs(), {db})));
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  ProcessResult again =
+      RunPgrig(Concat({"init", "-s", "1", "-I", "t"}, Concat(ServerArgs(), {db})));
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_THAT(again.err, Not(HasSubstr("dropped")));
+  pg::Connection c = ConnectShared(db);
+  EXPECT_EQ(Rows(c, "select count(*) from pgbench_accounts"), "100000\n");
+  EXPECT_EQ(Rows(c, "select count(*) from pgbench_branches"), "1\n");
+  DropDatabase(db);
+}
+
 TEST(PgbenchInitITest, ReinitDropsOldTablesInTheBackgroundAndLeavesNoTrash) {
   const std::string db = "itest_init_reinit";
   RecreateDatabase(db);

@@ -372,16 +372,36 @@ void PgbenchLoader::JoinBackgroundDrop(InitReport* report) {
 
 Status PgbenchLoader::CreateTables() {
   PGRIG_ASSIGN_OR_RETURN(Session * s, SessionFor(0));
-  created_tables_ = true;
+  std::vector<std::string> ddl = CreateTablesSql(options_);
   // One transaction: a failure (a bad tablespace, say) leaves no table.
   PGRIG_RETURN_IF_ERROR(Exec(*s, "begin"));
-  for (const std::string& sql : CreateTablesSql(options_)) {
+  // One accounts heap loaded right after this step: its load creates it,
+  // unless a pgbench_accounts is in the way (then this step fails on it,
+  // as pgbench's would, and not the load).
+  size_t next = step_pos_ + 1;
+  while (next < options_.steps.size() && options_.steps[next] == ' ') ++next;
+  if (!Partitioned() && next < options_.steps.size() &&
+      (options_.steps[next] == 'g' || options_.steps[next] == 'G')) {
+    Result<std::string> absent =
+        s->conn.QueryValue("select pg_catalog.to_regclass('pgbench_accounts') is null");
+    if (!absent.ok()) {
+      (void)Rollback(*s);
+      return absent.status();
+    }
+    if (absent.value() == "t") accounts_ddl_ = ddl[kCreateAccountsIndex];
+  }
+  for (size_t i = 0; i < ddl.size(); ++i) {
+    if (i == kCreateAccountsIndex && !accounts_ddl_.empty()) continue;
+    const std::string& sql = ddl[i];
     Status st = Exec(*s, sql);
     if (!st.ok()) {
       (void)Rollback(*s);
-      return st;
+      return st;  // nothing was created: tables in the way are not ours to drop
     }
   }
+  // Every table is this run's from here (each CREATE succeeded), so a failed
+  // commit or a later step's failure drops them.
+  created_tables_ = true;
   return Exec(*s, "commit");
 }
 
@@ -391,6 +411,10 @@ Status PgbenchLoader::Generate(bool client_side) {
   const int64_t accounts = options_.AccountRows();
   rows_done_ = 0;
   rows_total_ = client_side ? accounts : 0;
+  if (!accounts_ddl_.empty() && fks) {  // not the fast path: create it now
+    PGRIG_RETURN_IF_ERROR(Exec(*s0, accounts_ddl_));
+    accounts_ddl_.clear();
+  }
 
   // The safe path: pgbench's own single transaction (all four tables
   // truncated together, so foreign keys between them are fine), used when
@@ -420,9 +444,9 @@ Status PgbenchLoader::Generate(bool client_side) {
   }
 
   // The fast path: one transaction per heap, each truncating its own table
-  // so that COPY FREEZE applies, all running at once.  The key goes onto
-  // the empty table after TRUNCATE: adding an index does not rewrite the
-  // table, so FREEZE still applies.
+  // (or creating it: accounts_ddl_) so that COPY FREEZE applies, all running
+  // at once.  The key goes onto the empty table after TRUNCATE: adding an
+  // index does not rewrite the table, so FREEZE still applies.
   // How many accounts heaps load at once decides between building each
   // one's key right after its load and building them all in step p.
   const int accounts_tables =
@@ -442,14 +466,14 @@ Status PgbenchLoader::Generate(bool client_side) {
   std::vector<Task> tasks;
   auto load_accounts = [this, client_side, keys_first, keys_after, serial_builds](
                            const std::string& table, int64_t first, int64_t last,
-                           int hash_partition) -> Task {
+                           int hash_partition, const std::string& create) -> Task {
     return [this, client_side, keys_first, keys_after, serial_builds, table, first, last,
-            hash_partition](Session& s) -> Status {
+            hash_partition, create](Session& s) -> Status {
       PGRIG_RETURN_IF_ERROR(Exec(s, "begin"));
       if (serial_builds) {
         PGRIG_RETURN_IF_ERROR(Exec(s, "set local max_parallel_maintenance_workers = 0"));
       }
-      PGRIG_RETURN_IF_ERROR(Exec(s, "truncate table " + table));
+      PGRIG_RETURN_IF_ERROR(Exec(s, create.empty() ? "truncate table " + table : create));
       if (keys_first) PGRIG_RETURN_IF_ERROR(Exec(s, PrimaryKeySql(table, "aid", options_)));
       if (client_side) {
         PGRIG_RETURN_IF_ERROR(
@@ -466,16 +490,16 @@ Status PgbenchLoader::Generate(bool client_side) {
     };
   };
   if (!Partitioned()) {
-    tasks.push_back(load_accounts(kAccounts, 1, accounts, 0));
+    tasks.push_back(load_accounts(kAccounts, 1, accounts, 0, accounts_ddl_));
   } else if (options_.partition_method == PartitionMethod::kRange) {
     for (int p = 1; p <= options_.partitions; ++p) {
       AidRange r = RangePartitionAids(options_, p);
       if (r.size() == 0) continue;
-      tasks.push_back(load_accounts(PartitionName(p), r.first, r.last, 0));
+      tasks.push_back(load_accounts(PartitionName(p), r.first, r.last, 0, ""));
     }
   } else if (client_side) {
     for (int p = 1; p <= options_.partitions; ++p) {
-      tasks.push_back(load_accounts(PartitionName(p), 1, accounts, p));
+      tasks.push_back(load_accounts(PartitionName(p), 1, accounts, p, ""));
     }
   } else {
     // INSERT ... SELECT into the hash-partitioned parent: the server routes
@@ -506,6 +530,7 @@ Status PgbenchLoader::Generate(bool client_side) {
     if (keys_after) PGRIG_RETURN_IF_ERROR(add_keys());
     return Exec(s, "commit");
   });
+  accounts_ddl_.clear();  // created by its task (or the run fails)
   PGRIG_RETURN_IF_ERROR(RunTasks(tasks));
   if (keys) keys_built_ = true;
   return Status::Ok();

@@ -7,6 +7,12 @@
 //   g  every table (and every accounts partition) is its own transaction:
 //      TRUNCATE, then a binary COPY ... FREEZE that a thread generates on
 //      the fly, so each heap is written once, already frozen and all-visible.
+//      An unpartitioned pgbench_accounts that step t would create right
+//      before is created by its load transaction instead of truncated
+//      there: FREEZE applies all the same, and the commit, which is the
+//      load's last statement, deletes no old file (a TRUNCATE's commit
+//      scans every shared buffer and flushes WAL; a backend's first scan
+//      of a large pool is slow while it faults the buffer descriptors in).
 //      When a later p step will key the tables this run created (and no
 //      step in between drops, creates or reloads them), the key strategy
 //      (init_key_strategy.h, chosen from the server's wal_level) may have
@@ -31,7 +37,7 @@
 //      step d is pgbench's plain DROP TABLE, with its errors.  Run() waits
 //      for the background drop before it returns; schemas left by a killed
 //      run are dropped by the next step d;
-//   t f  as pgbench does them (t in one transaction).
+//   t f  as pgbench does them (t in one transaction; see g for accounts).
 // When foreign keys already tie the tables together, or the tables were not
 // created by this run (their layout may differ from the options), step g/G
 // falls back to pgbench's single transaction.
@@ -207,8 +213,17 @@ class PgbenchLoader {
   std::atomic<bool> failed_{false};
   std::atomic<int64_t> rows_done_{0};
   std::atomic<int64_t> rows_total_{0};
-  // True once step t began in this run: on failure the tables are ours to drop.
+  // True once step t created the tables in this run: on failure they are
+  // ours to drop (a step t that failed created nothing, and tables that
+  // were in its way are left alone).
   bool created_tables_ = false;
+  // Step t left pgbench_accounts (one heap) to the g step right after it,
+  // whose load transaction creates it with this statement; empty once
+  // created.  A heap created in the load's own transaction takes COPY
+  // FREEZE without a TRUNCATE, so the commit deletes no old file: no scan
+  // of every shared buffer (slow in a backend's first one, while it faults
+  // in the buffer descriptors) and no forced WAL flush.
+  std::string accounts_ddl_;
   // Position in options_.steps of the step being run.
   size_t step_pos_ = 0;
   // Set by a g step that built the keys, cleared by the p step it serves.

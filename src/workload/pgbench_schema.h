@@ -30,6 +30,8 @@ std::string DropTablesSql();
 // The four CREATE TABLE statements in pgbench's order (history, tellers,
 // accounts, branches), then one per accounts partition.
 std::vector<std::string> CreateTablesSql(const InitOptions& o);
+// Where pgbench_accounts' statement is in CreateTablesSql's result.
+inline constexpr size_t kCreateAccountsIndex = 2;
 
 // "pgbench_accounts_<p>", p in 1..partitions.
 std::string PartitionName(int p);
